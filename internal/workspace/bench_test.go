@@ -1,0 +1,106 @@
+//go:build linux
+
+package workspace
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// The two 4 KiB write benchmarks belong together: the raw one is the floor
+// (the same temp, write, fsync, rename and directory fsync, inline), so the
+// ratio between them is our overhead, comparable within one run on a noisy
+// machine.
+
+var text4K = bytes.Repeat([]byte("0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde\n"), 64)
+
+func BenchmarkWriteFile4K(b *testing.B) {
+	w, err := Open(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer w.Close()
+	if _, err := w.WriteFile("dir/f.txt", text4K, WriteOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(text4K)))
+	for b.Loop() {
+		if _, err := w.WriteFile("dir/f.txt", text4K, WriteOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkRawDurableWrite4K(b *testing.B) {
+	dir := filepath.Join(b.TempDir(), "dir")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	target := filepath.Join(dir, "f.txt")
+	b.SetBytes(int64(len(text4K)))
+	for b.Loop() {
+		f, err := os.CreateTemp(dir, ".raw-*.tmp")
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := f.Write(text4K); err != nil {
+			b.Fatal(err)
+		}
+		if err := f.Sync(); err != nil {
+			b.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.Rename(f.Name(), target); err != nil {
+			b.Fatal(err)
+		}
+		d, err := os.Open(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := d.Sync(); err != nil {
+			b.Fatal(err)
+		}
+		d.Close()
+	}
+}
+
+// BenchmarkWriteFile4KNoFsync shows the CPU and syscall cost of the write
+// path without the disk.
+func BenchmarkWriteFile4KNoFsync(b *testing.B) {
+	w, err := Open(b.TempDir(), WithFsync(false))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer w.Close()
+	b.SetBytes(int64(len(text4K)))
+	for b.Loop() {
+		if _, err := w.WriteFile("dir/f.txt", text4K, WriteOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkReadFile4K(b *testing.B) {
+	root := b.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "a", "b"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "a", "b", "f.txt"), text4K, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	w, err := Open(root)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer w.Close()
+	b.SetBytes(int64(len(text4K)))
+	for b.Loop() {
+		if _, err := w.ReadFile("a/b/f.txt"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,116 @@
+package workspace
+
+import (
+	"io"
+	"io/fs"
+	"os"
+)
+
+// File is a text file as read from the workspace.
+type File struct {
+	// Path is the cleaned path relative to the root, as requested (not the
+	// target of a symlink it went through).
+	Path string
+	// Text is the content as UTF-8. A UTF-8 BOM, if the file has one, is
+	// kept here; for UTF-16 files it is the decoded text without the BOM.
+	Text []byte
+	// Raw is the exact bytes on disk. For UTF-8 files Text and Raw share
+	// memory; treat both as read-only.
+	Raw []byte
+	// Version is Version(Raw).
+	Version string
+	// Encoding is how Raw encodes Text.
+	Encoding Encoding
+	// Mode is the file's mode.
+	Mode fs.FileMode
+}
+
+// testHookBeforeOpen, if set, runs between the Lstat and the open, so tests
+// can swap a FIFO in where a regular file was checked.
+var testHookBeforeOpen func(target string)
+
+// ReadFile reads the text file at p. It refuses (in this order) bad paths,
+// paths and symlinks leading outside the root, missing files, non-regular
+// files, files over the size limit, and content that is not text, each with
+// its own sentinel error. It never blocks on a FIFO.
+func (w *Workspace) ReadFile(p string) (*File, error) {
+	const op = "read"
+	rel, err := w.rel(op, p)
+	if err != nil {
+		return nil, err
+	}
+	target, fi, err := w.resolve(op, rel, false)
+	if err != nil {
+		return nil, err
+	}
+	// Checking before opening keeps us from opening devices at all, which
+	// can have side effects (tape rewinds, terminal control).
+	if !fi.Mode().IsRegular() {
+		return nil, notRegular(op, rel, fi.Mode())
+	}
+	if fi.Size() > w.opts.maxFileBytes {
+		return nil, w.tooLarge(op, rel, fi.Size())
+	}
+	if testHookBeforeOpen != nil {
+		testHookBeforeOpen(target)
+	}
+	// O_NONBLOCK and the fstat below close the race where a FIFO replaces
+	// the file between the Lstat above and this open.
+	f, err := w.root.OpenFile(target, os.O_RDONLY|openNonblock, 0)
+	if err != nil {
+		return nil, osErr(op, rel, "", err)
+	}
+	defer f.Close()
+	fi, err = f.Stat()
+	if err != nil {
+		return nil, osErr(op, rel, "", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, notRegular(op, rel, fi.Mode())
+	}
+	raw, err := readLimited(f, fi.Size(), w.opts.maxFileBytes)
+	if err != nil {
+		return nil, osErr(op, rel, "", err)
+	}
+	if raw == nil {
+		return nil, w.tooLarge(op, rel, -1)
+	}
+	text, enc, err := decodeText(op, rel, raw)
+	if err != nil {
+		return nil, err
+	}
+	return &File{Path: rel, Text: text, Raw: raw, Version: Version(raw), Encoding: enc, Mode: fi.Mode()}, nil
+}
+
+func (w *Workspace) tooLarge(op, p string, size int64) error {
+	if size < 0 {
+		return newErr(op, p, ErrTooLarge, "file grew over the %d-byte limit while being read; retry or raise the server's limit", w.opts.maxFileBytes)
+	}
+	return newErr(op, p, ErrTooLarge, "file is %d bytes, over the %d-byte limit; work on a smaller file or raise the server's limit", size, w.opts.maxFileBytes)
+}
+
+// readLimited reads r to EOF, sized for the size fstat reported. It returns
+// nil if there turn out to be more than max bytes: the file may have grown
+// since the fstat, and the limit must hold regardless.
+func readLimited(r io.Reader, size, max int64) ([]byte, error) {
+	// One spare byte lets the final read see EOF without growing the buffer.
+	buf := make([]byte, 0, min(size, max)+1)
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if int64(len(buf)) > max {
+			return nil, nil
+		}
+		if err == io.EOF {
+			// Cap the slice so appending to Text or Raw can never write
+			// into the other.
+			return buf[:len(buf):len(buf)], nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}

@@ -1,0 +1,274 @@
+package workspace
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// DefaultMaxFileBytes is the default size limit for reads and writes.
+const DefaultMaxFileBytes = 64 << 20
+
+// maxSymlinks bounds symlink resolution, like the kernel's MAXSYMLINKS, so a
+// loop fails instead of spinning.
+const maxSymlinks = 40
+
+type options struct {
+	maxFileBytes int64
+	fsync        bool
+}
+
+// Option configures Open.
+type Option func(*options)
+
+// WithMaxFileBytes sets the largest file ReadFile reads and WriteFile writes;
+// anything larger fails with ErrTooLarge. The default is 64 MiB. A value of
+// zero or less keeps the default.
+func WithMaxFileBytes(n int64) Option {
+	return func(o *options) {
+		if n > 0 {
+			o.maxFileBytes = n
+		}
+	}
+}
+
+// WithFsync turns fsync of written files and their directories on (the
+// default) or off. Turning it off is unsafe: a crash may then leave an empty
+// or old file behind a successful write. It exists for benchmarks and tests
+// that measure everything but the disk.
+func WithFsync(on bool) Option {
+	return func(o *options) { o.fsync = on }
+}
+
+// Workspace is a directory tree that every path is confined to. Its methods
+// are safe for concurrent use; concurrent writes to one path are each atomic,
+// but the last rename wins, so callers serialise writes per path.
+type Workspace struct {
+	root    *os.Root
+	dir     string // absolute, cleaned, as given
+	realDir string // dir with symlinks evaluated, for absolute paths and links
+	opts    options
+}
+
+// Open opens the workspace rooted at the existing directory root.
+func Open(root string, opts ...Option) (*Workspace, error) {
+	o := options{maxFileBytes: DefaultMaxFileBytes, fsync: true}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	dir, err := filepath.Abs(root)
+	if err != nil {
+		return nil, newErr("open", root, ErrInvalidPath, "cannot make the root absolute: %v", err)
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, &Error{Op: "open", Path: dir, Kind: ErrNotFound, Err: err,
+				Msg: "workspace root does not exist; create it or pass an existing directory"}
+		}
+		return nil, osErr("open", dir, "", err)
+	}
+	if !fi.IsDir() {
+		return nil, newErr("open", dir, ErrInvalidPath, "workspace root is not a directory; pass a directory")
+	}
+	realDir, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return nil, osErr("open", dir, "", err)
+	}
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, osErr("open", dir, "", err)
+	}
+	return &Workspace{root: r, dir: dir, realDir: realDir, opts: o}, nil
+}
+
+// Close releases the root directory handle.
+func (w *Workspace) Close() error { return w.root.Close() }
+
+// Dir returns the absolute, cleaned root directory as it was given to Open
+// (symlinks in it are not evaluated).
+func (w *Workspace) Dir() string { return w.dir }
+
+// Root returns the underlying os.Root, for walkers (grep) that read many
+// files and do their own filtering. It stays owned by the Workspace.
+func (w *Workspace) Root() *os.Root { return w.root }
+
+// MaxFileBytes returns the size limit in force.
+func (w *Workspace) MaxFileBytes() int64 { return w.opts.maxFileBytes }
+
+// Rel normalises a request path to a clean, slash-separated path relative to
+// the root. Surrounding spaces are trimmed; an absolute path is accepted only
+// if it lies inside the root (compared with Dir and with its symlink-free
+// form); ".." that climbs out is ErrOutsideRoot; an empty path or a NUL byte
+// is ErrInvalidPath. "." (the root itself) is returned as ".". Rel is purely
+// lexical: symlinks are resolved by ReadFile and WriteFile.
+func (w *Workspace) Rel(p string) (string, error) { return w.rel("resolve", p) }
+
+func (w *Workspace) rel(op, p string) (string, error) {
+	p = strings.TrimSpace(p)
+	switch {
+	case p == "":
+		return "", newErr(op, p, ErrInvalidPath, "empty path; give a path relative to the workspace root")
+	case strings.IndexByte(p, 0) >= 0:
+		return "", newErr(op, p, ErrInvalidPath, "path contains a NUL byte; remove it")
+	}
+	if filepath.IsAbs(p) {
+		r, ok := w.inside(filepath.Clean(p))
+		if !ok {
+			return "", newErr(op, p, ErrOutsideRoot, "absolute path is outside the workspace root %s; %s (or a path relative to it)", strconv.Quote(w.dir), hintInside)
+		}
+		p = r
+	}
+	c := path.Clean(filepath.ToSlash(p))
+	if c == ".." || strings.HasPrefix(c, "../") {
+		return "", newErr(op, p, ErrOutsideRoot, "path climbs out of the workspace root with \"..\"; %s", hintInside)
+	}
+	return c, nil
+}
+
+// inside maps a cleaned absolute path to a slash-separated path relative to
+// the root, if it lies inside the root by either of the root's names.
+func (w *Workspace) inside(abs string) (string, bool) {
+	for _, base := range []string{w.dir, w.realDir} {
+		if abs == base {
+			return ".", true
+		}
+		prefix := base
+		if !strings.HasSuffix(prefix, string(filepath.Separator)) {
+			prefix += string(filepath.Separator)
+		}
+		if rest, ok := strings.CutPrefix(abs, prefix); ok {
+			return filepath.ToSlash(rest), true
+		}
+	}
+	return "", false
+}
+
+// resolve follows rel inside the root to the file it names and returns that
+// file's symlink-free relative path and its Lstat info. If the file (or a
+// trailing part of the path) does not exist, allowMissing decides between
+// returning the lexical path of what would be created with a nil FileInfo,
+// and ErrNotFound. Links are resolved here rather than left to os.Root for
+// two reasons: os.Root refuses absolute link targets even when they point
+// inside the root, and our errors can name the link that leads out.
+func (w *Workspace) resolve(op, rel string, allowMissing bool) (string, fs.FileInfo, error) {
+	// Fast path: one Lstat through os.Root, which is confined and follows
+	// relative links in the directories on the way. If the file exists and
+	// is not itself a link, rel already names it (for a write, its
+	// directory resolves the same way for the temp file and the rename).
+	// Anything else takes the walk below, which gives precise answers.
+	if fi, err := w.root.Lstat(rel); err == nil && fi.Mode()&fs.ModeSymlink == 0 {
+		return rel, fi, nil
+	}
+	var todo []string
+	if rel != "." {
+		todo = strings.Split(rel, "/")
+	}
+	var (
+		done     []string    // symlink-free components resolved so far
+		doneInfo fs.FileInfo // Lstat of the last component of done
+		links    int
+		lastLink string // the last link followed, to name it when ".." leads out
+	)
+	escape := func() error {
+		return newErr(op, rel, ErrOutsideRoot, "symlink %q leads outside the workspace root; only symlinks that stay inside the root are followed", lastLink)
+	}
+	for len(todo) > 0 {
+		c := todo[0]
+		todo = todo[1:]
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			if len(done) == 0 {
+				return "", nil, escape()
+			}
+			done, doneInfo = done[:len(done)-1], nil
+			continue
+		}
+		cur := path.Join(slices.Concat(done, []string{c})...)
+		fi, err := w.root.Lstat(cur)
+		if err != nil {
+			// Like the kernel, refuse to climb out of a directory that does
+			// not exist: cleaning "missing/../x" to "x" lexically could land
+			// on a link this walk has not checked.
+			if errors.Is(err, fs.ErrNotExist) && allowMissing && !slices.Contains(todo, "..") {
+				return path.Join(slices.Concat(done, []string{c}, todo)...), nil, nil
+			}
+			if errors.Is(err, fs.ErrNotExist) {
+				cur = "" // "no such file" for the whole path reads best
+			}
+			return "", nil, osErr(op, rel, cur, err)
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			if links++; links > maxSymlinks {
+				return "", nil, newErr(op, rel, ErrInvalidPath, "too many levels of symbolic links at %q; fix the symlink loop or use the target's path", cur)
+			}
+			target, err := w.root.Readlink(cur)
+			if err != nil {
+				return "", nil, osErr(op, rel, cur, err)
+			}
+			lastLink = cur
+			if filepath.IsAbs(target) {
+				r, ok := w.inside(filepath.Clean(target))
+				if !ok {
+					return "", nil, newErr(op, rel, ErrOutsideRoot, "symlink %q points to %q, outside the workspace root; only symlinks that stay inside the root are followed", cur, target)
+				}
+				done, target = nil, r
+			}
+			todo = append(strings.Split(filepath.ToSlash(target), "/"), todo...)
+			continue
+		}
+		if len(todo) > 0 && !fi.IsDir() {
+			return "", nil, &Error{Op: op, Path: rel, Kind: ErrNotFound,
+				Msg: strconv.Quote(cur) + " is a file, not a directory; " + hintRelative}
+		}
+		done, doneInfo = append(done, c), fi
+	}
+	if len(done) == 0 {
+		fi, err := w.root.Lstat(".")
+		if err != nil {
+			return "", nil, osErr(op, rel, "", err)
+		}
+		return ".", fi, nil
+	}
+	if doneInfo == nil { // the path ended in ".."
+		fi, err := w.root.Lstat(path.Join(done...))
+		if err != nil {
+			return "", nil, osErr(op, rel, path.Join(done...), err)
+		}
+		doneInfo = fi
+	}
+	return path.Join(done...), doneInfo, nil
+}
+
+// Version returns the version token of a file's exact bytes: "v1-" and the
+// first 32 hex digits (128 bits) of their SHA-256. It depends on nothing but
+// the bytes, so it is the same across restarts and servers.
+func Version(raw []byte) string {
+	sum := sha256.Sum256(raw)
+	return "v1-" + hex.EncodeToString(sum[:16])
+}
+
+// Temp-file names: a fixed prefix and suffix around random hex, so leftovers
+// of a crash are recognisable and unguessable names cannot be pre-created.
+const (
+	tempPrefix = ".hashline-"
+	tempSuffix = ".tmp"
+)
+
+// IsTempName reports whether name (a base name or a path) is one of the
+// temporary files WriteFile creates, so directory walkers can skip what a
+// crash mid-write left behind.
+func IsTempName(name string) bool {
+	base := path.Base(filepath.ToSlash(name))
+	return len(base) > len(tempPrefix)+len(tempSuffix) &&
+		strings.HasPrefix(base, tempPrefix) && strings.HasSuffix(base, tempSuffix)
+}

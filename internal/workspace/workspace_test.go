@@ -1,0 +1,139 @@
+//go:build linux
+
+package workspace
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestRel(t *testing.T) {
+	w, root, _ := newWS(t)
+	tests := []struct {
+		name, in, want string
+		err            error
+	}{
+		{"a relative path is kept", "a/b.go", "a/b.go", nil},
+		{"a leading ./ is dropped", "./a", "a", nil},
+		{"dot-dot inside the root is cleaned", "a/../b", "b", nil},
+		{"duplicate and trailing slashes are cleaned", "a//b/", "a/b", nil},
+		{"surrounding spaces are trimmed", "  a/b.go \t", "a/b.go", nil},
+		{"dot is the root", ".", ".", nil},
+		{"an absolute path inside the root is made relative", filepath.Join(root, "a", "b.go"), "a/b.go", nil},
+		{"the root's absolute path is the root", root, ".", nil},
+		{"an absolute path with dot-dot inside is cleaned", root + "/x/../a", "a", nil},
+		{"dot-dot climbing out is refused", "../x", "", ErrOutsideRoot},
+		{"dot-dot climbing out later is refused", "a/../../x", "", ErrOutsideRoot},
+		{"an absolute path outside is refused", "/etc/passwd", "", ErrOutsideRoot},
+		{"a sibling sharing the root's prefix is refused", root + "x/a", "", ErrOutsideRoot},
+		{"an absolute path climbing out is refused", root + "/../outside/secret.txt", "", ErrOutsideRoot},
+		{"an empty path is invalid", "", "", ErrInvalidPath},
+		{"a blank path is invalid", "   ", "", ErrInvalidPath},
+		{"a NUL byte is invalid", "a\x00b", "", ErrInvalidPath},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := w.Rel(tt.in)
+			if tt.err != nil {
+				assertErr(t, err, tt.err)
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Fatalf("Rel(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestRelWithSymlinkedRoot(t *testing.T) {
+	real := t.TempDir()
+	link := filepath.Join(t.TempDir(), "link")
+	mustSymlink(t, real, link)
+	w, err := Open(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if w.Dir() != link {
+		t.Errorf("Dir() = %q, want %q", w.Dir(), link)
+	}
+	for _, in := range []string{link + "/a/b", real + "/a/b"} {
+		if got, err := w.Rel(in); err != nil || got != "a/b" {
+			t.Errorf("Rel(%q) = %q, %v; want a/b", in, got, err)
+		}
+	}
+	if _, err := w.Rel(filepath.Dir(real)); !errors.Is(err, ErrOutsideRoot) {
+		t.Errorf("Rel(parent of real root) = %v, want ErrOutsideRoot", err)
+	}
+}
+
+func TestOpen(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f")
+	mustWrite(t, file, "x", 0o644)
+	tests := []struct {
+		name, root string
+		err        error
+	}{
+		{"a missing root is not found", filepath.Join(dir, "missing"), ErrNotFound},
+		{"a file as root is invalid", file, ErrInvalidPath},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Open(tt.root)
+			assertErr(t, err, tt.err)
+		})
+	}
+	t.Run("a relative root is made absolute", func(t *testing.T) {
+		w, err := Open(".")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Close()
+		wd, _ := os.Getwd()
+		if w.Dir() != wd || w.Root() == nil {
+			t.Errorf("Dir() = %q, want %q", w.Dir(), wd)
+		}
+	})
+}
+
+func TestVersion(t *testing.T) {
+	// sha256("abc") starts ba7816bf8f01cfea414140de5dae2223; a fixed value
+	// proves tokens are the same across runs and machines.
+	if got, want := Version([]byte("abc")), "v1-ba7816bf8f01cfea414140de5dae2223"; got != want {
+		t.Errorf("Version(abc) = %q, want %q", got, want)
+	}
+	if Version([]byte("abc")) == Version([]byte("abd")) {
+		t.Error("different content, same version")
+	}
+	if Version(nil) != Version([]byte{}) {
+		t.Error("nil and empty differ")
+	}
+}
+
+func TestIsTempName(t *testing.T) {
+	tests := map[string]bool{
+		".hashline-ABCDEF234567.tmp":     true,
+		"dir/.hashline-ABCDEF234567.tmp": true,
+		".hashline-.tmp":                 false,
+		"hashline-x.tmp":                 false,
+		".hashline-x.txt":                false,
+		"main.go":                        false,
+	}
+	for name, want := range tests {
+		if got := IsTempName(name); got != want {
+			t.Errorf("IsTempName(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+func TestErrorMessage(t *testing.T) {
+	w, _, _ := newWS(t)
+	_, err := w.ReadFile("a/b.go")
+	want := `read "a/b.go": no such file; check the path (paths are relative to the workspace root)`
+	if err == nil || err.Error() != want {
+		t.Errorf("err = %v\nwant  %s", err, want)
+	}
+}

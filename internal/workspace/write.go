@@ -1,0 +1,286 @@
+package workspace
+
+import (
+	"crypto/rand"
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// WriteMode says whether a write may create the file, replace it, or both.
+type WriteMode int
+
+const (
+	// Upsert creates the file or replaces it.
+	Upsert WriteMode = iota
+	// CreateOnly fails with ErrExists if the file exists.
+	CreateOnly
+	// ReplaceOnly fails with ErrNotFound if the file does not exist.
+	ReplaceOnly
+)
+
+// String names the mode as the API does.
+func (m WriteMode) String() string {
+	switch m {
+	case Upsert:
+		return "upsert"
+	case CreateOnly:
+		return "create"
+	case ReplaceOnly:
+		return "replace"
+	}
+	return "WriteMode(" + strconv.Itoa(int(m)) + ")"
+}
+
+// WriteOptions controls WriteFile.
+type WriteOptions struct {
+	// Mode decides whether the file must or must not exist already.
+	Mode WriteMode
+	// Encoding is how the UTF-8 text is stored: "" or UTF8 writes it as is;
+	// UTF16LE and UTF16BE re-encode it and write the byte-order mark.
+	Encoding Encoding
+}
+
+// WriteResult describes a completed write.
+type WriteResult struct {
+	Path    string // the cleaned relative path, as requested
+	Raw     []byte // the bytes written
+	Version string // Version(Raw)
+	Created bool   // the file did not exist before
+}
+
+// newFileMode is the mode of files WriteFile creates. It is set with fchmod,
+// so the process umask does not apply: the result is predictable whatever
+// the server was started with.
+const newFileMode fs.FileMode = 0o644
+
+// keptModeBits are the bits of an existing file's mode a rewrite keeps.
+const keptModeBits = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
+
+// testHookBeforeRename, if set, runs after the temp file is complete and
+// before it is moved into place, so tests can change the target under the
+// write or make the step fail.
+var testHookBeforeRename func(target string) error
+
+// WriteFile replaces the file at p with text, atomically and durably: it
+// writes a temp file (".hashline-*.tmp") in the target's directory, fsyncs
+// it, gives it the old file's mode (0644 for new files), renames it over the
+// target and fsyncs the directory. A crash at any point leaves the old file
+// or the new one, never a mix; on error the temp file is removed.
+//
+// If p is a symlink inside the root, its target is written and the link is
+// left alone. Missing parent directories are created with mode 0755.
+//
+// CreateOnly is decided by link(2), which refuses to replace an existing
+// name, so it holds even against other processes; on filesystems without
+// hard links it falls back to a check just before the rename. ReplaceOnly is
+// a check before the rename: a file deleted by another process in between
+// is created again. The server serialises writes per path, so neither race
+// arises between its own requests.
+func (w *Workspace) WriteFile(p string, text []byte, opts WriteOptions) (*WriteResult, error) {
+	const op = "write"
+	rel, err := w.rel(op, p)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Mode < Upsert || opts.Mode > ReplaceOnly {
+		return nil, newErr(op, rel, ErrInvalidPath, "unknown write mode %d; use upsert, create or replace", int(opts.Mode))
+	}
+	if rel == "." {
+		return nil, notRegular(op, rel, fs.ModeDir)
+	}
+	raw, err := encodeText(op, rel, text, opts.Encoding)
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(raw)) > w.opts.maxFileBytes {
+		return nil, newErr(op, rel, ErrTooLarge, "content is %d bytes, over the %d-byte limit; write a smaller file or raise the server's limit", len(raw), w.opts.maxFileBytes)
+	}
+	target, old, err := w.resolve(op, rel, true)
+	if err != nil {
+		return nil, err
+	}
+	mode := newFileMode
+	switch {
+	case target == ".":
+		return nil, notRegular(op, rel, fs.ModeDir)
+	case old != nil && !old.Mode().IsRegular():
+		return nil, notRegular(op, rel, old.Mode())
+	case old != nil && opts.Mode == CreateOnly:
+		return nil, exists(op, rel)
+	case old == nil && opts.Mode == ReplaceOnly:
+		return nil, newErr(op, rel, ErrNotFound, "no such file to replace; %s, or use mode create or upsert to create it", hintRelative)
+	case old != nil:
+		mode = old.Mode() & keptModeBits
+	}
+
+	dir := path.Dir(target)
+	created, err := w.mkdirs(op, rel, dir)
+	if err != nil {
+		return nil, err
+	}
+	tmp, err := w.writeTemp(op, rel, dir, raw, mode, old)
+	if err == nil {
+		if err = w.commit(op, rel, tmp, target, opts.Mode == CreateOnly); err != nil {
+			_ = w.root.Remove(tmp)
+		}
+	}
+	if err != nil {
+		// A failed write leaves the tree as it found it. Remove fails on
+		// a directory someone else has put a file in meanwhile, as it should.
+		for i := len(created) - 1; i >= 0; i-- {
+			_ = w.root.Remove(created[i])
+		}
+		return nil, err
+	}
+	if w.opts.fsync {
+		// The rename is durable once the directory holding it is synced;
+		// a directory we created is durable once its parent is.
+		dirs := []string{dir}
+		for i := len(created) - 1; i >= 0; i-- {
+			dirs = append(dirs, path.Dir(created[i]))
+		}
+		for _, d := range dirs {
+			if err := w.syncDir(d); err != nil {
+				e := osErr(op, rel, d, err).(*Error)
+				e.Msg = "the file was replaced, but syncing its directory failed, so the change may not survive a crash: " + e.Msg
+				return nil, e
+			}
+		}
+	}
+	return &WriteResult{Path: rel, Raw: raw, Version: Version(raw), Created: old == nil}, nil
+}
+
+// mkdirs creates dir and any missing parents, returning those it created,
+// top-down. resolve has already followed every existing link, so what is
+// missing here is a plain lexical path.
+func (w *Workspace) mkdirs(op, rel, dir string) ([]string, error) {
+	if fi, err := w.root.Stat(dir); err == nil && fi.IsDir() {
+		return nil, nil
+	}
+	var created []string
+	parts := strings.Split(dir, "/")
+	for i := range parts {
+		d := path.Join(parts[:i+1]...)
+		err := w.root.Mkdir(d, 0o755)
+		switch {
+		case err == nil:
+			created = append(created, d)
+		case errors.Is(err, fs.ErrExist):
+			// Existing (or made concurrently); if it is a file, the next
+			// Mkdir or the temp file's creation reports ENOTDIR.
+		default:
+			return created, osErr(op, rel, d, err)
+		}
+	}
+	return created, nil
+}
+
+// writeTemp writes raw to a new temp file in dir with the final mode and
+// owner, synced, and returns its path. On error nothing is left behind.
+func (w *Workspace) writeTemp(op, rel, dir string, raw []byte, mode fs.FileMode, old fs.FileInfo) (name string, err error) {
+	var f *os.File
+	for range 3 {
+		// rand.Text gives 26 base32 characters (130 bits): unguessable, so
+		// nobody can pre-create or pre-link the name.
+		name = path.Join(dir, tempPrefix+rand.Text()+tempSuffix)
+		f, err = w.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if !errors.Is(err, fs.ErrExist) {
+			break
+		}
+	}
+	if err != nil {
+		return "", osErr(op, rel, dir, err)
+	}
+	defer func() {
+		if err != nil {
+			_ = f.Close()
+			_ = w.root.Remove(name)
+		}
+	}()
+	if _, err = f.Write(raw); err != nil {
+		return "", osErr(op, rel, "", err)
+	}
+	// Owner and mode are set on the descriptor before the rename, so the
+	// target is never visible with the wrong ones; chown first, because it
+	// clears the setuid and setgid bits.
+	if old != nil {
+		keepOwner(f, old)
+	}
+	if err = f.Chmod(mode); err != nil {
+		return "", osErr(op, rel, "", err)
+	}
+	if w.opts.fsync {
+		if err = f.Sync(); err != nil {
+			return "", osErr(op, rel, "", err)
+		}
+	}
+	if err = f.Close(); err != nil {
+		return "", osErr(op, rel, "", err)
+	}
+	return name, nil
+}
+
+// commit moves the finished temp file to target. For create-only writes it
+// hard-links instead, which fails if target exists, and then drops the temp
+// name; the caller removes the temp file on error.
+func (w *Workspace) commit(op, rel, tmp, target string, createOnly bool) error {
+	if testHookBeforeRename != nil {
+		if err := testHookBeforeRename(target); err != nil {
+			return osErr(op, rel, "", err)
+		}
+	}
+	if createOnly {
+		err := w.root.Link(tmp, target)
+		switch {
+		case err == nil:
+			_ = w.root.Remove(tmp)
+			return nil
+		case errors.Is(err, fs.ErrExist):
+			return exists(op, rel)
+		case !linkUnsupported(err):
+			return osErr(op, rel, "", err)
+		}
+		if _, err := w.root.Lstat(target); err == nil {
+			return exists(op, rel)
+		}
+	}
+	if err := w.root.Rename(tmp, target); err != nil {
+		// Something replaced the file with a directory since the checks;
+		// say so rather than relay ENOTEMPTY.
+		if fi, lerr := w.root.Lstat(target); lerr == nil && !fi.Mode().IsRegular() {
+			return notRegular(op, rel, fi.Mode())
+		}
+		return osErr(op, rel, "", err)
+	}
+	return nil
+}
+
+// linkUnsupported reports whether link(2) failed because the filesystem has
+// no hard links (FAT, some network and FUSE filesystems), not because of the
+// target.
+func linkUnsupported(err error) bool {
+	return errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.ENOTSUP) ||
+		errors.Is(err, syscall.EOPNOTSUPP) || errors.Is(err, syscall.EXDEV) ||
+		errors.Is(err, syscall.EMLINK) || errors.Is(err, syscall.ENOSYS)
+}
+
+func (w *Workspace) syncDir(dir string) error {
+	d, err := w.root.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func exists(op, p string) error {
+	return newErr(op, p, ErrExists, "file already exists; read it and edit it, or write with mode upsert or replace to overwrite it")
+}

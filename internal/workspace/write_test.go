@@ -1,0 +1,308 @@
+//go:build linux
+
+package workspace
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+)
+
+func TestWriteFile(t *testing.T) {
+	type setup func(t *testing.T, root, outside string)
+	file := func(name, content string, mode fs.FileMode) setup {
+		return func(t *testing.T, root, _ string) { mustWrite(t, filepath.Join(root, name), content, mode) }
+	}
+	both := func(a, b setup) setup {
+		return func(t *testing.T, root, outside string) { a(t, root, outside); b(t, root, outside) }
+	}
+	link := func(target, name string) setup {
+		return func(t *testing.T, root, outside string) {
+			target = strings.NewReplacer("$ROOT", root, "$OUT", outside).Replace(target)
+			mustSymlink(t, target, filepath.Join(root, name))
+		}
+	}
+	tests := []struct {
+		name     string
+		setup    setup
+		path     string
+		text     string
+		opts     WriteOptions
+		maxBytes int64
+		// For successful writes: the file that must hold the text (defaults
+		// to path), its mode, and whether it was created.
+		target  string
+		mode    fs.FileMode
+		created bool
+		err     error
+	}{
+		{name: "a new file is created with mode 0644", path: "new.txt", text: "hi\n", mode: 0o644, created: true},
+		{name: "missing parents are created", path: "a/b/c.txt", text: "deep\n", mode: 0o644, created: true},
+		{name: "an existing 0600 file keeps its mode", setup: file("p.txt", "old", 0o600), path: "p.txt", text: "new", mode: 0o600},
+		{name: "an existing 0755 file keeps its mode", setup: file("run.sh", "old", 0o755), path: "run.sh", text: "#!/bin/sh\n", mode: 0o755},
+		{name: "create-only makes a new file", path: "c.txt", text: "c", opts: WriteOptions{Mode: CreateOnly}, mode: 0o644, created: true},
+		{name: "replace-only replaces an existing file", setup: file("r.txt", "old", 0o644), path: "r.txt", text: "new", opts: WriteOptions{Mode: ReplaceOnly}, mode: 0o644},
+		{name: "an empty text empties the file", setup: file("e.txt", "old", 0o644), path: "e.txt", text: "", mode: 0o644},
+		{name: "an absolute path inside the root works", path: "$ROOT/abs.txt", text: "x", target: "abs.txt", mode: 0o644, created: true},
+		{name: "a symlink inside the root writes its target", setup: both(file("real.txt", "old", 0o640), link("real.txt", "link")), path: "link", text: "new", target: "real.txt", mode: 0o640},
+		{name: "an absolute symlink inside the root writes its target", setup: both(file("real.txt", "old", 0o644), link("$ROOT/real.txt", "link")), path: "link", text: "new", target: "real.txt", mode: 0o644},
+		{name: "a dangling symlink inside the root creates its target", setup: link("sub/made.txt", "link"), path: "link", text: "new", target: "sub/made.txt", mode: 0o644, created: true},
+		{name: "a symlinked directory inside the root is followed", setup: both(file("sub/x", "", 0o644), link("sub", "d")), path: "d/f.txt", text: "f", target: "sub/f.txt", mode: 0o644, created: true},
+
+		{name: "create-only on an existing file fails", setup: file("x.txt", "old", 0o644), path: "x.txt", text: "new", opts: WriteOptions{Mode: CreateOnly}, err: ErrExists},
+		{name: "create-only through a symlink to an existing file fails", setup: both(file("x.txt", "old", 0o644), link("x.txt", "l")), path: "l", text: "new", opts: WriteOptions{Mode: CreateOnly}, err: ErrExists},
+		{name: "replace-only on a missing file fails", path: "a/missing.txt", text: "new", opts: WriteOptions{Mode: ReplaceOnly}, err: ErrNotFound},
+		{name: "an unknown write mode is invalid", path: "m.txt", text: "x", opts: WriteOptions{Mode: 7}, err: ErrInvalidPath},
+		{name: "a symlink leading out is refused", setup: link("$OUT/secret.txt", "s"), path: "s", text: "pwned", err: ErrOutsideRoot},
+		{name: "a relative symlink leading out is refused", setup: link("../outside/secret.txt", "s"), path: "s", text: "pwned", err: ErrOutsideRoot},
+		{name: "a dangling symlink leading out is refused", setup: link("$OUT/new.txt", "s"), path: "s", text: "pwned", err: ErrOutsideRoot},
+		{name: "a symlinked directory leading out is refused", setup: link("$OUT", "d"), path: "d/new.txt", text: "pwned", err: ErrOutsideRoot},
+		{name: "dot-dot out of the root is refused", path: "../outside/secret.txt", text: "pwned", err: ErrOutsideRoot},
+		{name: "a link through a missing directory and back is not found", setup: both(link("$OUT/secret.txt", "s"), link("missing/../s", "l")), path: "l", text: "pwned", err: ErrNotFound},
+		{name: "a directory is not regular", setup: file("dir/x", "", 0o644), path: "dir", text: "x", err: ErrNotRegular},
+		{name: "the root is not regular", path: ".", text: "x", err: ErrNotRegular},
+		{name: "a symlink to the root is not regular", setup: link(".", "self"), path: "self", text: "x", err: ErrNotRegular},
+		{name: "a FIFO is not regular", setup: func(t *testing.T, root, _ string) {
+			if err := syscall.Mkfifo(filepath.Join(root, "fifo"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, path: "fifo", text: "x", err: ErrNotRegular},
+		{name: "a parent that is a file is not found", setup: file("f.txt", "old", 0o644), path: "f.txt/child.txt", text: "x", err: ErrNotFound},
+		{name: "text over the limit is too large", path: "big.txt", text: strings.Repeat("x", 17), maxBytes: 16, err: ErrTooLarge},
+		{name: "UTF-16 text over the limit is too large", path: "big.txt", text: "1234567", opts: WriteOptions{Encoding: UTF16LE}, maxBytes: 15, err: ErrTooLarge},
+		{name: "invalid UTF-8 text is not text", path: "bad.txt", text: "caf\xe9", err: ErrNotText},
+		{name: "invalid UTF-8 text cannot become UTF-16", path: "bad.txt", text: "caf\xe9", opts: WriteOptions{Encoding: UTF16BE}, err: ErrNotText},
+		{name: "an unknown encoding is refused", path: "l1.txt", text: "x", opts: WriteOptions{Encoding: "latin1"}, err: ErrNotText},
+		{name: "an empty path is invalid", path: " ", text: "x", err: ErrInvalidPath},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var opts []Option
+			if tt.maxBytes > 0 {
+				opts = append(opts, WithMaxFileBytes(tt.maxBytes))
+			}
+			w, root, outside := newWS(t, opts...)
+			if tt.setup != nil {
+				tt.setup(t, root, outside)
+			}
+			p := strings.NewReplacer("$ROOT", root, "$OUT", outside).Replace(tt.path)
+			before := snapshot(t, root, outside)
+			res, err := within(t, func() (*WriteResult, error) { return w.WriteFile(p, []byte(tt.text), tt.opts) })
+			assertNoTemp(t, root, outside)
+			if tt.err != nil {
+				assertErr(t, err, tt.err)
+				assertSameSnapshot(t, before, snapshot(t, root, outside))
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			target := tt.target
+			if target == "" {
+				target = tt.path
+			}
+			got, err := os.ReadFile(filepath.Join(root, target))
+			if err != nil {
+				t.Fatal(err)
+			}
+			fi, _ := os.Lstat(filepath.Join(root, target))
+			if string(got) != tt.text || !bytes.Equal(res.Raw, got) || fi.Mode() != tt.mode {
+				t.Errorf("on disk %q mode %v; want %q mode %v", got, fi.Mode(), tt.text, tt.mode)
+			}
+			if res.Created != tt.created || res.Version != Version(got) {
+				t.Errorf("Created = %v, Version = %s; want %v, %s", res.Created, res.Version, tt.created, Version(got))
+			}
+			// Links stay links: compare everything but the target's content.
+			after := snapshot(t, root, outside)
+			for name, desc := range before {
+				if strings.HasPrefix(desc, "L") && after[name] != desc {
+					t.Errorf("symlink %s changed: %q -> %q", name, desc, after[name])
+				}
+			}
+			if after[filepath.Join(outside, "secret.txt")] != before[filepath.Join(outside, "secret.txt")] {
+				t.Error("the file outside the root changed")
+			}
+		})
+	}
+}
+
+func TestWriteFileCreatesParentsWith0755(t *testing.T) {
+	old := syscall.Umask(0o022) // the umask applies to Mkdir; pin it
+	defer syscall.Umask(old)
+	w, root, _ := newWS(t)
+	if _, err := w.WriteFile("a/b/c.txt", []byte("x"), WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"a", "a/b"} {
+		fi, err := os.Stat(filepath.Join(root, d))
+		if err != nil || fi.Mode() != fs.ModeDir|0o755 {
+			t.Errorf("%s: %v %v, want a 0755 directory", d, fi.Mode(), err)
+		}
+	}
+}
+
+func TestWriteFileRoundTripsUTF16(t *testing.T) {
+	for _, enc := range []Encoding{UTF16LE, UTF16BE} {
+		t.Run(string(enc), func(t *testing.T) {
+			w, _, _ := newWS(t)
+			text := "héllo 😀\r\nwörld\n"
+			res, err := w.WriteFile("u.txt", []byte(text), WriteOptions{Encoding: enc})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := utf16Bytes(text, enc == UTF16BE); string(res.Raw) != want {
+				t.Errorf("Raw = %q, want %q", res.Raw, want)
+			}
+			f, err := w.ReadFile("u.txt")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(f.Text) != text || f.Encoding != enc || f.Version != res.Version {
+				t.Errorf("read back %q %s %s; want %q %s %s", f.Text, f.Encoding, f.Version, text, enc, res.Version)
+			}
+		})
+	}
+}
+
+func TestWriteFileVersion(t *testing.T) {
+	w, _, _ := newWS(t)
+	a1, _ := w.WriteFile("v.txt", []byte("one\n"), WriteOptions{})
+	b, _ := w.WriteFile("v.txt", []byte("two\n"), WriteOptions{})
+	a2, _ := w.WriteFile("v.txt", []byte("one\n"), WriteOptions{})
+	if a1.Version == b.Version || a1.Version != a2.Version {
+		t.Errorf("versions %s %s %s: want them to change with content and be stable", a1.Version, b.Version, a2.Version)
+	}
+	if a1.Created == a2.Created {
+		t.Errorf("Created = %v then %v, want true then false", a1.Created, a2.Created)
+	}
+}
+
+// TestWriteFileFailureAtRenameLeavesNoTemp makes the last step fail (the
+// target becomes a non-empty directory after the checks) to prove the temp
+// file is removed and nothing partial is left.
+func TestWriteFileFailureAtRenameLeavesNoTemp(t *testing.T) {
+	for _, mode := range []WriteMode{Upsert, CreateOnly} {
+		t.Run(mode.String(), func(t *testing.T) {
+			w, root, _ := newWS(t)
+			testHookBeforeRename = func(string) error {
+				mustWrite(t, filepath.Join(root, "t.txt", "inner"), "x", 0o644)
+				return nil
+			}
+			defer func() { testHookBeforeRename = nil }()
+			_, err := w.WriteFile("t.txt", []byte("new"), WriteOptions{Mode: mode})
+			want := ErrNotRegular
+			if mode == CreateOnly {
+				want = ErrExists
+			}
+			assertErr(t, err, want)
+			assertNoTemp(t, root)
+			if b, _ := os.ReadFile(filepath.Join(root, "t.txt", "inner")); string(b) != "x" {
+				t.Errorf("directory content changed: %q", b)
+			}
+		})
+	}
+}
+
+// TestWriteFileCreateOnlyRace creates the target between the checks and the
+// commit, as another process could: create-only must still refuse.
+func TestWriteFileCreateOnlyRace(t *testing.T) {
+	w, root, _ := newWS(t)
+	testHookBeforeRename = func(string) error {
+		mustWrite(t, filepath.Join(root, "c.txt"), "theirs", 0o644)
+		return nil
+	}
+	defer func() { testHookBeforeRename = nil }()
+	_, err := w.WriteFile("c.txt", []byte("ours"), WriteOptions{Mode: CreateOnly})
+	assertErr(t, err, ErrExists)
+	assertNoTemp(t, root)
+	if b, _ := os.ReadFile(filepath.Join(root, "c.txt")); string(b) != "theirs" {
+		t.Errorf("other writer's file was replaced: %q", b)
+	}
+}
+
+func TestWriteFileNoFsync(t *testing.T) {
+	w, root, _ := newWS(t, WithFsync(false))
+	if _, err := w.WriteFile("f.txt", []byte("x"), WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "f.txt")); string(b) != "x" {
+		t.Errorf("got %q", b)
+	}
+}
+
+// TestConcurrentReadsAndWrites runs under -race: readers of a file being
+// rewritten see the old or the new content, never a mix.
+func TestConcurrentReadsAndWrites(t *testing.T) {
+	w, _, _ := newWS(t)
+	olds, news := strings.Repeat("a", 5000), strings.Repeat("b", 5000)
+	if _, err := w.WriteFile("shared.txt", []byte(olds), WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for i := range 4 {
+		wg.Go(func() {
+			for j := range 20 {
+				if _, err := w.WriteFile(fmt.Sprintf("own/%d.txt", i), []byte{byte('0' + j%10)}, WriteOptions{}); err != nil {
+					t.Error(err)
+				}
+				text := olds
+				if j%2 == 1 {
+					text = news
+				}
+				if _, err := w.WriteFile("shared.txt", []byte(text), WriteOptions{}); err != nil {
+					t.Error(err)
+				}
+				f, err := w.ReadFile("shared.txt")
+				if err != nil {
+					t.Error(err)
+				} else if s := string(f.Text); s != olds && s != news {
+					t.Errorf("torn read: %d bytes", len(s))
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+func TestWriteFileKeepsOwner(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("changing a file's owner needs root")
+	}
+	w, root, _ := newWS(t)
+	name := filepath.Join(root, "theirs.txt")
+	mustWrite(t, name, "old", 0o640)
+	if err := os.Chown(name, 1234, 5678); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(name, 0o640|fs.ModeSetgid); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.WriteFile("theirs.txt", []byte("new"), WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := fi.Sys().(*syscall.Stat_t)
+	if st.Uid != 1234 || st.Gid != 5678 || fi.Mode() != 0o640|fs.ModeSetgid {
+		t.Errorf("owner %d:%d mode %v; want 1234:5678 %v", st.Uid, st.Gid, fi.Mode(), 0o640|fs.ModeSetgid)
+	}
+}
+
+func TestWriteFileFailureRemovesDirectoriesItCreated(t *testing.T) {
+	w, root, _ := newWS(t)
+	mustWrite(t, filepath.Join(root, "a", "keep.txt"), "k", 0o644)
+	testHookBeforeRename = func(string) error { return syscall.EIO }
+	defer func() { testHookBeforeRename = nil }()
+	before := snapshot(t, root)
+	_, err := w.WriteFile("a/b/c/t.txt", []byte("new"), WriteOptions{})
+	assertErr(t, err, ErrIO)
+	assertSameSnapshot(t, before, snapshot(t, root))
+}
