@@ -1,0 +1,243 @@
+package hashline
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// utf8BOM is the byte order mark some editors put at the start of UTF-8
+// files. It is kept on write but never shown as part of line 1.
+const utf8BOM = "\xef\xbb\xbf"
+
+// Document is an immutable text file split into lines. It keeps the original
+// text and one offset per line, so parsing a large file costs two
+// allocations however many lines it has, and every line, ending and byte is
+// reproduced exactly by Bytes.
+type Document struct {
+	text   string // the file without its BOM
+	bom    bool
+	starts []int // starts[i] is the offset of line i (0-based); starts[Len()] == len(text)
+	crlf   int   // number of "\r\n" endings
+	lf     int   // number of bare "\n" endings
+}
+
+// ParseDocument splits data into lines. The caller has checked that data is
+// text (UTF-8); ParseDocument itself accepts any bytes and never fails, so
+// that ParseDocument(b).Bytes() reproduces b exactly. Lines end at "\n"; a
+// "\r" right before the "\n" belongs to the ending, any other "\r" is
+// content. A leading UTF-8 BOM is remembered and is not part of line 1. An
+// empty input has no lines and counts as ending with a newline. data is
+// copied, so the caller may reuse it.
+func ParseDocument(data []byte) *Document {
+	return parseText(string(data))
+}
+
+// parseText is ParseDocument without the copy, for text the package built.
+func parseText(s string) *Document {
+	d := &Document{}
+	if strings.HasPrefix(s, utf8BOM) {
+		d.bom = true
+		s = s[len(utf8BOM):]
+	}
+	d.text = s
+	n := strings.Count(s, "\n")
+	if s != "" && s[len(s)-1] != '\n' {
+		n++
+	}
+	d.starts = make([]int, n+1)
+	off := 0
+	for i := range n {
+		d.starts[i] = off
+		j := strings.IndexByte(s[off:], '\n')
+		if j < 0 {
+			break // the last line has no ending
+		}
+		if j > 0 && s[off+j-1] == '\r' {
+			d.crlf++
+		} else {
+			d.lf++
+		}
+		off += j + 1
+	}
+	d.starts[n] = len(s)
+	return d
+}
+
+// Len returns the number of lines.
+func (d *Document) Len() int { return len(d.starts) - 1 }
+
+// raw returns line n (1-based) with its ending.
+func (d *Document) raw(n int) string {
+	return d.text[d.starts[n-1]:d.starts[n]]
+}
+
+// Line returns the content of line n (1-based) without its ending. It panics
+// if n is not in [1, Len()].
+func (d *Document) Line(n int) string {
+	start, end := d.starts[n-1], d.starts[n]
+	// Written out rather than with eolLen: this runs once per line read.
+	if end > start && d.text[end-1] == '\n' {
+		end--
+		if end > start && d.text[end-1] == '\r' {
+			end--
+		}
+	}
+	return d.text[start:end]
+}
+
+// EOL returns the ending of line n (1-based): "\n", "\r\n", or "" for a last
+// line without a final newline. It panics if n is not in [1, Len()].
+func (d *Document) EOL(n int) string {
+	s := d.raw(n)
+	return s[len(s)-eolLen(s):]
+}
+
+// eolLen returns the length of the line ending that closes s.
+func eolLen(s string) int {
+	switch {
+	case strings.HasSuffix(s, "\r\n"):
+		return 2
+	case strings.HasSuffix(s, "\n"):
+		return 1
+	}
+	return 0
+}
+
+// BOM reports whether the file starts with a UTF-8 byte order mark.
+func (d *Document) BOM() bool { return d.bom }
+
+// FinalNewline reports whether the last line ends with a line ending. It is
+// true for an empty document, so that lines added to it get endings.
+func (d *Document) FinalNewline() bool {
+	return d.text == "" || d.text[len(d.text)-1] == '\n'
+}
+
+// DominantEOL returns the ending that lines added by an edit get: "\r\n" if
+// CRLF endings outnumber LF ones, else "\n".
+func (d *Document) DominantEOL() string {
+	if d.crlf > d.lf {
+		return "\r\n"
+	}
+	return "\n"
+}
+
+// EOLStyle describes the file's endings: "lf", "crlf" or "mixed". A file
+// without any ending is "lf".
+func (d *Document) EOLStyle() string {
+	switch {
+	case d.crlf == 0:
+		return "lf"
+	case d.lf == 0:
+		return "crlf"
+	}
+	return "mixed"
+}
+
+// Bytes returns the exact file contents, BOM included, in a new slice.
+func (d *Document) Bytes() []byte {
+	b := make([]byte, 0, len(utf8BOM)+len(d.text))
+	if d.bom {
+		b = append(b, utf8BOM...)
+	}
+	return append(b, d.text...)
+}
+
+// Text returns the file contents after the BOM without copying.
+func (d *Document) Text() string { return d.text }
+
+// clamp limits the 1-based inclusive range [from, to] to the document and
+// reports whether anything is left.
+func (d *Document) clamp(from, to int) (int, int, bool) {
+	from = max(from, 1)
+	to = min(to, d.Len())
+	return from, to, from <= to
+}
+
+// Tagged returns lines from..to (1-based, inclusive, clamped to the document)
+// with their hashes.
+func (d *Document) Tagged(h Hasher, from, to int) []TaggedLine {
+	from, to, ok := d.clamp(from, to)
+	if !ok {
+		return nil
+	}
+	out := make([]TaggedLine, 0, to-from+1)
+	for n := from; n <= to; n++ {
+		c := d.Line(n)
+		out = append(out, TaggedLine{Number: n, Hash: h.Sum(c), Content: c})
+	}
+	return out
+}
+
+// AppendTagged appends the read text of lines from..to (1-based, inclusive,
+// clamped) to dst: tagged lines "LINE:HASH|CONTENT" joined by "\n", without a
+// trailing newline. Content longer than maxLineBytes (when > 0) is cut as by
+// CutLine, but its hash covers the whole line. This is the hot path of every
+// read, so it grows dst once and allocates nothing per line.
+func AppendTagged(dst []byte, h Hasher, d *Document, from, to int, maxLineBytes int) []byte {
+	from, to, ok := d.clamp(from, to)
+	if !ok {
+		return dst
+	}
+	hl := h.Len()
+	var num lineCounter
+	num.set(from)
+	// Content plus per-line overhead: number, ':', hash, '|', '\n'.
+	size := d.starts[to] - d.starts[from-1] + (to-from+1)*(decimalLen(to)+hl+3)
+	dst = slices.Grow(dst, size)
+	for n := from; n <= to; n++ {
+		if n > from {
+			dst = append(dst, '\n')
+			num.inc()
+		}
+		c := d.Line(n)
+		dst = append(dst, num.digits()...)
+		dst = append(dst, ':')
+		dst = appendHex(dst, Sum32(c), hl)
+		dst = append(dst, '|')
+		if maxLineBytes > 0 && len(c) > maxLineBytes {
+			dst = append(dst, c[:cutPoint(c, maxLineBytes)]...)
+			dst = appendCutMarker(dst, len(c))
+			continue
+		}
+		dst = append(dst, c...)
+	}
+	return dst
+}
+
+// lineCounter formats consecutive line numbers by incrementing decimal
+// digits in place, which is cheaper than formatting every number anew.
+type lineCounter struct {
+	buf [20]byte
+	pos int // digits are buf[pos:]
+}
+
+func (c *lineCounter) set(n int) {
+	b := strconv.AppendInt(c.buf[:0], int64(n), 10)
+	c.pos = len(c.buf) - len(b)
+	copy(c.buf[c.pos:], b)
+}
+
+func (c *lineCounter) inc() {
+	for i := len(c.buf) - 1; i >= c.pos; i-- {
+		if c.buf[i] < '9' {
+			c.buf[i]++
+			return
+		}
+		c.buf[i] = '0'
+	}
+	c.pos--
+	c.buf[c.pos] = '1'
+}
+
+func (c *lineCounter) digits() []byte { return c.buf[c.pos:] }
+
+// decimalLen returns the number of decimal digits of n > 0.
+func decimalLen(n int) int {
+	l := 1
+	for n >= 10 {
+		n /= 10
+		l++
+	}
+	return l
+}

@@ -1,0 +1,174 @@
+package hashline
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Reason classifies a Problem. The values are the reasons of the API's error
+// details, so the server can pass them through unchanged.
+type Reason string
+
+// Reasons an edit batch is refused.
+const (
+	// ReasonStaleRef: the referenced line's hash no longer matches; the model
+	// must re-read (Problem.Fresh has the current lines).
+	ReasonStaleRef Reason = "STALE_REF"
+	// ReasonInvalidRef: the reference is malformed, has line 0, or has a hash
+	// of the wrong length.
+	ReasonInvalidRef Reason = "INVALID_REF"
+	// ReasonLineOutOfRange: the line is past the end of the file, or a range
+	// ends before it starts.
+	ReasonLineOutOfRange Reason = "LINE_OUT_OF_RANGE"
+	// ReasonOverlappingEdits: two edits of the batch touch the same line or
+	// insertion point.
+	ReasonOverlappingEdits Reason = "OVERLAPPING_EDITS"
+	// ReasonEmptyEdits: the batch has no edits.
+	ReasonEmptyEdits Reason = "EMPTY_EDITS"
+	// ReasonNoChange: the batch would leave the file byte-identical.
+	ReasonNoChange Reason = "NO_CHANGE"
+	// ReasonTextNotFound: replaceText's oldText does not occur.
+	ReasonTextNotFound Reason = "TEXT_NOT_FOUND"
+	// ReasonAmbiguousText: replaceText's oldText occurs more than once and
+	// all is not set.
+	ReasonAmbiguousText Reason = "AMBIGUOUS_TEXT"
+	// ReasonInvalidEdit: the edit itself is malformed (unknown op, empty
+	// oldText, an insert without text).
+	ReasonInvalidEdit Reason = "INVALID_EDIT"
+)
+
+// Problem is one thing wrong with one edit of a batch.
+type Problem struct {
+	// EditIndex is the index of the edit in the batch, or -1 for a problem
+	// of the batch as a whole (EMPTY_EDITS).
+	EditIndex int
+	// Field names the offending part of the edit: "start", "end",
+	// "anchor", "text", "oldText", "op" or "edits".
+	Field string
+	// Reason classifies the problem.
+	Reason Reason
+	// Message is a complete sentence, starting with the edit and field,
+	// that tells a model what is wrong and what to do.
+	Message string
+	// Ref is the reference as the client sent it, if the problem is about one.
+	Ref string
+	// Line is the referenced line number, if known.
+	Line int
+	// ExpectedHash is the hash the reference carried (stale refs).
+	ExpectedHash string
+	// ActualHash is the current hash of Line (stale refs).
+	ActualHash string
+	// CurrentLine is the current line at Line, tagged ("12:3f|content"), or
+	// "" if the file is now shorter.
+	CurrentLine string
+	// Fresh holds the current lines around Line (two before, two after), so
+	// a model can retry without another read.
+	Fresh []TaggedLine
+}
+
+// BatchError reports every problem of a refused batch. Nothing of a batch
+// is applied when it has any problem.
+type BatchError struct {
+	Problems []Problem
+}
+
+// Error renders the problems for a model. Stale references become a view of
+// the current lines with the changed ones marked ">>> "; every other problem
+// is one line of its own.
+func (e *BatchError) Error() string {
+	var b strings.Builder
+	var stale []Problem
+	for _, p := range e.Problems {
+		if p.Reason == ReasonStaleRef {
+			stale = append(stale, p)
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(p.Message)
+	}
+	if len(stale) > 0 {
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		writeStaleView(&b, stale)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// writeStaleView writes the header and the merged fresh windows of stale
+// problems: one window per stale line, joined where they touch, "..."
+// between gaps.
+func writeStaleView(b *strings.Builder, stale []Problem) {
+	changed := map[int]bool{}
+	byNumber := map[int]TaggedLine{}
+	for _, p := range stale {
+		changed[p.Line] = true
+		for _, t := range p.Fresh {
+			byNumber[t.Number] = t
+		}
+	}
+	b.WriteString(strconv.Itoa(len(changed)))
+	b.WriteString(" line(s) changed since last read; use the updated refs below (>>> marks changed lines)\n")
+	numbers := make([]int, 0, len(byNumber))
+	for n := range byNumber {
+		numbers = append(numbers, n)
+	}
+	slices.Sort(numbers)
+	for i, n := range numbers {
+		if i > 0 {
+			if n != numbers[i-1]+1 {
+				b.WriteString("...\n")
+			}
+		}
+		if changed[n] {
+			b.WriteString(">>> ")
+		} else {
+			b.WriteString("    ")
+		}
+		b.WriteString(byNumber[n].String())
+		b.WriteByte('\n')
+	}
+}
+
+// Reason returns the reason that best describes the batch: a malformed
+// request (invalid ref or edit, out of range, overlapping, empty, ambiguous)
+// is reported before TEXT_NOT_FOUND, which is reported before STALE_REF,
+// because re-reading cannot fix a malformed request. NO_CHANGE only occurs
+// alone.
+func (e *BatchError) Reason() Reason {
+	best, rank := Reason(""), 0
+	for _, p := range e.Problems {
+		if r := reasonRank(p.Reason); r > rank {
+			best, rank = p.Reason, r
+		}
+	}
+	return best
+}
+
+func reasonRank(r Reason) int {
+	switch r {
+	case ReasonNoChange:
+		return 1
+	case ReasonStaleRef:
+		return 2
+	case ReasonTextNotFound:
+		return 3
+	case "":
+		return 0
+	}
+	return 4
+}
+
+// Stale returns the stale-reference problems, in edit order.
+func (e *BatchError) Stale() []Problem {
+	var out []Problem
+	for _, p := range e.Problems {
+		if p.Reason == ReasonStaleRef {
+			out = append(out, p)
+		}
+	}
+	return out
+}
