@@ -1,0 +1,68 @@
+# hashline — common tasks. `make help` lists them.
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+BUF      := go tool -modfile=tools/buf/go.mod buf
+GRPCURL  := go tool -modfile=tools/grpcurl/go.mod grpcurl
+FUZZTIME ?= 10s
+BENCHTIME ?= 1s
+
+.PHONY: help
+help: ## Show the targets
+	@grep -E '^[a-z][a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN{FS=":.*## "}{printf "  %-14s %s\n", $$1, $$2}'
+
+.PHONY: run
+run: ## Serve the current directory on 127.0.0.1:7420
+	go run ./cmd/hashlined serve
+
+.PHONY: build
+build: ## Build bin/hashlined
+	go build -o bin/hashlined ./cmd/hashlined
+
+.PHONY: test
+test: checkgenerate lint unit smoke ## Everything CI runs: generated code current, lint, race tests, grpcurl smoke test
+
+.PHONY: unit
+unit: ## go test -race ./... (fuzz seed corpora and examples included)
+	go test -race -count=1 ./...
+
+.PHONY: smoke
+smoke: ## Start the real binary and drive it with grpcurl (list, read, edit, stale edit)
+	scripts/smoke.sh
+
+tools/ts/node_modules: tools/ts/package.json tools/ts/package-lock.json
+	cd tools/ts && npm ci --no-audit --no-fund
+	touch tools/ts/node_modules
+
+.PHONY: generate
+generate: tools/ts/node_modules ## Regenerate gen/go and gen/ts from proto/
+	$(BUF) generate
+
+.PHONY: checkgenerate
+checkgenerate: generate ## Fail if the committed generated code is not current
+	@if [ -n "$$(git status --porcelain -- gen)" ]; then \
+		echo "generated code is stale; run 'make generate' and commit:"; git status --porcelain -- gen; git diff --stat -- gen; exit 1; fi
+
+.PHONY: lint
+lint: ## buf lint, buf format, go vet, gofmt
+	$(BUF) lint
+	$(BUF) format -d --exit-code
+	go vet ./...
+	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^gen/')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+.PHONY: breaking
+breaking: ## buf breaking against main
+	$(BUF) breaking --against '.git#branch=main'
+
+.PHONY: fuzz
+fuzz: ## Run every fuzz target for FUZZTIME each (default 10s)
+	@for pkg in $$(go list ./internal/...); do \
+		for f in $$(go test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+			echo "== $$pkg $$f"; go test -run='^$$' -fuzz="^$$f$$" -fuzztime=$(FUZZTIME) $$pkg; \
+		done; \
+	done
+
+.PHONY: bench
+bench: ## Core, workspace and grep benchmarks (ratios against baselines measured in the same run)
+	go test -run='^$$' -bench=. -benchmem -benchtime=$(BENCHTIME) ./internal/... ./server/...

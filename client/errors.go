@@ -1,0 +1,116 @@
+package client
+
+import (
+	"fmt"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+)
+
+// Error is an error the server returned, decoded from its status. Compare
+// with the sentinels below using errors.Is, which matches on Reason.
+type Error struct {
+	// Code is the gRPC status code.
+	Code codes.Code
+	// Reason is the server's exact reason, e.g. "NOT_FOUND", "STALE_REF".
+	Reason string
+	// Message is the server's message, written for a model to act on.
+	Message string
+	// Metadata holds extra facts such as "currentVersion".
+	Metadata map[string]string
+	// Edits lists the bad edits of a batch (INVALID_ARGUMENT and
+	// FAILED_PRECONDITION errors about edits).
+	Edits []*hashlinev1.EditError
+
+	st *status.Status
+}
+
+func (e *Error) Error() string {
+	if e.Reason == "" {
+		return fmt.Sprintf("hashline: %s: %s", e.Code, e.Message)
+	}
+	return fmt.Sprintf("hashline: %s (%s): %s", e.Reason, e.Code, e.Message)
+}
+
+// Is reports whether target is an *Error with the same Reason, so
+// errors.Is(err, client.ErrNotFound) works whatever the message.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Reason != "" && t.Reason == e.Reason
+}
+
+// GRPCStatus returns the original status, so status.Code(err) still works.
+func (e *Error) GRPCStatus() *status.Status { return e.st }
+
+// Sentinels for errors.Is; they match any server error with that reason.
+var (
+	ErrStaleRef         = &Error{Reason: "STALE_REF"}
+	ErrVersionMismatch  = &Error{Reason: "VERSION_MISMATCH"}
+	ErrNotFound         = &Error{Reason: "NOT_FOUND"}
+	ErrAlreadyExists    = &Error{Reason: "ALREADY_EXISTS"}
+	ErrOutsideRoot      = &Error{Reason: "OUTSIDE_ROOT"}
+	ErrNotRegularFile   = &Error{Reason: "NOT_REGULAR_FILE"}
+	ErrBinaryFile       = &Error{Reason: "BINARY_FILE"}
+	ErrNotText          = &Error{Reason: "NOT_TEXT"}
+	ErrTooLarge         = &Error{Reason: "TOO_LARGE"}
+	ErrNoChange         = &Error{Reason: "NO_CHANGE"}
+	ErrInvalidRef       = &Error{Reason: "INVALID_REF"}
+	ErrLineOutOfRange   = &Error{Reason: "LINE_OUT_OF_RANGE"}
+	ErrOverlappingEdits = &Error{Reason: "OVERLAPPING_EDITS"}
+	ErrEmptyEdits       = &Error{Reason: "EMPTY_EDITS"}
+	ErrTextNotFound     = &Error{Reason: "TEXT_NOT_FOUND"}
+	ErrAmbiguousText    = &Error{Reason: "AMBIGUOUS_TEXT"}
+)
+
+// StaleRefError is an Edit refused because references no longer match the
+// file. Refs has one entry per failing reference, each with fresh tagged
+// lines to retry from; Err.Message is the same as a text view a model can
+// read directly.
+//
+//	var stale client.StaleRefError
+//	if errors.As(err, &stale) { ... stale.Refs[0].Fresh ... }
+type StaleRefError struct {
+	// Err is the decoded status (Reason "STALE_REF"; Message the text view).
+	Err *Error
+	// Refs describes each stale reference.
+	Refs []*hashlinev1.StaleRef
+	// CurrentVersion is the version the fresh lines come from.
+	CurrentVersion string
+}
+
+// Error returns the server's text view of the stale lines.
+func (e StaleRefError) Error() string { return e.Err.Error() }
+
+// Unwrap exposes Err, so errors.Is(err, ErrStaleRef) holds.
+func (e StaleRefError) Unwrap() error { return e.Err }
+
+// FromStatus decodes a gRPC error into an *Error, or a StaleRefError for
+// STALE_REF. nil stays nil; errors that carry no status are returned as is.
+func FromStatus(err error) error {
+	if err == nil {
+		return nil
+	}
+	st, ok := status.FromError(err)
+	if !ok {
+		return err
+	}
+	e := &Error{Code: st.Code(), Message: st.Message(), st: st}
+	var stale []*hashlinev1.StaleRef
+	for _, d := range st.Details() {
+		switch d := d.(type) {
+		case *hashlinev1.ErrorInfo:
+			e.Reason = d.GetReason()
+			e.Metadata = d.GetMetadata()
+		case *hashlinev1.EditError:
+			e.Edits = append(e.Edits, d)
+		case *hashlinev1.StaleRef:
+			stale = append(stale, d)
+		}
+	}
+	if e.Reason == "STALE_REF" {
+		return StaleRefError{Err: e, Refs: stale, CurrentVersion: e.Metadata["currentVersion"]}
+	}
+	return e
+}

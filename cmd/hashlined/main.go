@@ -1,0 +1,267 @@
+// Command hashlined serves one workspace directory over gRPC as the
+// hashline.v1.FileService: the one authoritative editor that LLM agents read
+// and edit files through with hashline references.
+//
+// Usage:
+//
+//	hashlined serve [flags]
+//
+// Every flag can also be set by an environment variable: HASHLINED_ and the
+// flag name in upper case with "-" as "_" (--hash-len -> HASHLINED_HASH_LEN).
+// A flag on the command line wins over the environment.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/hashline/hashline/internal/hashline"
+	"github.com/hashline/hashline/internal/workspace"
+	"github.com/hashline/hashline/server"
+)
+
+const usage = `hashlined serves a workspace directory to LLM agents over gRPC (hashline.v1.FileService).
+
+Usage:
+  hashlined serve [flags]    serve the workspace (default: the current directory on 127.0.0.1:7420)
+  hashlined help             show this help
+
+Every flag may also come from the environment as HASHLINED_<FLAG> (e.g.
+HASHLINED_LISTEN=unix:///tmp/h.sock); the command line wins.
+
+Flags of serve:
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// config is the binary's flags; the libraries take functional options.
+type config struct {
+	root           string
+	listen         string
+	hashLen        int
+	logFormat      string
+	logLevel       string
+	readLimit      int
+	readBytes      int
+	maxLineBytes   int
+	maxFileBytes   int64
+	maxEdits       int
+	maxRecvBytes   int
+	defaultTimeout time.Duration
+	shutdownGrace  time.Duration
+	fsync          bool
+}
+
+func flags(fs *flag.FlagSet) *config {
+	c := &config{}
+	fs.StringVar(&c.root, "root", ".", "workspace root directory; every path is confined to it")
+	fs.StringVar(&c.listen, "listen", "127.0.0.1:7420", "address to listen on: host:port, or unix:///path/to.sock (port 0 picks a free port)")
+	fs.IntVar(&c.hashLen, "hash-len", hashline.DefaultHashLen, "hex digits per line hash, 2 to 8")
+	fs.StringVar(&c.logFormat, "log-format", "text", "log format: text or json (logs go to stderr)")
+	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	fs.IntVar(&c.readLimit, "read-limit", server.DefaultReadLimit, "most lines one Read returns")
+	fs.IntVar(&c.readBytes, "read-bytes", server.DefaultReadByteBudget, "most bytes of tagged text one Read returns")
+	fs.IntVar(&c.maxLineBytes, "max-line-bytes", server.DefaultMaxLineBytes, "lines longer than this are shown cut (their hash covers the whole line)")
+	fs.Int64Var(&c.maxFileBytes, "max-file-bytes", 64<<20, "largest file Read, Edit, Write and Grep handle")
+	fs.IntVar(&c.maxEdits, "max-edits", server.DefaultMaxEdits, "most edits in one Edit batch")
+	fs.IntVar(&c.maxRecvBytes, "max-recv-bytes", 64<<20, "largest request message")
+	fs.DurationVar(&c.defaultTimeout, "default-timeout", 60*time.Second, "deadline for calls that arrive without one (0 = none)")
+	fs.DurationVar(&c.shutdownGrace, "shutdown-grace", 10*time.Second, "on SIGINT/SIGTERM, how long in-flight calls may finish before they are cut")
+	fs.BoolVar(&c.fsync, "fsync", true, "fsync files and directories on write; false is UNSAFE (a crash can lose acknowledged edits) and meant for benchmarks")
+	return c
+}
+
+// envDefaults sets every flag not given on the command line from its
+// HASHLINED_* variable.
+func envDefaults(fs *flag.FlagSet) error {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	var errs []error
+	fs.VisitAll(func(f *flag.Flag) {
+		if given[f.Name] {
+			return
+		}
+		key := "HASHLINED_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
+		if v, ok := os.LookupEnv(key); ok {
+			if err := f.Value.Set(v); err != nil {
+				errs = append(errs, fmt.Errorf("%s=%q: %w", key, v, err))
+			}
+		}
+	})
+	return errors.Join(errs...)
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+		flags(fs)
+		fs.SetOutput(stdout)
+		fmt.Fprint(stdout, usage)
+		fs.PrintDefaults()
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	if args[0] != "serve" {
+		fmt.Fprintf(stderr, "hashlined: unknown command %q; run 'hashlined help'\n", args[0])
+		return 2
+	}
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	c := flags(fs)
+	if err := fs.Parse(args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "hashlined serve: unexpected argument %q (use --root to choose the workspace)\n", fs.Arg(0))
+		return 2
+	}
+	if err := envDefaults(fs); err != nil {
+		fmt.Fprintf(stderr, "hashlined serve: %v\n", err)
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := serve(ctx, c, stdout, stderr); err != nil {
+		fmt.Fprintf(stderr, "hashlined serve: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func newLogger(c *config, w io.Writer) (*slog.Logger, error) {
+	var lvl slog.Level
+	if err := lvl.UnmarshalText([]byte(c.logLevel)); err != nil {
+		return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", c.logLevel)
+	}
+	ho := &slog.HandlerOptions{Level: lvl}
+	switch c.logFormat {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, ho)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, ho)), nil
+	}
+	return nil, fmt.Errorf("--log-format %q: want text or json", c.logFormat)
+}
+
+func serve(ctx context.Context, c *config, stdout, stderr io.Writer) error {
+	logger, err := newLogger(c, stderr)
+	if err != nil {
+		return err
+	}
+	hasher, err := hashline.NewHasher(c.hashLen)
+	if err != nil {
+		return fmt.Errorf("--hash-len: %w", err)
+	}
+	ws, err := workspace.Open(c.root, workspace.WithMaxFileBytes(c.maxFileBytes), workspace.WithFsync(c.fsync))
+	if err != nil {
+		return fmt.Errorf("--root: %w", err)
+	}
+	defer ws.Close()
+	if !c.fsync {
+		logger.Warn("fsync is off: a crash or power loss can lose or corrupt acknowledged writes")
+	}
+
+	lis, cleanup, err := listen(c.listen)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+
+	svc := server.New(ws,
+		server.WithHasher(hasher),
+		server.WithReadLimit(c.readLimit),
+		server.WithReadByteBudget(c.readBytes),
+		server.WithMaxLineBytes(c.maxLineBytes),
+		server.WithMaxEdits(c.maxEdits),
+		server.WithLogger(logger),
+	)
+	gs, hs := server.NewGRPCServer(svc, server.GRPCConfig{
+		MaxRecvBytes:   c.maxRecvBytes,
+		MaxSendBytes:   c.maxRecvBytes,
+		DefaultTimeout: c.defaultTimeout,
+		Logger:         logger,
+	})
+
+	addr := lis.Addr().String()
+	if lis.Addr().Network() == "unix" {
+		addr = "unix://" + addr
+	}
+	// Tests and scripts read this line to find a port chosen with :0.
+	fmt.Fprintf(stdout, "hashlined: serving %s on %s\n", ws.Dir(), addr)
+	logger.Info("serving", "root", ws.Dir(), "listen", addr, "hashLen", hasher.Len())
+
+	errc := make(chan error, 1)
+	go func() { errc <- gs.Serve(lis) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down: finishing in-flight calls", "grace", c.shutdownGrace)
+	hs.Shutdown() // health answers NOT_SERVING from here on
+	stopped := make(chan struct{})
+	go func() {
+		gs.GracefulStop()
+		close(stopped)
+	}()
+	select {
+	case <-stopped:
+	case <-time.After(c.shutdownGrace):
+		logger.Warn("grace period over: cutting remaining calls")
+		gs.Stop()
+	}
+	logger.Info("stopped")
+	return nil
+}
+
+// listen opens a TCP address or a unix:// socket path. A stale socket file
+// left by a crashed server is removed; a live one is refused.
+func listen(addr string) (net.Listener, func(), error) {
+	path, ok := strings.CutPrefix(addr, "unix://")
+	if !ok {
+		lis, err := net.Listen("tcp", addr)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--listen %s: %w", addr, err)
+		}
+		return lis, func() {}, nil
+	}
+	if path == "" {
+		return nil, nil, fmt.Errorf("--listen %s: want unix:///absolute/path.sock", addr)
+	}
+	path = filepath.Clean(path)
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSocket != 0 {
+		if c, err := net.DialTimeout("unix", path, time.Second); err == nil {
+			c.Close()
+			return nil, nil, fmt.Errorf("--listen %s: another server is listening there", addr)
+		}
+		os.Remove(path)
+	}
+	lis, err := net.Listen("unix", path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--listen %s: %w", addr, err)
+	}
+	// Only this user may talk to the server through the socket.
+	if err := os.Chmod(path, 0o600); err != nil {
+		lis.Close()
+		return nil, nil, fmt.Errorf("--listen %s: %w", addr, err)
+	}
+	return lis, func() { lis.Close() }, nil
+}

@@ -1,0 +1,202 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
+	"github.com/hashline/hashline/client"
+	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+)
+
+var binary string
+
+// TestMain builds the real hashlined once; the tests run it as a
+// subprocess and talk to it over real sockets.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "hashlined-test")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "hashlined")
+	out, err := exec.Command("go", "build", "-race", "-o", binary, ".").CombinedOutput()
+	if err != nil {
+		os.RemoveAll(dir)
+		panic("build hashlined: " + err.Error() + "\n" + string(out))
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// start runs hashlined serve with args and returns the address it prints.
+func start(t *testing.T, env []string, args ...string) (*exec.Cmd, string) {
+	t.Helper()
+	cmd := exec.Command(binary, append([]string{"serve"}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	lines := make(chan string, 1)
+	go func() {
+		s := bufio.NewScanner(stdout)
+		for s.Scan() {
+			if strings.Contains(s.Text(), "serving") {
+				lines <- s.Text()
+			}
+		}
+	}()
+	select {
+	case l := <-lines:
+		_, addr, _ := strings.Cut(l, " on ")
+		return cmd, addr
+	case <-time.After(30 * time.Second):
+		t.Fatalf("hashlined did not start: %s", stderr.String())
+	}
+	return nil, ""
+}
+
+func TestServeOverLoopbackWithRealBinary(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "a.txt"), []byte("alpha\nbeta\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd, addr := start(t, nil, "--root", root, "--listen", "127.0.0.1:0")
+	c, err := client.Dial(addr, client.WithAgentID("e2e"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	r, err := c.Read(ctx, &hashlinev1.ReadRequest{Path: "a.txt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	beta := client.Ref(r.GetLines()[1])
+	if _, err := c.Edit(ctx, &hashlinev1.EditRequest{Path: "a.txt", Edits: []*hashlinev1.FileEdit{client.Replace(beta, "", "gamma")}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Edit(ctx, &hashlinev1.EditRequest{Path: "a.txt", Edits: []*hashlinev1.FileEdit{client.Replace(beta, "", "delta")}})
+	var stale client.StaleRefError
+	if !errors.As(err, &stale) || len(stale.Refs) != 1 || !strings.HasSuffix(stale.Refs[0].GetCurrentLine(), "|gamma") {
+		t.Fatalf("second edit with the old ref: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "a.txt")); string(b) != "alpha\ngamma\n" {
+		t.Errorf("file = %q", b)
+	}
+
+	// SIGTERM: health goes away, the process exits 0.
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("exit after SIGTERM: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("hashlined did not stop on SIGTERM")
+	}
+}
+
+func TestServeOnUnixSocketWithEnvConfig(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "a.txt"), []byte("alpha\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(t.TempDir(), "h.sock")
+	_, addr := start(t, []string{"HASHLINED_ROOT=" + root, "HASHLINED_LISTEN=unix://" + sock, "HASHLINED_HASH_LEN=6"})
+	if addr != "unix://"+sock {
+		t.Fatalf("addr = %q", addr)
+	}
+	if fi, err := os.Stat(sock); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("socket mode: %v %v", fi, err)
+	}
+	c, err := client.Dial(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	r, err := c.Read(ctx, &hashlinev1.ReadRequest{Path: "a.txt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := r.GetLines()[0].GetHash(); len(h) != 6 {
+		t.Errorf("HASHLINED_HASH_LEN=6 gave hash %q", h)
+	}
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	h, err := healthpb.NewHealthClient(conn).Check(ctx, &healthpb.HealthCheckRequest{Service: "hashline.v1.FileService"})
+	if err != nil || h.GetStatus() != healthpb.HealthCheckResponse_SERVING {
+		t.Errorf("health = %v %v", h, err)
+	}
+}
+
+func TestBadCommandLinesExitTwo(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		env  []string
+	}{
+		{name: "no command", args: nil},
+		{name: "unknown command", args: []string{"run"}},
+		{name: "unknown flag", args: []string{"serve", "--nope"}},
+		{name: "stray argument", args: []string{"serve", "dir"}},
+		{name: "bad env value", args: []string{"serve"}, env: []string{"HASHLINED_HASH_LEN=abc"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd := exec.Command(binary, tt.args...)
+			cmd.Env = append(os.Environ(), tt.env...)
+			err := cmd.Run()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 2 {
+				t.Errorf("exit = %v, want 2", err)
+			}
+		})
+	}
+}
+
+func TestBadSettingsFailWithExitOne(t *testing.T) {
+	for _, args := range [][]string{
+		{"serve", "--hash-len", "9", "--listen", "127.0.0.1:0"},
+		{"serve", "--root", "/does/not/exist", "--listen", "127.0.0.1:0"},
+		{"serve", "--log-format", "xml", "--listen", "127.0.0.1:0"},
+	} {
+		out, err := exec.Command(binary, args...).CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(string(out), "--") {
+			t.Errorf("%v: exit %v, output %q", args, err, out)
+		}
+	}
+}

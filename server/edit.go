@@ -1,0 +1,232 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/hashline"
+	"github.com/hashline/hashline/internal/workspace"
+)
+
+// Edit checks every reference of the batch against the file, applies the
+// batch in memory and writes the file once.
+func (s *Service) Edit(ctx context.Context, req *hashlinev1.EditRequest) (*hashlinev1.EditResponse, error) {
+	resp, err := s.edit(ctx, req)
+	return resp, toStatus(err)
+}
+
+func (s *Service) edit(ctx context.Context, req *hashlinev1.EditRequest) (*hashlinev1.EditResponse, error) {
+	if n := len(req.GetEdits()); n > s.opts.maxEdits {
+		return nil, badRequest("edits", "%d edits in one batch; the most is %d, split the batch", n, s.opts.maxEdits)
+	}
+	context := DefaultContext
+	if req.Context != nil {
+		if req.GetContext() < 0 {
+			return nil, badRequest("context", "context %d is negative; use 0 for no context lines", req.GetContext())
+		}
+		context = int(req.GetContext())
+	}
+	edits := toCoreEdits(req.GetEdits())
+	rel, err := s.ws.Rel(req.GetPath())
+	if err != nil {
+		return nil, err
+	}
+
+	unlock, err := s.locks.lock(ctx, rel)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+
+	f, err := s.ws.ReadFile(rel)
+	if err != nil {
+		if errors.Is(err, workspace.ErrNotFound) {
+			return nil, errors.Join(err, errors.New("Edit changes existing files; create it with Write"))
+		}
+		return nil, err
+	}
+	doc := hashline.ParseDocument(f.Text)
+	h := s.opts.hasher
+	plan, err := hashline.PlanEdits(doc, edits, h)
+	if err != nil {
+		return nil, s.planError(err, f.Version)
+	}
+	if base := req.GetBaseVersion(); base != "" && base != f.Version {
+		// Every reference still matches the current file by line and hash,
+		// but the caller asked for exactness against a version the server
+		// cannot compare with: refuse rather than guess.
+		return nil, &versionMismatchError{
+			path: f.Path, expected: base, current: f.Version,
+			hint: "the file changed since that version; Read it again and retry with the new tags and version (or omit baseVersion to have references checked by line and hash)",
+		}
+	}
+	res, err := plan.Apply(doc, hashline.ApplyOptions{
+		Hasher:       h,
+		Context:      context,
+		OldLabel:     "a/" + f.Path,
+		NewLabel:     "b/" + f.Path,
+		MaxLineBytes: s.opts.maxLineBytes,
+	})
+	if err != nil {
+		return nil, s.planError(err, f.Version)
+	}
+	out := res.Doc.Bytes()
+	version := ""
+	if req.GetDryRun() {
+		raw, err := workspace.Encode(out, f.Encoding)
+		if err != nil {
+			return nil, err
+		}
+		version = workspace.Version(raw)
+	} else {
+		wr, err := s.ws.WriteFile(rel, out, workspace.WriteOptions{Mode: workspace.ReplaceOnly, Encoding: f.Encoding})
+		if err != nil {
+			return nil, err
+		}
+		version = wr.Version
+	}
+	s.opts.logger.DebugContext(ctx, "edit", "path", f.Path, "edits", len(edits), "dryRun", req.GetDryRun(), "version", version)
+
+	resp := &hashlinev1.EditResponse{
+		Path:       f.Path,
+		Version:    version,
+		Diff:       res.Diff,
+		Replaced:   s.tagged(res.Replaced),
+		Warnings:   res.Warnings,
+		TotalLines: int32(res.Doc.Len()),
+		DryRun:     req.GetDryRun(),
+	}
+	for _, w := range res.Windows {
+		lines := s.tagged(w.Lines)
+		resp.Windows = append(resp.Windows, &hashlinev1.Window{
+			Start: int32(w.Start),
+			End:   int32(w.End),
+			Lines: lines,
+			Text:  joinTagged(lines),
+		})
+	}
+	if req.GetFull() {
+		resp.Lines = s.tagged(res.Doc.Tagged(h, 1, res.Doc.Len()))
+	}
+	return resp, nil
+}
+
+// planError attaches the version the stale check ran against, so StaleRef
+// details say which version their fresh lines come from.
+func (s *Service) planError(err error, version string) error {
+	var b *hashline.BatchError
+	if errors.As(err, &b) {
+		return &staleError{batch: b, currentVersion: version}
+	}
+	return err
+}
+
+func joinTagged(lines []*hashlinev1.Line) string {
+	var b strings.Builder
+	for i, l := range lines {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(hashline.TaggedLine{Number: int(l.Number), Hash: l.Hash, Content: l.Content}.String())
+	}
+	return b.String()
+}
+
+// toCoreEdits converts the API's oneof edits. An edit with no operation set
+// becomes Op 0, which the planner reports as INVALID_EDIT with its index.
+func toCoreEdits(in []*hashlinev1.FileEdit) []hashline.Edit {
+	out := make([]hashline.Edit, len(in))
+	for i, e := range in {
+		switch op := e.GetOp().(type) {
+		case *hashlinev1.FileEdit_Replace:
+			out[i] = hashline.Edit{Op: hashline.OpReplace, Start: op.Replace.GetStart(), End: op.Replace.GetEnd(), Text: op.Replace.GetText()}
+		case *hashlinev1.FileEdit_InsertAfter:
+			out[i] = hashline.Edit{Op: hashline.OpInsertAfter, Start: op.InsertAfter.GetAnchor(), Text: op.InsertAfter.GetText()}
+		case *hashlinev1.FileEdit_InsertBefore:
+			out[i] = hashline.Edit{Op: hashline.OpInsertBefore, Start: op.InsertBefore.GetAnchor(), Text: op.InsertBefore.GetText()}
+		case *hashlinev1.FileEdit_Delete:
+			out[i] = hashline.Edit{Op: hashline.OpDelete, Start: op.Delete.GetStart(), End: op.Delete.GetEnd()}
+		case *hashlinev1.FileEdit_Append:
+			out[i] = hashline.Edit{Op: hashline.OpAppend, Text: op.Append.GetText()}
+		case *hashlinev1.FileEdit_Prepend:
+			out[i] = hashline.Edit{Op: hashline.OpPrepend, Text: op.Prepend.GetText()}
+		case *hashlinev1.FileEdit_ReplaceText:
+			out[i] = hashline.Edit{Op: hashline.OpReplaceText, OldText: op.ReplaceText.GetOldText(), NewText: op.ReplaceText.GetNewText(), All: op.ReplaceText.GetAll()}
+		}
+	}
+	return out
+}
+
+// Write creates or overwrites a whole file, atomically and durably.
+func (s *Service) Write(ctx context.Context, req *hashlinev1.WriteRequest) (*hashlinev1.WriteResponse, error) {
+	resp, err := s.write(ctx, req)
+	return resp, toStatus(err)
+}
+
+func (s *Service) write(ctx context.Context, req *hashlinev1.WriteRequest) (*hashlinev1.WriteResponse, error) {
+	content := []byte(req.GetContent())
+	if i := strings.IndexByte(req.GetContent(), 0); i >= 0 {
+		return nil, invalid(ReasonBinaryContent, "content", "content has a NUL byte at offset %d; hashline writes text files only", i)
+	}
+	var mode workspace.WriteMode
+	switch req.GetMode() {
+	case hashlinev1.WriteMode_WRITE_MODE_UNSPECIFIED, hashlinev1.WriteMode_WRITE_MODE_UPSERT:
+		mode = workspace.Upsert
+	case hashlinev1.WriteMode_WRITE_MODE_CREATE:
+		mode = workspace.CreateOnly
+	case hashlinev1.WriteMode_WRITE_MODE_REPLACE:
+		mode = workspace.ReplaceOnly
+	default:
+		return nil, badRequest("mode", "unknown write mode %d; use WRITE_MODE_UPSERT, WRITE_MODE_CREATE or WRITE_MODE_REPLACE", req.GetMode())
+	}
+	rel, err := s.ws.Rel(req.GetPath())
+	if err != nil {
+		return nil, err
+	}
+	unlock, err := s.locks.lock(ctx, rel)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+
+	opts := workspace.WriteOptions{Mode: mode}
+	// Keep the encoding of a file being replaced, and check the caller's
+	// compare-and-swap version against it.
+	cur, err := s.ws.ReadFile(rel)
+	switch {
+	case err == nil:
+		opts.Encoding = cur.Encoding
+	case errors.Is(err, workspace.ErrNotFound):
+		cur = nil
+	case errors.Is(err, workspace.ErrBinary), errors.Is(err, workspace.ErrNotText):
+		// Overwriting a file we cannot show is allowed (it is replaced
+		// whole); only the version check needs its bytes.
+		cur = nil
+	default:
+		return nil, err
+	}
+	if want := req.GetExpectedVersion(); want != "" {
+		got := ""
+		if cur != nil {
+			got = cur.Version
+		}
+		if got != want {
+			return nil, &versionMismatchError{
+				path: rel, expected: want, current: got,
+				hint: "someone changed the file since you read it; Read it again, merge, and retry with the new version",
+			}
+		}
+	}
+	wr, err := s.ws.WriteFile(rel, content, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &hashlinev1.WriteResponse{
+		Path:       wr.Path,
+		Version:    wr.Version,
+		TotalLines: int32(hashline.ParseDocument(content).Len()),
+		Created:    wr.Created,
+	}, nil
+}

@@ -1,0 +1,219 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/protoadapt"
+
+	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/grep"
+	"github.com/hashline/hashline/internal/hashline"
+	"github.com/hashline/hashline/internal/workspace"
+)
+
+// Domain is the ErrorInfo domain of every error this server returns.
+const Domain = "hashline.v1"
+
+// Reasons the server adds to those of the core (hashline.Reason) and the
+// workspace sentinels. They are the ErrorInfo.reason strings clients match.
+const (
+	ReasonVersionMismatch  = "VERSION_MISMATCH"
+	ReasonNotFound         = "NOT_FOUND"
+	ReasonAlreadyExists    = "ALREADY_EXISTS"
+	ReasonOutsideRoot      = "OUTSIDE_ROOT"
+	ReasonNotRegularFile   = "NOT_REGULAR_FILE"
+	ReasonBinaryFile       = "BINARY_FILE"
+	ReasonNotText          = "NOT_TEXT"
+	ReasonTooLarge         = "TOO_LARGE"
+	ReasonInvalidPath      = "INVALID_PATH"
+	ReasonInvalidPattern   = "INVALID_PATTERN"
+	ReasonInvalidArgument  = "INVALID_ARGUMENT"
+	ReasonBinaryContent    = "BINARY_CONTENT"
+	ReasonInternal         = "INTERNAL"
+	ReasonPermissionDenied = "PERMISSION_DENIED"
+	ReasonIO               = "IO_ERROR"
+)
+
+// requestError is a bad request field found by the server itself (not by
+// the core edit planner or the workspace).
+type requestError struct {
+	reason string
+	field  string
+	msg    string
+}
+
+func (e *requestError) Error() string { return e.msg }
+
+func badRequest(field, format string, args ...any) error {
+	return invalid(ReasonInvalidArgument, field, format, args...)
+}
+
+func invalid(reason, field, format string, args ...any) error {
+	return &requestError{reason: reason, field: field, msg: fmt.Sprintf(format, args...)}
+}
+
+// versionMismatchError is returned when a caller's version (Write's
+// expectedVersion, Edit's baseVersion) is not the file's current one.
+type versionMismatchError struct {
+	path, expected, current string
+	hint                    string
+}
+
+func (e *versionMismatchError) Error() string {
+	cur := e.current
+	if cur == "" {
+		cur = "none (the file does not exist)"
+	}
+	return fmt.Sprintf("%s: version %s is not the current version %s; %s", e.path, e.expected, cur, e.hint)
+}
+
+// staleError wraps a core batch error that carries stale references, with
+// the version the fresh lines came from.
+type staleError struct {
+	batch          *hashline.BatchError
+	currentVersion string
+}
+
+func (e *staleError) Error() string { return e.batch.Error() }
+func (e *staleError) Unwrap() error { return e.batch }
+
+// toStatus is the one place where domain errors become gRPC statuses. Every
+// status carries an ErrorInfo with the reason; batch errors add one StaleRef
+// or EditError per problem.
+func toStatus(err error) error {
+	if err == nil {
+		return nil
+	}
+	if _, ok := status.FromError(err); ok {
+		return err // already a status (e.g. from an interceptor)
+	}
+	var (
+		stale *staleError
+		batch *hashline.BatchError
+		reqE  *requestError
+		verE  *versionMismatchError
+	)
+	switch {
+	case errors.As(err, &stale):
+		return batchStatus(stale.batch, stale.currentVersion)
+	case errors.As(err, &batch):
+		return batchStatus(batch, "")
+	case errors.As(err, &reqE):
+		return newStatus(codes.InvalidArgument, reqE.reason, err.Error(), map[string]string{"field": reqE.field})
+	case errors.As(err, &verE):
+		return newStatus(codes.Aborted, ReasonVersionMismatch, err.Error(), map[string]string{"currentVersion": verE.current})
+	case errors.Is(err, context.Canceled):
+		return status.Error(codes.Canceled, err.Error())
+	case errors.Is(err, context.DeadlineExceeded):
+		return status.Error(codes.DeadlineExceeded, err.Error())
+	case errors.Is(err, grep.ErrBadPattern):
+		return newStatus(codes.InvalidArgument, ReasonInvalidPattern, err.Error()+"; the pattern is RE2 syntax (set literal for a plain string)", nil)
+	}
+	for _, m := range workspaceErrors {
+		if errors.Is(err, m.sentinel) {
+			return newStatus(m.code, m.reason, err.Error(), nil)
+		}
+	}
+	return newStatus(codes.Internal, ReasonInternal, err.Error(), nil)
+}
+
+// workspaceErrors maps the workspace sentinels; errors.Is sees through any
+// wrapping added on the way up.
+var workspaceErrors = []struct {
+	sentinel error
+	code     codes.Code
+	reason   string
+}{
+	{workspace.ErrNotFound, codes.NotFound, ReasonNotFound},
+	{workspace.ErrExists, codes.AlreadyExists, ReasonAlreadyExists},
+	{workspace.ErrOutsideRoot, codes.PermissionDenied, ReasonOutsideRoot},
+	{workspace.ErrNotRegular, codes.FailedPrecondition, ReasonNotRegularFile},
+	{workspace.ErrBinary, codes.FailedPrecondition, ReasonBinaryFile},
+	{workspace.ErrNotText, codes.FailedPrecondition, ReasonNotText},
+	{workspace.ErrTooLarge, codes.ResourceExhausted, ReasonTooLarge},
+	{workspace.ErrInvalidPath, codes.InvalidArgument, ReasonInvalidPath},
+	{workspace.ErrPermission, codes.PermissionDenied, ReasonPermissionDenied},
+	{workspace.ErrIO, codes.Unavailable, ReasonIO},
+	// Grep reports a missing search path as the fs error itself.
+	{fs.ErrNotExist, codes.NotFound, ReasonNotFound},
+}
+
+// batchCode is the gRPC code for each core reason.
+func batchCode(r hashline.Reason) codes.Code {
+	switch r {
+	case hashline.ReasonStaleRef:
+		return codes.Aborted
+	case hashline.ReasonNoChange, hashline.ReasonTextNotFound:
+		return codes.FailedPrecondition
+	default:
+		return codes.InvalidArgument
+	}
+}
+
+func batchStatus(b *hashline.BatchError, currentVersion string) error {
+	reason := b.Reason()
+	meta := map[string]string{}
+	if currentVersion != "" {
+		meta["currentVersion"] = currentVersion
+	}
+	st := status.New(batchCode(reason), b.Error())
+	details := []protoadapt.MessageV1{
+		protoadapt.MessageV1Of(&hashlinev1.ErrorInfo{Reason: string(reason), Domain: Domain, Metadata: meta}),
+	}
+	for _, p := range b.Problems {
+		if p.Reason == hashline.ReasonStaleRef {
+			details = append(details, protoadapt.MessageV1Of(staleRefProto(p, currentVersion)))
+			continue
+		}
+		details = append(details, protoadapt.MessageV1Of(&hashlinev1.EditError{
+			EditIndex: int32(p.EditIndex),
+			Field:     p.Field,
+			Reason:    string(p.Reason),
+			Message:   p.Message,
+		}))
+	}
+	return withDetails(st, details...)
+}
+
+func staleRefProto(p hashline.Problem, currentVersion string) *hashlinev1.StaleRef {
+	fresh := make([]string, len(p.Fresh))
+	for i, l := range p.Fresh {
+		fresh[i] = l.String()
+	}
+	why := "CHANGED"
+	if p.CurrentLine == "" {
+		why = "DELETED"
+	}
+	return &hashlinev1.StaleRef{
+		EditIndex:      int32(p.EditIndex),
+		Ref:            strings.TrimSpace(p.Ref),
+		Line:           int32(p.Line),
+		ExpectedHash:   p.ExpectedHash,
+		ActualHash:     p.ActualHash,
+		CurrentLine:    p.CurrentLine,
+		Fresh:          fresh,
+		CurrentVersion: currentVersion,
+		Reason:         why,
+	}
+}
+
+func newStatus(code codes.Code, reason, msg string, meta map[string]string) error {
+	return withDetails(status.New(code, msg),
+		protoadapt.MessageV1Of(&hashlinev1.ErrorInfo{Reason: reason, Domain: Domain, Metadata: meta}))
+}
+
+func withDetails(st *status.Status, details ...protoadapt.MessageV1) error {
+	withD, err := st.WithDetails(details...)
+	if err != nil {
+		// Only a marshalling bug can get here; the bare status still has
+		// the code and the message.
+		return st.Err()
+	}
+	return withD.Err()
+}

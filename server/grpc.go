@@ -1,0 +1,134 @@
+package server
+
+import (
+	"context"
+	"log/slog"
+	"runtime/debug"
+	"time"
+
+	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/logging"
+	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/recovery"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/reflection"
+	"google.golang.org/grpc/status"
+
+	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+)
+
+// AgentMetadataKey is the request metadata that names the calling agent.
+const AgentMetadataKey = "x-agent-id"
+
+// AgentID returns the calling agent's identity: the x-agent-id metadata, or
+// "anonymous".
+func AgentID(ctx context.Context) string {
+	if md, ok := metadata.FromIncomingContext(ctx); ok {
+		if v := md.Get(AgentMetadataKey); len(v) > 0 && v[0] != "" {
+			return v[0]
+		}
+	}
+	return "anonymous"
+}
+
+// GRPCConfig holds the transport settings of NewGRPCServer.
+type GRPCConfig struct {
+	// MaxRecvBytes caps one request message (grpc default 4 MiB).
+	MaxRecvBytes int
+	// MaxSendBytes caps one response message.
+	MaxSendBytes int
+	// DefaultTimeout is the deadline given to calls that arrive without
+	// one; 0 leaves them unbounded.
+	DefaultTimeout time.Duration
+	// Logger receives one line per call.
+	Logger *slog.Logger
+	// ServerOptions are appended as given (e.g. TLS credentials).
+	ServerOptions []grpc.ServerOption
+}
+
+// NewGRPCServer returns a grpc.Server with the service, health checking
+// and reflection registered, and the interceptor chain: logging outermost,
+// then the default deadline, then panic recovery innermost so a panic is
+// logged as the INTERNAL error it becomes.
+func NewGRPCServer(svc *Service, cfg GRPCConfig) (*grpc.Server, *health.Server) {
+	logger := cfg.Logger
+	if logger == nil {
+		logger = svc.opts.logger
+	}
+	logOpts := []logging.Option{
+		logging.WithLogOnEvents(logging.FinishCall),
+		logging.WithFieldsFromContext(func(ctx context.Context) logging.Fields {
+			return logging.Fields{"agent", AgentID(ctx)}
+		}),
+	}
+	recoverOpt := recovery.WithRecoveryHandlerContext(func(ctx context.Context, p any) error {
+		logger.ErrorContext(ctx, "panic in handler", "panic", p, "stack", string(debug.Stack()))
+		return status.Errorf(codes.Internal, "internal error: %v; the server recovered, retry or report this", p)
+	})
+	opts := []grpc.ServerOption{
+		grpc.ChainUnaryInterceptor(
+			logging.UnaryServerInterceptor(slogAdapter(logger), logOpts...),
+			deadlineUnary(cfg.DefaultTimeout),
+			recovery.UnaryServerInterceptor(recoverOpt),
+		),
+		grpc.ChainStreamInterceptor(
+			logging.StreamServerInterceptor(slogAdapter(logger), logOpts...),
+			deadlineStream(cfg.DefaultTimeout),
+			recovery.StreamServerInterceptor(recoverOpt),
+		),
+	}
+	if cfg.MaxRecvBytes > 0 {
+		opts = append(opts, grpc.MaxRecvMsgSize(cfg.MaxRecvBytes))
+	}
+	if cfg.MaxSendBytes > 0 {
+		opts = append(opts, grpc.MaxSendMsgSize(cfg.MaxSendBytes))
+	}
+	opts = append(opts, cfg.ServerOptions...)
+
+	gs := grpc.NewServer(opts...)
+	svc.Register(gs)
+	hs := health.NewServer()
+	hs.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
+	hs.SetServingStatus(hashlinev1.FileService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
+	healthpb.RegisterHealthServer(gs, hs)
+	reflection.Register(gs)
+	return gs, hs
+}
+
+// slogAdapter lets the middleware log through our injected slog.Logger.
+func slogAdapter(l *slog.Logger) logging.Logger {
+	return logging.LoggerFunc(func(ctx context.Context, lvl logging.Level, msg string, fields ...any) {
+		l.Log(ctx, slog.Level(lvl), msg, fields...)
+	})
+}
+
+func deadlineUnary(d time.Duration) grpc.UnaryServerInterceptor {
+	return func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+		if _, ok := ctx.Deadline(); ok || d <= 0 {
+			return handler(ctx, req)
+		}
+		ctx, cancel := context.WithTimeout(ctx, d)
+		defer cancel()
+		return handler(ctx, req)
+	}
+}
+
+func deadlineStream(d time.Duration) grpc.StreamServerInterceptor {
+	return func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+		if _, ok := ss.Context().Deadline(); ok || d <= 0 {
+			return handler(srv, ss)
+		}
+		ctx, cancel := context.WithTimeout(ss.Context(), d)
+		defer cancel()
+		return handler(srv, &ctxStream{ServerStream: ss, ctx: ctx})
+	}
+}
+
+type ctxStream struct {
+	grpc.ServerStream
+	ctx context.Context
+}
+
+func (s *ctxStream) Context() context.Context { return s.ctx }

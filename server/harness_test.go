@@ -1,0 +1,134 @@
+package server_test
+
+import (
+	"context"
+	"io/fs"
+	"net"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/test/bufconn"
+
+	"github.com/hashline/hashline/client"
+	"github.com/hashline/hashline/internal/hashline"
+	"github.com/hashline/hashline/internal/workspace"
+	"github.com/hashline/hashline/server"
+)
+
+// env is one server over bufconn on a fresh temp workspace.
+type env struct {
+	t    *testing.T
+	root string
+	c    *client.Client
+	ctx  context.Context
+}
+
+// newEnv starts the full gRPC server (interceptors, health, reflection) on
+// an in-memory listener and returns a client for it. Everything is closed
+// with t.Cleanup.
+func newEnv(t *testing.T, opts ...server.Option) *env {
+	t.Helper()
+	root := t.TempDir()
+	ws, err := workspace.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	svc := server.New(ws, opts...)
+	gs, _ := server.NewGRPCServer(svc, server.GRPCConfig{DefaultTimeout: 30 * time.Second})
+	lis := bufconn.Listen(1 << 20)
+	go gs.Serve(lis)
+	t.Cleanup(gs.Stop)
+	conn, err := grpc.NewClient("passthrough:///bufnet",
+		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
+		grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return &env{t: t, root: root, c: client.New(conn, client.WithAgentID("test")), ctx: ctx}
+}
+
+// write puts a file into the workspace directly (not through the server).
+func (e *env) write(rel, content string) {
+	e.t.Helper()
+	p := filepath.Join(e.root, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+func (e *env) read(rel string) string {
+	e.t.Helper()
+	b, err := os.ReadFile(filepath.Join(e.root, filepath.FromSlash(rel)))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return string(b)
+}
+
+// snapshot records every entry under the root (path -> mode and bytes, or
+// link target) so a test can assert that nothing on disk changed.
+func (e *env) snapshot() map[string]string {
+	e.t.Helper()
+	snap := map[string]string{}
+	err := filepath.WalkDir(e.root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(e.root, p)
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		val := info.Mode().String()
+		switch {
+		case info.Mode()&fs.ModeSymlink != 0:
+			target, _ := os.Readlink(p)
+			val += " -> " + target
+		case info.Mode().IsRegular():
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			val += " " + string(b)
+		}
+		snap[rel] = val
+		return nil
+	})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return snap
+}
+
+func (e *env) assertUnchanged(before map[string]string) {
+	e.t.Helper()
+	after := e.snapshot()
+	for k, v := range before {
+		if after[k] != v {
+			e.t.Errorf("disk changed at %s:\nbefore %q\nafter  %q", k, v, after[k])
+		}
+	}
+	for k := range after {
+		if _, ok := before[k]; !ok {
+			e.t.Errorf("disk gained %s", k)
+		}
+	}
+}
+
+// tag returns the current "LINE:HASH" of line n of content, computed
+// independently of the server with the core hasher.
+func tag(content string, n int) string {
+	d := hashline.ParseDocument([]byte(content))
+	return hashline.Ref{Line: n, Hash: hashline.Hasher{}.Sum(d.Line(n))}.String()
+}

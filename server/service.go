@@ -1,0 +1,113 @@
+// Package server implements the hashline.v1.FileService gRPC service over a
+// workspace: it resolves paths, loads files, hands edit batches to the core
+// planner, writes results and turns every domain error into a gRPC status in
+// one place (errors.go). It knows nothing of line arithmetic.
+package server
+
+import (
+	"context"
+	"sync"
+
+	"google.golang.org/grpc"
+
+	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/hashline"
+	"github.com/hashline/hashline/internal/workspace"
+)
+
+// Service is the FileService implementation. It is safe for concurrent use:
+// edits and writes to one path are serialised, everything else runs in
+// parallel.
+type Service struct {
+	hashlinev1.UnimplementedFileServiceServer
+
+	ws    *workspace.Workspace
+	opts  options
+	locks pathLocks
+}
+
+// New returns a Service over ws.
+func New(ws *workspace.Workspace, opts ...Option) *Service {
+	o := defaultOptions()
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return &Service{ws: ws, opts: o}
+}
+
+// Register adds the service to a gRPC server.
+func (s *Service) Register(r grpc.ServiceRegistrar) {
+	hashlinev1.RegisterFileServiceServer(r, s)
+}
+
+// tagged turns core tagged lines into API lines, cutting long content.
+func (s *Service) tagged(lines []hashline.TaggedLine) []*hashlinev1.Line {
+	out := make([]*hashlinev1.Line, len(lines))
+	for i, l := range lines {
+		out[i] = &hashlinev1.Line{
+			Number:  int32(l.Number),
+			Hash:    l.Hash,
+			Content: hashline.CutLine(l.Content, s.opts.maxLineBytes),
+		}
+	}
+	return out
+}
+
+// pathLocks serialises edits and writes per path without a global lock.
+// Entries are reference counted so the map does not grow with every path
+// ever touched.
+type pathLocks struct {
+	mu sync.Mutex
+	m  map[string]*pathLock
+}
+
+type pathLock struct {
+	mu   sync.Mutex
+	refs int
+}
+
+// lock blocks until path is free or ctx ends, and returns the unlock func.
+func (p *pathLocks) lock(ctx context.Context, path string) (func(), error) {
+	p.mu.Lock()
+	if p.m == nil {
+		p.m = make(map[string]*pathLock)
+	}
+	l := p.m[path]
+	if l == nil {
+		l = &pathLock{}
+		p.m[path] = l
+	}
+	l.refs++
+	p.mu.Unlock()
+
+	release := func() {
+		p.mu.Lock()
+		l.refs--
+		if l.refs == 0 {
+			delete(p.m, path)
+		}
+		p.mu.Unlock()
+	}
+	if !l.mu.TryLock() {
+		acquired := make(chan struct{})
+		go func() {
+			l.mu.Lock()
+			close(acquired)
+		}()
+		select {
+		case <-acquired:
+		case <-ctx.Done():
+			// Let the goroutine take the lock and hand it straight back.
+			go func() {
+				<-acquired
+				l.mu.Unlock()
+				release()
+			}()
+			return nil, ctx.Err()
+		}
+	}
+	return func() {
+		l.mu.Unlock()
+		release()
+	}, nil
+}
