@@ -1,0 +1,136 @@
+// Package grep is the search engine behind the Grep RPC: it walks a tree in
+// parallel, finds the lines that match an RE2 pattern and hands each matching
+// file to the caller in ascending path order, with its raw bytes, so that the
+// server can compute the file's version and line hashes from exactly the bytes
+// that were searched.
+//
+// Results equal a naive scan that runs the regexp on every line; everything
+// else is there to make that fast on large trees:
+//
+//   - Whole files are read into per-worker buffers by a pool of workers sized
+//     to the machine, while one walker lists directories in order. On Linux,
+//     when the tree is an os.Root's (or os.DirFS) file system, directories and
+//     files are opened relative to their parent's descriptor instead of being
+//     resolved from the root for every file, which is most of the cost of a
+//     search over many small files.
+//
+//   - A required literal is extracted from the parsed pattern: a string, or a
+//     small set of strings, one of which every match must contain. It is
+//     searched for over the whole file with a vectorised byte search on its
+//     rarest byte, and the regexp runs only on the lines that contain it. A
+//     file without the literal is never regexp-scanned. When the pattern is
+//     nothing but such literals the regexp does not run at all.
+//
+// Lines split on "\n"; the "\r" of a "\r\n" ending and a leading UTF-8 BOM
+// are not part of a line's content and are never matched against, as in the
+// Read RPC. "^" and "$" anchor at the start and end of each line.
+//
+// Which files are searched follows ripgrep: hidden files and directories,
+// files ignored by .gitignore files (collected while walking, so nested files
+// and negations work) and ".git" are skipped, as are binary files (a NUL byte
+// in the first 8 KiB), files that are not valid UTF-8, files larger than a
+// limit, and anything that is not a regular file. Symbolic links to files are
+// followed when the file system lets them be opened (an os.Root refuses links
+// that lead outside it); symbolic links to directories are never followed.
+package grep
+
+import "errors"
+
+// ErrBadPattern is wrapped by the error Search returns for a pattern or glob
+// that does not compile; the message carries the parser's explanation.
+var ErrBadPattern = errors.New("invalid pattern")
+
+// Defaults applied when the corresponding Options field is zero or negative.
+const (
+	DefaultMaxMatches   = 100
+	DefaultMaxFileBytes = 64 << 20
+)
+
+// Options selects what Search looks for and where.
+type Options struct {
+	// Pattern is an RE2 regular expression, or a plain string with Literal.
+	Pattern string
+	// Literal makes Pattern a plain string rather than a regexp.
+	Literal bool
+	// CaseInsensitive matches with Unicode simple case folding, as (?i).
+	CaseInsensitive bool
+	// Path is the file or directory to search, slash-separated and relative
+	// to the root of the file system; "" or "." is the whole tree. A file
+	// named here is searched even if it is hidden, ignored or excluded by a
+	// glob (as when a file is given to ripgrep), unless it is binary. A
+	// directory named here is walked even if it is hidden or ignored; the
+	// rules still apply to what is inside it.
+	Path string
+	// Globs, when not empty, restricts the search to files matching at
+	// least one of them. Globs use doublestar syntax ("**" crosses
+	// directories). A glob without "/" matches the base name anywhere in the
+	// tree (like rg -g '*.go'); a glob with "/" matches the path relative to
+	// the root of the file system (a leading "/" or "./" is ignored).
+	Globs []string
+	// ExcludeGlobs skips files, and directories with everything in them,
+	// that match any of them. Same syntax as Globs.
+	ExcludeGlobs []string
+	// Before and After are the number of context lines to return before and
+	// after each matching line.
+	Before, After int
+	// MaxMatches stops the search after this many matching lines in total
+	// (<= 0 means DefaultMaxMatches).
+	MaxMatches int
+	// MaxFileBytes skips files larger than this (<= 0 means
+	// DefaultMaxFileBytes).
+	MaxFileBytes int64
+	// Hidden includes files and directories whose names start with ".";
+	// ".git" is skipped regardless.
+	Hidden bool
+	// NoIgnore disregards .gitignore files.
+	NoIgnore bool
+	// Workers is the number of files searched in parallel (<= 0 means
+	// runtime.GOMAXPROCS(0)).
+	Workers int
+	// SkipFile, if set, is called with the base name of every file found
+	// while walking (not of directories, nor of a file named by Path); files
+	// for which it reports true are skipped. The server uses it to hide its
+	// own temporary files.
+	SkipFile func(name string) bool
+}
+
+// Line is one line of a File's result: a match or context around one.
+type Line struct {
+	// Number is the 1-based line number.
+	Number int
+	// Content is the line without its line ending: no "\n", no "\r" of a
+	// "\r\n", and no UTF-8 BOM on line 1.
+	Content string
+	// Match reports whether the line matches; false for a context line.
+	Match bool
+}
+
+// File is one file with at least one matching line.
+type File struct {
+	// Path is slash-separated and relative to the root of the file system.
+	Path string
+	// Raw is the whole file exactly as it was read and searched. It is
+	// allocated for this File alone and Search never touches it again after
+	// emit is called, so emit may keep it (to cache it by version, say)
+	// without copying. The same holds for Lines.
+	Raw []byte
+	// Lines are the matching lines and their context, in ascending order of
+	// Number, each line at most once: context of nearby matches is merged.
+	Lines []Line
+}
+
+// Summary describes a finished search.
+type Summary struct {
+	// FilesScanned counts the text files whose content was searched.
+	FilesScanned int
+	// FilesMatched counts the files passed to emit.
+	FilesMatched int
+	// Matches counts the matching lines passed to emit.
+	Matches int
+	// BytesScanned is the total size of the files counted in FilesScanned.
+	BytesScanned int64
+	// Truncated reports that MaxMatches cut the result short: there is at
+	// least one matching line that was not passed to emit. A search whose
+	// matches number exactly MaxMatches is not truncated.
+	Truncated bool
+}

@@ -1,0 +1,255 @@
+package grep
+
+import (
+	"bytes"
+	"context"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// writeTree creates files (slash-separated path -> content) under dir.
+func writeTree(tb testing.TB, dir string, files map[string]string) {
+	tb.Helper()
+	for name, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			tb.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+}
+
+// rootFS opens dir as an os.Root and returns its FS, closed at cleanup.
+func rootFS(tb testing.TB, dir string) fs.FS {
+	tb.Helper()
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { root.Close() })
+	return root.FS()
+}
+
+// plainFS hides the type of an fs.FS, forcing the generic path.
+type plainFS struct{ fs.FS }
+
+// collect runs Search and returns what it emitted.
+func collect(tb testing.TB, fsys fs.FS, opts Options) ([]File, Summary, error) {
+	tb.Helper()
+	var files []File
+	sum, err := Search(context.Background(), fsys, opts, func(f File) error {
+		files = append(files, f)
+		return nil
+	})
+	return files, sum, err
+}
+
+// paths returns the paths of files.
+func paths(files []File) []string {
+	var out []string
+	for _, f := range files {
+		out = append(out, f.Path)
+	}
+	return out
+}
+
+// naiveLines splits data the way the package promises: on "\n", without the
+// "\r" of "\r\n", without a BOM on line 1, and no line after a final "\n".
+func naiveLines(data []byte) []string {
+	if len(data) == 0 {
+		return nil
+	}
+	parts := strings.Split(string(data), "\n")
+	if strings.HasSuffix(string(data), "\n") {
+		parts = parts[:len(parts)-1]
+	}
+	for i := range parts {
+		if i < len(parts)-1 || strings.HasSuffix(string(data), "\n") {
+			parts[i] = strings.TrimSuffix(parts[i], "\r")
+		}
+	}
+	parts[0] = strings.TrimPrefix(parts[0], "\uFEFF")
+	return parts
+}
+
+// naiveMatches returns the numbers of the lines of data that re matches.
+func naiveMatches(re *regexp.Regexp, data []byte) []int {
+	var out []int
+	for i, l := range naiveLines(data) {
+		if re.MatchString(l) {
+			out = append(out, i+1)
+		}
+	}
+	return out
+}
+
+// naiveContext returns the lines for the matching line numbers ms with
+// context, stopping context before line stop (0: none).
+func naiveContext(data []byte, ms []int, before, after, stop int) []Line {
+	lines := naiveLines(data)
+	show := map[int]bool{}
+	isMatch := map[int]bool{}
+	for _, m := range ms {
+		isMatch[m] = true
+		for n := max(1, m-before); n <= min(len(lines), m+after); n++ {
+			if stop == 0 || n < stop {
+				show[n] = true
+			}
+		}
+	}
+	var out []Line
+	for n := 1; n <= len(lines); n++ {
+		if show[n] {
+			out = append(out, Line{Number: n, Content: lines[n-1], Match: isMatch[n]})
+		}
+	}
+	return out
+}
+
+// naiveSearch is the reference: every file of files (path -> content) in
+// path order, every line through the regexp, the limit applied afterwards.
+func naiveSearch(tb testing.TB, files map[string][]byte, opts Options) ([]File, Summary) {
+	tb.Helper()
+	opts = withDefaults(opts)
+	expr := opts.Pattern
+	if opts.Literal {
+		expr = regexp.QuoteMeta(expr)
+	}
+	if opts.CaseInsensitive {
+		expr = "(?i)" + expr
+	}
+	re := regexp.MustCompile(expr)
+	var names []string
+	for name := range files {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	var out []File
+	var sum Summary
+	remaining := opts.MaxMatches
+	for _, name := range names {
+		data := files[name]
+		if bytes.IndexByte(data[:min(len(data), binaryProbe)], 0) >= 0 {
+			continue
+		}
+		sum.FilesScanned++
+		sum.BytesScanned += int64(len(data))
+		ms := naiveMatches(re, data)
+		if len(ms) == 0 || !utf8.Valid(data) {
+			continue
+		}
+		if remaining == 0 {
+			sum.Truncated = true
+			break
+		}
+		stop := 0
+		if len(ms) > remaining {
+			stop = ms[remaining]
+			ms = ms[:remaining]
+			sum.Truncated = true
+		}
+		remaining -= len(ms)
+		sum.Matches += len(ms)
+		sum.FilesMatched++
+		out = append(out, File{Path: name, Raw: data, Lines: naiveContext(data, ms, opts.Before, opts.After, stop)})
+		if stop > 0 {
+			break
+		}
+	}
+	return out, sum
+}
+
+// vocabulary for random files: code-like words, words that exercise case
+// folding (the Kelvin sign folds to k, long s to s), multi-byte text.
+var vocabulary = []string{
+	"func", "main", "func main()", "FUNC MAIN", "Func Main", "package", "return", "nil",
+	"Context", "context.Context", "Deadline(", "ctx.Deadline()", "WithContext(", "foo_test",
+	"bar_test.go", "_test", "x_testy", "task", "TASK", "ta\u017fk", "\u212aelvin", "kelvin",
+	"stra\u00dfe", "STRASSE", "\u00c0B", "\u00e0b", "\u00e9t\u00e9", "\u03b1\u03b2\u03b3",
+	"\u03a3\u03c3\u03c2", "color", "colour", "COLOR", "{", "}", "(", ")", ";", "//", "0", "42",
+	"1234", "a", "b", "\t", "    ", "x", "y", "z", "==", "!=", "<-", "\u2028", "\u00a0",
+}
+
+// randomFile returns random lines of vocabulary with mixed endings.
+func randomFile(r *rand.Rand) []byte {
+	var b bytes.Buffer
+	if r.IntN(20) == 0 {
+		b.WriteString("\uFEFF")
+	}
+	for range r.IntN(60) {
+		for range r.IntN(8) {
+			if r.IntN(3) == 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(vocabulary[r.IntN(len(vocabulary))])
+		}
+		switch r.IntN(10) {
+		case 0:
+			b.WriteString("\r\n")
+		case 1:
+			b.WriteString("\r")
+		default:
+			b.WriteString("\n")
+		}
+	}
+	if r.IntN(4) == 0 && b.Len() > 0 {
+		b.Truncate(b.Len() - 1) // no final newline
+	}
+	return b.Bytes()
+}
+
+// randomTree writes n random files under dir, including some binary and
+// some invalid UTF-8 ones, with names that test ordering ("a", "a.go",
+// "a-b"), and returns them by path.
+func randomTree(tb testing.TB, dir string, seed uint64, n int) map[string][]byte {
+	tb.Helper()
+	r := rand.New(rand.NewPCG(seed, seed))
+	dirs := []string{"", "a/", "a-b/", "a/b/", "a/b/c/", "a.d/", "z/", "z/a/", "\u00e9/"}
+	bases := []string{"a", "a.go", "a-b", "b", "main.go", "x_test.go", "README.md", "\u00e9.txt", "Z"}
+	files := map[string][]byte{}
+	for len(files) < n {
+		name := dirs[r.IntN(len(dirs))] + bases[r.IntN(len(bases))]
+		if r.IntN(4) > 0 {
+			name += strconv.Itoa(r.IntN(50))
+		}
+		if _, isDir := files[name]; isDir || hasDirPrefix(files, name) {
+			continue
+		}
+		if slices.ContainsFunc(dirs, func(d string) bool { return d == name+"/" || strings.HasPrefix(d, name+"/") }) {
+			continue
+		}
+		data := randomFile(r)
+		switch r.IntN(25) {
+		case 0:
+			data = append(data[:len(data):len(data)], 0, 1, 2)
+		case 1:
+			data = append(data[:len(data):len(data)], 0xff, '\n')
+		}
+		files[name] = data
+	}
+	m := map[string]string{}
+	for k, v := range files {
+		m[k] = string(v)
+	}
+	writeTree(tb, dir, m)
+	return files
+}
+
+func hasDirPrefix(files map[string][]byte, name string) bool {
+	for f := range files {
+		if strings.HasPrefix(name, f+"/") || strings.HasPrefix(f, name+"/") {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,151 @@
+package grep
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"regexp/syntax"
+)
+
+// matcher is a compiled pattern: the regexp and the literals that prefilter
+// it. It is shared by all workers.
+type matcher struct {
+	re *regexp.Regexp
+	// needles is the required literal set; nil means every line is
+	// regexp-checked.
+	needles []*needle
+	// pure means a line matches exactly when it contains one of the needles.
+	pure bool
+}
+
+func compile(opts Options) (*matcher, error) {
+	expr := opts.Pattern
+	if opts.Literal {
+		expr = regexp.QuoteMeta(expr)
+	}
+	if opts.CaseInsensitive {
+		expr = "(?i)" + expr
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadPattern, err)
+	}
+	// regexp.Compile parses with syntax.Perl too, so this cannot fail.
+	sre, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadPattern, err)
+	}
+	m := &matcher{re: re}
+	set, pure := requiredLits(sre.Simplify())
+	for _, l := range set {
+		m.needles = append(m.needles, newNeedle(l))
+	}
+	m.pure = pure && len(set) > 0
+	return m, nil
+}
+
+// match is a matching line: its number and the bounds of its content.
+type match struct {
+	num        int
+	start, end int
+}
+
+var bom = []byte("\uFEFF")
+
+// lineBounds returns the content of the line that starts at ls and ends at
+// le (the index of its "\n", or len(data)).
+func lineBounds(data []byte, ls, le int) (cs, ce int) {
+	cs, ce = ls, le
+	if ls == 0 && bytes.HasPrefix(data, bom) {
+		cs = len(bom)
+	}
+	if le < len(data) && ce > cs && data[ce-1] == '\r' {
+		ce--
+	}
+	return cs, ce
+}
+
+func lineEnd(data []byte, from int) int {
+	if i := bytes.IndexByte(data[from:], '\n'); i >= 0 {
+		return from + i
+	}
+	return len(data)
+}
+
+// scan appends to out the matching lines of data, at most limit of them. f
+// is the worker's finder for m's needles.
+func (m *matcher) scan(f *finder, data []byte, limit int, out []match) []match {
+	if f == nil {
+		num := 1
+		for ls := 0; ls < len(data) && len(out) < limit; num++ {
+			le := lineEnd(data, ls)
+			cs, ce := lineBounds(data, ls, le)
+			if m.re.Match(data[cs:ce]) {
+				out = append(out, match{num, cs, ce})
+			}
+			ls = le + 1
+		}
+		return out
+	}
+	f.reset()
+	// num is the number of the line that starts at numAt.
+	from, num, numAt := 0, 1, 0
+	for from < len(data) && len(out) < limit {
+		start, end, ok := f.next(data, from)
+		if !ok {
+			break
+		}
+		ls := from + bytes.LastIndexByte(data[from:start], '\n') + 1
+		le := lineEnd(data, start)
+		cs, ce := lineBounds(data, ls, le)
+		num += bytes.Count(data[numAt:ls], []byte{'\n'})
+		numAt = ls
+		if (m.pure && cs <= start && end <= ce) || m.re.Match(data[cs:ce]) {
+			out = append(out, match{num, cs, ce})
+		}
+		from = le + 1
+	}
+	return out
+}
+
+// buildLines returns the lines of ms with before and after lines of context,
+// merged, each line once. Context stops short of line stop (0: no stop), the
+// first match that was cut off by the limit, so that a matching line is never
+// shown as context.
+func buildLines(data []byte, ms []match, before, after, stop int) []Line {
+	lines := make([]Line, 0, len(ms)*(1+before+after))
+	// next is the first line not yet emitted, starting at nextAt.
+	next, nextAt := 1, 0
+	add := func(num, ls int, isMatch bool) int {
+		le := lineEnd(data, ls)
+		cs, ce := lineBounds(data, ls, le)
+		lines = append(lines, Line{Number: num, Content: string(data[cs:ce]), Match: isMatch})
+		next, nextAt = num+1, le+1
+		return le + 1
+	}
+	for i, m := range ms {
+		first := max(next, m.num-before)
+		ls := nextAt
+		if first > next {
+			// Walk back from the match to the start of line first.
+			ls = m.start
+			for n := m.num; n > first; n-- {
+				ls = bytes.LastIndexByte(data[:ls-1], '\n') + 1
+			}
+		}
+		for n := first; n < m.num; n++ {
+			ls = add(n, ls, false)
+		}
+		ls = add(m.num, ls, true)
+		limit := m.num + after
+		if i+1 < len(ms) {
+			limit = min(limit, ms[i+1].num-1)
+		} else if stop > 0 {
+			limit = min(limit, stop-1)
+		}
+		for n := m.num + 1; n <= limit && ls < len(data); n++ {
+			ls = add(n, ls, false)
+		}
+	}
+	return lines
+}

@@ -1,0 +1,168 @@
+package grep
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"slices"
+	"strings"
+	"sync/atomic"
+)
+
+// source lists directories and reads files. Through a generic fs.FS every
+// access resolves a path from the root; the Linux fast path (source_linux.go)
+// opens entries relative to their directory's descriptor instead.
+type source struct {
+	fsys fs.FS
+	fast bool
+}
+
+// dir is an open directory of the fast path, shared by the walker and the
+// jobs of the files in it; the last to let go closes it. A nil *dir is the
+// generic path's, which holds nothing open.
+type dir struct {
+	fd   int
+	refs atomic.Int32
+}
+
+func (d *dir) retain() {
+	if d != nil {
+		d.refs.Add(1)
+	}
+}
+
+func (d *dir) release() {
+	if d != nil && d.refs.Add(-1) == 0 {
+		closeFD(d.fd)
+	}
+}
+
+// entry is a directory entry: a name and the type bits of its mode (not
+// following symlinks).
+type entry struct {
+	name string
+	typ  fs.FileMode
+}
+
+// errSkip reports a file that is not to be searched: not regular, too large,
+// gone, unreadable. Such files are skipped silently.
+var errSkip = errors.New("skip")
+
+// openDir opens the directory at rel (which may be reached through
+// symlinks, as a path named by the caller may).
+func (s *source) openDir(rel string) (*dir, error) {
+	if s.fast {
+		return openDirFast(s.fsys, rel)
+	}
+	return nil, nil
+}
+
+// subdir opens the directory name in parent, never through a symlink.
+func (s *source) subdir(parent *dir, name, rel string) (*dir, error) {
+	if parent != nil {
+		return openSubFast(parent, name)
+	}
+	return nil, nil
+}
+
+// list returns the entries of a directory, sorted so that a depth-first walk
+// visits files in ascending order of their paths: a directory sorts as its
+// name followed by "/", so "a.go" comes before the files in "a/", and
+// "a-b/x" before them too.
+func (s *source) list(d *dir, rel string, buf []byte) ([]entry, []byte, error) {
+	var ents []entry
+	var err error
+	if d != nil {
+		ents, buf, err = listFast(s.fsys, d, rel, buf)
+	} else {
+		var des []fs.DirEntry
+		des, err = fs.ReadDir(s.fsys, rel)
+		for _, de := range des {
+			ents = append(ents, entry{name: de.Name(), typ: de.Type()})
+		}
+	}
+	slices.SortFunc(ents, func(a, b entry) int { return compareEntries(a, b) })
+	return ents, buf, err
+}
+
+func compareEntries(a, b entry) int {
+	n := min(len(a.name), len(b.name))
+	if c := strings.Compare(a.name[:n], b.name[:n]); c != 0 {
+		return c
+	}
+	return nextByte(a, n) - nextByte(b, n)
+}
+
+// nextByte is the byte at i of e's sort key (its name, and "/" after a
+// directory's), or -1 past its end.
+func nextByte(e entry, i int) int {
+	switch {
+	case i < len(e.name):
+		return int(e.name[i])
+	case e.typ.IsDir():
+		return '/'
+	}
+	return -1
+}
+
+// readFile reads the file name in d (at rel from the root) into buf, growing
+// it as needed, and returns the contents and the buffer. Symlinks are
+// followed only through the fs.FS, which for an os.Root refuses links that
+// lead out. Anything that is not a regular file of at most limit bytes is
+// errSkip; a FIFO is never opened in a way that could block.
+func (s *source) readFile(d *dir, name, rel string, link bool, buf []byte, limit int64) ([]byte, []byte, error) {
+	if d != nil && !link {
+		return readFast(d, name, buf, limit)
+	}
+	if link {
+		// Stat follows the link, so a FIFO behind it is caught before
+		// Open could block on it.
+		fi, err := fs.Stat(s.fsys, rel)
+		if err != nil || !fi.Mode().IsRegular() || fi.Size() > limit {
+			return nil, buf, errSkip
+		}
+	}
+	f, err := s.fsys.Open(rel)
+	if err != nil {
+		return nil, buf, errSkip
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > limit {
+		return nil, buf, errSkip
+	}
+	buf = grow(buf, fi.Size())
+	n := 0
+	for {
+		if n == len(buf) {
+			if int64(n) > limit {
+				return nil, buf, errSkip
+			}
+			buf = slices.Grow(buf, 1)
+			buf = buf[:cap(buf)]
+		}
+		k, err := f.Read(buf[n:])
+		n += k
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, buf, errSkip
+		}
+	}
+	if int64(n) > limit {
+		return nil, buf, errSkip
+	}
+	return buf[:n], buf, nil
+}
+
+// grow returns buf with a length of at least size+1 (one more byte than
+// expected, so that a single read reaching EOF fits), keeping its contents
+// irrelevant.
+func grow(buf []byte, size int64) []byte {
+	need := int(size) + 1
+	if cap(buf) < need {
+		buf = make([]byte, max(need, 64<<10))
+	}
+	return buf[:cap(buf)]
+}
