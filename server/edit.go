@@ -29,12 +29,7 @@ func (s *Service) edit(ctx context.Context, req *hashlinev1.EditRequest) (*hashl
 		context = int(req.GetContext())
 	}
 	edits := toCoreEdits(req.GetEdits())
-	rel, err := s.ws.Rel(req.GetPath())
-	if err != nil {
-		return nil, err
-	}
-
-	unlock, err := s.locks.lock(ctx, rel)
+	rel, unlock, err := s.lockPath(ctx, req.GetPath())
 	if err != nil {
 		return nil, err
 	}
@@ -181,11 +176,7 @@ func (s *Service) write(ctx context.Context, req *hashlinev1.WriteRequest) (*has
 	default:
 		return nil, badRequest("mode", "unknown write mode %d; use WRITE_MODE_UPSERT, WRITE_MODE_CREATE or WRITE_MODE_REPLACE", req.GetMode())
 	}
-	rel, err := s.ws.Rel(req.GetPath())
-	if err != nil {
-		return nil, err
-	}
-	unlock, err := s.locks.lock(ctx, rel)
+	rel, unlock, err := s.lockPath(ctx, req.GetPath())
 	if err != nil {
 		return nil, err
 	}

@@ -53,6 +53,20 @@ func (s *Service) tagged(lines []hashline.TaggedLine) []*hashlinev1.Line {
 	return out
 }
 
+// lockPath resolves a request path and takes its edit lock; every change
+// to a file happens between this and the returned unlock.
+func (s *Service) lockPath(ctx context.Context, path string) (string, func(), error) {
+	rel, err := s.ws.Rel(path)
+	if err != nil {
+		return "", nil, err
+	}
+	unlock, err := s.locks.lock(ctx, rel)
+	if err != nil {
+		return "", nil, err
+	}
+	return rel, unlock, nil
+}
+
 // pathLocks serialises edits and writes per path without a global lock.
 // Entries are reference counted so the map does not grow with every path
 // ever touched.

@@ -77,19 +77,26 @@ func start(t *testing.T, env []string, args ...string) (*exec.Cmd, string) {
 	return nil, ""
 }
 
+// dial connects a client to addr; both it and the context end with the test.
+func dial(t *testing.T, addr string, opts ...client.Option) (*client.Client, context.Context) {
+	t.Helper()
+	c, err := client.Dial(addr, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return c, ctx
+}
+
 func TestServeOverLoopbackWithRealBinary(t *testing.T) {
 	root := t.TempDir()
 	if err := os.WriteFile(filepath.Join(root, "a.txt"), []byte("alpha\nbeta\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	cmd, addr := start(t, nil, "--root", root, "--listen", "127.0.0.1:0")
-	c, err := client.Dial(addr, client.WithAgentID("e2e"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	c, ctx := dial(t, addr, client.WithAgentID("e2e"))
 
 	r, err := c.Read(ctx, &hashlinev1.ReadRequest{Path: "a.txt"})
 	if err != nil {
@@ -137,13 +144,7 @@ func TestServeOnUnixSocketWithEnvConfig(t *testing.T) {
 	if fi, err := os.Stat(sock); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("socket mode: %v %v", fi, err)
 	}
-	c, err := client.Dial(addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	c, ctx := dial(t, addr)
 	r, err := c.Read(ctx, &hashlinev1.ReadRequest{Path: "a.txt"})
 	if err != nil {
 		t.Fatal(err)
