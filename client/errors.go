@@ -23,6 +23,9 @@ type Error struct {
 	// Edits lists the bad edits of a batch (INVALID_ARGUMENT and
 	// FAILED_PRECONDITION errors about edits).
 	Edits []*hashlinev1.EditError
+	// Stale lists stale references even when another reason (say an
+	// INVALID_REF in the same batch) decided the error's code.
+	Stale []*hashlinev1.StaleRef
 
 	st *status.Status
 }
@@ -97,7 +100,6 @@ func FromStatus(err error) error {
 		return err
 	}
 	e := &Error{Code: st.Code(), Message: st.Message(), st: st}
-	var stale []*hashlinev1.StaleRef
 	for _, d := range st.Details() {
 		switch d := d.(type) {
 		case *hashlinev1.ErrorInfo:
@@ -106,11 +108,11 @@ func FromStatus(err error) error {
 		case *hashlinev1.EditError:
 			e.Edits = append(e.Edits, d)
 		case *hashlinev1.StaleRef:
-			stale = append(stale, d)
+			e.Stale = append(e.Stale, d)
 		}
 	}
 	if e.Reason == "STALE_REF" {
-		return StaleRefError{Err: e, Refs: stale, CurrentVersion: e.Metadata["currentVersion"]}
+		return StaleRefError{Err: e, Refs: e.Stale, CurrentVersion: e.Metadata["currentVersion"]}
 	}
 	return e
 }

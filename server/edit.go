@@ -3,7 +3,10 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
+
+	"google.golang.org/protobuf/proto"
 
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 	"github.com/hashline/hashline/internal/hashline"
@@ -68,25 +71,19 @@ func (s *Service) edit(ctx context.Context, req *hashlinev1.EditRequest) (*hashl
 		return nil, s.planError(err, f.Version)
 	}
 	out := res.Doc.Bytes()
-	version := ""
-	if req.GetDryRun() {
-		raw, err := workspace.Encode(out, f.Encoding)
-		if err != nil {
-			return nil, err
-		}
-		version = workspace.Version(raw)
-	} else {
-		wr, err := s.ws.WriteFile(rel, out, workspace.WriteOptions{Mode: workspace.ReplaceOnly, Encoding: f.Encoding})
-		if err != nil {
-			return nil, err
-		}
-		version = wr.Version
+	raw, err := workspace.Encode(out, f.Encoding)
+	if err != nil {
+		return nil, err
 	}
-	s.opts.logger.DebugContext(ctx, "edit", "path", f.Path, "edits", len(edits), "dryRun", req.GetDryRun(), "version", version)
-
+	// Everything that can refuse the edit is checked before the write, so
+	// an error always means the file was not changed.
+	if limit := s.ws.MaxFileBytes(); int64(len(raw)) > limit {
+		return nil, fmt.Errorf("%w: %s would be %d bytes after this edit, over the %d-byte limit; split the file or write less",
+			workspace.ErrTooLarge, f.Path, len(raw), limit)
+	}
 	resp := &hashlinev1.EditResponse{
 		Path:       f.Path,
-		Version:    version,
+		Version:    workspace.Version(raw),
 		Diff:       res.Diff,
 		Replaced:   s.tagged(res.Replaced),
 		Warnings:   res.Warnings,
@@ -105,6 +102,21 @@ func (s *Service) edit(ctx context.Context, req *hashlinev1.EditRequest) (*hashl
 	if req.GetFull() {
 		resp.Lines = s.tagged(res.Doc.Tagged(h, 1, res.Doc.Len()))
 	}
+	if size := proto.Size(resp); size > s.opts.maxResponseBytes {
+		return nil, fmt.Errorf("%w: the response would be %d bytes, over the %d-byte limit; nothing was written. Retry without full, with a smaller context, or as smaller batches",
+			workspace.ErrTooLarge, size, s.opts.maxResponseBytes)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if !req.GetDryRun() {
+		wr, err := s.ws.WriteFile(rel, out, workspace.WriteOptions{Mode: workspace.ReplaceOnly, Encoding: f.Encoding})
+		if err != nil {
+			return nil, err
+		}
+		resp.Version = wr.Version
+	}
+	s.opts.logger.DebugContext(ctx, "edit", "path", f.Path, "edits", len(edits), "dryRun", req.GetDryRun(), "version", resp.Version)
 	return resp, nil
 }
 
@@ -209,6 +221,9 @@ func (s *Service) write(ctx context.Context, req *hashlinev1.WriteRequest) (*has
 				hint: "someone changed the file since you read it; Read it again, merge, and retry with the new version",
 			}
 		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	wr, err := s.ws.WriteFile(rel, content, opts)
 	if err != nil {

@@ -38,6 +38,8 @@ const (
 	ReasonInternal         = "INTERNAL"
 	ReasonPermissionDenied = "PERMISSION_DENIED"
 	ReasonIO               = "IO_ERROR"
+	ReasonCanceled         = "CANCELED"
+	ReasonDeadlineExceeded = "DEADLINE_EXCEEDED"
 )
 
 // requestError is a bad request field found by the server itself (not by
@@ -109,9 +111,12 @@ func toStatus(err error) error {
 	case errors.As(err, &verE):
 		return newStatus(codes.Aborted, ReasonVersionMismatch, err.Error(), map[string]string{"currentVersion": verE.current})
 	case errors.Is(err, context.Canceled):
-		return status.Error(codes.Canceled, err.Error())
+		return newStatus(codes.Canceled, ReasonCanceled, "the call was cancelled; nothing was written", nil)
 	case errors.Is(err, context.DeadlineExceeded):
-		return status.Error(codes.DeadlineExceeded, err.Error())
+		return newStatus(codes.DeadlineExceeded, ReasonDeadlineExceeded, "the call's deadline passed before it finished; nothing was written, retry with a longer deadline", nil)
+	case workspace.IsEscape(err):
+		// os.Root's own refusal, e.g. from Grep walking Root().FS().
+		return newStatus(codes.PermissionDenied, ReasonOutsideRoot, "the path leads outside the workspace root (through .. or a symlink); use a path inside the root", nil)
 	case errors.Is(err, grep.ErrBadPattern):
 		return newStatus(codes.InvalidArgument, ReasonInvalidPattern, err.Error()+"; the pattern is RE2 syntax (set literal for a plain string)", nil)
 	}
@@ -139,7 +144,9 @@ var workspaceErrors = []struct {
 	{workspace.ErrTooLarge, codes.ResourceExhausted, ReasonTooLarge},
 	{workspace.ErrInvalidPath, codes.InvalidArgument, ReasonInvalidPath},
 	{workspace.ErrPermission, codes.PermissionDenied, ReasonPermissionDenied},
-	{workspace.ErrIO, codes.Unavailable, ReasonIO},
+	// Internal, not Unavailable: clients retry Unavailable automatically,
+	// and an I/O error after the rename must not make an append run twice.
+	{workspace.ErrIO, codes.Internal, ReasonIO},
 	// Grep reports a missing search path as the fs error itself.
 	{fs.ErrNotExist, codes.NotFound, ReasonNotFound},
 }

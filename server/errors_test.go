@@ -115,6 +115,11 @@ func TestBadInputGetsAClearErrorAndNothingIsLost(t *testing.T) {
 		{name: "write of binary content", call: write(&hashlinev1.WriteRequest{Path: "new.txt", Content: "a\x00b"}), code: codes.InvalidArgument, reason: "BINARY_CONTENT", editIndex: -1},
 		{name: "bad grep pattern", call: grep(&hashlinev1.GrepRequest{Pattern: "(unclosed"}), code: codes.InvalidArgument, reason: "INVALID_PATTERN", editIndex: -1, msg: "RE2"},
 		{name: "grep of a missing path", call: grep(&hashlinev1.GrepRequest{Pattern: "x", Path: "nowhere"}), code: codes.NotFound, reason: "NOT_FOUND", editIndex: -1},
+		{name: "grep through a symlinked directory leading out", setup: func(e *env) {
+			if err := os.Symlink(outside, filepath.Join(e.root, "ld")); err != nil {
+				t.Fatal(err)
+			}
+		}, call: grep(&hashlinev1.GrepRequest{Pattern: "secret", Path: "ld"}), code: codes.PermissionDenied, reason: "OUTSIDE_ROOT", editIndex: -1},
 		{name: "grep outside the root", call: grep(&hashlinev1.GrepRequest{Pattern: "x", Path: "../"}), code: codes.PermissionDenied, reason: "OUTSIDE_ROOT", editIndex: -1},
 	}
 	for _, tt := range tests {

@@ -51,6 +51,7 @@ func (s *Service) grep(req *hashlinev1.GrepRequest, stream hashlinev1.FileServic
 		Before:          int(req.GetBefore()),
 		After:           int(req.GetAfter()),
 		MaxMatches:      maxMatches,
+		MaxFileBytes:    s.ws.MaxFileBytes(),
 		SkipFile:        workspace.IsTempName,
 	}, func(f grep.File) error {
 		lines := make([]*hashlinev1.GrepLine, len(f.Lines))

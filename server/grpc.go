@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"runtime/debug"
 	"time"
@@ -14,7 +15,6 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/reflection"
-	"google.golang.org/grpc/status"
 
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 )
@@ -65,7 +65,7 @@ func NewGRPCServer(svc *Service, cfg GRPCConfig) (*grpc.Server, *health.Server) 
 	}
 	recoverOpt := recovery.WithRecoveryHandlerContext(func(ctx context.Context, p any) error {
 		logger.ErrorContext(ctx, "panic in handler", "panic", p, "stack", string(debug.Stack()))
-		return status.Errorf(codes.Internal, "internal error: %v; the server recovered, retry or report this", p)
+		return newStatus(codes.Internal, ReasonInternal, fmt.Sprintf("internal error: %v; the server recovered, retry or report this", p), nil)
 	})
 	opts := []grpc.ServerOption{
 		grpc.ChainUnaryInterceptor(

@@ -24,6 +24,7 @@ type env struct {
 	t    *testing.T
 	root string
 	c    *client.Client
+	svc  *server.Service // for calls that must bypass the client
 	ctx  context.Context
 }
 
@@ -32,13 +33,20 @@ type env struct {
 // with t.Cleanup.
 func newEnv(t *testing.T, opts ...server.Option) *env {
 	t.Helper()
+	return newEnvWS(t, nil, opts...)
+}
+
+// newEnvWS is newEnv with workspace options too.
+func newEnvWS(t *testing.T, wsOpts []workspace.Option, opts ...server.Option) *env {
+	t.Helper()
 	root := t.TempDir()
-	ws, err := workspace.Open(root)
+	ws, err := workspace.Open(root, wsOpts...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ws.Close() })
 	svc := server.New(ws, opts...)
+	e := &env{t: t, root: root, svc: svc}
 	gs, _ := server.NewGRPCServer(svc, server.GRPCConfig{DefaultTimeout: 30 * time.Second})
 	lis := bufconn.Listen(1 << 20)
 	go gs.Serve(lis)
@@ -52,7 +60,8 @@ func newEnv(t *testing.T, opts ...server.Option) *env {
 	t.Cleanup(func() { conn.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
-	return &env{t: t, root: root, c: client.New(conn, client.WithAgentID("test")), ctx: ctx}
+	e.c, e.ctx = client.New(conn, client.WithAgentID("test")), ctx
+	return e
 }
 
 // write puts a file into the workspace directly (not through the server).

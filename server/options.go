@@ -14,27 +14,32 @@ const (
 	DefaultMaxLineBytes   = 4 << 10
 	DefaultContext        = 3
 	DefaultMaxEdits       = 10000
+	// DefaultMaxResponseBytes matches grpc-go's default client receive
+	// limit: a larger Edit response would be written and then lost.
+	DefaultMaxResponseBytes = 4 << 20
 )
 
 // Option configures a Service.
 type Option func(*options)
 
 type options struct {
-	hasher         hashline.Hasher
-	readLimit      int
-	readByteBudget int
-	maxLineBytes   int
-	maxEdits       int
-	logger         *slog.Logger
+	hasher           hashline.Hasher
+	readLimit        int
+	readByteBudget   int
+	maxLineBytes     int
+	maxEdits         int
+	maxResponseBytes int
+	logger           *slog.Logger
 }
 
 func defaultOptions() options {
 	return options{
-		readLimit:      DefaultReadLimit,
-		readByteBudget: DefaultReadByteBudget,
-		maxLineBytes:   DefaultMaxLineBytes,
-		maxEdits:       DefaultMaxEdits,
-		logger:         slog.New(slog.NewTextHandler(io.Discard, nil)),
+		readLimit:        DefaultReadLimit,
+		readByteBudget:   DefaultReadByteBudget,
+		maxLineBytes:     DefaultMaxLineBytes,
+		maxEdits:         DefaultMaxEdits,
+		maxResponseBytes: DefaultMaxResponseBytes,
+		logger:           slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}
 }
 
@@ -77,6 +82,16 @@ func WithMaxEdits(n int) Option {
 	return func(o *options) {
 		if n > 0 {
 			o.maxEdits = n
+		}
+	}
+}
+
+// WithMaxResponseBytes caps an Edit response; a bigger one is refused
+// before anything is written (set it to the clients' receive limit).
+func WithMaxResponseBytes(n int) Option {
+	return func(o *options) {
+		if n > 0 {
+			o.maxResponseBytes = n
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/workspace"
 	"github.com/hashline/hashline/server"
 )
 
@@ -80,7 +82,10 @@ func TestReadPaging(t *testing.T) {
 				t.Fatal(err)
 			}
 			lines := resp.GetLines()
-			if len(lines) == 0 || int(lines[0].GetNumber()) != tt.first || int(lines[len(lines)-1].GetNumber()) != tt.last {
+			if len(lines) == 0 {
+				t.Fatal("no lines")
+			}
+			if int(lines[0].GetNumber()) != tt.first || int(lines[len(lines)-1].GetNumber()) != tt.last {
 				t.Fatalf("got lines %v..%v, want %d..%d", lines[0].GetNumber(), lines[len(lines)-1].GetNumber(), tt.first, tt.last)
 			}
 			if resp.GetTruncated() != tt.truncated || resp.GetNextOffset() != tt.nextOffset {
@@ -353,5 +358,90 @@ func TestConcurrentEditsToOneFileAreSerialised(t *testing.T) {
 		if !strings.Contains(got, fmt.Sprintf("line %d\n", i)) {
 			t.Errorf("line %d lost:\n%s", i, got)
 		}
+	}
+}
+
+// TestEditsThroughASymlinkShareTheTargetsLock: a link and its target name
+// one file, so concurrent appends through both must all land.
+func TestEditsThroughASymlinkShareTheTargetsLock(t *testing.T) {
+	e := newEnv(t)
+	e.write("t.txt", "")
+	if err := os.Symlink("t.txt", filepath.Join(e.root, "link.txt")); err != nil {
+		t.Fatal(err)
+	}
+	const n = 40
+	errs := make(chan error, n)
+	for i := range n {
+		path := []string{"t.txt", "link.txt"}[i%2]
+		go func() {
+			_, err := e.c.Edit(e.ctx, &hashlinev1.EditRequest{Path: path, Edits: []*hashlinev1.FileEdit{client.Append(fmt.Sprintf("line %d", i))}})
+			errs <- err
+		}()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	got := e.read("t.txt")
+	for i := range n {
+		if !strings.Contains(got, fmt.Sprintf("line %d\n", i)) {
+			t.Errorf("line %d lost", i)
+		}
+	}
+	if fi, err := os.Lstat(filepath.Join(e.root, "link.txt")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("link.txt is no longer a symlink: %v %v", fi, err)
+	}
+}
+
+// TestNothingIsWrittenWhenTheEditCannotBeAnswered covers the refusals that
+// come after planning: each must leave the file as it was.
+func TestNothingIsWrittenWhenTheEditCannotBeAnswered(t *testing.T) {
+	var big strings.Builder
+	for i := range 300 {
+		fmt.Fprintf(&big, "line %d of a longish file\n", i)
+	}
+	tests := []struct {
+		name   string
+		wsOpts []workspace.Option
+		opts   []server.Option
+		req    *hashlinev1.EditRequest
+		cancel bool
+		code   codes.Code
+		reason string
+	}{
+		{name: "response over the limit", opts: []server.Option{server.WithMaxResponseBytes(2000)},
+			req:  &hashlinev1.EditRequest{Path: "f.txt", Full: true, Edits: []*hashlinev1.FileEdit{client.Append("x")}},
+			code: codes.ResourceExhausted, reason: "TOO_LARGE"},
+		{name: "result over the file size limit", wsOpts: []workspace.Option{workspace.WithMaxFileBytes(int64(big.Len()) + 5)},
+			req:  &hashlinev1.EditRequest{Path: "f.txt", Edits: []*hashlinev1.FileEdit{client.Append("0123456789")}},
+			code: codes.ResourceExhausted, reason: "TOO_LARGE"},
+		{name: "dry run over the file size limit too", wsOpts: []workspace.Option{workspace.WithMaxFileBytes(int64(big.Len()) + 5)},
+			req:  &hashlinev1.EditRequest{Path: "f.txt", DryRun: true, Edits: []*hashlinev1.FileEdit{client.Append("0123456789")}},
+			code: codes.ResourceExhausted, reason: "TOO_LARGE"},
+		{name: "caller already gone", cancel: true,
+			req:  &hashlinev1.EditRequest{Path: "f.txt", Edits: []*hashlinev1.FileEdit{client.Append("x")}},
+			code: codes.Canceled, reason: "CANCELED"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnvWS(t, tt.wsOpts, tt.opts...)
+			e.write("f.txt", big.String())
+			before := e.snapshot()
+			ctx := e.ctx
+			if tt.cancel {
+				c, cancel := context.WithCancel(ctx)
+				cancel()
+				ctx = c
+			}
+			// Straight to the service: a client would not send a call
+			// whose context is already cancelled.
+			_, err := e.svc.Edit(ctx, tt.req)
+			ce, ok := client.FromStatus(err).(*client.Error)
+			if !ok || ce.Code != tt.code || ce.Reason != tt.reason {
+				t.Fatalf("err = %v, want %v %s", err, tt.code, tt.reason)
+			}
+			e.assertUnchanged(before)
+		})
 	}
 }

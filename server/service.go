@@ -54,14 +54,20 @@ func (s *Service) tagged(lines []hashline.TaggedLine) []*hashlinev1.Line {
 }
 
 // lockPath resolves a request path and takes its edit lock; every change
-// to a file happens between this and the returned unlock.
+// to a file happens between this and the returned unlock. The lock is keyed
+// on the file the path resolves to, so a symlink and its target share one.
 func (s *Service) lockPath(ctx context.Context, path string) (string, func(), error) {
 	rel, err := s.ws.Rel(path)
 	if err != nil {
 		return "", nil, err
 	}
-	unlock, err := s.locks.lock(ctx, rel)
+	unlock, err := s.locks.lock(ctx, s.ws.LockKey(rel))
 	if err != nil {
+		return "", nil, err
+	}
+	// A caller that gave up while queued must not have its change written.
+	if err := ctx.Err(); err != nil {
+		unlock()
 		return "", nil, err
 	}
 	return rel, unlock, nil

@@ -26,6 +26,8 @@ import (
 	"syscall"
 	"time"
 
+	"google.golang.org/grpc"
+
 	"github.com/hashline/hashline/internal/hashline"
 	"github.com/hashline/hashline/internal/workspace"
 	"github.com/hashline/hashline/server"
@@ -60,6 +62,7 @@ type config struct {
 	maxFileBytes   int64
 	maxEdits       int
 	maxRecvBytes   int
+	maxRespBytes   int
 	defaultTimeout time.Duration
 	shutdownGrace  time.Duration
 	fsync          bool
@@ -78,6 +81,7 @@ func flags(fs *flag.FlagSet) *config {
 	fs.Int64Var(&c.maxFileBytes, "max-file-bytes", 64<<20, "largest file Read, Edit, Write and Grep handle")
 	fs.IntVar(&c.maxEdits, "max-edits", server.DefaultMaxEdits, "most edits in one Edit batch")
 	fs.IntVar(&c.maxRecvBytes, "max-recv-bytes", 64<<20, "largest request message")
+	fs.IntVar(&c.maxRespBytes, "max-response-bytes", server.DefaultMaxResponseBytes, "largest Edit response; a bigger one is refused before writing (grpc clients accept 4 MiB by default)")
 	fs.DurationVar(&c.defaultTimeout, "default-timeout", 60*time.Second, "deadline for calls that arrive without one (0 = none)")
 	fs.DurationVar(&c.shutdownGrace, "shutdown-grace", 10*time.Second, "on SIGINT/SIGTERM, how long in-flight calls may finish before they are cut")
 	fs.BoolVar(&c.fsync, "fsync", true, "fsync files and directories on write; false is UNSAFE (a crash can lose acknowledged edits) and meant for benchmarks")
@@ -139,7 +143,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := serve(ctx, c, stdout, stderr); err != nil {
+	if err := serve(ctx, stop, c, stdout, stderr); err != nil {
 		fmt.Fprintf(stderr, "hashlined serve: %v\n", err)
 		return 1
 	}
@@ -161,7 +165,7 @@ func newLogger(c *config, w io.Writer) (*slog.Logger, error) {
 	return nil, fmt.Errorf("--log-format %q: want text or json", c.logFormat)
 }
 
-func serve(ctx context.Context, c *config, stdout, stderr io.Writer) error {
+func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io.Writer) error {
 	logger, err := newLogger(c, stderr)
 	if err != nil {
 		return err
@@ -191,6 +195,7 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer) error {
 		server.WithReadByteBudget(c.readBytes),
 		server.WithMaxLineBytes(c.maxLineBytes),
 		server.WithMaxEdits(c.maxEdits),
+		server.WithMaxResponseBytes(c.maxRespBytes),
 		server.WithLogger(logger),
 	)
 	gs, hs := server.NewGRPCServer(svc, server.GRPCConfig{
@@ -198,6 +203,9 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer) error {
 		MaxSendBytes:   c.maxRecvBytes,
 		DefaultTimeout: c.defaultTimeout,
 		Logger:         logger,
+		// Stop must still wait for handlers, so an edit cut at the end of
+		// the grace period finishes its write before the root is closed.
+		ServerOptions: []grpc.ServerOption{grpc.WaitForHandlers(true)},
 	})
 
 	addr := lis.Addr().String()
@@ -215,6 +223,7 @@ func serve(ctx context.Context, c *config, stdout, stderr io.Writer) error {
 		return err
 	case <-ctx.Done():
 	}
+	stopSignals() // a second Ctrl-C kills the process at once
 	logger.Info("shutting down: finishing in-flight calls", "grace", c.shutdownGrace)
 	hs.Shutdown() // health answers NOT_SERVING from here on
 	stopped := make(chan struct{})
@@ -248,18 +257,27 @@ func listen(addr string) (net.Listener, func(), error) {
 	}
 	path = filepath.Clean(path)
 	if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSocket != 0 {
-		if c, err := net.DialTimeout("unix", path, time.Second); err == nil {
+		c, err := net.DialTimeout("unix", path, time.Second)
+		if err == nil {
 			c.Close()
 			return nil, nil, fmt.Errorf("--listen %s: another server is listening there", addr)
 		}
+		// Only a refused connection proves the socket is dead; a busy or
+		// slow server must not lose its socket file.
+		if !errors.Is(err, syscall.ECONNREFUSED) {
+			return nil, nil, fmt.Errorf("--listen %s: the socket exists and its server did not answer (%v); remove it if no server owns it", addr, err)
+		}
 		os.Remove(path)
 	}
+	// Create the socket already private: no window with umask permissions.
+	old := syscall.Umask(0o177)
 	lis, err := net.Listen("unix", path)
+	syscall.Umask(old)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--listen %s: %w", addr, err)
 	}
 	// Only this user may talk to the server through the socket.
-	if err := os.Chmod(path, 0o600); err != nil {
+	if err := os.Chmod(path, 0o600); err != nil { // belt and braces
 		lis.Close()
 		return nil, nil, fmt.Errorf("--listen %s: %w", addr, err)
 	}

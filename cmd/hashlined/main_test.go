@@ -177,8 +177,12 @@ func TestBadCommandLinesExitTwo(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cmd := exec.Command(binary, tt.args...)
-			cmd.Env = append(os.Environ(), tt.env...)
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, binary, tt.args...)
+			// Should a bad line ever be accepted, the server must not take
+			// the default port or outlive the test.
+			cmd.Env = append(os.Environ(), append(tt.env, "HASHLINED_LISTEN=127.0.0.1:0")...)
 			err := cmd.Run()
 			var ee *exec.ExitError
 			if !errors.As(err, &ee) || ee.ExitCode() != 2 {

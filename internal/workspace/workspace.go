@@ -272,3 +272,23 @@ func IsTempName(name string) bool {
 	return len(base) > len(tempPrefix)+len(tempSuffix) &&
 		strings.HasPrefix(base, tempPrefix) && strings.HasSuffix(base, tempSuffix)
 }
+
+// LockKey returns a key naming the file that rel resolves to, so callers
+// that serialise writes per file give one lock to every path that reaches
+// the same file (a symlink and its target, a path through a linked
+// directory). It is for locking only and never used to open anything. A
+// file that does not exist yet is keyed by its resolved parent directory.
+func (w *Workspace) LockKey(rel string) string {
+	abs := filepath.Join(w.dir, filepath.FromSlash(rel))
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		return real
+	}
+	if dir, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
+		return filepath.Join(dir, filepath.Base(abs))
+	}
+	return abs
+}
+
+// IsEscape reports whether err (from this package or from os.Root, e.g.
+// through Root().FS()) is a refusal to leave the root.
+func IsEscape(err error) bool { return errors.Is(err, ErrOutsideRoot) || isEscape(err) }
