@@ -21,7 +21,7 @@ import (
 
 // env is one server over bufconn on a fresh temp workspace.
 type env struct {
-	t    *testing.T
+	t    testing.TB
 	root string
 	c    *client.Client
 	svc  *server.Service // for calls that must bypass the client
@@ -31,13 +31,13 @@ type env struct {
 // newEnv starts the full gRPC server (interceptors, health, reflection) on
 // an in-memory listener and returns a client for it. Everything is closed
 // with t.Cleanup.
-func newEnv(t *testing.T, opts ...server.Option) *env {
+func newEnv(t testing.TB, opts ...server.Option) *env {
 	t.Helper()
 	return newEnvWS(t, nil, opts...)
 }
 
 // newEnvWS is newEnv with workspace options too.
-func newEnvWS(t *testing.T, wsOpts []workspace.Option, opts ...server.Option) *env {
+func newEnvWS(t testing.TB, wsOpts []workspace.Option, opts ...server.Option) *env {
 	t.Helper()
 	root := t.TempDir()
 	ws, err := workspace.Open(root, wsOpts...)

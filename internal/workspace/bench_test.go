@@ -3,6 +3,8 @@
 package workspace
 
 import (
+	"github.com/hashline/hashline/internal/floor"
+
 	"bytes"
 	"os"
 	"path/filepath"
@@ -34,37 +36,12 @@ func BenchmarkWriteFile4K(b *testing.B) {
 }
 
 func BenchmarkRawDurableWrite4K(b *testing.B) {
-	dir := filepath.Join(b.TempDir(), "dir")
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		b.Fatal(err)
-	}
-	target := filepath.Join(dir, "f.txt")
+	target := filepath.Join(b.TempDir(), "f.txt")
 	b.SetBytes(int64(len(text4K)))
 	for b.Loop() {
-		f, err := os.CreateTemp(dir, ".raw-*.tmp")
-		if err != nil {
+		if err := floor.DurableWrite(target, text4K); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := f.Write(text4K); err != nil {
-			b.Fatal(err)
-		}
-		if err := f.Sync(); err != nil {
-			b.Fatal(err)
-		}
-		if err := f.Close(); err != nil {
-			b.Fatal(err)
-		}
-		if err := os.Rename(f.Name(), target); err != nil {
-			b.Fatal(err)
-		}
-		d, err := os.Open(dir)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := d.Sync(); err != nil {
-			b.Fatal(err)
-		}
-		d.Close()
 	}
 }
 
