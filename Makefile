@@ -47,10 +47,11 @@ checkgenerate: generate ## Fail if the committed generated code is not current
 		echo "generated code is stale; run 'make generate' and commit:"; git status --porcelain -- gen; git diff --stat -- gen; exit 1; fi
 
 .PHONY: lint
-lint: ## buf lint, buf format, go vet, gofmt
+lint: tools/ts/node_modules ## buf lint, buf format, go vet, gofmt, type-check gen/ts
 	$(BUF) lint
 	$(BUF) format -d --exit-code
 	go vet ./...
+	cd tools/ts && npm run --silent check-gen
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^gen/')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 .PHONY: breaking
