@@ -198,28 +198,33 @@ func (s *Service) write(ctx context.Context, req *hashlinev1.WriteRequest) (*has
 	// Keep the encoding of a file being replaced, and check the caller's
 	// compare-and-swap version against it.
 	cur, err := s.ws.ReadFile(rel)
+	current := "" // the existing file's version; "" when there is none
 	switch {
 	case err == nil:
 		opts.Encoding = cur.Encoding
+		current = cur.Version
 	case errors.Is(err, workspace.ErrNotFound):
-		cur = nil
-	case errors.Is(err, workspace.ErrBinary), errors.Is(err, workspace.ErrNotText):
-		// Overwriting a file we cannot show is allowed (it is replaced
-		// whole); only the version check needs its bytes.
-		cur = nil
+	case errors.Is(err, workspace.ErrBinary), errors.Is(err, workspace.ErrNotText), errors.Is(err, workspace.ErrTooLarge):
+		// A file we cannot show may still be replaced whole. Its version
+		// is only needed for a compare-and-swap, and then only if it is
+		// not too large to hash.
+		if req.GetExpectedVersion() != "" {
+			if errors.Is(err, workspace.ErrTooLarge) {
+				return nil, err
+			}
+			raw, rerr := s.ws.Root().ReadFile(rel)
+			if rerr != nil {
+				return nil, err
+			}
+			current = workspace.Version(raw)
+		}
 	default:
 		return nil, err
 	}
-	if want := req.GetExpectedVersion(); want != "" {
-		got := ""
-		if cur != nil {
-			got = cur.Version
-		}
-		if got != want {
-			return nil, &versionMismatchError{
-				path: rel, expected: want, current: got,
-				hint: "someone changed the file since you read it; Read it again, merge, and retry with the new version",
-			}
+	if want := req.GetExpectedVersion(); want != "" && want != current {
+		return nil, &versionMismatchError{
+			path: rel, expected: want, current: current,
+			hint: "someone changed the file since you read it; Read it again, merge, and retry with the new version",
 		}
 	}
 	if err := ctx.Err(); err != nil {

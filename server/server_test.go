@@ -445,3 +445,23 @@ func TestNothingIsWrittenWhenTheEditCannotBeAnswered(t *testing.T) {
 		})
 	}
 }
+
+// TestWriteReplacesFilesItCannotShow: a binary or non-UTF-8 file can be
+// overwritten whole, and a compare-and-swap against its raw bytes works.
+func TestWriteReplacesFilesItCannotShow(t *testing.T) {
+	for _, raw := range []string{"a\x00b", "caf\xe9\n"} {
+		e := newEnv(t)
+		e.write("x.dat", raw)
+		_, err := e.c.Write(e.ctx, &hashlinev1.WriteRequest{Path: "x.dat", Content: "text\n", ExpectedVersion: "v1-stale"})
+		var ce *client.Error
+		if !errors.As(err, &ce) || ce.Reason != "VERSION_MISMATCH" || ce.Metadata["currentVersion"] != workspace.Version([]byte(raw)) {
+			t.Fatalf("%q: err = %v, want VERSION_MISMATCH naming the raw version", raw, err)
+		}
+		if _, err := e.c.Write(e.ctx, &hashlinev1.WriteRequest{Path: "x.dat", Content: "text\n", ExpectedVersion: ce.Metadata["currentVersion"]}); err != nil {
+			t.Fatal(err)
+		}
+		if got := e.read("x.dat"); got != "text\n" {
+			t.Errorf("file = %q", got)
+		}
+	}
+}
