@@ -19,7 +19,7 @@ var benchQueries = []struct {
 	{"literal-i", Options{Pattern: "func main", CaseInsensitive: true}},
 	{"alternation", Options{Pattern: `(Context|Deadline)\(`}},
 	{"class", Options{Pattern: `\w+_test\b`}},
-	{"no-literal", Options{Pattern: `^\s*[a-z]+\(\)$`}},
+	{"regexp-only", Options{Pattern: `^\s*[a-z]+\(\)$`}},
 }
 
 // benchSearch searches fsys with every query, reporting MB/s over the bytes

@@ -58,8 +58,9 @@ type Options struct {
 	// to the root of the file system; "" or "." is the whole tree. A file
 	// named here is searched even if it is hidden, ignored or excluded by a
 	// glob (as when a file is given to ripgrep), unless it is binary. A
-	// directory named here is walked even if it is hidden or ignored; the
-	// rules still apply to what is inside it.
+	// directory named here is walked even if it is hidden or ignored (and
+	// then the .gitignore files above it are disregarded); the rules apply
+	// to what is inside it as usual.
 	Path string
 	// Globs, when not empty, restricts the search to files matching at
 	// least one of them. Globs use doublestar syntax ("**" crosses

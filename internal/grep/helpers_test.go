@@ -40,8 +40,14 @@ func rootFS(tb testing.TB, dir string) fs.FS {
 	return root.FS()
 }
 
-// plainFS hides the type of an fs.FS, forcing the generic path.
+// plainFS hides the type of an os.Root's FS, forcing the generic path, but
+// keeps the interfaces it implements.
 type plainFS struct{ fs.FS }
+
+func (p plainFS) Stat(name string) (fs.FileInfo, error)      { return fs.Stat(p.FS, name) }
+func (p plainFS) Lstat(name string) (fs.FileInfo, error)     { return fs.Lstat(p.FS, name) }
+func (p plainFS) ReadLink(name string) (string, error)       { return fs.ReadLink(p.FS, name) }
+func (p plainFS) ReadDir(name string) ([]fs.DirEntry, error) { return fs.ReadDir(p.FS, name) }
 
 // collect runs Search and returns what it emitted.
 func collect(tb testing.TB, fsys fs.FS, opts Options) ([]File, Summary, error) {

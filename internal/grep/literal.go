@@ -3,6 +3,7 @@ package grep
 import (
 	"math"
 	"regexp/syntax"
+	"slices"
 	"unicode"
 	"unicode/utf8"
 )
@@ -41,12 +42,16 @@ type litInfo struct {
 // them occurs, so that the regexp need not run at all.
 func requiredLits(re *syntax.Regexp) (set []lit, pure bool) {
 	info := analyze(re)
-	if info.hasExact && info.pure && usable(info.exact) {
-		return info.exact, true
-	}
-	return best(info), false
+	// Being pure saves running the regexp on candidate lines, but not if the
+	// exact set is a worse prefilter than a required part of it, as
+	// Context[0-9] is than Context.
+	set, exact := pick(info)
+	return set, exact && info.pure
 }
 
+// analyze works bottom up over a simplified regexp. Every rule must be
+// sound: a required set may be weak or missing, never one that a match can
+// lack, and exact must hold every string the node can match.
 func analyze(re *syntax.Regexp) litInfo {
 	switch re.Op {
 	case syntax.OpEmptyMatch:
@@ -89,8 +94,12 @@ func exactly(pure bool, l lit) litInfo {
 }
 
 // analyzeClass turns a small class such as [0-9] or [ab] into the set of its
-// runes.
+// runes, and a class that is one rune in every case, as (?i)[s] is [Ssſ],
+// into that rune folded.
 func analyzeClass(re *syntax.Regexp) litInfo {
+	if r, ok := foldClass(re.Rune); ok {
+		return exactly(true, newLit(string(r), true))
+	}
 	n := 0
 	for i := 0; i < len(re.Rune); i += 2 {
 		n += int(re.Rune[i+1]-re.Rune[i]) + 1
@@ -168,6 +177,37 @@ func analyzeAlternate(subs []*syntax.Regexp) litInfo {
 	return info
 }
 
+// foldClass reports whether ranges are exactly the runes that one rune
+// matches under simple case folding, and that rune.
+func foldClass(ranges []rune) (rune, bool) {
+	if len(ranges) == 0 || len(ranges) > 8 {
+		return 0, false
+	}
+	r := ranges[0]
+	var orbit []rune
+	for f := r; ; {
+		orbit = append(orbit, f, f)
+		if f = unicode.SimpleFold(f); f == r {
+			break
+		}
+	}
+	if len(orbit) < 4 {
+		return 0, false
+	}
+	// Orbits are short; compare as sets of single-rune ranges.
+	slices.Sort(orbit)
+	var flat []rune
+	for i := 0; i < len(ranges); i += 2 {
+		for c := ranges[i]; c <= ranges[i+1]; c++ {
+			flat = append(flat, c, c)
+		}
+		if len(flat) > len(orbit) {
+			return 0, false
+		}
+	}
+	return r, slices.Equal(flat, orbit)
+}
+
 // cross returns every concatenation of a member of a with a member of b, or
 // false if there would be too many or a case-sensitive cased string would
 // have to join a case-folded one.
@@ -217,10 +257,19 @@ func usable(set []lit) bool {
 
 // best picks the better of a node's exact set and its required set.
 func best(info litInfo) []lit {
-	if info.hasExact && usable(info.exact) {
-		return bestOf([][]lit{info.exact, info.req})
+	set, _ := pick(info)
+	return set
+}
+
+// pick is best, also reporting whether the exact set was picked.
+func pick(info litInfo) (set []lit, exact bool) {
+	if !info.hasExact || !usable(info.exact) {
+		return info.req, false
 	}
-	return info.req
+	if usable(info.req) && setScore(info.req) > setScore(info.exact) {
+		return info.req, false
+	}
+	return info.exact, true
 }
 
 // bestOf returns the candidate a prefilter would find fewest false

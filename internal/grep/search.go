@@ -16,9 +16,14 @@ import (
 // binaryProbe is how much of a file is looked at for a NUL byte.
 const binaryProbe = 8 << 10
 
-// window bounds how many files may be read ahead of the one being emitted,
-// which bounds the memory held by matching files waiting for their turn.
+// window bounds how many files may be read ahead of the one being emitted.
 const window = 1024
+
+// heldBudget bounds the bytes of matching files that workers keep while they
+// wait for their turn to be emitted (emit may be slow: it streams to a
+// client). A worker that would exceed it keeps only the fact that the file
+// matched, and the file is read again when its turn comes.
+var heldBudget int64 = 64 << 20
 
 // Search walks fsys under opts.Path and calls emit once for every file with
 // at least one matching line, in ascending order of path. Files are read and
@@ -52,12 +57,15 @@ func Search(ctx context.Context, fsys fs.FS, opts Options, emit func(File) error
 	if err != nil {
 		return Summary{}, err
 	}
-	start := path.Clean(strings.TrimPrefix(opts.Path, "./"))
+	start := path.Clean(opts.Path)
 	fi, err := fs.Stat(fsys, start)
 	if err != nil {
 		return Summary{}, err
 	}
 	s := &search{src: newSource(fsys), m: m, opts: opts, emit: emit}
+	s.redo = s.newWorker()
+	s.redo.keepAll = true
+	defer s.redo.close()
 	s.remaining = opts.MaxMatches
 	if !fi.IsDir() {
 		if fi.Mode().IsRegular() {
@@ -91,6 +99,10 @@ type search struct {
 	// probing is set once the limit is reached: from then on the only
 	// question about a file is whether it has a match at all.
 	probing atomic.Bool
+	// held is the size of the Raw of results not yet taken.
+	held atomic.Int64
+	// redo reads deferred files again; it belongs to the emitting goroutine.
+	redo *worker
 
 	// Owned by the goroutine that calls emit.
 	sum       Summary
@@ -114,10 +126,12 @@ type result struct {
 	scanned bool
 	size    int64
 	// matched is set when the file has a match; file and ms are filled in
-	// unless the search was already probing.
+	// unless the search was already probing or the file was deferred.
 	matched bool
-	file    File
-	ms      []match
+	// deferred means the file matched but was not kept, for heldBudget.
+	deferred bool
+	file     File
+	ms       []match
 }
 
 // tree searches the directory start.
@@ -161,6 +175,7 @@ func (s *search) tree(ctx context.Context, w *walker, start string) error {
 	for range s.opts.Workers {
 		wg.Go(func() {
 			wk := s.newWorker()
+			defer wk.close()
 			for j := range jobs {
 				wk.run(ictx, j)
 			}
@@ -185,6 +200,15 @@ func (s *search) collect(ctx context.Context, order <-chan *job) error {
 		case <-j.done:
 		case <-ctx.Done():
 			return ctx.Err()
+		}
+		if r := &j.res; r.deferred && !s.probing.Load() {
+			// Read it again, through the file system; it was counted
+			// as scanned already.
+			again := &job{name: j.name, path: j.path, link: j.link, done: make(chan struct{})}
+			s.redo.run(ctx, again)
+			r.matched, r.file, r.ms = again.res.matched, again.res.file, again.res.ms
+		} else {
+			s.held.Add(-int64(len(r.file.Raw)))
 		}
 		if err := s.take(&j.res); err != nil || s.done {
 			return err
@@ -224,13 +248,26 @@ func (s *search) take(r *result) error {
 
 // single searches one file named by the caller.
 func (s *search) single(ctx context.Context, rel string) error {
-	wk := s.newWorker()
 	j := &job{name: path.Base(rel), path: rel, link: true, done: make(chan struct{})}
-	wk.run(ctx, j)
+	s.redo.run(ctx, j)
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	return s.take(&j.res)
+}
+
+// hold reserves n bytes of heldBudget, which is always granted when nothing
+// is held, so that a file larger than the budget still goes through.
+func (s *search) hold(n int64) bool {
+	for {
+		h := s.held.Load()
+		if h > 0 && h+n > heldBudget {
+			return false
+		}
+		if s.held.CompareAndSwap(h, h+n) {
+			return true
+		}
+	}
 }
 
 // worker reads and searches files with buffers of its own.
@@ -239,18 +276,23 @@ type worker struct {
 	f   *finder
 	buf []byte
 	ms  []match
+	// keepAll ignores heldBudget: the result is taken right away.
+	keepAll bool
 }
 
 func (s *search) newWorker() *worker {
-	w := &worker{s: s}
+	w := &worker{s: s, buf: getBuf()}
 	if s.m.needles != nil {
 		w.f = newFinder(s.m.needles)
 	}
 	return w
 }
 
-// maxKeptBuf is the largest read buffer a worker keeps between files.
-const maxKeptBuf = 4 << 20
+// close gives the worker's buffer back for the next search.
+func (w *worker) close() {
+	putBuf(w.buf)
+	w.buf = nil
+}
 
 func (w *worker) run(ctx context.Context, j *job) {
 	defer close(j.done)
@@ -261,7 +303,7 @@ func (w *worker) run(ctx context.Context, j *job) {
 	data, buf, err := w.s.src.readFile(j.d, j.name, j.path, j.link, w.buf, w.s.opts.MaxFileBytes)
 	j.d.release()
 	w.buf = buf
-	if cap(w.buf) > maxKeptBuf {
+	if cap(w.buf) > maxPooledBuf {
 		w.buf = nil
 	}
 	if err != nil || bytes.IndexByte(data[:min(len(data), binaryProbe)], 0) >= 0 {
@@ -282,6 +324,10 @@ func (w *worker) run(ctx context.Context, j *job) {
 	}
 	r.matched = true
 	if probing {
+		return
+	}
+	if !w.keepAll && !w.s.hold(int64(len(data))) {
+		r.deferred = true
 		return
 	}
 	raw := bytes.Clone(data)

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 )
 
@@ -108,7 +109,7 @@ func nextByte(e entry, i int) int {
 // readFile reads the file name in d (at rel from the root) into buf, growing
 // it as needed, and returns the contents and the buffer. Symlinks are
 // followed only through the fs.FS, which for an os.Root refuses links that
-// lead out. Anything that is not a regular file of at most limit bytes is
+// lead out, and only if it is an fs.StatFS. Anything that is not a regular file of at most limit bytes is
 // errSkip; a FIFO is never opened in a way that could block.
 func (s *source) readFile(d *dir, name, rel string, link bool, buf []byte, limit int64) ([]byte, []byte, error) {
 	if d != nil && !link {
@@ -116,8 +117,12 @@ func (s *source) readFile(d *dir, name, rel string, link bool, buf []byte, limit
 	}
 	if link {
 		// Stat follows the link, so a FIFO behind it is caught before
-		// Open could block on it.
-		fi, err := fs.Stat(s.fsys, rel)
+		// Open could block on it. Without StatFS, fs.Stat would open it.
+		sfs, ok := s.fsys.(fs.StatFS)
+		if !ok {
+			return nil, buf, errSkip
+		}
+		fi, err := sfs.Stat(rel)
 		if err != nil || !fi.Mode().IsRegular() || fi.Size() > limit {
 			return nil, buf, errSkip
 		}
@@ -138,8 +143,7 @@ func (s *source) readFile(d *dir, name, rel string, link bool, buf []byte, limit
 			if int64(n) > limit {
 				return nil, buf, errSkip
 			}
-			buf = slices.Grow(buf, 1)
-			buf = buf[:cap(buf)]
+			buf = extend(buf, n, n+1)
 		}
 		k, err := f.Read(buf[n:])
 		n += k
@@ -156,13 +160,41 @@ func (s *source) readFile(d *dir, name, rel string, link bool, buf []byte, limit
 	return buf[:n], buf, nil
 }
 
+// minBuf is the size of a fresh read buffer: most source files fit.
+const minBuf = 64 << 10
+
 // grow returns buf with a length of at least size+1 (one more byte than
-// expected, so that a single read reaching EOF fits), keeping its contents
+// expected, so that a single read reaching EOF fits), its contents
 // irrelevant.
 func grow(buf []byte, size int64) []byte {
-	need := int(size) + 1
-	if cap(buf) < need {
-		buf = make([]byte, max(need, 64<<10))
+	if cap(buf) < int(size)+1 {
+		buf = extend(buf, 0, int(size)+1)
 	}
 	return buf[:cap(buf)]
+}
+
+// extend returns a buffer of at least need bytes holding buf[:n]. It at
+// least doubles, so that a worker meeting ever larger files reallocates (and
+// zeroes, which showed in profiles) a few times only.
+func extend(buf []byte, n, need int) []byte {
+	if need <= cap(buf) {
+		return buf[:cap(buf)]
+	}
+	out := make([]byte, max(need, 2*cap(buf), minBuf))
+	copy(out, buf[:n])
+	return out
+}
+
+// bufPool keeps read buffers across searches.
+var bufPool = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooledBuf is the largest read buffer kept for the next file or search.
+const maxPooledBuf = 4 << 20
+
+func getBuf() []byte { return *bufPool.Get().(*[]byte) }
+
+func putBuf(buf []byte) {
+	if cap(buf) <= maxPooledBuf {
+		bufPool.Put(&buf)
+	}
 }

@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"path"
 	"reflect"
-	"slices"
 	"syscall"
 )
 
@@ -147,28 +146,34 @@ func listFast(fsys fs.FS, d *dir, rel string, buf []byte) ([]entry, []byte, erro
 	}
 }
 
-// readFast reads the regular file name in d. O_NONBLOCK keeps a FIFO that
-// replaced the file since the listing from blocking the open; the descriptor
-// is then checked to be a regular file before anything is read.
+// readFast reads the regular file name in d. The listing said it was a
+// regular file, so there is no fstat: O_NONBLOCK keeps a FIFO that replaced
+// it since from blocking the open or the reads, a directory fails to read,
+// and a device is cut off at limit. Only a file that fills the buffer is
+// stat'ed, to size the buffer and to skip files over limit unread.
 func readFast(d *dir, name string, buf []byte, limit int64) ([]byte, []byte, error) {
 	fd, err := openat(d.fd, name, syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC)
 	if err != nil {
 		return nil, buf, errSkip
 	}
 	defer syscall.Close(fd)
-	var st syscall.Stat_t
-	if err := syscall.Fstat(fd, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG || st.Size > limit {
-		return nil, buf, errSkip
-	}
-	buf = grow(buf, st.Size)
-	n := 0
+	buf = grow(buf, 0)
+	n, stated := 0, false
 	for {
 		if n == len(buf) {
 			if int64(n) > limit {
 				return nil, buf, errSkip
 			}
-			buf = slices.Grow(buf, 1)
-			buf = buf[:cap(buf)]
+			size := int64(0)
+			if !stated {
+				stated = true
+				var st syscall.Stat_t
+				if err := syscall.Fstat(fd, &st); err != nil || st.Size > limit {
+					return nil, buf, errSkip
+				}
+				size = st.Size
+			}
+			buf = extend(buf, n, max(int(size)+1, n+1))
 		}
 		k, err := syscall.Read(fd, buf[n:])
 		if err == syscall.EINTR {
@@ -187,3 +192,6 @@ func readFast(d *dir, name string, buf []byte, limit int64) ([]byte, []byte, err
 	}
 	return buf[:n], buf, nil
 }
+
+// fastSupported tells tests whether fastFS can be true here.
+const fastSupported = true

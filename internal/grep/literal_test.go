@@ -1,0 +1,151 @@
+package grep
+
+import (
+	"reflect"
+	"regexp"
+	"regexp/syntax"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// showLits renders a literal set for comparison: "(?i)" marks folded ones.
+func showLits(set []lit) []string {
+	var out []string
+	for _, l := range set {
+		s := l.s
+		if l.fold {
+			s = "(?i)" + s
+		}
+		out = append(out, s)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestRequiredLits(t *testing.T) {
+	tests := []struct {
+		pattern string
+		want    []string
+		pure    bool
+	}{
+		{"func main", []string{"func main"}, true},
+		{`(?i)func main`, []string{"(?i)FUNC MAIN"}, true},
+		{`(Context|Deadline)\(`, []string{"Context(", "Deadline("}, true},
+		{`\w+_test\b`, []string{"_test"}, false},
+		{`^func`, []string{"func"}, false},
+		{`colou?r`, []string{"color", "colour"}, true},
+		{`func\s+main`, []string{"func"}, false},
+		{`Context[0-9]`, []string{"Context"}, false},
+		{`v[0-9]`, []string{"v"}, false},
+		{`[ab]c`, []string{"ac", "bc"}, true},
+		{`(?i)x(`, nil, false}, // does not compile; never reached
+		{`a+`, []string{"a"}, false},
+		{`x*`, nil, false},
+		{`.`, nil, false},
+		{``, nil, false},
+		{`foo|.*`, nil, false},
+		{`(?i)[Ss]ize\(`, []string{"(?i)SIZE("}, true},
+		{`(?i)[k]ey`, []string{"(?i)KEY"}, true},
+		{`[Ss]ize`, []string{"Size", "size"}, true},
+		{`Foo(?i)bar`, []string{"Foo"}, false},
+		{`(?:ab){2}c`, []string{"ababc"}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.pattern, func(t *testing.T) {
+			re, err := syntax.Parse(tt.pattern, syntax.Perl)
+			if err != nil {
+				return
+			}
+			set, pure := requiredLits(re.Simplify())
+			if got := showLits(set); !reflect.DeepEqual(got, tt.want) || pure != tt.pure {
+				t.Errorf("got %q pure=%v, want %q pure=%v", got, pure, tt.want, tt.pure)
+			}
+		})
+	}
+}
+
+// naiveScanLines returns the matching line numbers by running re on every
+// line, for comparison with matcher.scan.
+func scanNumbers(m *matcher, data []byte) []int {
+	var f *finder
+	if m.needles != nil {
+		f = newFinder(m.needles)
+	}
+	var out []int
+	for _, ms := range m.scan(f, data, 1<<30, nil) {
+		out = append(out, ms.num)
+	}
+	return out
+}
+
+// FuzzScan checks that the prefiltered scan finds exactly the lines a naive
+// per-line regexp scan finds, whatever the pattern and text.
+func FuzzScan(f *testing.F) {
+	seeds := []struct{ pattern, text string }{
+		{"func main", "package x\nfunc main() {}\n"},
+		{`(?i)task`, "ta\u017fk\nTASK\r\nt\n"},
+		{`(?i)\x{212A}`, "k\nK\n\u212a\n"},
+		{`(Context|Deadline)\(`, "ctx.Deadline()\ncontext.Context\n"},
+		{`colou?r$`, "color\r\ncolour\nCOLOR\n"},
+		{`(?i)stra\x{DF}e`, "STRASSE\nstra\u1e9ee\n"},
+		{`\x{FEFF}a`, "\uFEFFa\n"},
+		{`^a`, "\uFEFFa\nb\na"},
+		{`a\nb`, "a\nb\n"},
+		{`(?i)\x{3C3}\x{3A3}`, "\u03c2\u03c3\n"},
+		{`x\r`, "x\r\nx\ry\n"},
+	}
+	for _, s := range seeds {
+		f.Add(s.pattern, s.text)
+	}
+	f.Fuzz(func(t *testing.T, pattern, text string) {
+		m, err := compile(Options{Pattern: pattern})
+		if err != nil {
+			return
+		}
+		data := []byte(text)
+		got := scanNumbers(m, data)
+		want := naiveMatches(m.re, data)
+		if !slices.Equal(got, want) {
+			t.Fatalf("pattern %q over %q: lines %v, want %v (needles %q, pure %v)", pattern, text, got, want, needleLits(m), m.pure)
+		}
+		if !utf8.ValidString(text) || len(want) == 0 {
+			return
+		}
+		lines := buildLines(data, m.scan(nil, data, 1<<30, nil), 1, 1, 0)
+		if wantLines := naiveContext(data, want, 1, 1, 0); !reflect.DeepEqual(lines, wantLines) {
+			t.Fatalf("context lines %+v, want %+v", lines, wantLines)
+		}
+	})
+}
+
+func needleLits(m *matcher) []string {
+	var out []string
+	for _, n := range m.needles {
+		out = append(out, n.lit)
+	}
+	return out
+}
+
+func TestFoldVerifyIsUnicodeAware(t *testing.T) {
+	// Each pattern is case-insensitive and each text has one matching line
+	// that an ASCII-only fold would miss.
+	tests := []struct{ pattern, text string }{
+		{"sk", "xx\nta\u017f\u212a\n"},
+		{"kelvin", "\u212aELVIN\n"},
+		{"\u00e0b", "\u00c0B\n"},
+		{"\u03c3\u03c3", "\u03a3\u03c2\n"},
+		{"\u0130", "\u0130\n"},
+	}
+	for _, tt := range tests {
+		m, err := compile(Options{Pattern: tt.pattern, CaseInsensitive: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := naiveMatches(regexp.MustCompile("(?i)"+tt.pattern), []byte(tt.text))
+		if got := scanNumbers(m, []byte(tt.text)); !slices.Equal(got, want) || len(want) == 0 {
+			t.Errorf("%q over %q: %v, want %v", tt.pattern, strings.TrimSpace(tt.text), got, want)
+		}
+	}
+}
