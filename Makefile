@@ -23,7 +23,7 @@ build: ## Build bin/hashlined
 	go build -o bin/hashlined ./cmd/hashlined
 
 .PHONY: test
-test: checkgenerate lint unit smoke ## Everything CI runs: generated code current, lint, race tests, grpcurl smoke test
+test: checkgenerate lint breaking unit smoke ## Everything CI runs: generated code current, lint, API compatibility, race tests, grpcurl smoke test
 
 .PHONY: unit
 unit: ## go test -race ./... (fuzz seed corpora and examples included)
@@ -54,9 +54,13 @@ lint: tools/ts/node_modules ## buf lint, buf format, go vet, gofmt, type-check g
 	cd tools/ts && npm run --silent check-gen
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^gen/')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
+# The API as first released: every later change must stay wire- and
+# source-compatible with it (buf breaking, FILE rules).
+API_BASELINE := 1cbbaff82334f02e067d7f835f3299f34560fb7c
+
 .PHONY: breaking
-breaking: ## buf breaking against main
-	$(BUF) breaking --against '.git#branch=main'
+breaking: ## buf breaking against the released v1 API
+	$(BUF) breaking --against '.git#ref=$(API_BASELINE)'
 
 .PHONY: fuzz
 fuzz: ## Run every fuzz target for FUZZTIME each (default 100000x executions)

@@ -175,6 +175,15 @@ func (p *Plan) Apply(d *Document, opts ApplyOptions) (*Result, error) {
 	if string(em.out) == d.text {
 		return nil, p.noChange()
 	}
+	if !d.bom && strings.HasPrefix(string(em.out), utf8BOM) {
+		// On disk the result would start with a byte order mark, which
+		// every reader (this one too) takes as a BOM, not as content:
+		// the first line would silently lose a character.
+		return nil, &BatchError{Problems: []Problem{{
+			EditIndex: -1, Field: "edits", Reason: ReasonInvalidEdit,
+			Message: "the batch would leave U+FEFF (a byte order mark) as the first character of a file that has no BOM, where it would be read as a BOM rather than as text; remove U+FEFF from the text, or keep a line before it",
+		}}}
+	}
 	res := &Result{}
 	var newText string
 	if d.bom {

@@ -361,6 +361,13 @@ func FuzzApplyEdits(f *testing.F) {
 		}
 		want := applyModel(string(doc), model)
 		res, err := ApplyEdits(d, edits, ApplyOptions{Hasher: h, Context: s.next(4)})
+		if !d.BOM() && want != string(doc) && strings.HasPrefix(want, "\ufeff") {
+			var be *BatchError
+			if !errors.As(err, &be) || be.Reason() != ReasonInvalidEdit {
+				t.Fatalf("edits %+v make U+FEFF the first character, want INVALID_EDIT; got %v", edits, err)
+			}
+			return
+		}
 		if want == string(doc) {
 			var be *BatchError
 			if !errors.As(err, &be) || be.Reason() != ReasonNoChange {

@@ -9,6 +9,7 @@ package hashlinev1
 import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	durationpb "google.golang.org/protobuf/types/known/durationpb"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
@@ -107,8 +108,10 @@ type StaleRef struct {
 	Fresh []string `protobuf:"bytes,7,rep,name=fresh,proto3" json:"fresh,omitempty"`
 	// The version the fresh lines come from.
 	CurrentVersion string `protobuf:"bytes,8,opt,name=current_version,json=currentVersion,proto3" json:"current_version,omitempty"`
-	// Why it is stale: "CHANGED" (the line's content differs) or "DELETED"
-	// (the line no longer exists).
+	// Why it is stale: "CHANGED" (the line's content differs), "DELETED"
+	// (the line no longer exists), or "CONFLICT" (the request was rebased
+	// from an older version and another change since then touched this line,
+	// a line of this range, or this insertion point).
 	Reason        string `protobuf:"bytes,9,opt,name=reason,proto3" json:"reason,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -281,11 +284,58 @@ func (x *EditError) GetMessage() string {
 	return ""
 }
 
+// RetryInfo is attached to RESOURCE_EXHAUSTED errors from rate limiting:
+// wait retry_delay before trying again. It mirrors google.rpc.RetryInfo.
+type RetryInfo struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// How long to wait.
+	RetryDelay    *durationpb.Duration `protobuf:"bytes,1,opt,name=retry_delay,json=retryDelay,proto3" json:"retry_delay,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RetryInfo) Reset() {
+	*x = RetryInfo{}
+	mi := &file_hashline_v1_errors_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RetryInfo) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RetryInfo) ProtoMessage() {}
+
+func (x *RetryInfo) ProtoReflect() protoreflect.Message {
+	mi := &file_hashline_v1_errors_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RetryInfo.ProtoReflect.Descriptor instead.
+func (*RetryInfo) Descriptor() ([]byte, []int) {
+	return file_hashline_v1_errors_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *RetryInfo) GetRetryDelay() *durationpb.Duration {
+	if x != nil {
+		return x.RetryDelay
+	}
+	return nil
+}
+
 var File_hashline_v1_errors_proto protoreflect.FileDescriptor
 
 const file_hashline_v1_errors_proto_rawDesc = "" +
 	"\n" +
-	"\x18hashline/v1/errors.proto\x12\vhashline.v1\"\xba\x01\n" +
+	"\x18hashline/v1/errors.proto\x12\vhashline.v1\x1a\x1egoogle/protobuf/duration.proto\"\xba\x01\n" +
 	"\tErrorInfo\x12\x16\n" +
 	"\x06reason\x18\x01 \x01(\tR\x06reason\x12\x16\n" +
 	"\x06domain\x18\x02 \x01(\tR\x06domain\x12@\n" +
@@ -310,7 +360,10 @@ const file_hashline_v1_errors_proto_rawDesc = "" +
 	"edit_index\x18\x01 \x01(\x05R\teditIndex\x12\x14\n" +
 	"\x05field\x18\x02 \x01(\tR\x05field\x12\x16\n" +
 	"\x06reason\x18\x03 \x01(\tR\x06reason\x12\x18\n" +
-	"\amessage\x18\x04 \x01(\tR\amessageB\xa7\x01\n" +
+	"\amessage\x18\x04 \x01(\tR\amessage\"G\n" +
+	"\tRetryInfo\x12:\n" +
+	"\vretry_delay\x18\x01 \x01(\v2\x19.google.protobuf.DurationR\n" +
+	"retryDelayB\xa7\x01\n" +
 	"\x0fcom.hashline.v1B\vErrorsProtoP\x01Z:github.com/hashline/hashline/gen/go/hashline/v1;hashlinev1\xa2\x02\x03HXX\xaa\x02\vHashline.V1\xca\x02\vHashline\\V1\xe2\x02\x17Hashline\\V1\\GPBMetadata\xea\x02\fHashline::V1b\x06proto3"
 
 var (
@@ -325,20 +378,23 @@ func file_hashline_v1_errors_proto_rawDescGZIP() []byte {
 	return file_hashline_v1_errors_proto_rawDescData
 }
 
-var file_hashline_v1_errors_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
+var file_hashline_v1_errors_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
 var file_hashline_v1_errors_proto_goTypes = []any{
-	(*ErrorInfo)(nil), // 0: hashline.v1.ErrorInfo
-	(*StaleRef)(nil),  // 1: hashline.v1.StaleRef
-	(*EditError)(nil), // 2: hashline.v1.EditError
-	nil,               // 3: hashline.v1.ErrorInfo.MetadataEntry
+	(*ErrorInfo)(nil),           // 0: hashline.v1.ErrorInfo
+	(*StaleRef)(nil),            // 1: hashline.v1.StaleRef
+	(*EditError)(nil),           // 2: hashline.v1.EditError
+	(*RetryInfo)(nil),           // 3: hashline.v1.RetryInfo
+	nil,                         // 4: hashline.v1.ErrorInfo.MetadataEntry
+	(*durationpb.Duration)(nil), // 5: google.protobuf.Duration
 }
 var file_hashline_v1_errors_proto_depIdxs = []int32{
-	3, // 0: hashline.v1.ErrorInfo.metadata:type_name -> hashline.v1.ErrorInfo.MetadataEntry
-	1, // [1:1] is the sub-list for method output_type
-	1, // [1:1] is the sub-list for method input_type
-	1, // [1:1] is the sub-list for extension type_name
-	1, // [1:1] is the sub-list for extension extendee
-	0, // [0:1] is the sub-list for field type_name
+	4, // 0: hashline.v1.ErrorInfo.metadata:type_name -> hashline.v1.ErrorInfo.MetadataEntry
+	5, // 1: hashline.v1.RetryInfo.retry_delay:type_name -> google.protobuf.Duration
+	2, // [2:2] is the sub-list for method output_type
+	2, // [2:2] is the sub-list for method input_type
+	2, // [2:2] is the sub-list for extension type_name
+	2, // [2:2] is the sub-list for extension extendee
+	0, // [0:2] is the sub-list for field type_name
 }
 
 func init() { file_hashline_v1_errors_proto_init() }
@@ -352,7 +408,7 @@ func file_hashline_v1_errors_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hashline_v1_errors_proto_rawDesc), len(file_hashline_v1_errors_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   4,
+			NumMessages:   5,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

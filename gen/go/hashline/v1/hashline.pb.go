@@ -16,6 +16,8 @@ package hashlinev1
 import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	durationpb "google.golang.org/protobuf/types/known/durationpb"
+	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
@@ -83,6 +85,63 @@ func (x WriteMode) Number() protoreflect.EnumNumber {
 // Deprecated: Use WriteMode.Descriptor instead.
 func (WriteMode) EnumDescriptor() ([]byte, []int) {
 	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{0}
+}
+
+// WatchEventKind says what happened to a file.
+type WatchEventKind int32
+
+const (
+	// Not used.
+	WatchEventKind_WATCH_EVENT_KIND_UNSPECIFIED WatchEventKind = 0
+	// The file was created.
+	WatchEventKind_WATCH_EVENT_KIND_CREATED WatchEventKind = 1
+	// The file's content changed.
+	WatchEventKind_WATCH_EVENT_KIND_MODIFIED WatchEventKind = 2
+	// The file was removed or renamed away.
+	WatchEventKind_WATCH_EVENT_KIND_DELETED WatchEventKind = 3
+)
+
+// Enum value maps for WatchEventKind.
+var (
+	WatchEventKind_name = map[int32]string{
+		0: "WATCH_EVENT_KIND_UNSPECIFIED",
+		1: "WATCH_EVENT_KIND_CREATED",
+		2: "WATCH_EVENT_KIND_MODIFIED",
+		3: "WATCH_EVENT_KIND_DELETED",
+	}
+	WatchEventKind_value = map[string]int32{
+		"WATCH_EVENT_KIND_UNSPECIFIED": 0,
+		"WATCH_EVENT_KIND_CREATED":     1,
+		"WATCH_EVENT_KIND_MODIFIED":    2,
+		"WATCH_EVENT_KIND_DELETED":     3,
+	}
+)
+
+func (x WatchEventKind) Enum() *WatchEventKind {
+	p := new(WatchEventKind)
+	*p = x
+	return p
+}
+
+func (x WatchEventKind) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (WatchEventKind) Descriptor() protoreflect.EnumDescriptor {
+	return file_hashline_v1_hashline_proto_enumTypes[1].Descriptor()
+}
+
+func (WatchEventKind) Type() protoreflect.EnumType {
+	return &file_hashline_v1_hashline_proto_enumTypes[1]
+}
+
+func (x WatchEventKind) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use WatchEventKind.Descriptor instead.
+func (WatchEventKind) EnumDescriptor() ([]byte, []int) {
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{1}
 }
 
 // Line is one tagged line of a file.
@@ -990,7 +1049,14 @@ type EditResponse struct {
 	// The number of lines in the new file.
 	TotalLines int32 `protobuf:"varint,8,opt,name=total_lines,json=totalLines,proto3" json:"total_lines,omitempty"`
 	// True when dry_run was set and nothing was written.
-	DryRun        bool `protobuf:"varint,9,opt,name=dry_run,json=dryRun,proto3" json:"dry_run,omitempty"`
+	DryRun bool `protobuf:"varint,9,opt,name=dry_run,json=dryRun,proto3" json:"dry_run,omitempty"`
+	// Set when the references were made against an older version of the file
+	// (base_version, or the version this agent last saw) and were rebased onto
+	// the current one: the older version. Empty when no rebase was needed.
+	RebasedFrom string `protobuf:"bytes,10,opt,name=rebased_from,json=rebasedFrom,proto3" json:"rebased_from,omitempty"`
+	// The references whose line numbers changed in the rebase, with their old
+	// and new numbers.
+	Moved         []*MovedRef `protobuf:"bytes,11,rep,name=moved,proto3" json:"moved,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1088,6 +1154,84 @@ func (x *EditResponse) GetDryRun() bool {
 	return false
 }
 
+func (x *EditResponse) GetRebasedFrom() string {
+	if x != nil {
+		return x.RebasedFrom
+	}
+	return ""
+}
+
+func (x *EditResponse) GetMoved() []*MovedRef {
+	if x != nil {
+		return x.Moved
+	}
+	return nil
+}
+
+// MovedRef is one reference that a rebase moved to another line.
+type MovedRef struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The reference as the request gave it, normalized to LINE:HASH.
+	Ref string `protobuf:"bytes,1,opt,name=ref,proto3" json:"ref,omitempty"`
+	// Its line number in the base version.
+	From int32 `protobuf:"varint,2,opt,name=from,proto3" json:"from,omitempty"`
+	// Its line number in the current file.
+	To            int32 `protobuf:"varint,3,opt,name=to,proto3" json:"to,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MovedRef) Reset() {
+	*x = MovedRef{}
+	mi := &file_hashline_v1_hashline_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MovedRef) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MovedRef) ProtoMessage() {}
+
+func (x *MovedRef) ProtoReflect() protoreflect.Message {
+	mi := &file_hashline_v1_hashline_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MovedRef.ProtoReflect.Descriptor instead.
+func (*MovedRef) Descriptor() ([]byte, []int) {
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *MovedRef) GetRef() string {
+	if x != nil {
+		return x.Ref
+	}
+	return ""
+}
+
+func (x *MovedRef) GetFrom() int32 {
+	if x != nil {
+		return x.From
+	}
+	return 0
+}
+
+func (x *MovedRef) GetTo() int32 {
+	if x != nil {
+		return x.To
+	}
+	return 0
+}
+
 // WriteRequest writes a whole file.
 type WriteRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1107,7 +1251,7 @@ type WriteRequest struct {
 
 func (x *WriteRequest) Reset() {
 	*x = WriteRequest{}
-	mi := &file_hashline_v1_hashline_proto_msgTypes[12]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1119,7 +1263,7 @@ func (x *WriteRequest) String() string {
 func (*WriteRequest) ProtoMessage() {}
 
 func (x *WriteRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hashline_v1_hashline_proto_msgTypes[12]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1132,7 +1276,7 @@ func (x *WriteRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WriteRequest.ProtoReflect.Descriptor instead.
 func (*WriteRequest) Descriptor() ([]byte, []int) {
-	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{12}
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *WriteRequest) GetPath() string {
@@ -1180,7 +1324,7 @@ type WriteResponse struct {
 
 func (x *WriteResponse) Reset() {
 	*x = WriteResponse{}
-	mi := &file_hashline_v1_hashline_proto_msgTypes[13]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1192,7 +1336,7 @@ func (x *WriteResponse) String() string {
 func (*WriteResponse) ProtoMessage() {}
 
 func (x *WriteResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hashline_v1_hashline_proto_msgTypes[13]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1205,7 +1349,7 @@ func (x *WriteResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WriteResponse.ProtoReflect.Descriptor instead.
 func (*WriteResponse) Descriptor() ([]byte, []int) {
-	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{13}
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *WriteResponse) GetPath() string {
@@ -1258,14 +1402,22 @@ type GrepRequest struct {
 	// Lines of context after each match.
 	After int32 `protobuf:"varint,8,opt,name=after,proto3" json:"after,omitempty"`
 	// Stop after this many matching lines; 0 means 100.
-	MaxMatches    int32 `protobuf:"varint,9,opt,name=max_matches,json=maxMatches,proto3" json:"max_matches,omitempty"`
+	MaxMatches int32 `protobuf:"varint,9,opt,name=max_matches,json=maxMatches,proto3" json:"max_matches,omitempty"`
+	// Only search files of these types ("go", "ts", "py", ...); the server's
+	// error for an unknown type lists the known ones. Combines with glob.
+	Type []string `protobuf:"bytes,10,rep,name=type,proto3" json:"type,omitempty"`
+	// Also search hidden files and directories (names starting with "."),
+	// except .git.
+	Hidden bool `protobuf:"varint,11,opt,name=hidden,proto3" json:"hidden,omitempty"`
+	// Do not honour .gitignore files.
+	NoIgnore      bool `protobuf:"varint,12,opt,name=no_ignore,json=noIgnore,proto3" json:"no_ignore,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GrepRequest) Reset() {
 	*x = GrepRequest{}
-	mi := &file_hashline_v1_hashline_proto_msgTypes[14]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1277,7 +1429,7 @@ func (x *GrepRequest) String() string {
 func (*GrepRequest) ProtoMessage() {}
 
 func (x *GrepRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hashline_v1_hashline_proto_msgTypes[14]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1290,7 +1442,7 @@ func (x *GrepRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrepRequest.ProtoReflect.Descriptor instead.
 func (*GrepRequest) Descriptor() ([]byte, []int) {
-	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{14}
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *GrepRequest) GetPattern() string {
@@ -1356,6 +1508,82 @@ func (x *GrepRequest) GetMaxMatches() int32 {
 	return 0
 }
 
+func (x *GrepRequest) GetType() []string {
+	if x != nil {
+		return x.Type
+	}
+	return nil
+}
+
+func (x *GrepRequest) GetHidden() bool {
+	if x != nil {
+		return x.Hidden
+	}
+	return false
+}
+
+func (x *GrepRequest) GetNoIgnore() bool {
+	if x != nil {
+		return x.NoIgnore
+	}
+	return false
+}
+
+// Span is a half-open byte range [start, end) in a line's content.
+type Span struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The first byte.
+	Start int32 `protobuf:"varint,1,opt,name=start,proto3" json:"start,omitempty"`
+	// One past the last byte.
+	End           int32 `protobuf:"varint,2,opt,name=end,proto3" json:"end,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Span) Reset() {
+	*x = Span{}
+	mi := &file_hashline_v1_hashline_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Span) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Span) ProtoMessage() {}
+
+func (x *Span) ProtoReflect() protoreflect.Message {
+	mi := &file_hashline_v1_hashline_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Span.ProtoReflect.Descriptor instead.
+func (*Span) Descriptor() ([]byte, []int) {
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *Span) GetStart() int32 {
+	if x != nil {
+		return x.Start
+	}
+	return 0
+}
+
+func (x *Span) GetEnd() int32 {
+	if x != nil {
+		return x.End
+	}
+	return 0
+}
+
 // GrepLine is a matching or context line.
 type GrepLine struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1366,14 +1594,17 @@ type GrepLine struct {
 	// The line without its ending, cut like Read's content.
 	Content string `protobuf:"bytes,3,opt,name=content,proto3" json:"content,omitempty"`
 	// True for a matching line, false for context.
-	Match         bool `protobuf:"varint,4,opt,name=match,proto3" json:"match,omitempty"`
+	Match bool `protobuf:"varint,4,opt,name=match,proto3" json:"match,omitempty"`
+	// Where the pattern matched in content, for a matching line. Spans past
+	// a cut in content are left out.
+	Submatches    []*Span `protobuf:"bytes,5,rep,name=submatches,proto3" json:"submatches,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GrepLine) Reset() {
 	*x = GrepLine{}
-	mi := &file_hashline_v1_hashline_proto_msgTypes[15]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1385,7 +1616,7 @@ func (x *GrepLine) String() string {
 func (*GrepLine) ProtoMessage() {}
 
 func (x *GrepLine) ProtoReflect() protoreflect.Message {
-	mi := &file_hashline_v1_hashline_proto_msgTypes[15]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1398,7 +1629,7 @@ func (x *GrepLine) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrepLine.ProtoReflect.Descriptor instead.
 func (*GrepLine) Descriptor() ([]byte, []int) {
-	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{15}
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *GrepLine) GetNumber() int32 {
@@ -1429,6 +1660,13 @@ func (x *GrepLine) GetMatch() bool {
 	return false
 }
 
+func (x *GrepLine) GetSubmatches() []*Span {
+	if x != nil {
+		return x.Submatches
+	}
+	return nil
+}
+
 // GrepFile is the matches in one file.
 type GrepFile struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1445,7 +1683,7 @@ type GrepFile struct {
 
 func (x *GrepFile) Reset() {
 	*x = GrepFile{}
-	mi := &file_hashline_v1_hashline_proto_msgTypes[16]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1457,7 +1695,7 @@ func (x *GrepFile) String() string {
 func (*GrepFile) ProtoMessage() {}
 
 func (x *GrepFile) ProtoReflect() protoreflect.Message {
-	mi := &file_hashline_v1_hashline_proto_msgTypes[16]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1470,7 +1708,7 @@ func (x *GrepFile) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrepFile.ProtoReflect.Descriptor instead.
 func (*GrepFile) Descriptor() ([]byte, []int) {
-	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{16}
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *GrepFile) GetPath() string {
@@ -1504,14 +1742,18 @@ type GrepSummary struct {
 	// Matching lines sent.
 	Matches int32 `protobuf:"varint,3,opt,name=matches,proto3" json:"matches,omitempty"`
 	// True when the search stopped at max_matches.
-	Truncated     bool `protobuf:"varint,4,opt,name=truncated,proto3" json:"truncated,omitempty"`
+	Truncated bool `protobuf:"varint,4,opt,name=truncated,proto3" json:"truncated,omitempty"`
+	// Bytes of the files read and searched.
+	BytesScanned int64 `protobuf:"varint,5,opt,name=bytes_scanned,json=bytesScanned,proto3" json:"bytes_scanned,omitempty"`
+	// Time the search took on the server.
+	Elapsed       *durationpb.Duration `protobuf:"bytes,6,opt,name=elapsed,proto3" json:"elapsed,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GrepSummary) Reset() {
 	*x = GrepSummary{}
-	mi := &file_hashline_v1_hashline_proto_msgTypes[17]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1523,7 +1765,7 @@ func (x *GrepSummary) String() string {
 func (*GrepSummary) ProtoMessage() {}
 
 func (x *GrepSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_hashline_v1_hashline_proto_msgTypes[17]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1536,7 +1778,7 @@ func (x *GrepSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrepSummary.ProtoReflect.Descriptor instead.
 func (*GrepSummary) Descriptor() ([]byte, []int) {
-	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{17}
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *GrepSummary) GetFilesScanned() int32 {
@@ -1567,6 +1809,20 @@ func (x *GrepSummary) GetTruncated() bool {
 	return false
 }
 
+func (x *GrepSummary) GetBytesScanned() int64 {
+	if x != nil {
+		return x.BytesScanned
+	}
+	return 0
+}
+
+func (x *GrepSummary) GetElapsed() *durationpb.Duration {
+	if x != nil {
+		return x.Elapsed
+	}
+	return nil
+}
+
 // GrepResponse is one message of a Grep stream: a file, or the summary.
 type GrepResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1583,7 +1839,7 @@ type GrepResponse struct {
 
 func (x *GrepResponse) Reset() {
 	*x = GrepResponse{}
-	mi := &file_hashline_v1_hashline_proto_msgTypes[18]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1595,7 +1851,7 @@ func (x *GrepResponse) String() string {
 func (*GrepResponse) ProtoMessage() {}
 
 func (x *GrepResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hashline_v1_hashline_proto_msgTypes[18]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1608,7 +1864,7 @@ func (x *GrepResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrepResponse.ProtoReflect.Descriptor instead.
 func (*GrepResponse) Descriptor() ([]byte, []int) {
-	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{18}
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *GrepResponse) GetResult() isGrepResponse_Result {
@@ -1654,11 +1910,254 @@ func (*GrepResponse_File) isGrepResponse_Result() {}
 
 func (*GrepResponse_Summary) isGrepResponse_Result() {}
 
+// WatchRequest subscribes to changes.
+type WatchRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// A file or directory, relative to the workspace root; events for it and
+	// everything under it are sent. Empty means the whole workspace.
+	Path          string `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WatchRequest) Reset() {
+	*x = WatchRequest{}
+	mi := &file_hashline_v1_hashline_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatchRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatchRequest) ProtoMessage() {}
+
+func (x *WatchRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hashline_v1_hashline_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatchRequest.ProtoReflect.Descriptor instead.
+func (*WatchRequest) Descriptor() ([]byte, []int) {
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *WatchRequest) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+// LineRange is a changed region, like a unified diff hunk header: old_count
+// lines at old_start became new_count lines at new_start. A count of 0 is a
+// pure insertion or deletion; its start is the line before it.
+type LineRange struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The first line of the region in the old version.
+	OldStart int32 `protobuf:"varint,1,opt,name=old_start,json=oldStart,proto3" json:"old_start,omitempty"`
+	// Lines in the region in the old version.
+	OldCount int32 `protobuf:"varint,2,opt,name=old_count,json=oldCount,proto3" json:"old_count,omitempty"`
+	// The first line of the region in the new version.
+	NewStart int32 `protobuf:"varint,3,opt,name=new_start,json=newStart,proto3" json:"new_start,omitempty"`
+	// Lines in the region in the new version.
+	NewCount      int32 `protobuf:"varint,4,opt,name=new_count,json=newCount,proto3" json:"new_count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LineRange) Reset() {
+	*x = LineRange{}
+	mi := &file_hashline_v1_hashline_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LineRange) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LineRange) ProtoMessage() {}
+
+func (x *LineRange) ProtoReflect() protoreflect.Message {
+	mi := &file_hashline_v1_hashline_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LineRange.ProtoReflect.Descriptor instead.
+func (*LineRange) Descriptor() ([]byte, []int) {
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *LineRange) GetOldStart() int32 {
+	if x != nil {
+		return x.OldStart
+	}
+	return 0
+}
+
+func (x *LineRange) GetOldCount() int32 {
+	if x != nil {
+		return x.OldCount
+	}
+	return 0
+}
+
+func (x *LineRange) GetNewStart() int32 {
+	if x != nil {
+		return x.NewStart
+	}
+	return 0
+}
+
+func (x *LineRange) GetNewCount() int32 {
+	if x != nil {
+		return x.NewCount
+	}
+	return 0
+}
+
+// WatchResponse is one event: one change to one file.
+type WatchResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The path, relative to the workspace root.
+	Path string `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
+	// What happened.
+	Kind WatchEventKind `protobuf:"varint,2,opt,name=kind,proto3,enum=hashline.v1.WatchEventKind" json:"kind,omitempty"`
+	// The agent that made the change, or empty when another process changed
+	// the file behind the server's back (external is then true).
+	Agent string `protobuf:"bytes,3,opt,name=agent,proto3" json:"agent,omitempty"`
+	// True when the change was made outside this server.
+	External bool `protobuf:"varint,4,opt,name=external,proto3" json:"external,omitempty"`
+	// The version before the change; empty for a created file, or when the
+	// server never saw the old content.
+	OldVersion string `protobuf:"bytes,5,opt,name=old_version,json=oldVersion,proto3" json:"old_version,omitempty"`
+	// The version after the change; empty for a deleted file.
+	NewVersion string `protobuf:"bytes,6,opt,name=new_version,json=newVersion,proto3" json:"new_version,omitempty"`
+	// The changed regions, when both versions are known.
+	Changed []*LineRange `protobuf:"bytes,7,rep,name=changed,proto3" json:"changed,omitempty"`
+	// Events lost before this one because the subscriber fell behind. When
+	// non-zero, Read the files you care about again.
+	Dropped int64 `protobuf:"varint,8,opt,name=dropped,proto3" json:"dropped,omitempty"`
+	// When the server saw the change.
+	Time          *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=time,proto3" json:"time,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WatchResponse) Reset() {
+	*x = WatchResponse{}
+	mi := &file_hashline_v1_hashline_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatchResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatchResponse) ProtoMessage() {}
+
+func (x *WatchResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hashline_v1_hashline_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatchResponse.ProtoReflect.Descriptor instead.
+func (*WatchResponse) Descriptor() ([]byte, []int) {
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *WatchResponse) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *WatchResponse) GetKind() WatchEventKind {
+	if x != nil {
+		return x.Kind
+	}
+	return WatchEventKind_WATCH_EVENT_KIND_UNSPECIFIED
+}
+
+func (x *WatchResponse) GetAgent() string {
+	if x != nil {
+		return x.Agent
+	}
+	return ""
+}
+
+func (x *WatchResponse) GetExternal() bool {
+	if x != nil {
+		return x.External
+	}
+	return false
+}
+
+func (x *WatchResponse) GetOldVersion() string {
+	if x != nil {
+		return x.OldVersion
+	}
+	return ""
+}
+
+func (x *WatchResponse) GetNewVersion() string {
+	if x != nil {
+		return x.NewVersion
+	}
+	return ""
+}
+
+func (x *WatchResponse) GetChanged() []*LineRange {
+	if x != nil {
+		return x.Changed
+	}
+	return nil
+}
+
+func (x *WatchResponse) GetDropped() int64 {
+	if x != nil {
+		return x.Dropped
+	}
+	return 0
+}
+
+func (x *WatchResponse) GetTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Time
+	}
+	return nil
+}
+
 var File_hashline_v1_hashline_proto protoreflect.FileDescriptor
 
 const file_hashline_v1_hashline_proto_rawDesc = "" +
 	"\n" +
-	"\x1ahashline/v1/hashline.proto\x12\vhashline.v1\"L\n" +
+	"\x1ahashline/v1/hashline.proto\x12\vhashline.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"L\n" +
 	"\x04Line\x12\x16\n" +
 	"\x06number\x18\x01 \x01(\x05R\x06number\x12\x12\n" +
 	"\x04hash\x18\x02 \x01(\tR\x04hash\x12\x18\n" +
@@ -1719,7 +2218,7 @@ const file_hashline_v1_hashline_proto_rawDesc = "" +
 	"\x05start\x18\x01 \x01(\x05R\x05start\x12\x10\n" +
 	"\x03end\x18\x02 \x01(\x05R\x03end\x12'\n" +
 	"\x05lines\x18\x03 \x03(\v2\x11.hashline.v1.LineR\x05lines\x12\x12\n" +
-	"\x04text\x18\x04 \x01(\tR\x04text\"\xad\x02\n" +
+	"\x04text\x18\x04 \x01(\tR\x04text\"\xfd\x02\n" +
 	"\fEditResponse\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12\x12\n" +
@@ -1730,7 +2229,14 @@ const file_hashline_v1_hashline_proto_rawDesc = "" +
 	"\x05lines\x18\a \x03(\v2\x11.hashline.v1.LineR\x05lines\x12\x1f\n" +
 	"\vtotal_lines\x18\b \x01(\x05R\n" +
 	"totalLines\x12\x17\n" +
-	"\adry_run\x18\t \x01(\bR\x06dryRun\"\x93\x01\n" +
+	"\adry_run\x18\t \x01(\bR\x06dryRun\x12!\n" +
+	"\frebased_from\x18\n" +
+	" \x01(\tR\vrebasedFrom\x12+\n" +
+	"\x05moved\x18\v \x03(\v2\x15.hashline.v1.MovedRefR\x05moved\"@\n" +
+	"\bMovedRef\x12\x10\n" +
+	"\x03ref\x18\x01 \x01(\tR\x03ref\x12\x12\n" +
+	"\x04from\x18\x02 \x01(\x05R\x04from\x12\x0e\n" +
+	"\x02to\x18\x03 \x01(\x05R\x02to\"\x93\x01\n" +
 	"\fWriteRequest\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x12\x18\n" +
 	"\acontent\x18\x02 \x01(\tR\acontent\x12*\n" +
@@ -1741,7 +2247,7 @@ const file_hashline_v1_hashline_proto_rawDesc = "" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12\x1f\n" +
 	"\vtotal_lines\x18\x03 \x01(\x05R\n" +
 	"totalLines\x12\x18\n" +
-	"\acreated\x18\x04 \x01(\bR\acreated\"\x86\x02\n" +
+	"\acreated\x18\x04 \x01(\bR\acreated\"\xcf\x02\n" +
 	"\vGrepRequest\x12\x18\n" +
 	"\apattern\x18\x01 \x01(\tR\apattern\x12\x12\n" +
 	"\x04path\x18\x02 \x01(\tR\x04path\x12\x12\n" +
@@ -1752,35 +2258,72 @@ const file_hashline_v1_hashline_proto_rawDesc = "" +
 	"\x06before\x18\a \x01(\x05R\x06before\x12\x14\n" +
 	"\x05after\x18\b \x01(\x05R\x05after\x12\x1f\n" +
 	"\vmax_matches\x18\t \x01(\x05R\n" +
-	"maxMatches\"f\n" +
+	"maxMatches\x12\x12\n" +
+	"\x04type\x18\n" +
+	" \x03(\tR\x04type\x12\x16\n" +
+	"\x06hidden\x18\v \x01(\bR\x06hidden\x12\x1b\n" +
+	"\tno_ignore\x18\f \x01(\bR\bnoIgnore\".\n" +
+	"\x04Span\x12\x14\n" +
+	"\x05start\x18\x01 \x01(\x05R\x05start\x12\x10\n" +
+	"\x03end\x18\x02 \x01(\x05R\x03end\"\x99\x01\n" +
 	"\bGrepLine\x12\x16\n" +
 	"\x06number\x18\x01 \x01(\x05R\x06number\x12\x12\n" +
 	"\x04hash\x18\x02 \x01(\tR\x04hash\x12\x18\n" +
 	"\acontent\x18\x03 \x01(\tR\acontent\x12\x14\n" +
-	"\x05match\x18\x04 \x01(\bR\x05match\"e\n" +
+	"\x05match\x18\x04 \x01(\bR\x05match\x121\n" +
+	"\n" +
+	"submatches\x18\x05 \x03(\v2\x11.hashline.v1.SpanR\n" +
+	"submatches\"e\n" +
 	"\bGrepFile\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12+\n" +
-	"\x05lines\x18\x03 \x03(\v2\x15.hashline.v1.GrepLineR\x05lines\"\x8f\x01\n" +
+	"\x05lines\x18\x03 \x03(\v2\x15.hashline.v1.GrepLineR\x05lines\"\xe9\x01\n" +
 	"\vGrepSummary\x12#\n" +
 	"\rfiles_scanned\x18\x01 \x01(\x05R\ffilesScanned\x12#\n" +
 	"\rfiles_matched\x18\x02 \x01(\x05R\ffilesMatched\x12\x18\n" +
 	"\amatches\x18\x03 \x01(\x05R\amatches\x12\x1c\n" +
-	"\ttruncated\x18\x04 \x01(\bR\ttruncated\"{\n" +
+	"\ttruncated\x18\x04 \x01(\bR\ttruncated\x12#\n" +
+	"\rbytes_scanned\x18\x05 \x01(\x03R\fbytesScanned\x123\n" +
+	"\aelapsed\x18\x06 \x01(\v2\x19.google.protobuf.DurationR\aelapsed\"{\n" +
 	"\fGrepResponse\x12+\n" +
 	"\x04file\x18\x01 \x01(\v2\x15.hashline.v1.GrepFileH\x00R\x04file\x124\n" +
 	"\asummary\x18\x02 \x01(\v2\x18.hashline.v1.GrepSummaryH\x00R\asummaryB\b\n" +
-	"\x06result*m\n" +
+	"\x06result\"\"\n" +
+	"\fWatchRequest\x12\x12\n" +
+	"\x04path\x18\x01 \x01(\tR\x04path\"\x7f\n" +
+	"\tLineRange\x12\x1b\n" +
+	"\told_start\x18\x01 \x01(\x05R\boldStart\x12\x1b\n" +
+	"\told_count\x18\x02 \x01(\x05R\boldCount\x12\x1b\n" +
+	"\tnew_start\x18\x03 \x01(\x05R\bnewStart\x12\x1b\n" +
+	"\tnew_count\x18\x04 \x01(\x05R\bnewCount\"\xc4\x02\n" +
+	"\rWatchResponse\x12\x12\n" +
+	"\x04path\x18\x01 \x01(\tR\x04path\x12/\n" +
+	"\x04kind\x18\x02 \x01(\x0e2\x1b.hashline.v1.WatchEventKindR\x04kind\x12\x14\n" +
+	"\x05agent\x18\x03 \x01(\tR\x05agent\x12\x1a\n" +
+	"\bexternal\x18\x04 \x01(\bR\bexternal\x12\x1f\n" +
+	"\vold_version\x18\x05 \x01(\tR\n" +
+	"oldVersion\x12\x1f\n" +
+	"\vnew_version\x18\x06 \x01(\tR\n" +
+	"newVersion\x120\n" +
+	"\achanged\x18\a \x03(\v2\x16.hashline.v1.LineRangeR\achanged\x12\x18\n" +
+	"\adropped\x18\b \x01(\x03R\adropped\x12.\n" +
+	"\x04time\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\x04time*m\n" +
 	"\tWriteMode\x12\x1a\n" +
 	"\x16WRITE_MODE_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11WRITE_MODE_UPSERT\x10\x01\x12\x15\n" +
 	"\x11WRITE_MODE_CREATE\x10\x02\x12\x16\n" +
-	"\x12WRITE_MODE_REPLACE\x10\x032\x90\x02\n" +
+	"\x12WRITE_MODE_REPLACE\x10\x03*\x8d\x01\n" +
+	"\x0eWatchEventKind\x12 \n" +
+	"\x1cWATCH_EVENT_KIND_UNSPECIFIED\x10\x00\x12\x1c\n" +
+	"\x18WATCH_EVENT_KIND_CREATED\x10\x01\x12\x1d\n" +
+	"\x19WATCH_EVENT_KIND_MODIFIED\x10\x02\x12\x1c\n" +
+	"\x18WATCH_EVENT_KIND_DELETED\x10\x032\xd7\x02\n" +
 	"\vFileService\x12@\n" +
 	"\x04Read\x12\x18.hashline.v1.ReadRequest\x1a\x19.hashline.v1.ReadResponse\"\x03\x90\x02\x01\x12;\n" +
 	"\x04Edit\x12\x18.hashline.v1.EditRequest\x1a\x19.hashline.v1.EditResponse\x12>\n" +
 	"\x05Write\x12\x19.hashline.v1.WriteRequest\x1a\x1a.hashline.v1.WriteResponse\x12B\n" +
-	"\x04Grep\x12\x18.hashline.v1.GrepRequest\x1a\x19.hashline.v1.GrepResponse\"\x03\x90\x02\x010\x01B\xa9\x01\n" +
+	"\x04Grep\x12\x18.hashline.v1.GrepRequest\x1a\x19.hashline.v1.GrepResponse\"\x03\x90\x02\x010\x01\x12E\n" +
+	"\x05Watch\x12\x19.hashline.v1.WatchRequest\x1a\x1a.hashline.v1.WatchResponse\"\x03\x90\x02\x010\x01B\xa9\x01\n" +
 	"\x0fcom.hashline.v1B\rHashlineProtoP\x01Z:github.com/hashline/hashline/gen/go/hashline/v1;hashlinev1\xa2\x02\x03HXX\xaa\x02\vHashline.V1\xca\x02\vHashline\\V1\xe2\x02\x17Hashline\\V1\\GPBMetadata\xea\x02\fHashline::V1b\x06proto3"
 
 var (
@@ -1795,61 +2338,77 @@ func file_hashline_v1_hashline_proto_rawDescGZIP() []byte {
 	return file_hashline_v1_hashline_proto_rawDescData
 }
 
-var file_hashline_v1_hashline_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_hashline_v1_hashline_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
+var file_hashline_v1_hashline_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
+var file_hashline_v1_hashline_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
 var file_hashline_v1_hashline_proto_goTypes = []any{
-	(WriteMode)(0),        // 0: hashline.v1.WriteMode
-	(*Line)(nil),          // 1: hashline.v1.Line
-	(*ReadRequest)(nil),   // 2: hashline.v1.ReadRequest
-	(*ReadResponse)(nil),  // 3: hashline.v1.ReadResponse
-	(*ReplaceOp)(nil),     // 4: hashline.v1.ReplaceOp
-	(*InsertOp)(nil),      // 5: hashline.v1.InsertOp
-	(*DeleteOp)(nil),      // 6: hashline.v1.DeleteOp
-	(*TextOp)(nil),        // 7: hashline.v1.TextOp
-	(*ReplaceTextOp)(nil), // 8: hashline.v1.ReplaceTextOp
-	(*FileEdit)(nil),      // 9: hashline.v1.FileEdit
-	(*EditRequest)(nil),   // 10: hashline.v1.EditRequest
-	(*Window)(nil),        // 11: hashline.v1.Window
-	(*EditResponse)(nil),  // 12: hashline.v1.EditResponse
-	(*WriteRequest)(nil),  // 13: hashline.v1.WriteRequest
-	(*WriteResponse)(nil), // 14: hashline.v1.WriteResponse
-	(*GrepRequest)(nil),   // 15: hashline.v1.GrepRequest
-	(*GrepLine)(nil),      // 16: hashline.v1.GrepLine
-	(*GrepFile)(nil),      // 17: hashline.v1.GrepFile
-	(*GrepSummary)(nil),   // 18: hashline.v1.GrepSummary
-	(*GrepResponse)(nil),  // 19: hashline.v1.GrepResponse
+	(WriteMode)(0),                // 0: hashline.v1.WriteMode
+	(WatchEventKind)(0),           // 1: hashline.v1.WatchEventKind
+	(*Line)(nil),                  // 2: hashline.v1.Line
+	(*ReadRequest)(nil),           // 3: hashline.v1.ReadRequest
+	(*ReadResponse)(nil),          // 4: hashline.v1.ReadResponse
+	(*ReplaceOp)(nil),             // 5: hashline.v1.ReplaceOp
+	(*InsertOp)(nil),              // 6: hashline.v1.InsertOp
+	(*DeleteOp)(nil),              // 7: hashline.v1.DeleteOp
+	(*TextOp)(nil),                // 8: hashline.v1.TextOp
+	(*ReplaceTextOp)(nil),         // 9: hashline.v1.ReplaceTextOp
+	(*FileEdit)(nil),              // 10: hashline.v1.FileEdit
+	(*EditRequest)(nil),           // 11: hashline.v1.EditRequest
+	(*Window)(nil),                // 12: hashline.v1.Window
+	(*EditResponse)(nil),          // 13: hashline.v1.EditResponse
+	(*MovedRef)(nil),              // 14: hashline.v1.MovedRef
+	(*WriteRequest)(nil),          // 15: hashline.v1.WriteRequest
+	(*WriteResponse)(nil),         // 16: hashline.v1.WriteResponse
+	(*GrepRequest)(nil),           // 17: hashline.v1.GrepRequest
+	(*Span)(nil),                  // 18: hashline.v1.Span
+	(*GrepLine)(nil),              // 19: hashline.v1.GrepLine
+	(*GrepFile)(nil),              // 20: hashline.v1.GrepFile
+	(*GrepSummary)(nil),           // 21: hashline.v1.GrepSummary
+	(*GrepResponse)(nil),          // 22: hashline.v1.GrepResponse
+	(*WatchRequest)(nil),          // 23: hashline.v1.WatchRequest
+	(*LineRange)(nil),             // 24: hashline.v1.LineRange
+	(*WatchResponse)(nil),         // 25: hashline.v1.WatchResponse
+	(*durationpb.Duration)(nil),   // 26: google.protobuf.Duration
+	(*timestamppb.Timestamp)(nil), // 27: google.protobuf.Timestamp
 }
 var file_hashline_v1_hashline_proto_depIdxs = []int32{
-	1,  // 0: hashline.v1.ReadResponse.lines:type_name -> hashline.v1.Line
-	4,  // 1: hashline.v1.FileEdit.replace:type_name -> hashline.v1.ReplaceOp
-	5,  // 2: hashline.v1.FileEdit.insert_after:type_name -> hashline.v1.InsertOp
-	5,  // 3: hashline.v1.FileEdit.insert_before:type_name -> hashline.v1.InsertOp
-	6,  // 4: hashline.v1.FileEdit.delete:type_name -> hashline.v1.DeleteOp
-	7,  // 5: hashline.v1.FileEdit.append:type_name -> hashline.v1.TextOp
-	7,  // 6: hashline.v1.FileEdit.prepend:type_name -> hashline.v1.TextOp
-	8,  // 7: hashline.v1.FileEdit.replace_text:type_name -> hashline.v1.ReplaceTextOp
-	9,  // 8: hashline.v1.EditRequest.edits:type_name -> hashline.v1.FileEdit
-	1,  // 9: hashline.v1.Window.lines:type_name -> hashline.v1.Line
-	11, // 10: hashline.v1.EditResponse.windows:type_name -> hashline.v1.Window
-	1,  // 11: hashline.v1.EditResponse.replaced:type_name -> hashline.v1.Line
-	1,  // 12: hashline.v1.EditResponse.lines:type_name -> hashline.v1.Line
-	0,  // 13: hashline.v1.WriteRequest.mode:type_name -> hashline.v1.WriteMode
-	16, // 14: hashline.v1.GrepFile.lines:type_name -> hashline.v1.GrepLine
-	17, // 15: hashline.v1.GrepResponse.file:type_name -> hashline.v1.GrepFile
-	18, // 16: hashline.v1.GrepResponse.summary:type_name -> hashline.v1.GrepSummary
-	2,  // 17: hashline.v1.FileService.Read:input_type -> hashline.v1.ReadRequest
-	10, // 18: hashline.v1.FileService.Edit:input_type -> hashline.v1.EditRequest
-	13, // 19: hashline.v1.FileService.Write:input_type -> hashline.v1.WriteRequest
-	15, // 20: hashline.v1.FileService.Grep:input_type -> hashline.v1.GrepRequest
-	3,  // 21: hashline.v1.FileService.Read:output_type -> hashline.v1.ReadResponse
-	12, // 22: hashline.v1.FileService.Edit:output_type -> hashline.v1.EditResponse
-	14, // 23: hashline.v1.FileService.Write:output_type -> hashline.v1.WriteResponse
-	19, // 24: hashline.v1.FileService.Grep:output_type -> hashline.v1.GrepResponse
-	21, // [21:25] is the sub-list for method output_type
-	17, // [17:21] is the sub-list for method input_type
-	17, // [17:17] is the sub-list for extension type_name
-	17, // [17:17] is the sub-list for extension extendee
-	0,  // [0:17] is the sub-list for field type_name
+	2,  // 0: hashline.v1.ReadResponse.lines:type_name -> hashline.v1.Line
+	5,  // 1: hashline.v1.FileEdit.replace:type_name -> hashline.v1.ReplaceOp
+	6,  // 2: hashline.v1.FileEdit.insert_after:type_name -> hashline.v1.InsertOp
+	6,  // 3: hashline.v1.FileEdit.insert_before:type_name -> hashline.v1.InsertOp
+	7,  // 4: hashline.v1.FileEdit.delete:type_name -> hashline.v1.DeleteOp
+	8,  // 5: hashline.v1.FileEdit.append:type_name -> hashline.v1.TextOp
+	8,  // 6: hashline.v1.FileEdit.prepend:type_name -> hashline.v1.TextOp
+	9,  // 7: hashline.v1.FileEdit.replace_text:type_name -> hashline.v1.ReplaceTextOp
+	10, // 8: hashline.v1.EditRequest.edits:type_name -> hashline.v1.FileEdit
+	2,  // 9: hashline.v1.Window.lines:type_name -> hashline.v1.Line
+	12, // 10: hashline.v1.EditResponse.windows:type_name -> hashline.v1.Window
+	2,  // 11: hashline.v1.EditResponse.replaced:type_name -> hashline.v1.Line
+	2,  // 12: hashline.v1.EditResponse.lines:type_name -> hashline.v1.Line
+	14, // 13: hashline.v1.EditResponse.moved:type_name -> hashline.v1.MovedRef
+	0,  // 14: hashline.v1.WriteRequest.mode:type_name -> hashline.v1.WriteMode
+	18, // 15: hashline.v1.GrepLine.submatches:type_name -> hashline.v1.Span
+	19, // 16: hashline.v1.GrepFile.lines:type_name -> hashline.v1.GrepLine
+	26, // 17: hashline.v1.GrepSummary.elapsed:type_name -> google.protobuf.Duration
+	20, // 18: hashline.v1.GrepResponse.file:type_name -> hashline.v1.GrepFile
+	21, // 19: hashline.v1.GrepResponse.summary:type_name -> hashline.v1.GrepSummary
+	1,  // 20: hashline.v1.WatchResponse.kind:type_name -> hashline.v1.WatchEventKind
+	24, // 21: hashline.v1.WatchResponse.changed:type_name -> hashline.v1.LineRange
+	27, // 22: hashline.v1.WatchResponse.time:type_name -> google.protobuf.Timestamp
+	3,  // 23: hashline.v1.FileService.Read:input_type -> hashline.v1.ReadRequest
+	11, // 24: hashline.v1.FileService.Edit:input_type -> hashline.v1.EditRequest
+	15, // 25: hashline.v1.FileService.Write:input_type -> hashline.v1.WriteRequest
+	17, // 26: hashline.v1.FileService.Grep:input_type -> hashline.v1.GrepRequest
+	23, // 27: hashline.v1.FileService.Watch:input_type -> hashline.v1.WatchRequest
+	4,  // 28: hashline.v1.FileService.Read:output_type -> hashline.v1.ReadResponse
+	13, // 29: hashline.v1.FileService.Edit:output_type -> hashline.v1.EditResponse
+	16, // 30: hashline.v1.FileService.Write:output_type -> hashline.v1.WriteResponse
+	22, // 31: hashline.v1.FileService.Grep:output_type -> hashline.v1.GrepResponse
+	25, // 32: hashline.v1.FileService.Watch:output_type -> hashline.v1.WatchResponse
+	28, // [28:33] is the sub-list for method output_type
+	23, // [23:28] is the sub-list for method input_type
+	23, // [23:23] is the sub-list for extension type_name
+	23, // [23:23] is the sub-list for extension extendee
+	0,  // [0:23] is the sub-list for field type_name
 }
 
 func init() { file_hashline_v1_hashline_proto_init() }
@@ -1867,7 +2426,7 @@ func file_hashline_v1_hashline_proto_init() {
 		(*FileEdit_ReplaceText)(nil),
 	}
 	file_hashline_v1_hashline_proto_msgTypes[9].OneofWrappers = []any{}
-	file_hashline_v1_hashline_proto_msgTypes[18].OneofWrappers = []any{
+	file_hashline_v1_hashline_proto_msgTypes[20].OneofWrappers = []any{
 		(*GrepResponse_File)(nil),
 		(*GrepResponse_Summary)(nil),
 	}
@@ -1876,8 +2435,8 @@ func file_hashline_v1_hashline_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hashline_v1_hashline_proto_rawDesc), len(file_hashline_v1_hashline_proto_rawDesc)),
-			NumEnums:      1,
-			NumMessages:   19,
+			NumEnums:      2,
+			NumMessages:   24,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -30,6 +30,7 @@ const (
 	FileService_Edit_FullMethodName  = "/hashline.v1.FileService/Edit"
 	FileService_Write_FullMethodName = "/hashline.v1.FileService/Write"
 	FileService_Grep_FullMethodName  = "/hashline.v1.FileService/Grep"
+	FileService_Watch_FullMethodName = "/hashline.v1.FileService/Watch"
 )
 
 // FileServiceClient is the client API for FileService service.
@@ -50,6 +51,11 @@ type FileServiceClient interface {
 	// tagged so they can be used as edit references, one message per file,
 	// followed by one summary message.
 	Grep(ctx context.Context, in *GrepRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[GrepResponse], error)
+	// Watch streams an event for every change to a file under a path prefix,
+	// whether made through this server or by another process, until the
+	// client cancels. A subscriber that falls behind loses events and is told
+	// how many in the next event's dropped field; it should Read again.
+	Watch(ctx context.Context, in *WatchRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchResponse], error)
 }
 
 type fileServiceClient struct {
@@ -109,6 +115,25 @@ func (c *fileServiceClient) Grep(ctx context.Context, in *GrepRequest, opts ...g
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type FileService_GrepClient = grpc.ServerStreamingClient[GrepResponse]
 
+func (c *fileServiceClient) Watch(ctx context.Context, in *WatchRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &FileService_ServiceDesc.Streams[1], FileService_Watch_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[WatchRequest, WatchResponse]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type FileService_WatchClient = grpc.ServerStreamingClient[WatchResponse]
+
 // FileServiceServer is the server API for FileService service.
 // All implementations must embed UnimplementedFileServiceServer
 // for forward compatibility.
@@ -127,6 +152,11 @@ type FileServiceServer interface {
 	// tagged so they can be used as edit references, one message per file,
 	// followed by one summary message.
 	Grep(*GrepRequest, grpc.ServerStreamingServer[GrepResponse]) error
+	// Watch streams an event for every change to a file under a path prefix,
+	// whether made through this server or by another process, until the
+	// client cancels. A subscriber that falls behind loses events and is told
+	// how many in the next event's dropped field; it should Read again.
+	Watch(*WatchRequest, grpc.ServerStreamingServer[WatchResponse]) error
 	mustEmbedUnimplementedFileServiceServer()
 }
 
@@ -148,6 +178,9 @@ func (UnimplementedFileServiceServer) Write(context.Context, *WriteRequest) (*Wr
 }
 func (UnimplementedFileServiceServer) Grep(*GrepRequest, grpc.ServerStreamingServer[GrepResponse]) error {
 	return status.Error(codes.Unimplemented, "method Grep not implemented")
+}
+func (UnimplementedFileServiceServer) Watch(*WatchRequest, grpc.ServerStreamingServer[WatchResponse]) error {
+	return status.Error(codes.Unimplemented, "method Watch not implemented")
 }
 func (UnimplementedFileServiceServer) mustEmbedUnimplementedFileServiceServer() {}
 func (UnimplementedFileServiceServer) testEmbeddedByValue()                     {}
@@ -235,6 +268,17 @@ func _FileService_Grep_Handler(srv interface{}, stream grpc.ServerStream) error 
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type FileService_GrepServer = grpc.ServerStreamingServer[GrepResponse]
 
+func _FileService_Watch_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(WatchRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(FileServiceServer).Watch(m, &grpc.GenericServerStream[WatchRequest, WatchResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type FileService_WatchServer = grpc.ServerStreamingServer[WatchResponse]
+
 // FileService_ServiceDesc is the grpc.ServiceDesc for FileService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -259,6 +303,11 @@ var FileService_ServiceDesc = grpc.ServiceDesc{
 		{
 			StreamName:    "Grep",
 			Handler:       _FileService_Grep_Handler,
+			ServerStreams: true,
+		},
+		{
+			StreamName:    "Watch",
+			Handler:       _FileService_Watch_Handler,
 			ServerStreams: true,
 		},
 	},

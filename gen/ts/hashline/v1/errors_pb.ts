@@ -4,13 +4,15 @@
 
 import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Duration } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_duration } from "@bufbuild/protobuf/wkt";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file hashline/v1/errors.proto.
  */
 export const file_hashline_v1_errors: GenFile = /*@__PURE__*/
-  fileDesc("ChhoYXNobGluZS92MS9lcnJvcnMucHJvdG8SC2hhc2hsaW5lLnYxIpQBCglFcnJvckluZm8SDgoGcmVhc29uGAEgASgJEg4KBmRvbWFpbhgCIAEoCRI2CghtZXRhZGF0YRgDIAMoCzIkLmhhc2hsaW5lLnYxLkVycm9ySW5mby5NZXRhZGF0YUVudHJ5Gi8KDU1ldGFkYXRhRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASKzAQoIU3RhbGVSZWYSEgoKZWRpdF9pbmRleBgBIAEoBRILCgNyZWYYAiABKAkSDAoEbGluZRgDIAEoBRIVCg1leHBlY3RlZF9oYXNoGAQgASgJEhMKC2FjdHVhbF9oYXNoGAUgASgJEhQKDGN1cnJlbnRfbGluZRgGIAEoCRINCgVmcmVzaBgHIAMoCRIXCg9jdXJyZW50X3ZlcnNpb24YCCABKAkSDgoGcmVhc29uGAkgASgJIk8KCUVkaXRFcnJvchISCgplZGl0X2luZGV4GAEgASgFEg0KBWZpZWxkGAIgASgJEg4KBnJlYXNvbhgDIAEoCRIPCgdtZXNzYWdlGAQgASgJQqcBCg9jb20uaGFzaGxpbmUudjFCC0Vycm9yc1Byb3RvUAFaOmdpdGh1Yi5jb20vaGFzaGxpbmUvaGFzaGxpbmUvZ2VuL2dvL2hhc2hsaW5lL3YxO2hhc2hsaW5ldjGiAgNIWFiqAgtIYXNobGluZS5WMcoCC0hhc2hsaW5lXFYx4gIXSGFzaGxpbmVcVjFcR1BCTWV0YWRhdGHqAgxIYXNobGluZTo6VjFiBnByb3RvMw");
+  fileDesc("ChhoYXNobGluZS92MS9lcnJvcnMucHJvdG8SC2hhc2hsaW5lLnYxIpQBCglFcnJvckluZm8SDgoGcmVhc29uGAEgASgJEg4KBmRvbWFpbhgCIAEoCRI2CghtZXRhZGF0YRgDIAMoCzIkLmhhc2hsaW5lLnYxLkVycm9ySW5mby5NZXRhZGF0YUVudHJ5Gi8KDU1ldGFkYXRhRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASKzAQoIU3RhbGVSZWYSEgoKZWRpdF9pbmRleBgBIAEoBRILCgNyZWYYAiABKAkSDAoEbGluZRgDIAEoBRIVCg1leHBlY3RlZF9oYXNoGAQgASgJEhMKC2FjdHVhbF9oYXNoGAUgASgJEhQKDGN1cnJlbnRfbGluZRgGIAEoCRINCgVmcmVzaBgHIAMoCRIXCg9jdXJyZW50X3ZlcnNpb24YCCABKAkSDgoGcmVhc29uGAkgASgJIk8KCUVkaXRFcnJvchISCgplZGl0X2luZGV4GAEgASgFEg0KBWZpZWxkGAIgASgJEg4KBnJlYXNvbhgDIAEoCRIPCgdtZXNzYWdlGAQgASgJIjsKCVJldHJ5SW5mbxIuCgtyZXRyeV9kZWxheRgBIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbkKnAQoPY29tLmhhc2hsaW5lLnYxQgtFcnJvcnNQcm90b1ABWjpnaXRodWIuY29tL2hhc2hsaW5lL2hhc2hsaW5lL2dlbi9nby9oYXNobGluZS92MTtoYXNobGluZXYxogIDSFhYqgILSGFzaGxpbmUuVjHKAgtIYXNobGluZVxWMeICF0hhc2hsaW5lXFYxXEdQQk1ldGFkYXRh6gIMSGFzaGxpbmU6OlYxYgZwcm90bzM", [file_google_protobuf_duration]);
 
 /**
  * ErrorInfo is attached to every error the server returns, in the
@@ -113,8 +115,10 @@ export type StaleRef = Message<"hashline.v1.StaleRef"> & {
   currentVersion: string;
 
   /**
-   * Why it is stale: "CHANGED" (the line's content differs) or "DELETED"
-   * (the line no longer exists).
+   * Why it is stale: "CHANGED" (the line's content differs), "DELETED"
+   * (the line no longer exists), or "CONFLICT" (the request was rebased
+   * from an older version and another change since then touched this line,
+   * a line of this range, or this insertion point).
    *
    * @generated from field: string reason = 9;
    */
@@ -170,4 +174,26 @@ export type EditError = Message<"hashline.v1.EditError"> & {
  */
 export const EditErrorSchema: GenMessage<EditError> = /*@__PURE__*/
   messageDesc(file_hashline_v1_errors, 2);
+
+/**
+ * RetryInfo is attached to RESOURCE_EXHAUSTED errors from rate limiting:
+ * wait retry_delay before trying again. It mirrors google.rpc.RetryInfo.
+ *
+ * @generated from message hashline.v1.RetryInfo
+ */
+export type RetryInfo = Message<"hashline.v1.RetryInfo"> & {
+  /**
+   * How long to wait.
+   *
+   * @generated from field: google.protobuf.Duration retry_delay = 1;
+   */
+  retryDelay?: Duration | undefined;
+};
+
+/**
+ * Describes the message hashline.v1.RetryInfo.
+ * Use `create(RetryInfoSchema)` to create a new message.
+ */
+export const RetryInfoSchema: GenMessage<RetryInfo> = /*@__PURE__*/
+  messageDesc(file_hashline_v1_errors, 3);
 

@@ -11,13 +11,15 @@
 
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Duration, Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_duration, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file hashline/v1/hashline.proto.
  */
 export const file_hashline_v1_hashline: GenFile = /*@__PURE__*/
-  fileDesc("ChpoYXNobGluZS92MS9oYXNobGluZS5wcm90bxILaGFzaGxpbmUudjEiNQoETGluZRIOCgZudW1iZXIYASABKAUSDAoEaGFzaBgCIAEoCRIPCgdjb250ZW50GAMgASgJIjoKC1JlYWRSZXF1ZXN0EgwKBHBhdGgYASABKAkSDgoGb2Zmc2V0GAIgASgFEg0KBWxpbWl0GAMgASgFIsYBCgxSZWFkUmVzcG9uc2USDAoEcGF0aBgBIAEoCRIPCgd2ZXJzaW9uGAIgASgJEiAKBWxpbmVzGAMgAygLMhEuaGFzaGxpbmUudjEuTGluZRIMCgR0ZXh0GAQgASgJEhMKC3RvdGFsX2xpbmVzGAUgASgFEhEKCXRydW5jYXRlZBgGIAEoCBITCgtuZXh0X29mZnNldBgHIAEoBRILCgNlb2wYCCABKAkSCwoDYm9tGAkgASgIEhAKCGVuY29kaW5nGAogASgJIjUKCVJlcGxhY2VPcBINCgVzdGFydBgBIAEoCRILCgNlbmQYAiABKAkSDAoEdGV4dBgDIAEoCSIoCghJbnNlcnRPcBIOCgZhbmNob3IYASABKAkSDAoEdGV4dBgCIAEoCSImCghEZWxldGVPcBINCgVzdGFydBgBIAEoCRILCgNlbmQYAiABKAkiFgoGVGV4dE9wEgwKBHRleHQYASABKAkiQAoNUmVwbGFjZVRleHRPcBIQCghvbGRfdGV4dBgBIAEoCRIQCghuZXdfdGV4dBgCIAEoCRILCgNhbGwYAyABKAgixgIKCEZpbGVFZGl0EikKB3JlcGxhY2UYASABKAsyFi5oYXNobGluZS52MS5SZXBsYWNlT3BIABItCgxpbnNlcnRfYWZ0ZXIYAiABKAsyFS5oYXNobGluZS52MS5JbnNlcnRPcEgAEi4KDWluc2VydF9iZWZvcmUYAyABKAsyFS5oYXNobGluZS52MS5JbnNlcnRPcEgAEicKBmRlbGV0ZRgEIAEoCzIVLmhhc2hsaW5lLnYxLkRlbGV0ZU9wSAASJQoGYXBwZW5kGAUgASgLMhMuaGFzaGxpbmUudjEuVGV4dE9wSAASJgoHcHJlcGVuZBgGIAEoCzITLmhhc2hsaW5lLnYxLlRleHRPcEgAEjIKDHJlcGxhY2VfdGV4dBgHIAEoCzIaLmhhc2hsaW5lLnYxLlJlcGxhY2VUZXh0T3BIAEIECgJvcCKYAQoLRWRpdFJlcXVlc3QSDAoEcGF0aBgBIAEoCRIkCgVlZGl0cxgCIAMoCzIVLmhhc2hsaW5lLnYxLkZpbGVFZGl0EhQKDGJhc2VfdmVyc2lvbhgDIAEoCRIPCgdkcnlfcnVuGAQgASgIEhQKB2NvbnRleHQYBSABKAVIAIgBARIMCgRmdWxsGAYgASgIQgoKCF9jb250ZXh0IlQKBldpbmRvdxINCgVzdGFydBgBIAEoBRILCgNlbmQYAiABKAUSIAoFbGluZXMYAyADKAsyES5oYXNobGluZS52MS5MaW5lEgwKBHRleHQYBCABKAki4AEKDEVkaXRSZXNwb25zZRIMCgRwYXRoGAEgASgJEg8KB3ZlcnNpb24YAiABKAkSDAoEZGlmZhgDIAEoCRIkCgd3aW5kb3dzGAQgAygLMhMuaGFzaGxpbmUudjEuV2luZG93EiMKCHJlcGxhY2VkGAUgAygLMhEuaGFzaGxpbmUudjEuTGluZRIQCgh3YXJuaW5ncxgGIAMoCRIgCgVsaW5lcxgHIAMoCzIRLmhhc2hsaW5lLnYxLkxpbmUSEwoLdG90YWxfbGluZXMYCCABKAUSDwoHZHJ5X3J1bhgJIAEoCCJtCgxXcml0ZVJlcXVlc3QSDAoEcGF0aBgBIAEoCRIPCgdjb250ZW50GAIgASgJEiQKBG1vZGUYAyABKA4yFi5oYXNobGluZS52MS5Xcml0ZU1vZGUSGAoQZXhwZWN0ZWRfdmVyc2lvbhgEIAEoCSJUCg1Xcml0ZVJlc3BvbnNlEgwKBHBhdGgYASABKAkSDwoHdmVyc2lvbhgCIAEoCRITCgt0b3RhbF9saW5lcxgDIAEoBRIPCgdjcmVhdGVkGAQgASgIIq8BCgtHcmVwUmVxdWVzdBIPCgdwYXR0ZXJuGAEgASgJEgwKBHBhdGgYAiABKAkSDAoEZ2xvYhgDIAMoCRIUCgxleGNsdWRlX2dsb2IYBCADKAkSGAoQY2FzZV9pbnNlbnNpdGl2ZRgFIAEoCBIPCgdsaXRlcmFsGAYgASgIEg4KBmJlZm9yZRgHIAEoBRINCgVhZnRlchgIIAEoBRITCgttYXhfbWF0Y2hlcxgJIAEoBSJICghHcmVwTGluZRIOCgZudW1iZXIYASABKAUSDAoEaGFzaBgCIAEoCRIPCgdjb250ZW50GAMgASgJEg0KBW1hdGNoGAQgASgIIk8KCEdyZXBGaWxlEgwKBHBhdGgYASABKAkSDwoHdmVyc2lvbhgCIAEoCRIkCgVsaW5lcxgDIAMoCzIVLmhhc2hsaW5lLnYxLkdyZXBMaW5lIl8KC0dyZXBTdW1tYXJ5EhUKDWZpbGVzX3NjYW5uZWQYASABKAUSFQoNZmlsZXNfbWF0Y2hlZBgCIAEoBRIPCgdtYXRjaGVzGAMgASgFEhEKCXRydW5jYXRlZBgEIAEoCCJsCgxHcmVwUmVzcG9uc2USJQoEZmlsZRgBIAEoCzIVLmhhc2hsaW5lLnYxLkdyZXBGaWxlSAASKwoHc3VtbWFyeRgCIAEoCzIYLmhhc2hsaW5lLnYxLkdyZXBTdW1tYXJ5SABCCAoGcmVzdWx0Km0KCVdyaXRlTW9kZRIaChZXUklURV9NT0RFX1VOU1BFQ0lGSUVEEAASFQoRV1JJVEVfTU9ERV9VUFNFUlQQARIVChFXUklURV9NT0RFX0NSRUFURRACEhYKEldSSVRFX01PREVfUkVQTEFDRRADMpACCgtGaWxlU2VydmljZRJACgRSZWFkEhguaGFzaGxpbmUudjEuUmVhZFJlcXVlc3QaGS5oYXNobGluZS52MS5SZWFkUmVzcG9uc2UiA5ACARI7CgRFZGl0EhguaGFzaGxpbmUudjEuRWRpdFJlcXVlc3QaGS5oYXNobGluZS52MS5FZGl0UmVzcG9uc2USPgoFV3JpdGUSGS5oYXNobGluZS52MS5Xcml0ZVJlcXVlc3QaGi5oYXNobGluZS52MS5Xcml0ZVJlc3BvbnNlEkIKBEdyZXASGC5oYXNobGluZS52MS5HcmVwUmVxdWVzdBoZLmhhc2hsaW5lLnYxLkdyZXBSZXNwb25zZSIDkAIBMAFCqQEKD2NvbS5oYXNobGluZS52MUINSGFzaGxpbmVQcm90b1ABWjpnaXRodWIuY29tL2hhc2hsaW5lL2hhc2hsaW5lL2dlbi9nby9oYXNobGluZS92MTtoYXNobGluZXYxogIDSFhYqgILSGFzaGxpbmUuVjHKAgtIYXNobGluZVxWMeICF0hhc2hsaW5lXFYxXEdQQk1ldGFkYXRh6gIMSGFzaGxpbmU6OlYxYgZwcm90bzM");
+  fileDesc("ChpoYXNobGluZS92MS9oYXNobGluZS5wcm90bxILaGFzaGxpbmUudjEiNQoETGluZRIOCgZudW1iZXIYASABKAUSDAoEaGFzaBgCIAEoCRIPCgdjb250ZW50GAMgASgJIjoKC1JlYWRSZXF1ZXN0EgwKBHBhdGgYASABKAkSDgoGb2Zmc2V0GAIgASgFEg0KBWxpbWl0GAMgASgFIsYBCgxSZWFkUmVzcG9uc2USDAoEcGF0aBgBIAEoCRIPCgd2ZXJzaW9uGAIgASgJEiAKBWxpbmVzGAMgAygLMhEuaGFzaGxpbmUudjEuTGluZRIMCgR0ZXh0GAQgASgJEhMKC3RvdGFsX2xpbmVzGAUgASgFEhEKCXRydW5jYXRlZBgGIAEoCBITCgtuZXh0X29mZnNldBgHIAEoBRILCgNlb2wYCCABKAkSCwoDYm9tGAkgASgIEhAKCGVuY29kaW5nGAogASgJIjUKCVJlcGxhY2VPcBINCgVzdGFydBgBIAEoCRILCgNlbmQYAiABKAkSDAoEdGV4dBgDIAEoCSIoCghJbnNlcnRPcBIOCgZhbmNob3IYASABKAkSDAoEdGV4dBgCIAEoCSImCghEZWxldGVPcBINCgVzdGFydBgBIAEoCRILCgNlbmQYAiABKAkiFgoGVGV4dE9wEgwKBHRleHQYASABKAkiQAoNUmVwbGFjZVRleHRPcBIQCghvbGRfdGV4dBgBIAEoCRIQCghuZXdfdGV4dBgCIAEoCRILCgNhbGwYAyABKAgixgIKCEZpbGVFZGl0EikKB3JlcGxhY2UYASABKAsyFi5oYXNobGluZS52MS5SZXBsYWNlT3BIABItCgxpbnNlcnRfYWZ0ZXIYAiABKAsyFS5oYXNobGluZS52MS5JbnNlcnRPcEgAEi4KDWluc2VydF9iZWZvcmUYAyABKAsyFS5oYXNobGluZS52MS5JbnNlcnRPcEgAEicKBmRlbGV0ZRgEIAEoCzIVLmhhc2hsaW5lLnYxLkRlbGV0ZU9wSAASJQoGYXBwZW5kGAUgASgLMhMuaGFzaGxpbmUudjEuVGV4dE9wSAASJgoHcHJlcGVuZBgGIAEoCzITLmhhc2hsaW5lLnYxLlRleHRPcEgAEjIKDHJlcGxhY2VfdGV4dBgHIAEoCzIaLmhhc2hsaW5lLnYxLlJlcGxhY2VUZXh0T3BIAEIECgJvcCKYAQoLRWRpdFJlcXVlc3QSDAoEcGF0aBgBIAEoCRIkCgVlZGl0cxgCIAMoCzIVLmhhc2hsaW5lLnYxLkZpbGVFZGl0EhQKDGJhc2VfdmVyc2lvbhgDIAEoCRIPCgdkcnlfcnVuGAQgASgIEhQKB2NvbnRleHQYBSABKAVIAIgBARIMCgRmdWxsGAYgASgIQgoKCF9jb250ZXh0IlQKBldpbmRvdxINCgVzdGFydBgBIAEoBRILCgNlbmQYAiABKAUSIAoFbGluZXMYAyADKAsyES5oYXNobGluZS52MS5MaW5lEgwKBHRleHQYBCABKAkinAIKDEVkaXRSZXNwb25zZRIMCgRwYXRoGAEgASgJEg8KB3ZlcnNpb24YAiABKAkSDAoEZGlmZhgDIAEoCRIkCgd3aW5kb3dzGAQgAygLMhMuaGFzaGxpbmUudjEuV2luZG93EiMKCHJlcGxhY2VkGAUgAygLMhEuaGFzaGxpbmUudjEuTGluZRIQCgh3YXJuaW5ncxgGIAMoCRIgCgVsaW5lcxgHIAMoCzIRLmhhc2hsaW5lLnYxLkxpbmUSEwoLdG90YWxfbGluZXMYCCABKAUSDwoHZHJ5X3J1bhgJIAEoCBIUCgxyZWJhc2VkX2Zyb20YCiABKAkSJAoFbW92ZWQYCyADKAsyFS5oYXNobGluZS52MS5Nb3ZlZFJlZiIxCghNb3ZlZFJlZhILCgNyZWYYASABKAkSDAoEZnJvbRgCIAEoBRIKCgJ0bxgDIAEoBSJtCgxXcml0ZVJlcXVlc3QSDAoEcGF0aBgBIAEoCRIPCgdjb250ZW50GAIgASgJEiQKBG1vZGUYAyABKA4yFi5oYXNobGluZS52MS5Xcml0ZU1vZGUSGAoQZXhwZWN0ZWRfdmVyc2lvbhgEIAEoCSJUCg1Xcml0ZVJlc3BvbnNlEgwKBHBhdGgYASABKAkSDwoHdmVyc2lvbhgCIAEoCRITCgt0b3RhbF9saW5lcxgDIAEoBRIPCgdjcmVhdGVkGAQgASgIIuABCgtHcmVwUmVxdWVzdBIPCgdwYXR0ZXJuGAEgASgJEgwKBHBhdGgYAiABKAkSDAoEZ2xvYhgDIAMoCRIUCgxleGNsdWRlX2dsb2IYBCADKAkSGAoQY2FzZV9pbnNlbnNpdGl2ZRgFIAEoCBIPCgdsaXRlcmFsGAYgASgIEg4KBmJlZm9yZRgHIAEoBRINCgVhZnRlchgIIAEoBRITCgttYXhfbWF0Y2hlcxgJIAEoBRIMCgR0eXBlGAogAygJEg4KBmhpZGRlbhgLIAEoCBIRCglub19pZ25vcmUYDCABKAgiIgoEU3BhbhINCgVzdGFydBgBIAEoBRILCgNlbmQYAiABKAUibwoIR3JlcExpbmUSDgoGbnVtYmVyGAEgASgFEgwKBGhhc2gYAiABKAkSDwoHY29udGVudBgDIAEoCRINCgVtYXRjaBgEIAEoCBIlCgpzdWJtYXRjaGVzGAUgAygLMhEuaGFzaGxpbmUudjEuU3BhbiJPCghHcmVwRmlsZRIMCgRwYXRoGAEgASgJEg8KB3ZlcnNpb24YAiABKAkSJAoFbGluZXMYAyADKAsyFS5oYXNobGluZS52MS5HcmVwTGluZSKiAQoLR3JlcFN1bW1hcnkSFQoNZmlsZXNfc2Nhbm5lZBgBIAEoBRIVCg1maWxlc19tYXRjaGVkGAIgASgFEg8KB21hdGNoZXMYAyABKAUSEQoJdHJ1bmNhdGVkGAQgASgIEhUKDWJ5dGVzX3NjYW5uZWQYBSABKAMSKgoHZWxhcHNlZBgGIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbiJsCgxHcmVwUmVzcG9uc2USJQoEZmlsZRgBIAEoCzIVLmhhc2hsaW5lLnYxLkdyZXBGaWxlSAASKwoHc3VtbWFyeRgCIAEoCzIYLmhhc2hsaW5lLnYxLkdyZXBTdW1tYXJ5SABCCAoGcmVzdWx0IhwKDFdhdGNoUmVxdWVzdBIMCgRwYXRoGAEgASgJIlcKCUxpbmVSYW5nZRIRCglvbGRfc3RhcnQYASABKAUSEQoJb2xkX2NvdW50GAIgASgFEhEKCW5ld19zdGFydBgDIAEoBRIRCgluZXdfY291bnQYBCABKAUi9wEKDVdhdGNoUmVzcG9uc2USDAoEcGF0aBgBIAEoCRIpCgRraW5kGAIgASgOMhsuaGFzaGxpbmUudjEuV2F0Y2hFdmVudEtpbmQSDQoFYWdlbnQYAyABKAkSEAoIZXh0ZXJuYWwYBCABKAgSEwoLb2xkX3ZlcnNpb24YBSABKAkSEwoLbmV3X3ZlcnNpb24YBiABKAkSJwoHY2hhbmdlZBgHIAMoCzIWLmhhc2hsaW5lLnYxLkxpbmVSYW5nZRIPCgdkcm9wcGVkGAggASgDEigKBHRpbWUYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wKm0KCVdyaXRlTW9kZRIaChZXUklURV9NT0RFX1VOU1BFQ0lGSUVEEAASFQoRV1JJVEVfTU9ERV9VUFNFUlQQARIVChFXUklURV9NT0RFX0NSRUFURRACEhYKEldSSVRFX01PREVfUkVQTEFDRRADKo0BCg5XYXRjaEV2ZW50S2luZBIgChxXQVRDSF9FVkVOVF9LSU5EX1VOU1BFQ0lGSUVEEAASHAoYV0FUQ0hfRVZFTlRfS0lORF9DUkVBVEVEEAESHQoZV0FUQ0hfRVZFTlRfS0lORF9NT0RJRklFRBACEhwKGFdBVENIX0VWRU5UX0tJTkRfREVMRVRFRBADMtcCCgtGaWxlU2VydmljZRJACgRSZWFkEhguaGFzaGxpbmUudjEuUmVhZFJlcXVlc3QaGS5oYXNobGluZS52MS5SZWFkUmVzcG9uc2UiA5ACARI7CgRFZGl0EhguaGFzaGxpbmUudjEuRWRpdFJlcXVlc3QaGS5oYXNobGluZS52MS5FZGl0UmVzcG9uc2USPgoFV3JpdGUSGS5oYXNobGluZS52MS5Xcml0ZVJlcXVlc3QaGi5oYXNobGluZS52MS5Xcml0ZVJlc3BvbnNlEkIKBEdyZXASGC5oYXNobGluZS52MS5HcmVwUmVxdWVzdBoZLmhhc2hsaW5lLnYxLkdyZXBSZXNwb25zZSIDkAIBMAESRQoFV2F0Y2gSGS5oYXNobGluZS52MS5XYXRjaFJlcXVlc3QaGi5oYXNobGluZS52MS5XYXRjaFJlc3BvbnNlIgOQAgEwAUKpAQoPY29tLmhhc2hsaW5lLnYxQg1IYXNobGluZVByb3RvUAFaOmdpdGh1Yi5jb20vaGFzaGxpbmUvaGFzaGxpbmUvZ2VuL2dvL2hhc2hsaW5lL3YxO2hhc2hsaW5ldjGiAgNIWFiqAgtIYXNobGluZS5WMcoCC0hhc2hsaW5lXFYx4gIXSGFzaGxpbmVcVjFcR1BCTWV0YWRhdGHqAgxIYXNobGluZTo6VjFiBnByb3RvMw", [file_google_protobuf_duration, file_google_protobuf_timestamp]);
 
 /**
  * Line is one tagged line of a file.
@@ -573,6 +575,23 @@ export type EditResponse = Message<"hashline.v1.EditResponse"> & {
    * @generated from field: bool dry_run = 9;
    */
   dryRun: boolean;
+
+  /**
+   * Set when the references were made against an older version of the file
+   * (base_version, or the version this agent last saw) and were rebased onto
+   * the current one: the older version. Empty when no rebase was needed.
+   *
+   * @generated from field: string rebased_from = 10;
+   */
+  rebasedFrom: string;
+
+  /**
+   * The references whose line numbers changed in the rebase, with their old
+   * and new numbers.
+   *
+   * @generated from field: repeated hashline.v1.MovedRef moved = 11;
+   */
+  moved: MovedRef[];
 };
 
 /**
@@ -581,6 +600,41 @@ export type EditResponse = Message<"hashline.v1.EditResponse"> & {
  */
 export const EditResponseSchema: GenMessage<EditResponse> = /*@__PURE__*/
   messageDesc(file_hashline_v1_hashline, 11);
+
+/**
+ * MovedRef is one reference that a rebase moved to another line.
+ *
+ * @generated from message hashline.v1.MovedRef
+ */
+export type MovedRef = Message<"hashline.v1.MovedRef"> & {
+  /**
+   * The reference as the request gave it, normalized to LINE:HASH.
+   *
+   * @generated from field: string ref = 1;
+   */
+  ref: string;
+
+  /**
+   * Its line number in the base version.
+   *
+   * @generated from field: int32 from = 2;
+   */
+  from: number;
+
+  /**
+   * Its line number in the current file.
+   *
+   * @generated from field: int32 to = 3;
+   */
+  to: number;
+};
+
+/**
+ * Describes the message hashline.v1.MovedRef.
+ * Use `create(MovedRefSchema)` to create a new message.
+ */
+export const MovedRefSchema: GenMessage<MovedRef> = /*@__PURE__*/
+  messageDesc(file_hashline_v1_hashline, 12);
 
 /**
  * WriteRequest writes a whole file.
@@ -624,7 +678,7 @@ export type WriteRequest = Message<"hashline.v1.WriteRequest"> & {
  * Use `create(WriteRequestSchema)` to create a new message.
  */
 export const WriteRequestSchema: GenMessage<WriteRequest> = /*@__PURE__*/
-  messageDesc(file_hashline_v1_hashline, 12);
+  messageDesc(file_hashline_v1_hashline, 13);
 
 /**
  * WriteResponse describes the written file.
@@ -666,7 +720,7 @@ export type WriteResponse = Message<"hashline.v1.WriteResponse"> & {
  * Use `create(WriteResponseSchema)` to create a new message.
  */
 export const WriteResponseSchema: GenMessage<WriteResponse> = /*@__PURE__*/
-  messageDesc(file_hashline_v1_hashline, 13);
+  messageDesc(file_hashline_v1_hashline, 14);
 
 /**
  * GrepRequest searches files.
@@ -738,6 +792,29 @@ export type GrepRequest = Message<"hashline.v1.GrepRequest"> & {
    * @generated from field: int32 max_matches = 9;
    */
   maxMatches: number;
+
+  /**
+   * Only search files of these types ("go", "ts", "py", ...); the server's
+   * error for an unknown type lists the known ones. Combines with glob.
+   *
+   * @generated from field: repeated string type = 10;
+   */
+  type: string[];
+
+  /**
+   * Also search hidden files and directories (names starting with "."),
+   * except .git.
+   *
+   * @generated from field: bool hidden = 11;
+   */
+  hidden: boolean;
+
+  /**
+   * Do not honour .gitignore files.
+   *
+   * @generated from field: bool no_ignore = 12;
+   */
+  noIgnore: boolean;
 };
 
 /**
@@ -745,7 +822,35 @@ export type GrepRequest = Message<"hashline.v1.GrepRequest"> & {
  * Use `create(GrepRequestSchema)` to create a new message.
  */
 export const GrepRequestSchema: GenMessage<GrepRequest> = /*@__PURE__*/
-  messageDesc(file_hashline_v1_hashline, 14);
+  messageDesc(file_hashline_v1_hashline, 15);
+
+/**
+ * Span is a half-open byte range [start, end) in a line's content.
+ *
+ * @generated from message hashline.v1.Span
+ */
+export type Span = Message<"hashline.v1.Span"> & {
+  /**
+   * The first byte.
+   *
+   * @generated from field: int32 start = 1;
+   */
+  start: number;
+
+  /**
+   * One past the last byte.
+   *
+   * @generated from field: int32 end = 2;
+   */
+  end: number;
+};
+
+/**
+ * Describes the message hashline.v1.Span.
+ * Use `create(SpanSchema)` to create a new message.
+ */
+export const SpanSchema: GenMessage<Span> = /*@__PURE__*/
+  messageDesc(file_hashline_v1_hashline, 16);
 
 /**
  * GrepLine is a matching or context line.
@@ -780,6 +885,14 @@ export type GrepLine = Message<"hashline.v1.GrepLine"> & {
    * @generated from field: bool match = 4;
    */
   match: boolean;
+
+  /**
+   * Where the pattern matched in content, for a matching line. Spans past
+   * a cut in content are left out.
+   *
+   * @generated from field: repeated hashline.v1.Span submatches = 5;
+   */
+  submatches: Span[];
 };
 
 /**
@@ -787,7 +900,7 @@ export type GrepLine = Message<"hashline.v1.GrepLine"> & {
  * Use `create(GrepLineSchema)` to create a new message.
  */
 export const GrepLineSchema: GenMessage<GrepLine> = /*@__PURE__*/
-  messageDesc(file_hashline_v1_hashline, 15);
+  messageDesc(file_hashline_v1_hashline, 17);
 
 /**
  * GrepFile is the matches in one file.
@@ -823,7 +936,7 @@ export type GrepFile = Message<"hashline.v1.GrepFile"> & {
  * Use `create(GrepFileSchema)` to create a new message.
  */
 export const GrepFileSchema: GenMessage<GrepFile> = /*@__PURE__*/
-  messageDesc(file_hashline_v1_hashline, 16);
+  messageDesc(file_hashline_v1_hashline, 18);
 
 /**
  * GrepSummary ends a Grep stream.
@@ -858,6 +971,20 @@ export type GrepSummary = Message<"hashline.v1.GrepSummary"> & {
    * @generated from field: bool truncated = 4;
    */
   truncated: boolean;
+
+  /**
+   * Bytes of the files read and searched.
+   *
+   * @generated from field: int64 bytes_scanned = 5;
+   */
+  bytesScanned: bigint;
+
+  /**
+   * Time the search took on the server.
+   *
+   * @generated from field: google.protobuf.Duration elapsed = 6;
+   */
+  elapsed?: Duration | undefined;
 };
 
 /**
@@ -865,7 +992,7 @@ export type GrepSummary = Message<"hashline.v1.GrepSummary"> & {
  * Use `create(GrepSummarySchema)` to create a new message.
  */
 export const GrepSummarySchema: GenMessage<GrepSummary> = /*@__PURE__*/
-  messageDesc(file_hashline_v1_hashline, 17);
+  messageDesc(file_hashline_v1_hashline, 19);
 
 /**
  * GrepResponse is one message of a Grep stream: a file, or the summary.
@@ -902,7 +1029,153 @@ export type GrepResponse = Message<"hashline.v1.GrepResponse"> & {
  * Use `create(GrepResponseSchema)` to create a new message.
  */
 export const GrepResponseSchema: GenMessage<GrepResponse> = /*@__PURE__*/
-  messageDesc(file_hashline_v1_hashline, 18);
+  messageDesc(file_hashline_v1_hashline, 20);
+
+/**
+ * WatchRequest subscribes to changes.
+ *
+ * @generated from message hashline.v1.WatchRequest
+ */
+export type WatchRequest = Message<"hashline.v1.WatchRequest"> & {
+  /**
+   * A file or directory, relative to the workspace root; events for it and
+   * everything under it are sent. Empty means the whole workspace.
+   *
+   * @generated from field: string path = 1;
+   */
+  path: string;
+};
+
+/**
+ * Describes the message hashline.v1.WatchRequest.
+ * Use `create(WatchRequestSchema)` to create a new message.
+ */
+export const WatchRequestSchema: GenMessage<WatchRequest> = /*@__PURE__*/
+  messageDesc(file_hashline_v1_hashline, 21);
+
+/**
+ * LineRange is a changed region, like a unified diff hunk header: old_count
+ * lines at old_start became new_count lines at new_start. A count of 0 is a
+ * pure insertion or deletion; its start is the line before it.
+ *
+ * @generated from message hashline.v1.LineRange
+ */
+export type LineRange = Message<"hashline.v1.LineRange"> & {
+  /**
+   * The first line of the region in the old version.
+   *
+   * @generated from field: int32 old_start = 1;
+   */
+  oldStart: number;
+
+  /**
+   * Lines in the region in the old version.
+   *
+   * @generated from field: int32 old_count = 2;
+   */
+  oldCount: number;
+
+  /**
+   * The first line of the region in the new version.
+   *
+   * @generated from field: int32 new_start = 3;
+   */
+  newStart: number;
+
+  /**
+   * Lines in the region in the new version.
+   *
+   * @generated from field: int32 new_count = 4;
+   */
+  newCount: number;
+};
+
+/**
+ * Describes the message hashline.v1.LineRange.
+ * Use `create(LineRangeSchema)` to create a new message.
+ */
+export const LineRangeSchema: GenMessage<LineRange> = /*@__PURE__*/
+  messageDesc(file_hashline_v1_hashline, 22);
+
+/**
+ * WatchResponse is one event: one change to one file.
+ *
+ * @generated from message hashline.v1.WatchResponse
+ */
+export type WatchResponse = Message<"hashline.v1.WatchResponse"> & {
+  /**
+   * The path, relative to the workspace root.
+   *
+   * @generated from field: string path = 1;
+   */
+  path: string;
+
+  /**
+   * What happened.
+   *
+   * @generated from field: hashline.v1.WatchEventKind kind = 2;
+   */
+  kind: WatchEventKind;
+
+  /**
+   * The agent that made the change, or empty when another process changed
+   * the file behind the server's back (external is then true).
+   *
+   * @generated from field: string agent = 3;
+   */
+  agent: string;
+
+  /**
+   * True when the change was made outside this server.
+   *
+   * @generated from field: bool external = 4;
+   */
+  external: boolean;
+
+  /**
+   * The version before the change; empty for a created file, or when the
+   * server never saw the old content.
+   *
+   * @generated from field: string old_version = 5;
+   */
+  oldVersion: string;
+
+  /**
+   * The version after the change; empty for a deleted file.
+   *
+   * @generated from field: string new_version = 6;
+   */
+  newVersion: string;
+
+  /**
+   * The changed regions, when both versions are known.
+   *
+   * @generated from field: repeated hashline.v1.LineRange changed = 7;
+   */
+  changed: LineRange[];
+
+  /**
+   * Events lost before this one because the subscriber fell behind. When
+   * non-zero, Read the files you care about again.
+   *
+   * @generated from field: int64 dropped = 8;
+   */
+  dropped: bigint;
+
+  /**
+   * When the server saw the change.
+   *
+   * @generated from field: google.protobuf.Timestamp time = 9;
+   */
+  time?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message hashline.v1.WatchResponse.
+ * Use `create(WatchResponseSchema)` to create a new message.
+ */
+export const WatchResponseSchema: GenMessage<WatchResponse> = /*@__PURE__*/
+  messageDesc(file_hashline_v1_hashline, 23);
 
 /**
  * WriteMode says whether Write may create and whether it may overwrite.
@@ -944,6 +1217,47 @@ export enum WriteMode {
  */
 export const WriteModeSchema: GenEnum<WriteMode> = /*@__PURE__*/
   enumDesc(file_hashline_v1_hashline, 0);
+
+/**
+ * WatchEventKind says what happened to a file.
+ *
+ * @generated from enum hashline.v1.WatchEventKind
+ */
+export enum WatchEventKind {
+  /**
+   * Not used.
+   *
+   * @generated from enum value: WATCH_EVENT_KIND_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The file was created.
+   *
+   * @generated from enum value: WATCH_EVENT_KIND_CREATED = 1;
+   */
+  CREATED = 1,
+
+  /**
+   * The file's content changed.
+   *
+   * @generated from enum value: WATCH_EVENT_KIND_MODIFIED = 2;
+   */
+  MODIFIED = 2,
+
+  /**
+   * The file was removed or renamed away.
+   *
+   * @generated from enum value: WATCH_EVENT_KIND_DELETED = 3;
+   */
+  DELETED = 3,
+}
+
+/**
+ * Describes the enum hashline.v1.WatchEventKind.
+ */
+export const WatchEventKindSchema: GenEnum<WatchEventKind> = /*@__PURE__*/
+  enumDesc(file_hashline_v1_hashline, 1);
 
 /**
  * FileService reads, edits, writes and searches files under the workspace
@@ -994,6 +1308,19 @@ export const FileService: GenService<{
     methodKind: "server_streaming";
     input: typeof GrepRequestSchema;
     output: typeof GrepResponseSchema;
+  },
+  /**
+   * Watch streams an event for every change to a file under a path prefix,
+   * whether made through this server or by another process, until the
+   * client cancels. A subscriber that falls behind loses events and is told
+   * how many in the next event's dropped field; it should Read again.
+   *
+   * @generated from rpc hashline.v1.FileService.Watch
+   */
+  watch: {
+    methodKind: "server_streaming";
+    input: typeof WatchRequestSchema;
+    output: typeof WatchResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_hashline_v1_hashline, 0);
