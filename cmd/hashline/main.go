@@ -1,0 +1,98 @@
+// Command hashline is the shell and desktop face of hashlined: it reads,
+// edits, writes and greps files as hashline-tagged lines, through a running
+// server or in-process on the current directory, and bridges MCP clients.
+//
+// Every subcommand lives in its own file and registers itself in commands;
+// run dispatches on the first argument.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"slices"
+	"syscall"
+)
+
+// Exit codes, documented in --help and the README.
+const (
+	exitOK    = 0
+	exitError = 1
+	exitUsage = 2
+	// exitStale is the convention shell agents already use for a stale
+	// reference: re-read (or use the fresh tags printed) and retry.
+	exitStale = 5
+)
+
+// stdio is what a command may touch besides the network and files.
+type stdio struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	getenv         func(string) string
+}
+
+// command is one subcommand.
+type command struct {
+	name    string
+	summary string // one line for the command list
+	run     func(ctx context.Context, io stdio, args []string) int
+}
+
+var commands = map[string]*command{}
+
+func register(c *command) {
+	if _, dup := commands[c.name]; dup {
+		panic("hashline: command registered twice: " + c.name)
+	}
+	commands[c.name] = c
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], stdio{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv})
+	stop()
+	os.Exit(code)
+}
+
+func run(ctx context.Context, args []string, io stdio) int {
+	if len(args) == 0 {
+		usage(io.stderr)
+		return exitUsage
+	}
+	switch args[0] {
+	case "-h", "--help", "help":
+		usage(io.stdout)
+		return exitOK
+	}
+	c, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(io.stderr, "hashline: unknown command %q\n\n", args[0])
+		usage(io.stderr)
+		return exitUsage
+	}
+	return c.run(ctx, io, args[1:])
+}
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, "usage: hashline COMMAND [flags] [args]\n\ncommands:\n")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprint(w, `
+exit codes:
+  0  success
+  1  any other error (the message says which and what to do)
+  2  usage error: bad command, flag or argument
+  5  stale reference: the file changed since it was read; use the fresh
+     tags printed on stderr (or read again) and retry
+
+Run "hashline COMMAND --help" for a command's flags.
+`)
+}
