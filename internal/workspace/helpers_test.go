@@ -174,3 +174,21 @@ func within[T any](t *testing.T, f func() (T, error)) (T, error) {
 		panic("unreachable")
 	}
 }
+
+// caseWS opens a workspace for one table case: with a file-size limit if
+// maxBytes > 0, after setup has prepared root and outside, and with $ROOT
+// and $OUT in path replaced. It returns the path and a snapshot of both
+// directories taken before the call under test.
+func caseWS(t *testing.T, maxBytes int64, setup func(t *testing.T, root, outside string), path string) (w *Workspace, root, outside, p string, before map[string]string) {
+	t.Helper()
+	var opts []Option
+	if maxBytes > 0 {
+		opts = append(opts, WithMaxFileBytes(maxBytes))
+	}
+	w, root, outside = newWS(t, opts...)
+	if setup != nil {
+		setup(t, root, outside)
+	}
+	p = strings.NewReplacer("$ROOT", root, "$OUT", outside).Replace(path)
+	return w, root, outside, p, snapshot(t, root, outside)
+}

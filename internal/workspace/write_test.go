@@ -83,16 +83,7 @@ func TestWriteFile(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var opts []Option
-			if tt.maxBytes > 0 {
-				opts = append(opts, WithMaxFileBytes(tt.maxBytes))
-			}
-			w, root, outside := newWS(t, opts...)
-			if tt.setup != nil {
-				tt.setup(t, root, outside)
-			}
-			p := strings.NewReplacer("$ROOT", root, "$OUT", outside).Replace(tt.path)
-			before := snapshot(t, root, outside)
+			w, root, outside, p, before := caseWS(t, tt.maxBytes, tt.setup, tt.path)
 			res, err := within(t, func() (*WriteResult, error) { return w.WriteFile(p, []byte(tt.text), tt.opts) })
 			assertNoTemp(t, root, outside)
 			if tt.err != nil {
