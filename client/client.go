@@ -1,6 +1,13 @@
 // Package client is the Go client of hashlined: Dial a server, call Read,
 // Edit, Write and Grep, and recover typed errors — a StaleRefError with the
 // fresh tags to retry from, or an *Error whose Reason says what went wrong.
+//
+// Every call gets a default deadline (WithTimeout, 30s) when its context has
+// none, and is retried with backoff when the server is UNAVAILABLE and the
+// retry cannot apply anything twice: Read and Grep always (they change
+// nothing), Edit and Write only when the request never left this process
+// (see WithRetry). The Format functions render responses as the tagged text
+// a model reads.
 package client
 
 import (
@@ -9,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
@@ -23,10 +31,19 @@ const DefaultAddress = "127.0.0.1:7420"
 
 // Client calls one hashlined server. It is safe for concurrent use.
 type Client struct {
-	conn  *grpc.ClientConn // nil when built with New
-	rpc   hashlinev1.FileServiceClient
-	agent string
+	conn    *grpc.ClientConn // nil when built with New
+	rpc     hashlinev1.FileServiceClient
+	agent   string
+	timeout time.Duration
+	retry   RetryPolicy
+	// tracked is true when the connection reports, per call, whether the
+	// request reached the transport (Dial installs the stats handler);
+	// only then may Edit and Write be retried.
+	tracked bool
 }
+
+// DefaultTimeout is the deadline a call gets when its context has none.
+const DefaultTimeout = 30 * time.Second
 
 // Option configures a Client.
 type Option func(*options)
@@ -34,7 +51,26 @@ type Option func(*options)
 type options struct {
 	agent    string
 	dialOpts []grpc.DialOption
+	timeout  time.Duration
+	retry    RetryPolicy
 }
+
+func newOptions(opts []Option) options {
+	o := options{timeout: DefaultTimeout, retry: DefaultRetryPolicy}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return o
+}
+
+// WithTimeout sets the deadline given to calls whose context has none
+// (default DefaultTimeout); 0 leaves such calls unbounded. For Grep the
+// deadline covers the whole stream.
+func WithTimeout(d time.Duration) Option { return func(o *options) { o.timeout = d } }
+
+// WithRetry sets how calls are retried when the server is UNAVAILABLE
+// (default DefaultRetryPolicy); RetryPolicy{} turns retries off.
+func WithRetry(p RetryPolicy) Option { return func(o *options) { o.retry = p } }
 
 // WithAgentID names the calling agent (sent as x-agent-id metadata). The
 // server keeps per-agent state under this name.
@@ -49,10 +85,7 @@ func WithDialOptions(opts ...grpc.DialOption) Option {
 // Dial connects to a server at target: "host:port" or "unix:///path.sock".
 // Connections are plaintext unless WithDialOptions gives credentials.
 func Dial(target string, opts ...Option) (*Client, error) {
-	o := options{}
-	for _, opt := range opts {
-		opt(&o)
-	}
+	o := newOptions(opts)
 	if target == "" {
 		target = DefaultAddress
 	}
@@ -61,23 +94,26 @@ func Dial(target string, opts ...Option) (*Client, error) {
 		// should not depend on a resolver.
 		target = "passthrough:///" + target
 	}
-	dialOpts := append([]grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}, o.dialOpts...)
+	dialOpts := append([]grpc.DialOption{
+		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithStatsHandler(sentTracker{}),
+	}, o.dialOpts...)
 	conn, err := grpc.NewClient(target, dialOpts...)
 	if err != nil {
 		return nil, fmt.Errorf("hashline: dial %s: %w", target, err)
 	}
 	c := New(conn, opts...)
 	c.conn = conn
+	c.tracked = true
 	return c, nil
 }
 
-// New wraps an existing connection; Close then does not close it.
+// New wraps an existing connection; Close then does not close it. Over a
+// connection New did not dial, the client cannot tell whether a failed
+// request was sent, so Edit and Write are never retried (Read and Grep are).
 func New(conn grpc.ClientConnInterface, opts ...Option) *Client {
-	o := options{}
-	for _, opt := range opts {
-		opt(&o)
-	}
-	return &Client{rpc: hashlinev1.NewFileServiceClient(conn), agent: o.agent}
+	o := newOptions(opts)
+	return &Client{rpc: hashlinev1.NewFileServiceClient(conn), agent: o.agent, timeout: o.timeout, retry: o.retry}
 }
 
 // Close closes the connection Dial opened.
@@ -98,51 +134,105 @@ func (c *Client) ctx(ctx context.Context) context.Context {
 	return metadata.AppendToOutgoingContext(ctx, "x-agent-id", c.agent)
 }
 
-// Read returns a page of a file as tagged lines.
+// callCtx adds the agent metadata and, when ctx has no deadline, the
+// default one.
+func (c *Client) callCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx = c.ctx(ctx)
+	if _, ok := ctx.Deadline(); ok || c.timeout <= 0 {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, c.timeout)
+}
+
+// Read returns a page of a file as tagged lines. It is retried while the
+// server is UNAVAILABLE.
 func (c *Client) Read(ctx context.Context, req *hashlinev1.ReadRequest) (*hashlinev1.ReadResponse, error) {
-	resp, err := c.rpc.Read(c.ctx(ctx), req)
+	ctx, cancel := c.callCtx(ctx)
+	defer cancel()
+	var resp *hashlinev1.ReadResponse
+	err := c.retry.do(ctx, idempotent, func(ctx context.Context) (err error) {
+		resp, err = c.rpc.Read(ctx, req)
+		return err
+	})
 	return resp, FromStatus(err)
 }
 
 // Edit applies a batch of edits. A stale reference comes back as a
-// StaleRefError.
+// StaleRefError. It is retried while the server is UNAVAILABLE only if the
+// request never left this process: an Edit cut off in flight may have been
+// applied, so it is returned as UNAVAILABLE for the caller to Read and
+// decide (retrying blindly could, say, insert the same lines twice).
 func (c *Client) Edit(ctx context.Context, req *hashlinev1.EditRequest) (*hashlinev1.EditResponse, error) {
-	resp, err := c.rpc.Edit(c.ctx(ctx), req)
+	ctx, cancel := c.callCtx(ctx)
+	defer cancel()
+	var resp *hashlinev1.EditResponse
+	err := c.retry.do(ctx, c.unsentOnly(), func(ctx context.Context) (err error) {
+		resp, err = c.rpc.Edit(ctx, req)
+		return err
+	})
 	return resp, FromStatus(err)
 }
 
-// Write creates or overwrites a whole file.
+// Write creates or overwrites a whole file. Like Edit, it is retried only
+// when the request never left this process.
 func (c *Client) Write(ctx context.Context, req *hashlinev1.WriteRequest) (*hashlinev1.WriteResponse, error) {
-	resp, err := c.rpc.Write(c.ctx(ctx), req)
+	ctx, cancel := c.callCtx(ctx)
+	defer cancel()
+	var resp *hashlinev1.WriteResponse
+	err := c.retry.do(ctx, c.unsentOnly(), func(ctx context.Context) (err error) {
+		resp, err = c.rpc.Write(ctx, req)
+		return err
+	})
 	return resp, FromStatus(err)
 }
 
 // Grep runs a search and calls fn for each file with matches, in path
-// order, then returns the summary. An error from fn stops the search.
+// order, then returns the summary. An error from fn stops the search. The
+// search is retried while the server is UNAVAILABLE until the first file
+// has been handed to fn; after that a retry would repeat files, so the
+// error is returned.
 func (c *Client) Grep(ctx context.Context, req *hashlinev1.GrepRequest, fn func(*hashlinev1.GrepFile) error) (*hashlinev1.GrepSummary, error) {
-	ctx, cancel := context.WithCancel(c.ctx(ctx))
+	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
-	stream, err := c.rpc.Grep(ctx, req)
+	var summary *hashlinev1.GrepSummary
+	delivered := false
+	errFn := errors.New("fn failed")
+	var fnErr error
+	err := c.retry.do(ctx, func(sent bool) bool { return !delivered }, func(ctx context.Context) error {
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		stream, err := c.rpc.Grep(ctx, req)
+		if err != nil {
+			return err
+		}
+		for {
+			msg, err := stream.Recv()
+			if errors.Is(err, io.EOF) {
+				return errors.New("hashline: grep stream ended without a summary")
+			}
+			if err != nil {
+				return err
+			}
+			if s := msg.GetSummary(); s != nil {
+				summary = s
+				return nil
+			}
+			if f := msg.GetFile(); f != nil && fn != nil {
+				delivered = true
+				if err := fn(f); err != nil {
+					fnErr = err
+					return errFn
+				}
+			}
+		}
+	})
+	if fnErr != nil {
+		return nil, fnErr
+	}
 	if err != nil {
 		return nil, FromStatus(err)
 	}
-	for {
-		msg, err := stream.Recv()
-		if errors.Is(err, io.EOF) {
-			return nil, errors.New("hashline: grep stream ended without a summary")
-		}
-		if err != nil {
-			return nil, FromStatus(err)
-		}
-		if s := msg.GetSummary(); s != nil {
-			return s, nil
-		}
-		if f := msg.GetFile(); f != nil && fn != nil {
-			if err := fn(f); err != nil {
-				return nil, err
-			}
-		}
-	}
+	return summary, nil
 }
 
 // FormatRef formats a reference "LINE:HASH".

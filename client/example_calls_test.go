@@ -1,0 +1,184 @@
+package client_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+
+	"github.com/hashline/hashline/client"
+	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+)
+
+// exampleWorkspace writes files into a new temp dir, serves it, and returns a
+// connected client and a cleanup func.
+func exampleWorkspace(files map[string]string) (*client.Client, func()) {
+	dir, err := os.MkdirTemp("", "hashline-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			log.Fatal(err)
+		}
+	}
+	addr, stop := startServer(dir)
+	c, err := client.Dial(addr, client.WithAgentID("example"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	return c, func() { c.Close(); stop(); os.RemoveAll(dir) }
+}
+
+func ExampleClient_Read() {
+	c, done := exampleWorkspace(map[string]string{"main.go": "package main\n\nfunc main() {\n\tprintln(\"hi\")\n}\n"})
+	defer done()
+
+	r, err := c.Read(context.Background(), &hashlinev1.ReadRequest{Path: "main.go", Offset: 3, Limit: 2})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Print(client.FormatRead(r))
+	fmt.Println("ref of line 4:", client.Ref(r.GetLines()[1]))
+	// Output:
+	// File: main.go (5 lines, version v1-32fbaad067d7be1d99756eac8b360af8) [showing lines 3-4; 1 more below, continue with offset 5]
+	// 3:76|func main() {
+	// 4:16|	println("hi")
+	// ref of line 4: 4:16
+}
+
+func ExampleClient_Edit() {
+	c, done := exampleWorkspace(map[string]string{"main.go": "package main\n\nfunc main() {\n\tprintln(\"hi\")\n}\n"})
+	defer done()
+	ctx := context.Background()
+
+	r, err := c.Read(ctx, &hashlinev1.ReadRequest{Path: "main.go"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	line4 := client.Ref(r.GetLines()[3])
+	resp, err := c.Edit(ctx, &hashlinev1.EditRequest{
+		Path: "main.go",
+		Edits: []*hashlinev1.FileEdit{
+			client.Replace(line4, "", "\tprintln(\"hello\")"),
+			client.InsertAfter(line4, "\tprintln(\"bye\")"),
+		},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Print(client.FormatEdit(resp, false))
+	fmt.Println("replaced:", client.FormatTagged(resp.GetReplaced()))
+	// Output:
+	// Updated main.go (6 lines, version v1-ef1a1b78023b0a2013958c806a6541b0)
+	// 1:c9|package main
+	// 2:05|
+	// 3:76|func main() {
+	// 4:d4|	println("hello")
+	// 5:81|	println("bye")
+	// 6:18|}
+	// replaced: 4:16|	println("hi")
+}
+
+func ExampleClient_Write() {
+	c, done := exampleWorkspace(map[string]string{"notes.txt": "old\n"})
+	defer done()
+	ctx := context.Background()
+
+	// Create-only: refuses to clobber an existing file.
+	_, err := c.Write(ctx, &hashlinev1.WriteRequest{Path: "notes.txt", Content: "new\n", Mode: hashlinev1.WriteMode_WRITE_MODE_CREATE})
+	fmt.Println(errors.Is(err, client.ErrAlreadyExists))
+
+	w, err := c.Write(ctx, &hashlinev1.WriteRequest{Path: "docs/todo.txt", Content: "one\ntwo\n", Mode: hashlinev1.WriteMode_WRITE_MODE_CREATE})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Print(client.FormatWrite(w))
+
+	// Compare-and-swap: only overwrite the version we saw.
+	_, err = c.Write(ctx, &hashlinev1.WriteRequest{Path: "docs/todo.txt", Content: "three\n", ExpectedVersion: "v1-0000"})
+	fmt.Println(errors.Is(err, client.ErrVersionMismatch))
+	w, err = c.Write(ctx, &hashlinev1.WriteRequest{Path: "docs/todo.txt", Content: "three\n", ExpectedVersion: w.GetVersion()})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Print(client.FormatWrite(w))
+	// Output:
+	// true
+	// Created docs/todo.txt (2 lines, version v1-c3f9c8c283a2b1f2f1896f27a01cbe3c)
+	// true
+	// Wrote docs/todo.txt (1 line, version v1-f6936912184481f5edd4c304ce27c5a1)
+}
+
+func ExampleClient_Grep() {
+	c, done := exampleWorkspace(map[string]string{
+		"a.go": "package a\n\n// TODO: name\nfunc A() {}\n",
+		"b.go": "package b\n\nfunc B() {} // todo later\n",
+		"c.go": "package c\n",
+	})
+	defer done()
+
+	summary, err := c.Grep(context.Background(), &hashlinev1.GrepRequest{Pattern: "todo", CaseInsensitive: true, After: 1},
+		func(f *hashlinev1.GrepFile) error {
+			fmt.Print(client.FormatGrepFile(f))
+			return nil
+		})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Print(client.FormatGrepSummary(summary))
+	// Output:
+	// File: a.go (version v1-1e9ad32b5efd97605ead4c2c2f2665b1)
+	// >>3:7a|// TODO: name
+	//   4:67|func A() {}
+	// File: b.go (version v1-7d8db8da7a0c2858ca45525172c745ac)
+	// >>3:67|func B() {} // todo later
+	// 2 matches in 2 files (3 files searched).
+}
+
+// An edit made from tags another agent has since changed is refused with
+// the fresh tags; the agent retries from them without another Read.
+func ExampleStaleRefError() {
+	c, done := exampleWorkspace(map[string]string{"greet.txt": "hello\nworld\n"})
+	defer done()
+	ctx := context.Background()
+
+	r, err := c.Read(ctx, &hashlinev1.ReadRequest{Path: "greet.txt"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	world := client.Ref(r.GetLines()[1]) // "2:b3"
+
+	// Meanwhile line 2 changes under us.
+	if _, err := c.Edit(ctx, &hashlinev1.EditRequest{Path: "greet.txt",
+		Edits: []*hashlinev1.FileEdit{client.Replace(world, "", "there")}}); err != nil {
+		log.Fatal(err)
+	}
+
+	_, err = c.Edit(ctx, &hashlinev1.EditRequest{Path: "greet.txt",
+		Edits: []*hashlinev1.FileEdit{client.Replace(world, "", "world!")}})
+	var stale client.StaleRefError
+	if !errors.As(err, &stale) {
+		log.Fatalf("want a stale ref, got %v", err)
+	}
+	fmt.Print(client.FormatError(err))
+
+	// Retry from the fresh tag the error carried.
+	fresh := stale.Refs[0].GetCurrentLine() // "2:50|there": a whole tagged line is a valid ref
+	resp, err := c.Edit(ctx, &hashlinev1.EditRequest{Path: "greet.txt",
+		Edits: []*hashlinev1.FileEdit{client.Replace(fresh, "", "world!")}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Print(client.FormatEdit(resp, false))
+	// Output:
+	// 1 line(s) changed since last read; use the updated refs below (>>> marks changed lines)
+	//     1:f9|hello
+	// >>> 2:50|there
+	// current version v1-d6f09840733a22099a0665daf752ed1a
+	// Updated greet.txt (2 lines, version v1-92a241a87965fe3f00a696dfbd4f4417)
+	// 1:f9|hello
+	// 2:68|world!
+}

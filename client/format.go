@@ -1,0 +1,194 @@
+package client
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+
+	"google.golang.org/grpc/codes"
+
+	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+)
+
+// The Format functions render responses as the text a model reads: tagged
+// lines "LINE:HASH|CONTENT" under a one-line header that names the file and
+// its version. The hashline CLI prints exactly this, and the TypeScript
+// package's formatters produce the same text.
+
+// FormatTagged joins lines as "LINE:HASH|CONTENT", one per line.
+func FormatTagged(lines []*hashlinev1.Line) string {
+	var b strings.Builder
+	for i, l := range lines {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		fmt.Fprintf(&b, "%d:%s|%s", l.GetNumber(), l.GetHash(), l.GetContent())
+	}
+	return b.String()
+}
+
+// FormatRead renders a Read page: a header, then the tagged lines. A page
+// that stops before the end says so and names the offset to continue from.
+//
+//	File: main.go (5 lines, version v1-32fb…)
+//	1:c9|package main
+//	…
+func FormatRead(r *hashlinev1.ReadResponse) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "File: %s (%s, version %s)", r.GetPath(), plural(int(r.GetTotalLines()), "line"), r.GetVersion())
+	if r.GetTruncated() && len(r.GetLines()) > 0 {
+		first := r.GetLines()[0].GetNumber()
+		last := r.GetLines()[len(r.GetLines())-1].GetNumber()
+		fmt.Fprintf(&b, " [showing lines %d-%d; %d more below, continue with offset %d]",
+			first, last, r.GetTotalLines()-last, r.GetNextOffset())
+	}
+	b.WriteByte('\n')
+	if t := r.GetText(); t != "" {
+		b.WriteString(t)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// FormatEdit renders an applied (or dry-run) edit: a header with the new
+// version, warnings, the rebase report, then the fresh tagged lines around
+// each change ("..." between windows) — the refs to use next. With diff
+// the unified diff follows.
+func FormatEdit(r *hashlinev1.EditResponse, diff bool) string {
+	var b strings.Builder
+	verb := "Updated"
+	if r.GetDryRun() {
+		verb = "Dry run, nothing written:"
+	}
+	fmt.Fprintf(&b, "%s %s (%s, version %s)\n", verb, r.GetPath(), plural(int(r.GetTotalLines()), "line"), r.GetVersion())
+	if from := r.GetRebasedFrom(); from != "" {
+		fmt.Fprintf(&b, "Rebased from version %s", from)
+		if len(r.GetMoved()) > 0 {
+			moves := make([]string, len(r.GetMoved()))
+			for i, m := range r.GetMoved() {
+				moves[i] = fmt.Sprintf("%s -> line %d", m.GetRef(), m.GetTo())
+			}
+			fmt.Fprintf(&b, "; moved: %s", strings.Join(moves, ", "))
+		}
+		b.WriteByte('\n')
+	}
+	for _, w := range r.GetWarnings() {
+		fmt.Fprintf(&b, "warning: %s\n", w)
+	}
+	if len(r.GetLines()) > 0 {
+		b.WriteString(FormatTagged(r.GetLines()))
+		b.WriteByte('\n')
+	} else {
+		for i, w := range r.GetWindows() {
+			if i > 0 {
+				b.WriteString("...\n")
+			}
+			if t := w.GetText(); t != "" {
+				b.WriteString(t)
+				b.WriteByte('\n')
+			}
+		}
+	}
+	if diff && r.GetDiff() != "" {
+		b.WriteString(r.GetDiff())
+		if !strings.HasSuffix(r.GetDiff(), "\n") {
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+// FormatWrite renders a Write response in one line.
+func FormatWrite(r *hashlinev1.WriteResponse) string {
+	verb := "Wrote"
+	if r.GetCreated() {
+		verb = "Created"
+	}
+	return fmt.Sprintf("%s %s (%s, version %s)\n", verb, r.GetPath(), plural(int(r.GetTotalLines()), "line"), r.GetVersion())
+}
+
+// FormatGrepFile renders one file of a Grep stream like the published
+// hashline grep format: ">>" before a matching line, two spaces before a
+// context line, "--" between runs that are not adjacent, under a header
+// with the file's path and version. The tags are valid edit references
+// (a leading ">>" is accepted).
+//
+//	File: main.go (version v1-2204…)
+//	>>4:d4|	println("hello")
+//	  5:18|}
+func FormatGrepFile(f *hashlinev1.GrepFile) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "File: %s (version %s)\n", f.GetPath(), f.GetVersion())
+	var prev int32
+	for i, l := range f.GetLines() {
+		if i > 0 && l.GetNumber() != prev+1 {
+			b.WriteString("--\n")
+		}
+		prev = l.GetNumber()
+		if l.GetMatch() {
+			b.WriteString(">>")
+		} else {
+			b.WriteString("  ")
+		}
+		fmt.Fprintf(&b, "%d:%s|%s\n", l.GetNumber(), l.GetHash(), l.GetContent())
+	}
+	return b.String()
+}
+
+// FormatGrepSummary renders the end of a Grep stream in one line, saying
+// when the search stopped at the match limit.
+func FormatGrepSummary(s *hashlinev1.GrepSummary) string {
+	if s.GetMatches() == 0 {
+		return fmt.Sprintf("No matches found (%s searched).\n", plural(int(s.GetFilesScanned()), "file"))
+	}
+	line := fmt.Sprintf("%s in %s (%s searched)", plural(int(s.GetMatches()), "match"), plural(int(s.GetFilesMatched()), "file"), plural(int(s.GetFilesScanned()), "file"))
+	if s.GetTruncated() {
+		line += fmt.Sprintf("; stopped at the limit of %d matches, narrow the pattern or path, or raise the limit", s.GetMatches())
+	}
+	return line + ".\n"
+}
+
+// FormatError renders an error for a model: the server's message (for a
+// stale reference, the view of the current lines with ">>>" on the changed
+// ones), then for a stale reference the version the fresh tags come from.
+func FormatError(err error) string {
+	var stale StaleRefError
+	if errors.As(err, &stale) {
+		msg := strings.TrimSuffix(stale.Err.Message, "\n")
+		if stale.CurrentVersion != "" {
+			msg += "\ncurrent version " + stale.CurrentVersion
+		}
+		return msg + "\n"
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		if e.Reason != "" {
+			return fmt.Sprintf("%s: %s\n", e.Reason, e.Message)
+		}
+		return fmt.Sprintf("%s: %s\n", codeName(e.Code), e.Message)
+	}
+	return err.Error() + "\n"
+}
+
+// codeName spells a gRPC code as the protocol does: "DEADLINE_EXCEEDED".
+func codeName(c codes.Code) string {
+	var b strings.Builder
+	for i, r := range c.String() {
+		if i > 0 && 'A' <= r && r <= 'Z' {
+			b.WriteByte('_')
+		}
+		b.WriteRune(unicode.ToUpper(r))
+	}
+	return b.String()
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	if strings.HasSuffix(what, "ch") {
+		return fmt.Sprintf("%d %ses", n, what)
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
