@@ -1,0 +1,81 @@
+package workspace
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// Resolve follows p inside the root as ReadFile and WriteFile do and
+// returns the symlink-free relative path of what it names, with its Lstat
+// info. A path that does not exist (yet) is not an error: it comes back as
+// the path of what would be created, with a nil FileInfo. Paths and
+// symlinks leading outside the root are ErrOutsideRoot.
+func (w *Workspace) Resolve(p string) (string, fs.FileInfo, error) {
+	const op = "resolve"
+	rel, err := w.rel(op, p)
+	if err != nil {
+		return "", nil, err
+	}
+	target, fi, err := w.resolve(op, rel, true)
+	if err != nil {
+		return "", nil, err
+	}
+	// resolve's fast path keeps links in the directories on the way.
+	abs := filepath.Join(w.dir, filepath.FromSlash(target))
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		dir, derr := filepath.EvalSymlinks(filepath.Dir(abs))
+		if derr != nil {
+			return target, fi, nil
+		}
+		real = filepath.Join(dir, filepath.Base(abs))
+	}
+	if r, ok := w.inside(real); ok {
+		target = r
+	}
+	return target, fi, nil
+}
+
+// FileVersion returns the version of the regular file at p, as Version of
+// its bytes, reading it as a stream: unlike ReadFile it takes files of any
+// size and content (binary, not text). It never blocks on a FIFO.
+func (w *Workspace) FileVersion(p string) (string, error) {
+	const op = "version"
+	rel, err := w.rel(op, p)
+	if err != nil {
+		return "", err
+	}
+	target, fi, err := w.resolve(op, rel, false)
+	if err != nil {
+		return "", err
+	}
+	if !fi.Mode().IsRegular() {
+		return "", notRegular(op, rel, fi.Mode())
+	}
+	f, err := w.root.OpenFile(target, os.O_RDONLY|openNonblock, 0)
+	if err != nil {
+		return "", osErr(op, rel, "", err)
+	}
+	defer f.Close()
+	if fi, err = f.Stat(); err != nil {
+		return "", osErr(op, rel, "", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return "", notRegular(op, rel, fi.Mode())
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", osErr(op, rel, "", err)
+	}
+	return versionOfSum(h.Sum(nil)), nil
+}
+
+// versionOfSum formats a SHA-256 sum as a version token; Version and
+// FileVersion share it so the two cannot drift apart.
+func versionOfSum(sum []byte) string {
+	return "v1-" + hex.EncodeToString(sum[:16])
+}
