@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 
@@ -34,6 +35,7 @@ type Client struct {
 	conn    *grpc.ClientConn // nil when built with New
 	rpc     hashlinev1.FileServiceClient
 	agent   string
+	token   string
 	timeout time.Duration
 	retry   RetryPolicy
 	// tracked is true when the connection reports, per call, whether the
@@ -50,6 +52,7 @@ type Option func(*options)
 
 type options struct {
 	agent    string
+	token    string
 	dialOpts []grpc.DialOption
 	timeout  time.Duration
 	retry    RetryPolicy
@@ -76,6 +79,11 @@ func WithRetry(p RetryPolicy) Option { return func(o *options) { o.retry = p } }
 // server keeps per-agent state under this name.
 func WithAgentID(id string) Option { return func(o *options) { o.agent = id } }
 
+// WithToken sends token as "authorization: Bearer TOKEN" on every call,
+// for a server started with --tokens. Over plaintext the token is visible
+// on the network: use TLS (WithDialOptions) beyond loopback.
+func WithToken(token string) Option { return func(o *options) { o.token = token } }
+
 // WithDialOptions adds grpc dial options, e.g. TLS credentials instead of
 // the default plaintext.
 func WithDialOptions(opts ...grpc.DialOption) Option {
@@ -97,6 +105,12 @@ func Dial(target string, opts ...Option) (*Client, error) {
 	dialOpts := append([]grpc.DialOption{
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithStatsHandler(sentTracker{}),
+		// Reconnect soon after a refused connection (grpc's default waits
+		// 1s, then longer), so the retries below meet a restarted server.
+		grpc.WithConnectParams(grpc.ConnectParams{
+			Backoff:           backoff.Config{BaseDelay: 100 * time.Millisecond, Multiplier: 1.6, Jitter: 0.2, MaxDelay: 5 * time.Second},
+			MinConnectTimeout: 5 * time.Second,
+		}),
 	}, o.dialOpts...)
 	conn, err := grpc.NewClient(target, dialOpts...)
 	if err != nil {
@@ -113,7 +127,7 @@ func Dial(target string, opts ...Option) (*Client, error) {
 // request was sent, so Edit and Write are never retried (Read and Grep are).
 func New(conn grpc.ClientConnInterface, opts ...Option) *Client {
 	o := newOptions(opts)
-	return &Client{rpc: hashlinev1.NewFileServiceClient(conn), agent: o.agent, timeout: o.timeout, retry: o.retry}
+	return &Client{rpc: hashlinev1.NewFileServiceClient(conn), agent: o.agent, token: o.token, timeout: o.timeout, retry: o.retry}
 }
 
 // Close closes the connection Dial opened.
@@ -128,6 +142,9 @@ func (c *Client) Close() error {
 func (c *Client) RPC() hashlinev1.FileServiceClient { return c.rpc }
 
 func (c *Client) ctx(ctx context.Context) context.Context {
+	if c.token != "" {
+		ctx = metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+c.token)
+	}
 	if c.agent == "" {
 		return ctx
 	}
