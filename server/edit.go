@@ -115,6 +115,7 @@ func (s *Service) edit(ctx context.Context, req *hashlinev1.EditRequest) (*hashl
 			return nil, err
 		}
 		resp.Version = wr.Version
+		s.publishEdit(ctx, f, wr, out)
 	}
 	s.opts.logger.DebugContext(ctx, "edit", "path", f.Path, "edits", len(edits), "dryRun", req.GetDryRun(), "version", resp.Version)
 	return resp, nil
@@ -234,6 +235,7 @@ func (s *Service) write(ctx context.Context, req *hashlinev1.WriteRequest) (*has
 	if err != nil {
 		return nil, err
 	}
+	s.publishWrite(ctx, cur, wr, content)
 	return &hashlinev1.WriteResponse{
 		Path:       wr.Path,
 		Version:    wr.Version,

@@ -3,6 +3,7 @@ package server
 import (
 	"io"
 	"log/slog"
+	"time"
 
 	"github.com/hashline/hashline/internal/hashline"
 )
@@ -17,6 +18,12 @@ const (
 	// DefaultMaxResponseBytes matches grpc-go's default client receive
 	// limit: a larger Edit response would be written and then lost.
 	DefaultMaxResponseBytes = 4 << 20
+	// DefaultWatchBuffer is how many events a Watch stream may fall
+	// behind by before the oldest are dropped (and counted).
+	DefaultWatchBuffer = 256
+	// DefaultWatchDebounce is how long the tree must be quiet before
+	// changes made outside the server are read and reported.
+	DefaultWatchDebounce = 50 * time.Millisecond
 )
 
 // Option configures a Service.
@@ -30,6 +37,8 @@ type options struct {
 	maxEdits         int
 	maxResponseBytes int
 	logger           *slog.Logger
+	watchBuffer      int
+	watchDebounce    time.Duration
 }
 
 func defaultOptions() options {
@@ -40,6 +49,8 @@ func defaultOptions() options {
 		maxEdits:         DefaultMaxEdits,
 		maxResponseBytes: DefaultMaxResponseBytes,
 		logger:           slog.New(slog.NewTextHandler(io.Discard, nil)),
+		watchBuffer:      DefaultWatchBuffer,
+		watchDebounce:    DefaultWatchDebounce,
 	}
 }
 
@@ -101,6 +112,28 @@ func WithLogger(l *slog.Logger) Option {
 	return func(o *options) {
 		if l != nil {
 			o.logger = l
+		}
+	}
+}
+
+// WithWatchBuffer sets how many events one Watch stream may fall behind by;
+// past it the oldest queued events are dropped and the next event sent
+// says how many in its dropped field.
+func WithWatchBuffer(n int) Option {
+	return func(o *options) {
+		if n > 0 {
+			o.watchBuffer = n
+		}
+	}
+}
+
+// WithWatchDebounce sets how long the workspace must be quiet before
+// changes made outside the server are read and reported; a steady stream
+// of changes is reported at least every ten such periods.
+func WithWatchDebounce(d time.Duration) Option {
+	return func(o *options) {
+		if d > 0 {
+			o.watchDebounce = d
 		}
 	}
 }

@@ -24,6 +24,7 @@ type Service struct {
 	ws    *workspace.Workspace
 	opts  options
 	locks pathLocks
+	watch watchState // Watch streams and the file-system watcher (watch.go)
 }
 
 // New returns a Service over ws.
