@@ -1,6 +1,10 @@
 package server
 
 import (
+	"unicode/utf8"
+
+	"google.golang.org/protobuf/types/known/durationpb"
+
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 	"github.com/hashline/hashline/internal/grep"
 	"github.com/hashline/hashline/internal/hashline"
@@ -28,6 +32,9 @@ func (s *Service) grep(req *hashlinev1.GrepRequest, stream hashlinev1.FileServic
 			return badRequest(f.name, "%s %d is negative", f.name, f.v)
 		}
 	}
+	if err := grep.CheckTypes(req.GetType()); err != nil {
+		return badRequest("type", "%v; or select files by name with glob", err)
+	}
 	path := req.GetPath()
 	if path == "" {
 		path = "." // the whole workspace
@@ -40,34 +47,23 @@ func (s *Service) grep(req *hashlinev1.GrepRequest, stream hashlinev1.FileServic
 	if maxMatches == 0 {
 		maxMatches = DefaultMaxMatches
 	}
-	h := s.opts.hasher
-	sum, err := grep.Search(stream.Context(), s.ws.Root().FS(), grep.Options{
+	sum, err := grep.Search(stream.Context(), s.searchFS(stream.Context()), grep.Options{
 		Pattern:         req.GetPattern(),
 		Literal:         req.GetLiteral(),
 		CaseInsensitive: req.GetCaseInsensitive(),
 		Path:            rel,
 		Globs:           req.GetGlob(),
 		ExcludeGlobs:    req.GetExcludeGlob(),
+		Types:           req.GetType(),
+		Hidden:          req.GetHidden(),
+		NoIgnore:        req.GetNoIgnore(),
 		Before:          int(req.GetBefore()),
 		After:           int(req.GetAfter()),
 		MaxMatches:      maxMatches,
 		MaxFileBytes:    s.ws.MaxFileBytes(),
 		SkipFile:        workspace.IsTempName,
 	}, func(f grep.File) error {
-		lines := make([]*hashlinev1.GrepLine, len(f.Lines))
-		for i, l := range f.Lines {
-			lines[i] = &hashlinev1.GrepLine{
-				Number:  int32(l.Number),
-				Hash:    h.Sum(l.Content),
-				Content: hashline.CutLine(l.Content, s.opts.maxLineBytes),
-				Match:   l.Match,
-			}
-		}
-		return stream.Send(&hashlinev1.GrepResponse{Result: &hashlinev1.GrepResponse_File{File: &hashlinev1.GrepFile{
-			Path:    f.Path,
-			Version: workspace.Version(f.Raw),
-			Lines:   lines,
-		}}})
+		return stream.Send(&hashlinev1.GrepResponse{Result: &hashlinev1.GrepResponse_File{File: s.grepFile(f)}})
 	})
 	if err != nil {
 		return err
@@ -77,5 +73,46 @@ func (s *Service) grep(req *hashlinev1.GrepRequest, stream hashlinev1.FileServic
 		FilesMatched: int32(sum.FilesMatched),
 		Matches:      int32(sum.Matches),
 		Truncated:    sum.Truncated,
+		BytesScanned: sum.BytesScanned,
+		Elapsed:      durationpb.New(sum.Elapsed),
 	}}})
+}
+
+// grepFile turns one file's result into its message: tagged lines, with
+// the version of the exact bytes that were searched (so an edit from these
+// tags rebases like one from a Read of that version).
+func (s *Service) grepFile(f grep.File) *hashlinev1.GrepFile {
+	h := s.opts.hasher
+	lines := make([]*hashlinev1.GrepLine, len(f.Lines))
+	for i, l := range f.Lines {
+		gl := &hashlinev1.GrepLine{
+			Number:  int32(l.Number),
+			Hash:    h.Sum(l.Content),
+			Content: hashline.CutLine(l.Content, s.opts.maxLineBytes),
+			Match:   l.Match,
+		}
+		shown := shownBytes(l.Content, s.opts.maxLineBytes)
+		for _, sp := range l.Submatches {
+			if sp.End > shown {
+				break // past the cut: not in content
+			}
+			gl.Submatches = append(gl.Submatches, &hashlinev1.Span{Start: int32(sp.Start), End: int32(sp.End)})
+		}
+		lines[i] = gl
+	}
+	return &hashlinev1.GrepFile{Path: f.Path, Version: workspace.Version(f.Raw), Lines: lines}
+}
+
+// shownBytes returns how many bytes of content a line shows: all of them,
+// or as many as hashline.CutLine keeps (at most max, backed off to a rune
+// boundary) before its marker.
+func shownBytes(content string, max int) int {
+	if max <= 0 || len(content) <= max {
+		return len(content)
+	}
+	n := max
+	for n > 0 && !utf8.RuneStart(content[n]) {
+		n--
+	}
+	return n
 }

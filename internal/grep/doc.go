@@ -34,7 +34,10 @@
 // that lead outside it); symbolic links to directories are never followed.
 package grep
 
-import "errors"
+import (
+	"errors"
+	"time"
+)
 
 // ErrBadPattern is wrapped by the error Search returns for a pattern or glob
 // that does not compile; the message carries the parser's explanation.
@@ -71,6 +74,11 @@ type Options struct {
 	// ExcludeGlobs skips files, and directories with everything in them,
 	// that match any of them. Same syntax as Globs.
 	ExcludeGlobs []string
+	// Types, when not empty, restricts the search to files of at least one
+	// of these types ("go", "ts", "py", ...; see TypeNames), matched by base
+	// name. It combines with Globs: a file must pass both. An unknown type
+	// is an error wrapping ErrUnknownType.
+	Types []string
 	// Before and After are the number of context lines to return before and
 	// after each matching line.
 	Before, After int
@@ -104,6 +112,16 @@ type Line struct {
 	Content string
 	// Match reports whether the line matches; false for a context line.
 	Match bool
+	// Submatches are the byte ranges of Content that the pattern matches,
+	// left to right and not overlapping (as regexp's FindAllIndex finds
+	// them), for a matching line. Empty matches are left out, so a line
+	// matched only by one (as by "^$") has none.
+	Submatches []Span
+}
+
+// Span is a byte range [Start, End) of a line's Content.
+type Span struct {
+	Start, End int
 }
 
 // File is one file with at least one matching line.
@@ -134,4 +152,7 @@ type Summary struct {
 	// least one matching line that was not passed to emit. A search whose
 	// matches number exactly MaxMatches is not truncated.
 	Truncated bool
+	// Elapsed is the time from the start of Search until it returned (the
+	// time emit took included).
+	Elapsed time.Duration
 }

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -99,9 +100,21 @@ func naiveMatches(re *regexp.Regexp, data []byte) []int {
 	return out
 }
 
+// naiveSpans returns the non-empty matches of re in line.
+func naiveSpans(re *regexp.Regexp, line string) []Span {
+	var out []Span
+	for _, loc := range re.FindAllStringIndex(line, -1) {
+		if loc[1] > loc[0] {
+			out = append(out, Span{loc[0], loc[1]})
+		}
+	}
+	return out
+}
+
 // naiveContext returns the lines for the matching line numbers ms with
-// context, stopping context before line stop (0: none).
-func naiveContext(data []byte, ms []int, before, after, stop int) []Line {
+// context and the submatches of re, stopping context before line stop (0:
+// none).
+func naiveContext(re *regexp.Regexp, data []byte, ms []int, before, after, stop int) []Line {
 	lines := naiveLines(data)
 	show := map[int]bool{}
 	isMatch := map[int]bool{}
@@ -116,7 +129,11 @@ func naiveContext(data []byte, ms []int, before, after, stop int) []Line {
 	var out []Line
 	for n := 1; n <= len(lines); n++ {
 		if show[n] {
-			out = append(out, Line{Number: n, Content: lines[n-1], Match: isMatch[n]})
+			l := Line{Number: n, Content: lines[n-1], Match: isMatch[n]}
+			if l.Match {
+				l.Submatches = naiveSpans(re, l.Content)
+			}
+			out = append(out, l)
 		}
 	}
 	return out
@@ -137,7 +154,9 @@ func naiveSearch(tb testing.TB, files map[string][]byte, opts Options) ([]File, 
 	re := regexp.MustCompile(expr)
 	var names []string
 	for name := range files {
-		names = append(names, name)
+		if naiveSelected(name, opts) {
+			names = append(names, name)
+		}
 	}
 	slices.Sort(names)
 	var out []File
@@ -167,12 +186,77 @@ func naiveSearch(tb testing.TB, files map[string][]byte, opts Options) ([]File, 
 		remaining -= len(ms)
 		sum.Matches += len(ms)
 		sum.FilesMatched++
-		out = append(out, File{Path: name, Raw: data, Lines: naiveContext(data, ms, opts.Before, opts.After, stop)})
+		out = append(out, File{Path: name, Raw: data, Lines: naiveContext(re, data, ms, opts.Before, opts.After, stop)})
 		if stop > 0 {
 			break
 		}
 	}
 	return out, sum
+}
+
+// treeIgnores are the ignore files randomTree writes; naiveIgnored is
+// what they mean, written out by hand.
+var treeIgnores = map[string]string{
+	".gitignore":   "# func main: ignore rules\n*.md\n!README.md\nb/\n/a-b\r\n",
+	"a/.gitignore": "x_test.go*\n!x_test.go7\n",
+}
+
+// naiveIgnored reports whether the tree's ignore files exclude name.
+func naiveIgnored(name string) bool {
+	parts := strings.Split(name, "/")
+	base := parts[len(parts)-1]
+	switch {
+	case slices.Contains(parts[:len(parts)-1], "b"): // b/: directories only
+		return true
+	case parts[0] == "a-b": // /a-b: anchored to the root
+		return true
+	case strings.HasSuffix(base, ".md") && base != "README.md":
+		return true
+	case parts[0] == "a" && strings.HasPrefix(base, "x_test.go") && base != "x_test.go7":
+		return true
+	}
+	return false
+}
+
+// naiveGlobs are the globs the reference tests use and what they mean,
+// written out by hand.
+var naiveGlobs = map[string]func(name string) bool{
+	"*.go":    func(name string) bool { return strings.HasSuffix(name, ".go") },
+	"a/**":    func(name string) bool { return strings.HasPrefix(name, "a/") },
+	"**/c/**": func(name string) bool { return strings.HasPrefix(name, "c/") || strings.Contains(name, "/c/") },
+	"*.md":    func(name string) bool { return strings.HasSuffix(name, ".md") },
+}
+
+// naiveSelected reports whether the file name is searched under opts'
+// filters (Path excepted).
+func naiveSelected(name string, opts Options) bool {
+	parts := strings.Split(name, "/")
+	base := parts[len(parts)-1]
+	if parts[0] == ".git" {
+		return false
+	}
+	if !opts.Hidden && slices.ContainsFunc(parts, func(p string) bool { return p[0] == '.' }) {
+		return false
+	}
+	if !opts.NoIgnore && naiveIgnored(name) {
+		return false
+	}
+	anyGlob := func(globs []string) bool {
+		return slices.ContainsFunc(globs, func(g string) bool { return naiveGlobs[g](name) })
+	}
+	if len(opts.Globs) > 0 && !anyGlob(opts.Globs) {
+		return false
+	}
+	if anyGlob(opts.ExcludeGlobs) {
+		return false
+	}
+	if len(opts.Types) > 0 && !slices.ContainsFunc(opts.Types, func(t string) bool {
+		globs, _ := TypeGlobs(t)
+		return slices.ContainsFunc(globs, func(g string) bool { ok, _ := path.Match(g, base); return ok })
+	}) {
+		return false
+	}
+	return true
 }
 
 // vocabulary for random files: code-like words, words that exercise case
@@ -216,13 +300,20 @@ func randomFile(r *rand.Rand) []byte {
 
 // randomTree writes n random files under dir, including some binary and
 // some invalid UTF-8 ones, with names that test ordering ("a", "a.go",
-// "a-b"), and returns them by path.
+// "a-b"), hidden files and directories, a .git directory and the ignore
+// files of treeIgnores, and returns them all by path.
 func randomTree(tb testing.TB, dir string, seed uint64, n int) map[string][]byte {
 	tb.Helper()
 	r := rand.New(rand.NewPCG(seed, seed))
-	dirs := []string{"", "a/", "a-b/", "a/b/", "a/b/c/", "a.d/", "z/", "z/a/", "\u00e9/"}
-	bases := []string{"a", "a.go", "a-b", "b", "main.go", "x_test.go", "README.md", "\u00e9.txt", "Z"}
-	files := map[string][]byte{}
+	dirs := []string{"", "a/", "a-b/", "a/b/", "a/b/c/", "a.d/", "z/", "z/a/", "\u00e9/", "c/", ".h/", "a/.h/"}
+	bases := []string{"a", "a.go", "a-b", "b", "main.go", "x_test.go", "README.md", "notes.md", "\u00e9.txt", "Z", ".env", "run.sh", "x.ts"}
+	files := map[string][]byte{
+		".git/config": []byte("func main\n"),
+		".git/HEAD":   []byte("func main\n"),
+	}
+	for name, content := range treeIgnores {
+		files[name] = []byte(content)
+	}
 	for len(files) < n {
 		name := dirs[r.IntN(len(dirs))] + bases[r.IntN(len(bases))]
 		if r.IntN(4) > 0 {

@@ -1,6 +1,7 @@
 package grep
 
 import (
+	"errors"
 	"reflect"
 	"regexp"
 	"regexp/syntax"
@@ -113,8 +114,8 @@ func FuzzScan(f *testing.F) {
 		if !utf8.ValidString(text) || len(want) == 0 {
 			return
 		}
-		lines := buildLines(data, m.scan(nil, data, 1<<30, nil), 1, 1, 0)
-		if wantLines := naiveContext(data, want, 1, 1, 0); !reflect.DeepEqual(lines, wantLines) {
+		lines := m.buildLines(data, m.scan(nil, data, 1<<30, nil), 1, 1, 0)
+		if wantLines := naiveContext(m.re, data, want, 1, 1, 0); !reflect.DeepEqual(lines, wantLines) {
 			t.Fatalf("context lines %+v, want %+v", lines, wantLines)
 		}
 	})
@@ -147,5 +148,87 @@ func TestFoldVerifyIsUnicodeAware(t *testing.T) {
 		if got := scanNumbers(m, []byte(tt.text)); !slices.Equal(got, want) || len(want) == 0 {
 			t.Errorf("%q over %q: %v, want %v", tt.pattern, strings.TrimSpace(tt.text), got, want)
 		}
+	}
+}
+
+// FuzzRequiredLits checks the literal extraction on its own: every line the
+// regexp matches contains one of the required literals (else the prefilter
+// would drop a match), and when the set is pure, a line that contains one
+// is a match (else the regexp could not be skipped).
+func FuzzRequiredLits(f *testing.F) {
+	seeds := []struct{ pattern, text string }{
+		{"func main", "func main()\nfunc  main\n"},
+		{`(?i)func main`, "FUNC MAIN\nfunc\u017fmain\n"},
+		{`(Context|Deadline)\(`, "Context(\nDeadline (\n"},
+		{`\w+_test\b`, "x_test\n_test\nx_testy\n"},
+		{`colou?r`, "color\ncolour\ncolouur\n"},
+		{`(?i)[k]ey|x[0-9]z`, "\u212aEY\nx5z\n"},
+		{`(?:ab){2,}c`, "ababc\nabababc\nabc\n"},
+		{`a+b*c?`, "a\nbc\n"},
+		{`^(foo|bar)$`, "foo\nbarr\n"},
+		{`(?i)stra\x{DF}e|\x{3A3}`, "STRASSE\nstra\u1e9ee\n\u03c2\n"},
+	}
+	for _, s := range seeds {
+		f.Add(s.pattern, s.text)
+	}
+	f.Fuzz(func(t *testing.T, pattern, text string) {
+		re, err := regexp.Compile(pattern)
+		if err != nil {
+			return
+		}
+		sre, err := syntax.Parse(pattern, syntax.Perl)
+		if err != nil {
+			return
+		}
+		set, pure := requiredLits(sre.Simplify())
+		if len(set) == 0 {
+			return
+		}
+		var finds []*regexp.Regexp
+		for _, l := range set {
+			expr := regexp.QuoteMeta(l.s)
+			if l.fold {
+				expr = "(?i)" + expr
+			}
+			finds = append(finds, regexp.MustCompile(expr))
+		}
+		for _, line := range strings.Split(text, "\n") {
+			has := slices.ContainsFunc(finds, func(f *regexp.Regexp) bool { return f.MatchString(line) })
+			if re.MatchString(line) && !has {
+				t.Fatalf("%q matches line %q, which contains none of %q", pattern, line, showLits(set))
+			}
+			if pure && has && !re.MatchString(line) {
+				t.Fatalf("%q is pure with %q, but line %q contains one and does not match", pattern, showLits(set), line)
+			}
+		}
+	})
+}
+
+func TestTypes(t *testing.T) {
+	names := TypeNames()
+	if !slices.IsSorted(names) {
+		t.Errorf("TypeNames is not sorted: %q", names)
+	}
+	for _, want := range []string{"go", "ts", "js", "py", "rs", "java", "c", "cpp", "md", "json", "yaml", "proto", "sh"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("type %q missing from %q", want, names)
+		}
+	}
+	for alias, name := range map[string]string{"rust": "rs", "Python": "py", " yml ": "yaml"} {
+		a, ok1 := TypeGlobs(alias)
+		b, ok2 := TypeGlobs(name)
+		if !ok1 || !ok2 || !reflect.DeepEqual(a, b) {
+			t.Errorf("alias %q: %q, want the globs of %q: %q", alias, a, name, b)
+		}
+	}
+	err := CheckTypes([]string{"go", "gopher"})
+	if !errors.Is(err, ErrUnknownType) || !strings.Contains(err.Error(), `"gopher"`) || !strings.Contains(err.Error(), strings.Join(names, ", ")) {
+		t.Errorf("CheckTypes = %v, want ErrUnknownType naming gopher and listing %q", err, names)
+	}
+	if err := CheckTypes([]string{"go", "typescript"}); err != nil {
+		t.Errorf("CheckTypes of known types = %v", err)
+	}
+	if _, _, err := collect(t, rootFS(t, t.TempDir()), Options{Pattern: "x", Types: []string{"nope"}}); !errors.Is(err, ErrUnknownType) {
+		t.Errorf("Search with an unknown type: %v, want ErrUnknownType", err)
 	}
 }

@@ -61,30 +61,82 @@ func TestSearchMatchesNaiveScan(t *testing.T) {
 			for _, limit := range []int{1 << 30, 5} {
 				opts := Options{
 					Pattern: p.pattern, Literal: p.literal, CaseInsensitive: p.ignore,
-					Before: c.before, After: c.after, MaxMatches: limit, Hidden: true,
+					Before: c.before, After: c.after, MaxMatches: limit, Hidden: true, NoIgnore: true,
 				}
 				name := fmt.Sprintf("%q literal=%v i=%v context=%d,%d limit=%d", p.pattern, p.literal, p.ignore, c.before, c.after, limit)
-				t.Run(name, func(t *testing.T) {
-					want, wantSum := naiveSearch(t, files, opts)
-					for _, fsys := range []fs.FS{rootFS(t, dir), plainFS{rootFS(t, dir)}} {
-						got, sum, err := collect(t, fsys, opts)
-						if err != nil {
-							t.Fatal(err)
-						}
-						compareFiles(t, got, want)
-						if !sum.Truncated {
-							// Past the limit, how far the search read is its own business.
-							if sum.FilesScanned != wantSum.FilesScanned || sum.BytesScanned != wantSum.BytesScanned {
-								t.Errorf("scanned %d files, %d bytes; want %d, %d", sum.FilesScanned, sum.BytesScanned, wantSum.FilesScanned, wantSum.BytesScanned)
-							}
-						}
-						sum.FilesScanned, sum.BytesScanned = wantSum.FilesScanned, wantSum.BytesScanned
-						if sum != wantSum {
-							t.Errorf("summary %+v, want %+v", sum, wantSum)
-						}
-					}
+				t.Run(name, func(t *testing.T) { compareWithNaive(t, dir, files, opts) })
+			}
+		}
+	}
+}
+
+// TestFiltersMatchNaiveScan compares searches with every filter (hidden
+// files, .gitignore files, globs, types) and their combinations with the
+// reference, whose filters are written out by hand.
+func TestFiltersMatchNaiveScan(t *testing.T) {
+	dir := t.TempDir()
+	files := randomTree(t, dir, 2, 400)
+	filters := []struct {
+		name string
+		opts Options
+	}{
+		{"defaults: hidden files, .git and ignored files skipped", Options{}},
+		{"hidden files searched", Options{Hidden: true}},
+		{"ignore files disregarded", Options{NoIgnore: true}},
+		{"hidden and ignored files searched", Options{Hidden: true, NoIgnore: true}},
+		{"a base-name glob", Options{Globs: []string{"*.go"}}},
+		{"a ** glob", Options{Globs: []string{"a/**"}, Hidden: true}},
+		{"two globs", Options{Globs: []string{"*.go", "*.md"}, NoIgnore: true}},
+		{"an exclude glob with **", Options{ExcludeGlobs: []string{"**/c/**"}}},
+		{"include and exclude globs", Options{Globs: []string{"a/**"}, ExcludeGlobs: []string{"*.go"}}},
+		{"a type", Options{Types: []string{"go"}}},
+		{"two types", Options{Types: []string{"md", "sh"}, NoIgnore: true}},
+		{"an alias of a type", Options{Types: []string{"typescript"}, Hidden: true}},
+		{"a type and a glob both apply", Options{Types: []string{"go"}, Globs: []string{"a/**"}}},
+	}
+	patterns := []Options{
+		{Pattern: "func main"},
+		{Pattern: "task", CaseInsensitive: true},
+		{Pattern: `\w+_test\b`},
+		{Pattern: `^`},
+	}
+	for _, f := range filters {
+		for _, p := range patterns {
+			for _, limit := range []int{1 << 30, 7} {
+				opts := f.opts
+				opts.Pattern, opts.CaseInsensitive = p.Pattern, p.CaseInsensitive
+				opts.Before, opts.After, opts.MaxMatches = 1, 1, limit
+				t.Run(fmt.Sprintf("%s, %q i=%v limit=%d", f.name, p.Pattern, p.CaseInsensitive, limit), func(t *testing.T) {
+					compareWithNaive(t, dir, files, opts)
 				})
 			}
+		}
+	}
+}
+
+// compareWithNaive runs opts over dir, through the fast path and the
+// generic one, and compares files, lines and summary with naiveSearch.
+func compareWithNaive(t *testing.T, dir string, files map[string][]byte, opts Options) {
+	t.Helper()
+	want, wantSum := naiveSearch(t, files, opts)
+	for _, fsys := range []fs.FS{rootFS(t, dir), plainFS{rootFS(t, dir)}} {
+		got, sum, err := collect(t, fsys, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		compareFiles(t, got, want)
+		if !sum.Truncated {
+			// Past the limit, how far the search read is its own business.
+			if sum.FilesScanned != wantSum.FilesScanned || sum.BytesScanned != wantSum.BytesScanned {
+				t.Errorf("scanned %d files, %d bytes; want %d, %d", sum.FilesScanned, sum.BytesScanned, wantSum.FilesScanned, wantSum.BytesScanned)
+			}
+		}
+		if sum.Elapsed <= 0 {
+			t.Errorf("Elapsed = %v, want the time the search took", sum.Elapsed)
+		}
+		sum.FilesScanned, sum.BytesScanned, sum.Elapsed = wantSum.FilesScanned, wantSum.BytesScanned, 0
+		if sum != wantSum {
+			t.Errorf("summary %+v, want %+v", sum, wantSum)
 		}
 	}
 }

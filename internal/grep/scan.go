@@ -112,14 +112,18 @@ func (m *matcher) scan(f *finder, data []byte, limit int, out []match) []match {
 // merged, each line once. Context stops short of line stop (0: no stop), the
 // first match that was cut off by the limit, so that a matching line is never
 // shown as context.
-func buildLines(data []byte, ms []match, before, after, stop int) []Line {
+func (m *matcher) buildLines(data []byte, ms []match, before, after, stop int) []Line {
 	lines := make([]Line, 0, len(ms)*(1+before+after))
 	// next is the first line not yet emitted, starting at nextAt.
 	next, nextAt := 1, 0
 	add := func(num, ls int, isMatch bool) int {
 		le := lineEnd(data, ls)
 		cs, ce := lineBounds(data, ls, le)
-		lines = append(lines, Line{Number: num, Content: string(data[cs:ce]), Match: isMatch})
+		l := Line{Number: num, Content: string(data[cs:ce]), Match: isMatch}
+		if isMatch {
+			l.Submatches = m.spans(data[cs:ce])
+		}
+		lines = append(lines, l)
 		next, nextAt = num+1, le+1
 		return le + 1
 	}
@@ -148,4 +152,15 @@ func buildLines(data []byte, ms []match, before, after, stop int) []Line {
 		}
 	}
 	return lines
+}
+
+// spans returns the non-empty matches of the pattern in a matching line.
+func (m *matcher) spans(line []byte) []Span {
+	var out []Span
+	for _, loc := range m.re.FindAllIndex(line, -1) {
+		if loc[1] > loc[0] {
+			out = append(out, Span{loc[0], loc[1]})
+		}
+	}
+	return out
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unicode/utf8"
 )
 
@@ -41,6 +42,14 @@ var heldBudget int64 = 64 << 20
 // message; a Path that does not exist is an error wrapping fs.ErrNotExist.
 // fsys is typically an os.Root's FS, which keeps symlinks from leading out.
 func Search(ctx context.Context, fsys fs.FS, opts Options, emit func(File) error) (Summary, error) {
+	t0 := time.Now()
+	sum, err := find(ctx, fsys, opts, emit)
+	sum.Elapsed = time.Since(t0)
+	return sum, err
+}
+
+// find is Search without the timing.
+func find(ctx context.Context, fsys fs.FS, opts Options, emit func(File) error) (Summary, error) {
 	if err := ctx.Err(); err != nil {
 		return Summary{}, err
 	}
@@ -54,6 +63,10 @@ func Search(ctx context.Context, fsys fs.FS, opts Options, emit func(File) error
 		return Summary{}, err
 	}
 	excl, err := newGlobSet(opts.ExcludeGlobs)
+	if err != nil {
+		return Summary{}, err
+	}
+	types, err := typeGlobSet(opts.Types)
 	if err != nil {
 		return Summary{}, err
 	}
@@ -73,7 +86,7 @@ func Search(ctx context.Context, fsys fs.FS, opts Options, emit func(File) error
 		}
 		return s.sum, err
 	}
-	w := &walker{src: s.src, opts: &s.opts, incl: incl, excl: excl}
+	w := &walker{src: s.src, opts: &s.opts, incl: incl, excl: excl, types: types}
 	return s.sum, s.tree(ctx, w, start)
 }
 
@@ -234,7 +247,7 @@ func (s *search) take(r *result) error {
 	n := len(r.ms)
 	if n > s.remaining {
 		n = s.remaining
-		f.Lines = buildLines(f.Raw, r.ms[:n], s.opts.Before, s.opts.After, r.ms[n].num)
+		f.Lines = s.m.buildLines(f.Raw, r.ms[:n], s.opts.Before, s.opts.After, r.ms[n].num)
 		s.sum.Truncated, s.done = true, true
 	}
 	s.remaining -= n
@@ -332,5 +345,5 @@ func (w *worker) run(ctx context.Context, j *job) {
 	}
 	raw := bytes.Clone(data)
 	r.ms = slices.Clone(w.ms)
-	r.file = File{Path: j.path, Raw: raw, Lines: buildLines(raw, r.ms, w.s.opts.Before, w.s.opts.After, 0)}
+	r.file = File{Path: j.path, Raw: raw, Lines: w.s.m.buildLines(raw, r.ms, w.s.opts.Before, w.s.opts.After, 0)}
 }

@@ -55,50 +55,68 @@ func TestSearchLines(t *testing.T) {
 			name:    "context of nearby matches is merged and never repeats a line",
 			content: "1\n2 x\n3\n4 x\n5\n6\n7\n8 x\n9\n",
 			opts:    Options{Pattern: "x", Before: 1, After: 1},
-			want: []Line{{1, "1", false}, {2, "2 x", true}, {3, "3", false}, {4, "4 x", true}, {5, "5", false},
-				{7, "7", false}, {8, "8 x", true}, {9, "9", false}},
+			want: []Line{ctx(1, "1"), hit(2, "2 x", 2, 3), ctx(3, "3"), hit(4, "4 x", 2, 3), ctx(5, "5"),
+				ctx(7, "7"), hit(8, "8 x", 2, 3), ctx(9, "9")},
 		},
 		{
 			name:    "context is clipped at the start and end of the file",
 			content: "x\ny\nx",
 			opts:    Options{Pattern: "x", Before: 5, After: 5},
-			want:    []Line{{1, "x", true}, {2, "y", false}, {3, "x", true}},
+			want:    []Line{hit(1, "x", 0, 1), ctx(2, "y"), hit(3, "x", 0, 1)},
 		},
 		{
 			name:    "the \\r of CRLF is neither content nor matched, so $ anchors before it",
 			content: "a x\r\nb\r\nx c\r\n",
 			opts:    Options{Pattern: `x$|^x`, After: 1},
-			want:    []Line{{1, "a x", true}, {2, "b", false}, {3, "x c", true}},
+			want:    []Line{hit(1, "a x", 2, 3), ctx(2, "b"), hit(3, "x c", 0, 1)},
 		},
 		{
 			name:    "a lone \\r is content",
 			content: "x\ry\n",
 			opts:    Options{Pattern: `x\ry$`},
-			want:    []Line{{1, "x\ry", true}},
+			want:    []Line{hit(1, "x\ry", 0, 3)},
 		},
 		{
 			name:    "a BOM is not part of line 1",
 			content: "\uFEFFpackage x\n",
 			opts:    Options{Pattern: `^package`},
-			want:    []Line{{1, "package x", true}},
+			want:    []Line{hit(1, "package x", 0, 7)},
 		},
 		{
 			name:    "case-insensitive literals fold Unicode: K matches the Kelvin sign, s the long s",
 			content: "\u212Aelvin\nta\u017fk\nTASK\nother\n",
 			opts:    Options{Pattern: "kelvin|task", CaseInsensitive: true},
-			want:    []Line{{1, "\u212Aelvin", true}, {2, "ta\u017fk", true}, {3, "TASK", true}},
+			want:    []Line{hit(1, "\u212Aelvin", 0, 8), hit(2, "ta\u017fk", 0, 5), hit(3, "TASK", 0, 4)},
 		},
 		{
 			name:    "Literal quotes regexp syntax",
 			content: "a.b\naxb\n",
 			opts:    Options{Pattern: "a.b", Literal: true},
-			want:    []Line{{1, "a.b", true}},
+			want:    []Line{hit(1, "a.b", 0, 3)},
 		},
 		{
 			name:    "a NUL after the first 8 KiB does not make a file binary",
 			content: "x\n" + strings.Repeat("y", binaryProbe) + "\x00\n",
 			opts:    Options{Pattern: "^x"},
-			want:    []Line{{1, "x", true}},
+			want:    []Line{hit(1, "x", 0, 1)},
+		},
+		{
+			name:    "submatches are every non-overlapping match, in bytes of the content",
+			content: "\u00e9 foo\u00e9foo foo\r\n",
+			opts:    Options{Pattern: `foo`},
+			want:    []Line{hit(1, "\u00e9 foo\u00e9foo foo", 3, 6, 8, 11, 12, 15)},
+		},
+		{
+			name:    "empty matches are not submatches",
+			content: "ab\n\nxx\n",
+			opts:    Options{Pattern: `x*`},
+			want:    []Line{hit(1, "ab"), hit(2, ""), hit(3, "xx", 0, 2)},
+		},
+		{
+			name:    "case-insensitive submatches cover the folded text",
+			content: "Func MAIN func main\n",
+			opts:    Options{Pattern: `func main`, CaseInsensitive: true},
+			want:    []Line{hit(1, "Func MAIN func main", 0, 9, 10, 19)},
 		},
 	}
 	for _, tt := range tests {
@@ -369,3 +387,15 @@ func TestNoDescriptorLeaks(t *testing.T) {
 		}
 	}
 }
+
+// hit is a matching line with submatches given as start, end pairs.
+func hit(n int, content string, spans ...int) Line {
+	l := Line{Number: n, Content: content, Match: true}
+	for i := 0; i+1 < len(spans); i += 2 {
+		l.Submatches = append(l.Submatches, Span{spans[i], spans[i+1]})
+	}
+	return l
+}
+
+// ctx is a context line.
+func ctx(n int, content string) Line { return Line{Number: n, Content: content} }

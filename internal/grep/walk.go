@@ -64,6 +64,8 @@ type walker struct {
 	src        *source
 	opts       *Options
 	incl, excl globSet
+	// types are the globs of Options.Types.
+	types globSet
 	// send queues a job; false means the search is stopping.
 	send func(*job) bool
 	// dbuf is the buffer for listing directories, fbuf for .gitignore files.
@@ -166,6 +168,9 @@ func (w *walker) walk(d *dir, rel string, parts []string, pats []gitignore.Patte
 				continue
 			}
 			if len(w.incl) > 0 && !w.incl.match(child, name, false) {
+				continue
+			}
+			if len(w.types) > 0 && !w.types.match(child, name, false) {
 				continue
 			}
 			d.retain()
