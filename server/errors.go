@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"strconv"
 	"strings"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/protoadapt"
+	"google.golang.org/protobuf/types/known/durationpb"
 
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 	"github.com/hashline/hashline/internal/grep"
@@ -40,6 +42,11 @@ const (
 	ReasonIO               = "IO_ERROR"
 	ReasonCanceled         = "CANCELED"
 	ReasonDeadlineExceeded = "DEADLINE_EXCEEDED"
+	// Authentication, authorization and limits (auth.go, limits.go).
+	ReasonUnauthenticated = "UNAUTHENTICATED"
+	ReasonReadOnly        = "READ_ONLY"
+	ReasonPathNotAllowed  = "PATH_NOT_ALLOWED"
+	ReasonRateLimited     = "RATE_LIMITED"
 )
 
 // requestError is a bad request field found by the server itself (not by
@@ -100,6 +107,8 @@ func toStatus(err error) error {
 		batch *hashline.BatchError
 		reqE  *requestError
 		verE  *versionMismatchError
+		accE  *accessError
+		rateE *rateLimitError
 	)
 	switch {
 	case errors.As(err, &stale):
@@ -110,6 +119,18 @@ func toStatus(err error) error {
 		return newStatus(codes.InvalidArgument, reqE.reason, err.Error(), map[string]string{"field": reqE.field})
 	case errors.As(err, &verE):
 		return newStatus(codes.Aborted, ReasonVersionMismatch, err.Error(), map[string]string{"currentVersion": verE.current})
+	case errors.As(err, &accE):
+		code := codes.PermissionDenied
+		if accE.reason == ReasonUnauthenticated {
+			code = codes.Unauthenticated
+		}
+		return newStatus(code, accE.reason, err.Error(), nil)
+	case errors.As(err, &rateE):
+		return withDetails(status.New(codes.ResourceExhausted, err.Error()),
+			protoadapt.MessageV1Of(&hashlinev1.ErrorInfo{Reason: ReasonRateLimited, Domain: Domain, Metadata: map[string]string{
+				"agent": rateE.agent, "limit": strconv.FormatFloat(rateE.perSecond, 'g', -1, 64), "burst": strconv.Itoa(rateE.burst),
+			}}),
+			protoadapt.MessageV1Of(&hashlinev1.RetryInfo{RetryDelay: durationpb.New(rateE.retryAfter)}))
 	case errors.Is(err, context.Canceled):
 		return newStatus(codes.Canceled, ReasonCanceled, "the call was cancelled; nothing was written", nil)
 	case errors.Is(err, context.DeadlineExceeded):

@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/reflection"
 
@@ -22,9 +23,13 @@ import (
 // AgentMetadataKey is the request metadata that names the calling agent.
 const AgentMetadataKey = "x-agent-id"
 
-// AgentID returns the calling agent's identity: the x-agent-id metadata, or
-// "anonymous".
+// AgentID returns the calling agent's identity: with tokens, the agent
+// name of the caller's token (x-agent-id is then ignored); without, the
+// x-agent-id metadata the caller chose, or "anonymous".
 func AgentID(ctx context.Context) string {
+	if g := grantFrom(ctx); g != nil {
+		return g.Agent
+	}
 	if md, ok := metadata.FromIncomingContext(ctx); ok {
 		if v := md.Get(AgentMetadataKey); len(v) > 0 && v[0] != "" {
 			return v[0]
@@ -42,6 +47,23 @@ type GRPCConfig struct {
 	// DefaultTimeout is the deadline given to calls that arrive without
 	// one; 0 leaves them unbounded.
 	DefaultTimeout time.Duration
+	// MaxConcurrentStreams caps the calls in flight on one connection
+	// (0: grpc's default, unlimited).
+	MaxConcurrentStreams uint32
+	// Keepalive sets the server's pings and connection ages, and
+	// KeepalivePolicy what it demands of clients' pings (a client pinging
+	// more often than MinTime is disconnected). Zero values keep grpc's
+	// defaults.
+	Keepalive       keepalive.ServerParameters
+	KeepalivePolicy keepalive.EnforcementPolicy
+	// Auth, when set, requires a bearer token on every call but health
+	// checks and reflection, and makes the token's agent name the caller's
+	// identity. Without it, callers name themselves with x-agent-id.
+	Auth *Authenticator
+	// RateLimit, when set, limits the calls of each agent.
+	RateLimit *RateLimiter
+	// Metrics, when set, records per-method and per-edit-outcome metrics.
+	Metrics *Metrics
 	// Logger receives one line per call.
 	Logger *slog.Logger
 	// ServerOptions are appended as given (e.g. TLS credentials).
@@ -49,9 +71,12 @@ type GRPCConfig struct {
 }
 
 // NewGRPCServer returns a grpc.Server with the service, health checking
-// and reflection registered, and the interceptor chain: logging outermost,
-// then the default deadline, then panic recovery innermost so a panic is
-// logged as the INTERNAL error it becomes.
+// and reflection registered, and the interceptor chain, outermost first:
+// metrics (so refused calls are counted too), authentication, logging (so
+// the line names the authenticated agent), the rate limit, the per-request
+// access checks (read-only tokens, path prefixes, reserved names), the
+// default deadline, the edit-outcome counter, and panic recovery innermost
+// so a panic is logged and counted as the INTERNAL error it becomes.
 func NewGRPCServer(svc *Service, cfg GRPCConfig) (*grpc.Server, *health.Server) {
 	logger := cfg.Logger
 	if logger == nil {
@@ -67,23 +92,46 @@ func NewGRPCServer(svc *Service, cfg GRPCConfig) (*grpc.Server, *health.Server) 
 		logger.ErrorContext(ctx, "panic in handler", "panic", p, "stack", string(debug.Stack()))
 		return newStatus(codes.Internal, ReasonInternal, fmt.Sprintf("internal error: %v; the server recovered, retry or report this", p), nil)
 	})
-	opts := []grpc.ServerOption{
-		grpc.ChainUnaryInterceptor(
-			logging.UnaryServerInterceptor(slogAdapter(logger), logOpts...),
-			deadlineUnary(cfg.DefaultTimeout),
-			recovery.UnaryServerInterceptor(recoverOpt),
-		),
-		grpc.ChainStreamInterceptor(
-			logging.StreamServerInterceptor(slogAdapter(logger), logOpts...),
-			deadlineStream(cfg.DefaultTimeout),
-			recovery.StreamServerInterceptor(recoverOpt),
-		),
+	acc := newAccess(svc)
+	var unary []grpc.UnaryServerInterceptor
+	var stream []grpc.StreamServerInterceptor
+	if cfg.Metrics != nil {
+		unary = append(unary, cfg.Metrics.grpc.UnaryServerInterceptor())
+		stream = append(stream, cfg.Metrics.grpc.StreamServerInterceptor())
 	}
+	if cfg.Auth != nil {
+		unary = append(unary, cfg.Auth.unary())
+		stream = append(stream, cfg.Auth.stream())
+	}
+	unary = append(unary, logging.UnaryServerInterceptor(slogAdapter(logger), logOpts...))
+	stream = append(stream, logging.StreamServerInterceptor(slogAdapter(logger), logOpts...))
+	if cfg.RateLimit != nil {
+		unary = append(unary, cfg.RateLimit.unary())
+		stream = append(stream, cfg.RateLimit.stream())
+	}
+	unary = append(unary, acc.unary(), deadlineUnary(cfg.DefaultTimeout))
+	stream = append(stream, acc.stream(), deadlineStream(cfg.DefaultTimeout))
+	if cfg.Metrics != nil {
+		unary = append(unary, cfg.Metrics.editOutcomes())
+	}
+	unary = append(unary, recovery.UnaryServerInterceptor(recoverOpt))
+	stream = append(stream, recovery.StreamServerInterceptor(recoverOpt))
+
+	opts := []grpc.ServerOption{grpc.ChainUnaryInterceptor(unary...), grpc.ChainStreamInterceptor(stream...)}
 	if cfg.MaxRecvBytes > 0 {
 		opts = append(opts, grpc.MaxRecvMsgSize(cfg.MaxRecvBytes))
 	}
 	if cfg.MaxSendBytes > 0 {
 		opts = append(opts, grpc.MaxSendMsgSize(cfg.MaxSendBytes))
+	}
+	if cfg.MaxConcurrentStreams > 0 {
+		opts = append(opts, grpc.MaxConcurrentStreams(cfg.MaxConcurrentStreams))
+	}
+	if cfg.Keepalive != (keepalive.ServerParameters{}) {
+		opts = append(opts, grpc.KeepaliveParams(cfg.Keepalive))
+	}
+	if cfg.KeepalivePolicy != (keepalive.EnforcementPolicy{}) {
+		opts = append(opts, grpc.KeepaliveEnforcementPolicy(cfg.KeepalivePolicy))
 	}
 	opts = append(opts, cfg.ServerOptions...)
 
@@ -94,6 +142,9 @@ func NewGRPCServer(svc *Service, cfg GRPCConfig) (*grpc.Server, *health.Server) 
 	hs.SetServingStatus(hashlinev1.FileService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
 	healthpb.RegisterHealthServer(gs, hs)
 	reflection.Register(gs)
+	if cfg.Metrics != nil {
+		cfg.Metrics.grpc.InitializeMetrics(gs)
+	}
 	return gs, hs
 }
 

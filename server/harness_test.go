@@ -11,6 +11,7 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/health"
 	"google.golang.org/grpc/test/bufconn"
 
 	"github.com/hashline/hashline/client"
@@ -26,6 +27,9 @@ type env struct {
 	c    *client.Client
 	svc  *server.Service // for calls that must bypass the client
 	ctx  context.Context
+	conn *grpc.ClientConn // for clients with other credentials
+	// health is the server's health service.
+	health *health.Server
 }
 
 // newEnv starts the full gRPC server (interceptors, health, reflection) on
@@ -39,6 +43,13 @@ func newEnv(t testing.TB, opts ...server.Option) *env {
 // newEnvWS is newEnv with workspace options too.
 func newEnvWS(t testing.TB, wsOpts []workspace.Option, opts ...server.Option) *env {
 	t.Helper()
+	return newEnvConfig(t, server.GRPCConfig{DefaultTimeout: 30 * time.Second}, wsOpts, opts...)
+}
+
+// newEnvConfig is newEnvWS with the gRPC server's configuration too (auth,
+// limits, metrics).
+func newEnvConfig(t testing.TB, cfg server.GRPCConfig, wsOpts []workspace.Option, opts ...server.Option) *env {
+	t.Helper()
 	root := t.TempDir()
 	ws, err := workspace.Open(root, wsOpts...)
 	if err != nil {
@@ -47,7 +58,8 @@ func newEnvWS(t testing.TB, wsOpts []workspace.Option, opts ...server.Option) *e
 	t.Cleanup(func() { ws.Close() })
 	svc := server.New(ws, opts...)
 	e := &env{t: t, root: root, svc: svc}
-	gs, _ := server.NewGRPCServer(svc, server.GRPCConfig{DefaultTimeout: 30 * time.Second})
+	gs, hs := server.NewGRPCServer(svc, cfg)
+	e.health = hs
 	lis := bufconn.Listen(1 << 20)
 	go gs.Serve(lis)
 	t.Cleanup(gs.Stop)
@@ -60,7 +72,7 @@ func newEnvWS(t testing.TB, wsOpts []workspace.Option, opts ...server.Option) *e
 	t.Cleanup(func() { conn.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
-	e.c, e.ctx = client.New(conn, client.WithAgentID("test")), ctx
+	e.c, e.ctx, e.conn = client.New(conn, client.WithAgentID("test")), ctx, conn
 	return e
 }
 

@@ -1,0 +1,387 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"path"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+
+	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors"
+	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/auth"
+	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/selector"
+	"google.golang.org/grpc"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/peer"
+
+	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/workspace"
+)
+
+// Authenticator checks the bearer token of every call ("authorization:
+// Bearer <token>" metadata) against a token set that can be swapped while
+// the server runs (hashlined reloads its token file on SIGHUP).
+type Authenticator struct {
+	tokens atomic.Pointer[Tokens]
+	logger *slog.Logger
+}
+
+// NewAuthenticator returns an Authenticator over t. Failed attempts are
+// logged to logger (nil discards), never with the token.
+func NewAuthenticator(t *Tokens, logger *slog.Logger) *Authenticator {
+	a := &Authenticator{logger: logger}
+	if a.logger == nil {
+		a.logger = defaultOptions().logger
+	}
+	a.tokens.Store(t)
+	return a
+}
+
+// Replace swaps in a new token set; calls already authenticated keep their
+// grant.
+func (a *Authenticator) Replace(t *Tokens) { a.tokens.Store(t) }
+
+type grantKey struct{}
+
+// grantFrom returns the caller's grant, or nil when the server runs
+// without tokens.
+func grantFrom(ctx context.Context) *Grant {
+	g, _ := ctx.Value(grantKey{}).(*Grant)
+	return g
+}
+
+// authenticate is the auth.AuthFunc: it puts the token's grant into the
+// context or refuses the call.
+func (a *Authenticator) authenticate(ctx context.Context) (context.Context, error) {
+	tok, err := auth.AuthFromMD(ctx, "bearer")
+	if err != nil {
+		a.refused(ctx, "no bearer token")
+		return nil, &accessError{reason: ReasonUnauthenticated,
+			msg: "missing credentials: send the metadata \"authorization: Bearer <token>\" with a token from the server's token file"}
+	}
+	g := a.tokens.Load().Lookup(tok)
+	if g == nil {
+		a.refused(ctx, "unknown token")
+		return nil, &accessError{reason: ReasonUnauthenticated,
+			msg: "the bearer token is not valid (unknown, revoked, or mistyped); ask the operator for a token"}
+	}
+	return context.WithValue(ctx, grantKey{}, g), nil
+}
+
+func (a *Authenticator) refused(ctx context.Context, why string) {
+	from := "unknown"
+	if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
+		from = p.Addr.String()
+	}
+	method, _ := grpc.Method(ctx)
+	a.logger.WarnContext(ctx, "unauthenticated call refused", "why", why, "peer", from, "method", method)
+}
+
+// needsToken says which calls must carry a token: all but health checks and
+// reflection, so load balancers and grpcurl's discovery work without one.
+// Anything not named here needs a token, whatever is registered later.
+func needsToken(_ context.Context, c interceptors.CallMeta) bool {
+	switch c.Service {
+	case healthpb.Health_ServiceDesc.ServiceName,
+		"grpc.reflection.v1.ServerReflection",
+		"grpc.reflection.v1alpha.ServerReflection":
+		return false
+	}
+	return true
+}
+
+func (a *Authenticator) unary() grpc.UnaryServerInterceptor {
+	return selector.UnaryServerInterceptor(
+		auth.UnaryServerInterceptor(func(ctx context.Context) (context.Context, error) {
+			ctx, err := a.authenticate(ctx)
+			return ctx, toStatus(err)
+		}),
+		selector.MatchFunc(needsToken))
+}
+
+func (a *Authenticator) stream() grpc.StreamServerInterceptor {
+	return selector.StreamServerInterceptor(
+		auth.StreamServerInterceptor(func(ctx context.Context) (context.Context, error) {
+			ctx, err := a.authenticate(ctx)
+			return ctx, toStatus(err)
+		}),
+		selector.MatchFunc(needsToken))
+}
+
+// accessError is a refusal by authentication or authorization; errors.go
+// maps its reason to the gRPC code.
+type accessError struct {
+	reason string
+	msg    string
+}
+
+func (e *accessError) Error() string { return e.msg }
+
+// Methods by what they need. Read methods only look; anything else, including
+// a method added later and not listed here, needs write permission.
+var readMethods = map[string]bool{
+	hashlinev1.FileService_Read_FullMethodName:  true,
+	hashlinev1.FileService_Grep_FullMethodName:  true,
+	hashlinev1.FileService_Watch_FullMethodName: true,
+}
+
+// searchMethods take a directory and filter what they find by the grant
+// (Grep through searchFS), so their path may also be a directory above an
+// allowed prefix ("" or "." for the whole workspace). Every other method's
+// path must itself be allowed. Watch is not listed: until it filters its
+// events by Service.allowed, a restricted token may only watch paths inside
+// its prefixes.
+var searchMethods = map[string]bool{
+	hashlinev1.FileService_Grep_FullMethodName: true,
+}
+
+// pathRequest is every request message with a path.
+type pathRequest interface{ GetPath() string }
+
+// access checks each FileService request against the caller's grant and the
+// paths no caller may name. It runs for every call, with or without tokens:
+//   - the workspace's temporary files (workspace.IsTempName) cannot be
+//     named, so a crash's leftovers are never read or overwritten;
+//   - a read-only grant may not call Edit or Write (READ_ONLY);
+//   - with path prefixes, the request path, and the file it resolves to
+//     through symlinks, must lie inside one (PATH_NOT_ALLOWED).
+type access struct {
+	svc      *Service
+	realRoot string // the root with symlinks evaluated
+}
+
+func newAccess(svc *Service) *access {
+	real, err := filepath.EvalSymlinks(svc.ws.Dir())
+	if err != nil {
+		real = svc.ws.Dir()
+	}
+	return &access{svc: svc, realRoot: real}
+}
+
+func (a *access) check(ctx context.Context, method string, req any) error {
+	if !isFileService(method) {
+		return nil
+	}
+	g := grantFrom(ctx)
+	if g != nil && g.Permission != PermWrite && !readMethods[method] {
+		return &accessError{reason: ReasonReadOnly,
+			msg: fmt.Sprintf("agent %q has a read-only token; %s needs a token with permission write", g.Agent, method[strings.LastIndexByte(method, '/')+1:])}
+	}
+	pr, ok := req.(pathRequest)
+	if !ok {
+		if g != nil && len(g.Prefixes) > 0 {
+			return &accessError{reason: ReasonPathNotAllowed, msg: "this call names no path, and the token is limited to " + strings.Join(g.Prefixes, ", ")}
+		}
+		return nil
+	}
+	p := pr.GetPath()
+	if p == "" && searchMethods[method] {
+		p = "."
+	}
+	if p == "" {
+		return nil // the service reports the empty path
+	}
+	rel, err := a.svc.ws.Rel(p)
+	if err != nil {
+		return nil // the service reports the bad path, as it would without tokens
+	}
+	if workspace.IsTempName(rel) {
+		return fmt.Errorf("%w: %q is the name of a temporary file the server writes through; choose another name",
+			workspace.ErrInvalidPath, rel)
+	}
+	if g == nil || len(g.Prefixes) == 0 {
+		return nil
+	}
+	allowed := g.allows
+	if searchMethods[method] {
+		allowed = g.leadsTo
+	}
+	if !allowed(rel) {
+		return a.denied(g, rel)
+	}
+	if target, ok := a.resolve(rel); ok && !allowed(target) {
+		return a.denied(g, rel+" (through a symlink to "+target+")")
+	}
+	return nil
+}
+
+func (a *access) denied(g *Grant, what string) error {
+	return &accessError{reason: ReasonPathNotAllowed,
+		msg: fmt.Sprintf("agent %q may not access %s; its token is limited to %s", g.Agent, what, strings.Join(g.Prefixes, ", "))}
+}
+
+// resolve returns the path, relative to the root, of the file rel reaches
+// through symlinks; for a file that does not exist yet, that of its nearest
+// existing directory plus the rest. It reports false when that lies outside
+// the root or cannot be resolved. It is for the prefix check only and never
+// used to open anything.
+func (a *access) resolve(rel string) (string, bool) {
+	p := filepath.Join(a.realRoot, filepath.FromSlash(rel))
+	rest := ""
+	for {
+		r, err := filepath.EvalSymlinks(p)
+		if err == nil {
+			out, err := filepath.Rel(a.realRoot, filepath.Join(r, rest))
+			if err != nil || out == ".." || strings.HasPrefix(out, ".."+string(filepath.Separator)) {
+				return "", false
+			}
+			return filepath.ToSlash(out), true
+		}
+		if !errors.Is(err, fs.ErrNotExist) || p == a.realRoot {
+			return "", false
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+		p = filepath.Dir(p)
+	}
+}
+
+// sees reports whether g may see the file at rel: rel, and the file it
+// resolves to, lie inside g's prefixes. Paths that cannot be resolved are
+// not seen.
+func (a *access) sees(g *Grant, rel string) bool {
+	if len(g.Prefixes) == 0 {
+		return true
+	}
+	if !g.allows(rel) {
+		return false
+	}
+	target, ok := a.resolve(rel)
+	return ok && g.allows(target)
+}
+
+type accessKey struct{}
+
+func (a *access) unary() grpc.UnaryServerInterceptor {
+	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+		if err := a.check(ctx, info.FullMethod, req); err != nil {
+			return nil, toStatus(err)
+		}
+		return handler(context.WithValue(ctx, accessKey{}, a), req)
+	}
+}
+
+// stream checks the request of a server-streaming call when the handler
+// receives it, before the handler sees it.
+func (a *access) stream() grpc.StreamServerInterceptor {
+	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+		if !isFileService(info.FullMethod) {
+			return handler(srv, ss)
+		}
+		cs := &checkedStream{ServerStream: ss, ctx: context.WithValue(ss.Context(), accessKey{}, a), a: a, method: info.FullMethod}
+		if info.IsClientStream {
+			// None in FileService; such a method would need its checks
+			// per message, so refuse it rather than pass it unchecked.
+			cs.check = func(any) error {
+				return &accessError{reason: ReasonPermissionDenied, msg: "client-streaming calls are not supported"}
+			}
+		}
+		return handler(srv, cs)
+	}
+}
+
+type checkedStream struct {
+	grpc.ServerStream
+	ctx    context.Context
+	a      *access
+	method string
+	check  func(m any) error
+}
+
+func (s *checkedStream) Context() context.Context { return s.ctx }
+
+func (s *checkedStream) RecvMsg(m any) error {
+	if err := s.ServerStream.RecvMsg(m); err != nil {
+		return err
+	}
+	if s.check != nil {
+		return toStatus(s.check(m))
+	}
+	if err := s.a.check(s.ctx, s.method, m); err != nil {
+		return toStatus(err)
+	}
+	return nil
+}
+
+// allowed reports whether the caller may see the file at rel (a clean path
+// relative to the root): always without tokens or prefixes; otherwise if
+// rel, and the file it resolves to, lie inside the grant's prefixes.
+// Streams over many files (Grep, Watch) filter what they report with it.
+func allowed(ctx context.Context, rel string) bool {
+	g := grantFrom(ctx)
+	if g == nil || len(g.Prefixes) == 0 {
+		return true
+	}
+	a, ok := ctx.Value(accessKey{}).(*access)
+	return ok && a.sees(g, rel)
+}
+
+// searchFS returns the file system a search for the caller walks: the
+// workspace root, or for a token limited to path prefixes a view of it in
+// which everything else does not exist (directories above a prefix list
+// only what leads to it, so .gitignore files above the prefixes do not
+// apply, as they do not when a search starts inside a directory).
+func (s *Service) searchFS(ctx context.Context) fs.FS {
+	fsys := s.ws.Root().FS()
+	g := grantFrom(ctx)
+	if g == nil || len(g.Prefixes) == 0 {
+		return fsys
+	}
+	a, ok := ctx.Value(accessKey{}).(*access)
+	if !ok {
+		a = newAccess(s)
+	}
+	return &prefixFS{fsys: fsys, a: a, g: g}
+}
+
+// prefixFS is a view of fsys limited to a grant's prefixes. It implements
+// the interfaces the grep walker uses (StatFS, ReadDirFS).
+type prefixFS struct {
+	fsys fs.FS
+	a    *access
+	g    *Grant
+}
+
+func (p *prefixFS) visible(op, name string) error {
+	if p.a.sees(p.g, name) {
+		return nil
+	}
+	if p.g.leadsTo(name) {
+		// A directory above a prefix: walkable, to reach the prefix.
+		if fi, err := fs.Lstat(p.fsys, name); err == nil && fi.IsDir() {
+			return nil
+		}
+	}
+	return &fs.PathError{Op: op, Path: name, Err: fs.ErrNotExist}
+}
+
+func (p *prefixFS) Open(name string) (fs.File, error) {
+	if err := p.visible("open", name); err != nil {
+		return nil, err
+	}
+	return p.fsys.Open(name)
+}
+
+func (p *prefixFS) Stat(name string) (fs.FileInfo, error) {
+	if err := p.visible("stat", name); err != nil {
+		return nil, err
+	}
+	return fs.Stat(p.fsys, name)
+}
+
+func (p *prefixFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	if err := p.visible("readdir", name); err != nil {
+		return nil, err
+	}
+	ents, err := fs.ReadDir(p.fsys, name)
+	out := ents[:0]
+	for _, e := range ents {
+		if p.g.leadsTo(path.Join(name, e.Name())) {
+			out = append(out, e)
+		}
+	}
+	return out, err
+}

@@ -1,0 +1,135 @@
+package server
+
+import (
+	"context"
+
+	grpcprom "github.com/grpc-ecosystem/go-grpc-middleware/providers/prometheus"
+	"github.com/prometheus/client_golang/prometheus"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/status"
+
+	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/hashline"
+)
+
+// Edit outcomes, the values of hashline_edit_outcomes_total's outcome label.
+const (
+	OutcomeApplied  = "applied"   // written, no rebase needed
+	OutcomeRebased  = "rebased"   // written after rebasing over other changes
+	OutcomeDryRun   = "dry_run"   // checked and planned, not written
+	OutcomeStale    = "stale"     // STALE_REF: a reference no longer matches
+	OutcomeConflict = "conflict"  // STALE_REF with a CONFLICT: a rebase met another change
+	OutcomeNoChange = "no_change" // NO_CHANGE: the batch would not change the file
+	OutcomeError    = "error"     // any other refusal or failure
+)
+
+var outcomes = []string{OutcomeApplied, OutcomeRebased, OutcomeDryRun, OutcomeStale, OutcomeConflict, OutcomeNoChange, OutcomeError}
+
+// handlingBuckets suit calls that take from well under a millisecond (a
+// cached Read) to seconds (a Grep of a large tree).
+var handlingBuckets = []float64{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30}
+
+// Metrics are the server's Prometheus metrics: go-grpc-middleware's
+// per-method counters and handling-time histograms (grpc_server_*), the
+// outcome of every Edit (hashline_edit_outcomes_total{outcome}), and, when
+// the service reports it, the bytes held by its snapshot cache
+// (hashline_cache_bytes).
+type Metrics struct {
+	grpc  *grpcprom.ServerMetrics
+	edits *prometheus.CounterVec
+}
+
+// MetricsOption configures NewMetrics.
+type MetricsOption func(*metricsOptions)
+
+type metricsOptions struct {
+	cacheBytes func() int64
+}
+
+// WithCacheBytes exports f's result as the hashline_cache_bytes gauge, read
+// at every scrape. This is the hook for the service's snapshot cache.
+func WithCacheBytes(f func() int64) MetricsOption {
+	return func(o *metricsOptions) { o.cacheBytes = f }
+}
+
+// NewMetrics creates the metrics and registers them with reg. Pass the
+// result in GRPCConfig.Metrics and serve reg's gatherer (promhttp).
+func NewMetrics(reg prometheus.Registerer, opts ...MetricsOption) (*Metrics, error) {
+	var o metricsOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	m := &Metrics{
+		grpc: grpcprom.NewServerMetrics(grpcprom.WithServerHandlingTimeHistogram(grpcprom.WithHistogramBuckets(handlingBuckets))),
+		edits: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "hashline_edit_outcomes_total",
+			Help: "Edit calls by outcome: applied, rebased, dry_run, stale, conflict, no_change, error.",
+		}, []string{"outcome"}),
+	}
+	for _, o := range outcomes {
+		m.edits.WithLabelValues(o) // every outcome is exported from the start, at 0
+	}
+	cs := []prometheus.Collector{m.grpc, m.edits}
+	if o.cacheBytes != nil {
+		f := o.cacheBytes
+		cs = append(cs, prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "hashline_cache_bytes",
+			Help: "Bytes of file content held by the server's snapshot cache.",
+		}, func() float64 { return float64(f()) }))
+	}
+	for _, c := range cs {
+		if err := reg.Register(c); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// editOutcome classifies a finished Edit call. It is the one place that
+// decides what counts as which outcome.
+func editOutcome(resp any, err error) string {
+	if err == nil {
+		r, _ := resp.(*hashlinev1.EditResponse)
+		switch {
+		case r.GetDryRun():
+			return OutcomeDryRun
+		case r.GetRebasedFrom() != "":
+			return OutcomeRebased
+		}
+		return OutcomeApplied
+	}
+	st, ok := status.FromError(err)
+	if !ok {
+		return OutcomeError
+	}
+	reason := ""
+	conflict := false
+	for _, d := range st.Details() {
+		switch d := d.(type) {
+		case *hashlinev1.ErrorInfo:
+			reason = d.GetReason()
+		case *hashlinev1.StaleRef:
+			conflict = conflict || d.GetReason() == "CONFLICT"
+		}
+	}
+	switch {
+	case reason == string(hashline.ReasonStaleRef) && conflict:
+		return OutcomeConflict
+	case reason == string(hashline.ReasonStaleRef):
+		return OutcomeStale
+	case reason == string(hashline.ReasonNoChange):
+		return OutcomeNoChange
+	}
+	return OutcomeError
+}
+
+// editOutcomes counts every Edit that reached the service by outcome.
+func (m *Metrics) editOutcomes() grpc.UnaryServerInterceptor {
+	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+		resp, err := handler(ctx, req)
+		if info.FullMethod == hashlinev1.FileService_Edit_FullMethodName {
+			m.edits.WithLabelValues(editOutcome(resp, err)).Inc()
+		}
+		return resp, err
+	}
+}
