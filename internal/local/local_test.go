@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 	"github.com/hashline/hashline/client"
+	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 	"github.com/hashline/hashline/internal/local"
 )
 
