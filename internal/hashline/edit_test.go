@@ -216,6 +216,12 @@ func TestApplyEditsReplaceText(t *testing.T) {
 		{name: "removing whole lines with their newline", in: "a\nb\nc\n", edits: []Edit{{Op: OpReplaceText, OldText: "b\n", NewText: ""}}, want: "a\nc\n"},
 		{name: "swallowing a newline joins the next line", in: "a\nb\nc\n", edits: []Edit{{Op: OpReplaceText, OldText: "a\n", NewText: "x"}}, want: "xb\nc\n"},
 		{name: "replacing at the end of a file without final newline", in: "a\nb", edits: []Edit{{Op: OpReplaceText, OldText: "b", NewText: "c\nd"}}, want: "a\nc\nd"},
+		{name: "oldText of only hashline prefixes is refused", in: src, edits: []Edit{{Op: OpReplaceText, OldText: "2:ab|", NewText: "x"}},
+			reason: ReasonInvalidEdit, mention: []string{"edit 0 (oldText): oldText is only hashline prefixes"}},
+		{name: "oldText that looks like a tag but is in the file is taken as given", in: "a\n0:00|\n", edits: []Edit{{Op: OpReplaceText, OldText: "0:00|", NewText: "b"}},
+			want: "a\nb\n"},
+		{name: "pasted read output as oldText is stripped", in: src, edits: []Edit{{Op: OpReplaceText, OldText: "1:00|func f() {", NewText: "func h() {"}},
+			want: strings.Replace(src, "func f() {", "func h() {", 1), warns: []string{"oldText carried hashline prefixes"}},
 		{name: "empty oldText is refused", in: src, edits: []Edit{{Op: OpReplaceText, NewText: "x"}}, reason: ReasonInvalidEdit, mention: []string{"edit 0 (oldText): oldText is empty"}},
 		{name: "replaceText overlapping a line edit is refused", in: src, edits: []Edit{
 			{Op: OpReplace, Start: "@1", Text: "x"}, {Op: OpReplaceText, OldText: "func f", NewText: "func h"},

@@ -74,9 +74,23 @@ func (r *resolver) replaceText(i int, e Edit) {
 		})
 		return
 	}
-	old := r.normalizeText(i, "oldText", e.OldText)
-	repl := r.normalizeText(i, "newText", e.NewText)
 	j := r.joinedDoc()
+	// Text that occurs as given is taken as given, even if it looks like
+	// pasted read output: the file may really contain "12:3f|".
+	old := strings.ReplaceAll(e.OldText, "\r\n", "\n")
+	if !strings.Contains(j.s, old) {
+		old = r.normalizeText(i, "oldText", e.OldText)
+	}
+	repl := r.normalizeText(i, "newText", e.NewText)
+	if old == "" {
+		// Only hashline prefixes: "12:3f|" names an empty line by tag, which
+		// is what replace is for.
+		r.problem(Problem{
+			EditIndex: i, Field: "oldText", Reason: ReasonInvalidEdit,
+			Message: fmt.Sprintf("edit %d (oldText): oldText is only hashline prefixes with no text after them; to change lines by their tags use replace with start/end refs, or give the exact text to replace", i),
+		})
+		return
+	}
 	first := strings.Index(j.s, old)
 	if first < 0 {
 		r.problem(Problem{
