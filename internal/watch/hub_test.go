@@ -1,0 +1,348 @@
+package watch
+
+import (
+	"fmt"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestMatch(t *testing.T) {
+	for _, tc := range []struct {
+		prefix, path string
+		want         bool
+	}{
+		{"", "a/b.txt", true},
+		{".", "a/b.txt", true},
+		{"a", "a", true},
+		{"a", "a/x", true},
+		{"a", "a/x/y", true},
+		{"a", "ab/x", false},
+		{"a", "ab", false},
+		{"a/b.txt", "a/b.txt", true},
+		{"a/b.txt", "a/b.txt2", false},
+		{"a/b", "a", false},
+	} {
+		t.Run(fmt.Sprintf("%q matches %q: %v", tc.prefix, tc.path, tc.want), func(t *testing.T) {
+			if got := Match(tc.prefix, tc.path); got != tc.want {
+				t.Errorf("Match(%q, %q) = %v", tc.prefix, tc.path, got)
+			}
+		})
+	}
+}
+
+func text(version, content string) State {
+	return State{Version: version, Text: []byte(content), HasText: true}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// drain takes every queued event.
+func drain(s *Subscription) []Event {
+	var out []Event
+	for {
+		ev, ok := s.Next()
+		if !ok {
+			return out
+		}
+		ev.Time = time.Time{}
+		out = append(out, ev)
+	}
+}
+
+func TestPublish(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		changes []Change
+		want    []Event
+	}{
+		{
+			name: "an edit with known old content is modified with ranges",
+			changes: []Change{
+				{Path: "f", Agent: "x", Old: ptr(text("v1", "a\nb\n")), New: text("v2", "a\nB\n")},
+			},
+			want: []Event{{Path: "f", Kind: Modified, Agent: "x", OldVersion: "v1", NewVersion: "v2", Changed: []Range{{2, 1, 2, 1}}}},
+		},
+		{
+			name: "a created file has all new lines",
+			changes: []Change{
+				{Path: "f", Agent: "x", Old: &State{}, New: text("v1", "a\n")},
+			},
+			want: []Event{{Path: "f", Kind: Created, Agent: "x", NewVersion: "v1", Changed: []Range{{0, 0, 1, 1}}}},
+		},
+		{
+			name: "the watcher seeing the server's own write again publishes nothing",
+			changes: []Change{
+				{Path: "f", Agent: "x", Old: ptr(text("v1", "a\n")), New: text("v2", "b\n")},
+				{Path: "f", External: true, New: text("v2", "b\n")},
+			},
+			want: []Event{{Path: "f", Kind: Modified, Agent: "x", OldVersion: "v1", NewVersion: "v2", Changed: []Range{{1, 1, 1, 1}}}},
+		},
+		{
+			name: "an external change after a known one has ranges from the remembered content",
+			changes: []Change{
+				{Path: "f", Agent: "x", Old: ptr(text("v1", "a\n")), New: text("v2", "b\n")},
+				{Path: "f", External: true, New: text("v3", "b\nc\n")},
+			},
+			want: []Event{
+				{Path: "f", Kind: Modified, Agent: "x", OldVersion: "v1", NewVersion: "v2", Changed: []Range{{1, 1, 1, 1}}},
+				{Path: "f", Kind: Modified, External: true, OldVersion: "v2", NewVersion: "v3", Changed: []Range{{1, 0, 2, 1}}},
+			},
+		},
+		{
+			name: "an external change of an unknown file has no old version and no ranges",
+			changes: []Change{
+				{Path: "f", External: true, New: text("v1", "a\n")},
+			},
+			want: []Event{{Path: "f", Kind: Modified, External: true, NewVersion: "v1"}},
+		},
+		{
+			name: "an unknown file seen to appear is created",
+			changes: []Change{
+				{Path: "f", External: true, New: text("v1", "a\n"), Created: true},
+			},
+			want: []Event{{Path: "f", Kind: Created, External: true, NewVersion: "v1"}},
+		},
+		{
+			name: "an unknown file that came and went is not reported",
+			changes: []Change{
+				{Path: "f", External: true, New: State{}, Created: true},
+			},
+		},
+		{
+			name: "a deleted known file has its old lines as a range",
+			changes: []Change{
+				{Path: "f", Agent: "x", Old: &State{}, New: text("v1", "a\nb\n")},
+				{Path: "f", External: true, New: State{}},
+			},
+			want: []Event{
+				{Path: "f", Kind: Created, Agent: "x", NewVersion: "v1", Changed: []Range{{0, 0, 1, 2}}},
+				{Path: "f", Kind: Deleted, External: true, OldVersion: "v1", Changed: []Range{{1, 2, 0, 0}}},
+			},
+		},
+		{
+			name: "a server edit over an unreported external change reports the external change first",
+			changes: []Change{
+				{Path: "f", Agent: "x", Old: ptr(text("v1", "a\n")), New: text("v2", "b\n")},
+				// v2 -> v3 happened outside; the server read v3 and wrote v4.
+				{Path: "f", Agent: "y", Old: ptr(text("v3", "b\nc\n")), New: text("v4", "b\nC\n")},
+			},
+			want: []Event{
+				{Path: "f", Kind: Modified, Agent: "x", OldVersion: "v1", NewVersion: "v2", Changed: []Range{{1, 1, 1, 1}}},
+				{Path: "f", Kind: Modified, External: true, OldVersion: "v2", NewVersion: "v3", Changed: []Range{{1, 0, 2, 1}}},
+				{Path: "f", Kind: Modified, Agent: "y", OldVersion: "v3", NewVersion: "v4", Changed: []Range{{2, 1, 2, 1}}},
+			},
+		},
+		{
+			name: "a binary side has no ranges",
+			changes: []Change{
+				{Path: "f", Agent: "x", Old: &State{Version: "v1"}, New: text("v2", "a\n")},
+			},
+			want: []Event{{Path: "f", Kind: Modified, Agent: "x", OldVersion: "v1", NewVersion: "v2"}},
+		},
+		{
+			name: "only the version changed: ranges known and empty",
+			changes: []Change{
+				{Path: "f", Agent: "x", Old: ptr(text("v1", "a\n")), New: text("v2", "a\n")},
+			},
+			want: []Event{{Path: "f", Kind: Modified, Agent: "x", OldVersion: "v1", NewVersion: "v2", Changed: []Range{}}},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := NewHub()
+			s, err := h.Subscribe("")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			for _, c := range tc.changes {
+				h.Publish(c)
+			}
+			got := drain(s)
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("events:\n got %+v\nwant %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestSubscriptionPrefixes(t *testing.T) {
+	h := NewHub()
+	dir, _ := h.Subscribe("a")
+	file, _ := h.Subscribe("a/b.txt")
+	all, _ := h.Subscribe("")
+	for _, p := range []string{"a/b.txt", "a/c/d.txt", "ab/x.txt", "a"} {
+		h.Publish(Change{Path: p, Agent: "x", Old: &State{}, New: text("v", "x\n")})
+	}
+	paths := func(s *Subscription) []string {
+		var out []string
+		for _, ev := range drain(s) {
+			out = append(out, ev.Path)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name string
+		s    *Subscription
+		want []string
+	}{
+		{"a directory prefix gets what is under it, not its siblings sharing a prefix", dir, []string{"a/b.txt", "a/c/d.txt", "a"}},
+		{"a file prefix gets the file only", file, []string{"a/b.txt"}},
+		{"the empty prefix gets everything", all, []string{"a/b.txt", "a/c/d.txt", "ab/x.txt", "a"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := paths(tc.s); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("got %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestSlowSubscriberLosesOldestAndIsTold(t *testing.T) {
+	h := NewHub(WithBuffer(4))
+	slow, _ := h.Subscribe("")
+	fast, _ := h.Subscribe("")
+	var fastGot []Event
+	for i := range 10 {
+		h.Publish(Change{Path: "f", Agent: "x", Old: &State{Version: fmt.Sprint("v", i)}, New: State{Version: fmt.Sprint("v", i+1)}})
+		fastGot = append(fastGot, drain(fast)...)
+	}
+	if len(fastGot) != 10 {
+		t.Fatalf("a subscriber that keeps up got %d events, want 10", len(fastGot))
+	}
+	got := drain(slow)
+	if len(got) != 4 {
+		t.Fatalf("slow subscriber got %d events, want the 4 its buffer holds", len(got))
+	}
+	if got[0].Dropped != 6 || got[0].NewVersion != "v7" {
+		t.Errorf("first event after the loss: dropped %d, new version %s; want 6 dropped and the newest 4 events kept (v7..v10)", got[0].Dropped, got[0].NewVersion)
+	}
+	for _, ev := range got[1:] {
+		if ev.Dropped != 0 {
+			t.Errorf("event %s: dropped %d, want 0 after the count was reported", ev.NewVersion, ev.Dropped)
+		}
+	}
+}
+
+func TestPublishNeverBlocks(t *testing.T) {
+	h := NewHub(WithBuffer(8))
+	for range 100 {
+		s, _ := h.Subscribe("") // nobody ever reads these
+		defer s.Close()
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 10000 {
+			h.Publish(Change{Path: "f", Agent: "x", Old: &State{Version: fmt.Sprint(i)}, New: State{Version: fmt.Sprint(i + 1)}})
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("publishing to subscribers that never read blocked")
+	}
+}
+
+func TestLostMarksEverySubscriber(t *testing.T) {
+	h := NewHub()
+	s, _ := h.Subscribe("")
+	h.Publish(Change{Path: "f", Agent: "x", Old: &State{}, New: text("v1", "a\n")})
+	h.Lost()
+	h.Publish(Change{Path: "f", External: true, New: text("v2", "b\n")})
+	got := drain(s)
+	if len(got) != 2 {
+		t.Fatalf("got %d events, want 2", len(got))
+	}
+	if got[0].Dropped != 1 {
+		t.Errorf("first event dropped %d, want 1 (the overflow)", got[0].Dropped)
+	}
+	// What the hub knew is forgotten: the next change has no old version.
+	if got[1].OldVersion != "" || got[1].Changed != nil {
+		t.Errorf("after a loss the old version %q and ranges %v should be unknown", got[1].OldVersion, got[1].Changed)
+	}
+}
+
+func TestCloseEndsSubscriptions(t *testing.T) {
+	h := NewHub()
+	s, _ := h.Subscribe("")
+	h.Close()
+	select {
+	case <-s.Done():
+	default:
+		t.Fatal("subscription not done after Close")
+	}
+	if _, err := h.Subscribe(""); err != ErrClosed {
+		t.Errorf("Subscribe after Close: err %v, want ErrClosed", err)
+	}
+	if h.Active() {
+		t.Error("hub still active after Close")
+	}
+}
+
+func TestNoSubscribersNothingRemembered(t *testing.T) {
+	h := NewHub()
+	h.Publish(Change{Path: "f", Agent: "x", Old: &State{}, New: text("v1", "a\n")})
+	s, _ := h.Subscribe("")
+	h.Publish(Change{Path: "f", External: true, New: text("v2", "b\n")})
+	got := drain(s)
+	if len(got) != 1 || got[0].OldVersion != "" {
+		t.Fatalf("got %+v; a change published with nobody listening must not be remembered (it could be stale by now)", got)
+	}
+}
+
+func TestStoreBounds(t *testing.T) {
+	st := newStore(3, 10)
+	st.put("a", text("va", "12345"))
+	st.put("b", text("vb", "12345"))
+	st.put("c", text("vc", "12345")) // over 10 bytes: a's text goes first
+	if got, _ := st.get("a"); got.HasText || got.Version != "va" {
+		t.Errorf("a = %+v, want its version kept and its text forgotten", got)
+	}
+	if got, _ := st.get("c"); !got.HasText {
+		t.Errorf("the newest text was forgotten")
+	}
+	st.put("d", text("vd", "x"))
+	if _, ok := st.get("b"); ok {
+		t.Errorf("b still known past the 3-path limit (least recently used)")
+	}
+	st.put("big", text("vbig", "0123456789abc"))
+	if got, _ := st.get("big"); got.HasText || got.Version != "vbig" {
+		t.Errorf("content over the whole budget = %+v, want only the version", got)
+	}
+	if st.text > st.maxText {
+		t.Errorf("store holds %d bytes of text, over %d", st.text, st.maxText)
+	}
+}
+
+func TestConcurrentPublishAndSubscribe(t *testing.T) {
+	h := NewHub(WithBuffer(16))
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 500 {
+				p := fmt.Sprintf("d%d/f", w)
+				h.Publish(Change{Path: p, Agent: "x", Old: ptr(text(fmt.Sprint(i), "a\n")), New: text(fmt.Sprint(i+1), "b\n")})
+			}
+		}()
+	}
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 50 {
+				s, err := h.Subscribe("")
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				drain(s)
+				s.Close()
+			}
+		}()
+	}
+	wg.Wait()
+}
