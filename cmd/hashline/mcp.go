@@ -1,0 +1,109 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	goio "io"
+	"log/slog"
+	"runtime/debug"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hashline/hashline/client"
+	"github.com/hashline/hashline/internal/local"
+	"github.com/hashline/hashline/internal/mcp"
+)
+
+func init() {
+	register(&command{
+		name:    "mcp",
+		summary: "serve read_file, edit_file, write_file and grep to an MCP client over stdio",
+		run:     runMCP,
+	})
+}
+
+const mcpUsage = `usage: hashline mcp [--root DIR | --server ADDR] [--agent NAME]
+
+Serves the hashline tools (read_file, edit_file, write_file, grep) to an MCP
+client (Claude Desktop, Cursor, ...) over stdin/stdout. Logs go to stderr.
+
+Embedded (the default): the hashline engine runs in this process on --root
+(default: the current directory). Nothing else to start.
+
+--server ADDR: forward every call to a running hashlined (host:port or
+unix:///path.sock), so several desktop agents share one authoritative editor
+and its rebasing. Paths are then relative to that server's root.
+
+flags:
+`
+
+func runMCP(ctx context.Context, io stdio, args []string) int {
+	fs := flag.NewFlagSet("hashline mcp", flag.ContinueOnError)
+	fs.SetOutput(io.stderr)
+	root := fs.String("root", "", "workspace directory of the embedded engine (default: the current directory)")
+	addr := fs.String("server", "", "address of a running hashlined to forward to, instead of the embedded engine")
+	agent := fs.String("agent", "", `agent name sent with every call (default: "mcp/" + the MCP client's name)`)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), mcpUsage)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(io.stdout)
+			fs.Usage()
+			return exitOK
+		}
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(io.stderr, "hashline mcp: unexpected argument %q\n", fs.Arg(0))
+		return exitUsage
+	}
+	if *root != "" && *addr != "" {
+		fmt.Fprintln(io.stderr, "hashline mcp: --root and --server exclude each other: the server has its own root")
+		return exitUsage
+	}
+	logger := slog.New(slog.NewTextHandler(io.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+
+	var c *client.Client
+	if *addr != "" {
+		var err error
+		if c, err = client.Dial(*addr); err != nil {
+			fmt.Fprintf(io.stderr, "hashline mcp: %v\n", err)
+			return exitError
+		}
+		defer c.Close()
+	} else {
+		e, err := local.Start(local.Config{Root: *root})
+		if err != nil {
+			fmt.Fprintf(io.stderr, "hashline mcp: --root: %v\n", err)
+			return exitError
+		}
+		defer e.Close()
+		c = e.Client
+	}
+	s := mcp.New(c, mcp.WithAgent(*agent), mcp.WithVersion(mcpVersion()), mcp.WithLogger(logger))
+	t := &sdk.IOTransport{Reader: goio.NopCloser(io.stdin), Writer: nopWriteCloser{io.stdout}}
+	// The session ends when the client closes stdin (how MCP clients stop a
+	// stdio server) or on SIGINT/SIGTERM; neither is a failure.
+	if err := s.Run(ctx, t); err != nil && ctx.Err() == nil && !errors.Is(err, goio.EOF) {
+		fmt.Fprintf(io.stderr, "hashline mcp: %v\n", err)
+		return exitError
+	}
+	return exitOK
+}
+
+type nopWriteCloser struct{ goio.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// mcpVersion is the module version the binary was built from, as MCP
+// clients are told.
+func mcpVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "dev"
+}

@@ -1,0 +1,17 @@
+// Package mcp serves the hashline service to MCP clients (Claude Desktop,
+// Cursor, any client of the Model Context Protocol) as four tools:
+// read_file, edit_file, write_file and grep.
+//
+// The tools follow the argument shapes of the published hashline MCP server
+// (mcp-hashline-edit-server 0.2.0): read_file takes path, offset and limit;
+// edit_file takes a path and a batch of edits, each one of set_line,
+// replace_lines, insert_after or replace, to which this server adds
+// insert_before, delete, append and prepend. Results are the same tagged
+// text ("LINE:HASH|CONTENT"), and tags are byte-identical to that server's
+// for the same file (testdata/peer holds its recorded output).
+//
+// Every tool is a thin translation to a hashline.v1 call on a
+// client.Client, so the same server works in-process (internal/local) and
+// as a proxy to a running hashlined. A stale reference comes back as a tool
+// error whose text is the ">>>" view of the fresh tags to retry with.
+package mcp

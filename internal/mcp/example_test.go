@@ -1,0 +1,79 @@
+package mcp_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hashline/hashline/internal/local"
+	"github.com/hashline/hashline/internal/mcp"
+)
+
+// New serves the tools of an engine running in-process; an MCP client
+// (here over the SDK's in-memory transport, in `hashline mcp` over stdio)
+// then reads and edits files by LINE:HASH reference.
+func ExampleNew() {
+	dir, _ := os.MkdirTemp("", "example")
+	defer os.RemoveAll(dir)
+	os.WriteFile(filepath.Join(dir, "main.go"), []byte("func main() {\n\tprintln(\"hi\")\n}\n"), 0o644)
+
+	engine, err := local.Start(local.Config{Root: dir})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer engine.Close()
+
+	ctx := context.Background()
+	clientSide, serverSide := sdk.NewInMemoryTransports()
+	if _, err := mcp.New(engine.Client).Connect(ctx, serverSide, nil); err != nil {
+		log.Fatal(err)
+	}
+	session, err := sdk.NewClient(&sdk.Implementation{Name: "example"}, nil).Connect(ctx, clientSide, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer session.Close()
+
+	call := func(tool string, args map[string]any) {
+		res, err := session.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: args})
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(res.Content[0].(*sdk.TextContent).Text)
+	}
+	call("read_file", map[string]any{"path": "main.go"})
+	call("edit_file", map[string]any{"path": "main.go", "edits": []map[string]any{
+		{"set_line": map[string]any{"anchor": "2:16", "new_text": "\tprintln(\"hello\")"}},
+	}})
+	// Output:
+	// File: main.go (3 lines)
+	//
+	// ```
+	// 1:76|func main() {
+	// 2:16|	println("hi")
+	// 3:18|}
+	// ```
+	// Updated main.go (3 lines)
+	//
+	// Diff:
+	// ```diff
+	// --- a/main.go
+	// +++ b/main.go
+	// @@ -1,3 +1,3 @@
+	//  func main() {
+	// -	println("hi")
+	// +	println("hello")
+	//  }
+	// ```
+	//
+	// Fresh refs around the changes (use them for follow-up edits; other lines keep their refs):
+	// ```
+	// 1:76|func main() {
+	// 2:d4|	println("hello")
+	// 3:18|}
+	// ```
+}

@@ -1,0 +1,132 @@
+package mcp
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+)
+
+// formatRead renders a Read page the way the published hashline server
+// does: a header, a blank line, and the tagged lines in a code block.
+//
+//	File: main.go (120 lines) [showing lines 1-50] (70 more lines below; continue with offset=51)
+func formatRead(path string, r *hashlinev1.ReadResponse, plain bool) string {
+	total := int(r.GetTotalLines())
+	var b strings.Builder
+	fmt.Fprintf(&b, "File: %s (%s)", path, lines(total))
+	if total == 0 {
+		b.WriteString(" — empty; add content with edit_file append or write_file")
+		return b.String()
+	}
+	ls := r.GetLines()
+	first, last := int(ls[0].GetNumber()), int(ls[len(ls)-1].GetNumber())
+	if first > 1 || last < total {
+		fmt.Fprintf(&b, " [showing lines %d-%d]", first, last)
+	}
+	if last < total {
+		fmt.Fprintf(&b, " (%d more lines below; continue with offset=%d)", total-last, r.GetNextOffset())
+	}
+	b.WriteString("\n\n")
+	text := r.GetText()
+	if plain {
+		var p strings.Builder
+		for i, l := range ls {
+			if i > 0 {
+				p.WriteByte('\n')
+			}
+			p.WriteString(strconv.Itoa(int(l.GetNumber())))
+			p.WriteByte('|')
+			p.WriteString(l.GetContent())
+		}
+		text = p.String()
+	}
+	b.WriteString(fence("", text))
+	return b.String()
+}
+
+// formatEdit renders an applied edit: what was done, any warnings, the
+// diff, and the fresh tagged lines around each change to chain edits from.
+func formatEdit(r *hashlinev1.EditResponse) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Updated %s (%s)", r.GetPath(), lines(int(r.GetTotalLines())))
+	if from := r.GetRebasedFrom(); from != "" {
+		b.WriteString("\n\nThe file had changed since you read it; your refs were rebased onto the current version")
+		if mv := r.GetMoved(); len(mv) > 0 {
+			b.WriteString(":")
+			for _, m := range mv {
+				fmt.Fprintf(&b, "\n\t%s is now line %d", m.GetRef(), m.GetTo())
+			}
+		} else {
+			b.WriteString(".")
+		}
+	}
+	if ws := r.GetWarnings(); len(ws) > 0 {
+		b.WriteString("\n\nWarnings:")
+		for _, w := range ws {
+			b.WriteString("\n- ")
+			b.WriteString(w)
+		}
+	}
+	if d := strings.TrimSuffix(r.GetDiff(), "\n"); d != "" {
+		b.WriteString("\n\nDiff:\n")
+		b.WriteString(fence("diff", d))
+	}
+	if wins := r.GetWindows(); len(wins) > 0 {
+		b.WriteString("\n\nFresh refs around the changes (use them for follow-up edits; other lines keep their refs):\n")
+		texts := make([]string, 0, len(wins))
+		for _, w := range wins {
+			if w.GetText() != "" {
+				texts = append(texts, w.GetText())
+			}
+		}
+		b.WriteString(fence("", strings.Join(texts, "\n...\n")))
+	}
+	return b.String()
+}
+
+// formatGrep renders matches as the published hashline server does:
+// PATH:>>LINE:HASH|CONTENT for a match, PATH:  LINE:HASH|CONTENT for
+// context, "--" between groups when context was asked for.
+func formatGrep(files []*hashlinev1.GrepFile, sum *hashlinev1.GrepSummary, context bool) string {
+	if len(files) == 0 {
+		return "No matches found."
+	}
+	var b strings.Builder
+	n := 0
+	for _, f := range files {
+		prev := 0
+		for _, l := range f.GetLines() {
+			num := int(l.GetNumber())
+			if context && n > 0 && (prev == 0 || num != prev+1) {
+				b.WriteString("--\n")
+			}
+			prev = num
+			n++
+			b.WriteString(f.GetPath())
+			if l.GetMatch() {
+				b.WriteString(":>>")
+			} else {
+				b.WriteString(":  ")
+			}
+			fmt.Fprintf(&b, "%d:%s|%s\n", num, l.GetHash(), l.GetContent())
+		}
+	}
+	out := fence("", strings.TrimSuffix(b.String(), "\n"))
+	if sum.GetTruncated() {
+		out += fmt.Sprintf("\n\nStopped at %d matching lines (the limit); narrow the pattern or path, or raise limit, to see more.", sum.GetMatches())
+	}
+	return out
+}
+
+// jsonUnmarshal decodes a call's raw arguments.
+func jsonUnmarshal(req *sdk.CallToolRequest, v any) error {
+	if req == nil || req.Params == nil || len(req.Params.Arguments) == 0 {
+		return nil
+	}
+	return json.Unmarshal(req.Params.Arguments, v)
+}

@@ -1,0 +1,413 @@
+package mcp_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hashline/hashline/internal/mcp"
+)
+
+func TestToolsFollowThePublishedShapes(t *testing.T) {
+	s := newSession(t, "embedded")
+	want := map[string][]string{
+		"read_file":  {"path", "offset", "limit", "plain"},
+		"edit_file":  {"path", "edits"},
+		"write_file": {"path", "content"},
+		"grep":       {"pattern", "path", "glob", "type", "i", "pre", "post", "limit"},
+	}
+	var items map[string]any
+	for tool, err := range s.cs.Tools(s.ctx, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		props, ok := want[tool.Name]
+		if !ok {
+			t.Errorf("unexpected tool %q", tool.Name)
+			continue
+		}
+		delete(want, tool.Name)
+		if tool.Description == "" {
+			t.Errorf("%s has no description", tool.Name)
+		}
+		var schema struct {
+			Properties map[string]map[string]any `json:"properties"`
+			Required   []string                  `json:"required"`
+		}
+		b, _ := json.Marshal(tool.InputSchema)
+		if err := json.Unmarshal(b, &schema); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range props {
+			if _, ok := schema.Properties[p]; !ok {
+				t.Errorf("%s: no %q argument in %s", tool.Name, p, b)
+			}
+		}
+		if len(schema.Properties) != len(props) {
+			t.Errorf("%s: arguments %v, want exactly %v", tool.Name, keys(schema.Properties), props)
+		}
+		if tool.Name == "edit_file" {
+			items, _ = schema.Properties["edits"]["items"].(map[string]any)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("tools missing: %v", keys(want))
+	}
+	variants, _ := items["properties"].(map[string]any)
+	if got, wantV := keys(variants), []string{"append", "delete", "insert_after", "insert_before", "prepend", "replace", "replace_lines", "set_line"}; !slices.Equal(got, wantV) {
+		t.Errorf("edit variants %v, want %v", got, wantV)
+	}
+}
+
+func keys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+const mainGo = "package main\n\nfunc main() {\n\tprintln(\"hi\")\n}\n"
+
+func TestReadFile(t *testing.T) {
+	ten := ""
+	for i := 1; i <= 10; i++ {
+		ten += fmt.Sprintf("line %d\n", i)
+	}
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			s := newSession(t, backend)
+			s.write("main.go", mainGo)
+			s.write("ten.txt", ten)
+			s.write("empty.txt", "")
+			s.write("dir/x.txt", "x\n")
+
+			t.Run("tags every line like the published format", func(t *testing.T) {
+				got := s.ok("read_file", map[string]any{"path": "main.go"})
+				want := "File: main.go (5 lines)\n\n```\n1:c9|package main\n2:05|\n3:76|func main() {\n4:16|\tprintln(\"hi\")\n5:18|}\n```"
+				if got != want {
+					t.Errorf("got\n%q\nwant\n%q", got, want)
+				}
+			})
+			t.Run("pages with offset and limit and says where to continue", func(t *testing.T) {
+				got := s.ok("read_file", map[string]any{"path": "ten.txt", "offset": 3, "limit": 2})
+				header, _, _ := strings.Cut(got, "\n")
+				if want := "File: ten.txt (10 lines) [showing lines 3-4] (6 more lines below; continue with offset=5)"; header != want {
+					t.Errorf("header %q, want %q", header, want)
+				}
+				if ls := tagged(t, got); len(ls) != 2 || !strings.HasPrefix(ls[0], "3:") || !strings.HasSuffix(ls[1], "|line 4") {
+					t.Errorf("lines %q", ls)
+				}
+			})
+			t.Run("plain drops the hashes", func(t *testing.T) {
+				got := s.ok("read_file", map[string]any{"path": "ten.txt", "offset": 9, "plain": true})
+				if ls := tagged(t, got); !slices.Equal(ls, []string{"9|line 9", "10|line 10"}) {
+					t.Errorf("lines %q", ls)
+				}
+			})
+			t.Run("an empty file says how to add content", func(t *testing.T) {
+				got := s.ok("read_file", map[string]any{"path": "empty.txt"})
+				if !strings.HasPrefix(got, "File: empty.txt (0 lines)") || !strings.Contains(got, "append") {
+					t.Errorf("got %q", got)
+				}
+			})
+			t.Run("an absolute path inside the root works", func(t *testing.T) {
+				got := s.ok("read_file", map[string]any{"path": filepath.Join(s.root, "dir", "x.txt")})
+				if ls := tagged(t, got); len(ls) != 1 || !strings.HasSuffix(ls[0], "|x") {
+					t.Errorf("got %q", got)
+				}
+			})
+			for _, tc := range []struct {
+				name, path string
+				want       []string
+			}{
+				{"a missing file is a tool error naming the reason", "nope.go", []string{"Error reading nope.go (NOT_FOUND):", "(NOT_FOUND)"}},
+				{"a path outside the root is refused", "../etc/passwd", []string{"(OUTSIDE_ROOT)"}},
+				{"a directory is refused", "dir", []string{"(NOT_REGULAR_FILE)"}},
+			} {
+				t.Run(tc.name, func(t *testing.T) {
+					got := s.fail("read_file", map[string]any{"path": tc.path})
+					for _, w := range tc.want {
+						if !strings.Contains(got, w) {
+							t.Errorf("error %q does not contain %q", got, w)
+						}
+					}
+				})
+			}
+			t.Run("an offset past the end is a tool error", func(t *testing.T) {
+				got := s.fail("read_file", map[string]any{"path": "ten.txt", "offset": 50})
+				if !strings.Contains(got, "LINE_OUT_OF_RANGE") {
+					t.Errorf("got %q", got)
+				}
+			})
+		})
+	}
+}
+
+// refs reads path through the bridge and returns each line's LINE:HASH,
+// refs[1] being line 1.
+func (s *session) refs(path string) []string {
+	s.t.Helper()
+	out := []string{""}
+	for _, l := range tagged(s.t, s.ok("read_file", map[string]any{"path": path})) {
+		out = append(out, ref(l))
+	}
+	return out
+}
+
+func TestEditFileVariants(t *testing.T) {
+	const start = "a\nb\nc\nd\n"
+	type edits = []map[string]any
+	cases := []struct {
+		name  string
+		edits func(r []string) edits
+		want  string
+	}{
+		{"set_line replaces one line", func(r []string) edits {
+			return edits{{"set_line": map[string]any{"anchor": r[2], "new_text": "B"}}}
+		}, "a\nB\nc\nd\n"},
+		{"set_line with empty text deletes the line", func(r []string) edits {
+			return edits{{"set_line": map[string]any{"anchor": r[2], "new_text": ""}}}
+		}, "a\nc\nd\n"},
+		{"replace_lines replaces a range", func(r []string) edits {
+			return edits{{"replace_lines": map[string]any{"start_anchor": r[2], "end_anchor": r[3], "new_text": "X\nY\nZ"}}}
+		}, "a\nX\nY\nZ\nd\n"},
+		{"replace_lines without end_anchor replaces one line", func(r []string) edits {
+			return edits{{"replace_lines": map[string]any{"start_anchor": r[4], "new_text": "D"}}}
+		}, "a\nb\nc\nD\n"},
+		{"insert_after inserts below the anchor", func(r []string) edits {
+			return edits{{"insert_after": map[string]any{"anchor": r[1], "text": "a2\na3"}}}
+		}, "a\na2\na3\nb\nc\nd\n"},
+		{"insert_before inserts above the anchor", func(r []string) edits {
+			return edits{{"insert_before": map[string]any{"anchor": r[1], "text": "z"}}}
+		}, "z\na\nb\nc\nd\n"},
+		{"delete removes a range", func(r []string) edits {
+			return edits{{"delete": map[string]any{"start_anchor": r[2], "end_anchor": r[3]}}}
+		}, "a\nd\n"},
+		{"delete without end_anchor removes one line", func(r []string) edits {
+			return edits{{"delete": map[string]any{"start_anchor": r[4]}}}
+		}, "a\nb\nc\n"},
+		{"append adds at the end", func([]string) edits {
+			return edits{{"append": map[string]any{"text": "e"}}}
+		}, "a\nb\nc\nd\ne\n"},
+		{"prepend adds at the start", func([]string) edits {
+			return edits{{"prepend": map[string]any{"text": "0"}}}
+		}, "0\na\nb\nc\nd\n"},
+		{"replace swaps exact text without refs", func([]string) edits {
+			return edits{{"replace": map[string]any{"old_text": "b\nc", "new_text": "bc"}}}
+		}, "a\nbc\nd\n"},
+		{"a batch refers to the file as read and is applied at once", func(r []string) edits {
+			return edits{
+				{"set_line": map[string]any{"anchor": r[1], "new_text": "A"}},
+				{"insert_after": map[string]any{"anchor": r[4], "text": "e"}},
+				{"delete": map[string]any{"start_anchor": r[2]}},
+			}
+		}, "A\nc\nd\ne\n"},
+	}
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			s := newSession(t, backend)
+			for i, tc := range cases {
+				t.Run(tc.name, func(t *testing.T) {
+					path := fmt.Sprintf("f%d.txt", i)
+					s.write(path, start)
+					got := s.ok("edit_file", map[string]any{"path": path, "edits": tc.edits(s.refs(path))})
+					if disk := s.read(path); disk != tc.want {
+						t.Fatalf("file = %q, want %q", disk, tc.want)
+					}
+					if header, _, _ := strings.Cut(got, "\n"); header != fmt.Sprintf("Updated %s (%d lines)", path, strings.Count(tc.want, "\n")) {
+						t.Errorf("header %q", header)
+					}
+					if !strings.Contains(got, "Diff:\n```diff\n--- a/"+path) {
+						t.Errorf("no diff in:\n%s", got)
+					}
+					// Every fresh ref shown must be valid in the new file.
+					current := tagged(t, s.ok("read_file", map[string]any{"path": path}))
+					_, fresh, ok := strings.Cut(got, "Fresh refs")
+					if !ok {
+						t.Fatalf("no fresh refs in:\n%s", got)
+					}
+					for _, l := range tagged(t, fresh) {
+						if l != "..." && !slices.Contains(current, l) {
+							t.Errorf("fresh line %q is not in the file as read now: %q", l, current)
+						}
+					}
+				})
+			}
+		})
+	}
+}
+
+func TestEditFileStaleRefShowsFreshTags(t *testing.T) {
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			s := newSession(t, backend)
+			s.write("f.go", "one\ntwo\nthree\nfour\nfive\n")
+			old := s.refs("f.go")
+			// Another writer changes line 3 behind the agent's back.
+			s.write("f.go", "one\ntwo\nTHREE!\nfour\nfive\n")
+			got := s.fail("edit_file", map[string]any{"path": "f.go", "edits": []map[string]any{
+				{"set_line": map[string]any{"anchor": old[3], "new_text": "3"}},
+			}})
+			fresh := s.refs("f.go")
+			want := "1 line(s) changed since last read; use the updated refs below (>>> marks changed lines)\n" +
+				"    " + fresh[1] + "|one\n    " + fresh[2] + "|two\n>>> " + fresh[3] + "|THREE!\n    " + fresh[4] + "|four\n    " + fresh[5] + "|five"
+			if got != want {
+				t.Errorf("stale error\n%q\nwant\n%q", got, want)
+			}
+			if disk := s.read("f.go"); disk != "one\ntwo\nTHREE!\nfour\nfive\n" {
+				t.Fatalf("a stale edit wrote the file: %q", disk)
+			}
+			// The ref from the error works.
+			line := strings.Split(got, "\n")[3]
+			s.ok("edit_file", map[string]any{"path": "f.go", "edits": []map[string]any{
+				{"set_line": map[string]any{"anchor": strings.TrimPrefix(line, ">>> "), "new_text": "3"}},
+			}})
+			if disk := s.read("f.go"); disk != "one\ntwo\n3\nfour\nfive\n" {
+				t.Fatalf("file = %q", disk)
+			}
+		})
+	}
+}
+
+func TestEditFileErrorsWriteNothing(t *testing.T) {
+	const start = "a\nb\n"
+	cases := []struct {
+		name  string
+		edits any
+		want  []string
+	}{
+		{"no edits", []any{}, []string{"edits is empty"}},
+		{"fields outside their operation", []any{map[string]any{"old_text": "a", "new_text": "b"}},
+			[]string{"edits[0] must contain one of: set_line", "got keys [new_text, old_text]", `{"replace": {"old_text"`}},
+		{"an unknown operation", []any{map[string]any{"substitute": map[string]any{}}},
+			[]string{"edits[0] must contain one of", "got keys [substitute]"}},
+		{"two operations in one item", []any{map[string]any{
+			"set_line": map[string]any{"anchor": "1:xx", "new_text": "x"},
+			"append":   map[string]any{"text": "y"}}},
+			[]string{"edits[0] has 2 operations (set_line, append)"}},
+		{"a malformed ref", []any{map[string]any{"set_line": map[string]any{"anchor": "first", "new_text": "x"}}},
+			[]string{"(INVALID_REF)"}},
+		{"a line past the end", []any{map[string]any{"set_line": map[string]any{"anchor": "9:00", "new_text": "x"}}},
+			[]string{"(LINE_OUT_OF_RANGE)"}},
+		{"a required field missing", []any{map[string]any{"set_line": map[string]any{"anchor": "1:00"}}},
+			[]string{"new_text"}},
+		{"overlapping edits", nil, []string{"(OVERLAPPING_EDITS)"}},
+		{"no change", nil, []string{"(NO_CHANGE)"}},
+		{"text not found", []any{map[string]any{"replace": map[string]any{"old_text": "zzz", "new_text": "y"}}},
+			[]string{"(TEXT_NOT_FOUND)"}},
+	}
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			s := newSession(t, backend)
+			for _, tc := range cases {
+				t.Run(tc.name, func(t *testing.T) {
+					s.write("f.txt", start)
+					r := s.refs("f.txt")
+					edits := tc.edits
+					switch tc.name {
+					case "overlapping edits":
+						edits = []any{
+							map[string]any{"set_line": map[string]any{"anchor": r[1], "new_text": "x"}},
+							map[string]any{"delete": map[string]any{"start_anchor": r[1], "end_anchor": r[2]}},
+						}
+					case "no change":
+						edits = []any{map[string]any{"set_line": map[string]any{"anchor": r[2], "new_text": "b"}}}
+					}
+					got := s.fail("edit_file", map[string]any{"path": "f.txt", "edits": edits})
+					for _, w := range tc.want {
+						if !strings.Contains(got, w) {
+							t.Errorf("error %q does not contain %q", got, w)
+						}
+					}
+					if disk := s.read("f.txt"); disk != start {
+						t.Errorf("file changed to %q", disk)
+					}
+				})
+			}
+			t.Run("a missing file says to create it with write_file", func(t *testing.T) {
+				got := s.fail("edit_file", map[string]any{"path": "new.txt", "edits": []any{map[string]any{"append": map[string]any{"text": "x"}}}})
+				if !strings.Contains(got, "(NOT_FOUND)") || !strings.Contains(got, "Write") {
+					t.Errorf("got %q", got)
+				}
+			})
+		})
+	}
+}
+
+func TestWriteFile(t *testing.T) {
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			s := newSession(t, backend)
+			if got := s.ok("write_file", map[string]any{"path": "dir/new.txt", "content": "x\ny\n"}); got != "Created dir/new.txt (2 lines)" {
+				t.Errorf("create: %q", got)
+			}
+			if got := s.ok("write_file", map[string]any{"path": "dir/new.txt", "content": "z"}); got != "Overwrote dir/new.txt (1 line)" {
+				t.Errorf("overwrite: %q", got)
+			}
+			if disk := s.read("dir/new.txt"); disk != "z" {
+				t.Errorf("file = %q", disk)
+			}
+			if got := s.fail("write_file", map[string]any{"path": "../out.txt", "content": "x"}); !strings.Contains(got, "(OUTSIDE_ROOT)") {
+				t.Errorf("outside root: %q", got)
+			}
+		})
+	}
+}
+
+func TestGrep(t *testing.T) {
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			s := newSession(t, backend)
+			s.write("a.go", "package a\n\nfunc Alpha() {}\n")
+			s.write("b.go", "package b\n// see Alpha\nvar x = 1\n")
+			s.write("notes.txt", "Alpha notes\n")
+			r := map[string][]string{"a.go": s.refs("a.go"), "b.go": s.refs("b.go"), "notes.txt": s.refs("notes.txt")}
+
+			got := s.ok("grep", map[string]any{"pattern": "Alpha"})
+			want := "```\na.go:>>" + r["a.go"][3] + "|func Alpha() {}\nb.go:>>" + r["b.go"][2] + "|// see Alpha\nnotes.txt:>>" + r["notes.txt"][1] + "|Alpha notes\n```"
+			if got != want {
+				t.Errorf("grep\n%q\nwant\n%q", got, want)
+			}
+			got = s.ok("grep", map[string]any{"pattern": "alpha", "i": true, "glob": "*.go", "pre": 1, "post": 1})
+			want = "```\na.go:  " + r["a.go"][2] + "|\na.go:>>" + r["a.go"][3] + "|func Alpha() {}\n--\nb.go:  " + r["b.go"][1] + "|package b\nb.go:>>" + r["b.go"][2] + "|// see Alpha\nb.go:  " + r["b.go"][3] + "|var x = 1\n```"
+			if got != want {
+				t.Errorf("grep with context\n%q\nwant\n%q", got, want)
+			}
+			if got := s.ok("grep", map[string]any{"pattern": "Omega"}); got != "No matches found." {
+				t.Errorf("no match: %q", got)
+			}
+			got = s.ok("grep", map[string]any{"pattern": "package", "limit": 1})
+			if !strings.Contains(got, "a.go:>>") || strings.Contains(got, "b.go") || !strings.Contains(got, "Stopped at 1 matching lines") {
+				t.Errorf("limit 1: %q", got)
+			}
+			if got := s.fail("grep", map[string]any{"pattern": "("}); !strings.Contains(got, "Error searching the workspace") {
+				t.Errorf("bad pattern: %q", got)
+			}
+		})
+	}
+}
+
+func TestAgentName(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts []mcp.Option
+		want string
+	}{
+		{"defaults to the MCP client's name", nil, "agent=mcp/test-client"},
+		{"can be set", []mcp.Option{mcp.WithAgent("alice")}, "agent=alice"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSession(t, "server", tc.opts...)
+			s.write("f.txt", "x\n")
+			s.ok("read_file", map[string]any{"path": "f.txt"})
+			if logs := s.logs.String(); !strings.Contains(logs, tc.want) {
+				t.Errorf("server log has no %q:\n%s", tc.want, logs)
+			}
+		})
+	}
+}

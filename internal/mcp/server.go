@@ -1,0 +1,89 @@
+package mcp
+
+import (
+	"context"
+	"io"
+	"log/slog"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"google.golang.org/grpc/metadata"
+
+	"github.com/hashline/hashline/client"
+	"github.com/hashline/hashline/server"
+)
+
+// Name is the implementation name the server reports to MCP clients.
+const Name = "hashline"
+
+// Option configures New.
+type Option func(*options)
+
+type options struct {
+	version string
+	agent   string
+	logger  *slog.Logger
+}
+
+// WithVersion sets the version reported to clients.
+func WithVersion(v string) Option { return func(o *options) { o.version = v } }
+
+// WithAgent names the agent every call is made as (x-agent-id). Without it
+// each call is made as "mcp/" followed by the name the MCP client gave when
+// it connected (e.g. "mcp/claude-ai"), or "mcp" if it gave none, so that
+// several desktop clients sharing one hashlined keep separate read state.
+func WithAgent(name string) Option { return func(o *options) { o.agent = name } }
+
+// WithLogger sets the logger of the MCP session machinery; the default
+// discards. It must never write to stdout, which carries the protocol.
+func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
+
+// New returns an MCP server whose tools call c. Run it with
+// server.Run(ctx, &mcp.StdioTransport{}) or connect it to any transport.
+func New(c *client.Client, opts ...Option) *sdk.Server {
+	o := options{version: "dev", logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	s := sdk.NewServer(&sdk.Implementation{Name: Name, Version: o.version}, &sdk.ServerOptions{
+		Instructions: instructions,
+		Logger:       o.logger,
+	})
+	t := &tools{c: c, agent: o.agent}
+	sdk.AddTool(s, &sdk.Tool{Name: "read_file", Description: readDescription, Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}}, t.read)
+	sdk.AddTool(s, editTool(), t.edit)
+	sdk.AddTool(s, &sdk.Tool{Name: "write_file", Description: writeDescription}, t.write)
+	sdk.AddTool(s, &sdk.Tool{Name: "grep", Description: grepDescription, Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}}, t.grep)
+	return s
+}
+
+// tools holds the handlers; each turns its arguments into one hashline.v1
+// call and the response into the text a model reads.
+type tools struct {
+	c     *client.Client
+	agent string
+}
+
+// ctx names the calling agent for the server.
+func (t *tools) ctx(ctx context.Context, req *sdk.CallToolRequest) context.Context {
+	agent := t.agent
+	if agent == "" {
+		agent = "mcp"
+		if req != nil && req.Session != nil {
+			if p := req.Session.InitializeParams(); p != nil && p.ClientInfo != nil && p.ClientInfo.Name != "" {
+				agent += "/" + p.ClientInfo.Name
+			}
+		}
+	}
+	return metadata.AppendToOutgoingContext(ctx, server.AgentMetadataKey, agent)
+}
+
+// textResult is a successful tool result holding text.
+func textResult(text string) *sdk.CallToolResult {
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}
+}
+
+// errorResult is a tool error: the model sees text and may act on it. It
+// is not a protocol error, which clients would show to the user instead.
+func errorResult(text string) *sdk.CallToolResult {
+	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: text}}}
+}

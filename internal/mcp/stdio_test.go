@@ -1,0 +1,172 @@
+package mcp_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// hashlineBinary builds cmd/hashline once per test run.
+func hashlineBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "hashline-mcp-test-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "hashline")
+		out, err := exec.Command("go", "build", "-o", binPath, "github.com/hashline/hashline/cmd/hashline").CombinedOutput()
+		if err != nil {
+			buildErr = errors.New(string(out))
+		}
+	})
+	if buildErr != nil {
+		t.Fatalf("building cmd/hashline: %v", buildErr)
+	}
+	return binPath
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binPath != "" {
+		os.RemoveAll(filepath.Dir(binPath))
+	}
+	os.Exit(code)
+}
+
+// stdioSession runs `hashline mcp args...` as a subprocess and connects an
+// MCP client to its stdin/stdout, as Claude Desktop or Cursor would.
+func stdioSession(t *testing.T, stderr *bytes.Buffer, args ...string) (*sdk.ClientSession, *exec.Cmd) {
+	t.Helper()
+	cmd := exec.Command(hashlineBinary(t), append([]string{"mcp"}, args...)...)
+	cmd.Stderr = stderr
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "stdio-test"}, nil).Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connecting to hashline mcp: %v\nstderr: %s", err, stderr)
+	}
+	return cs, cmd
+}
+
+func callText(t *testing.T, cs *sdk.ClientSession, tool string, args map[string]any) (string, bool) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", tool, err)
+	}
+	return res.Content[0].(*sdk.TextContent).Text, res.IsError
+}
+
+func TestStdioSubprocess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	for _, mode := range backends {
+		t.Run(mode, func(t *testing.T) {
+			root := t.TempDir()
+			if err := os.WriteFile(filepath.Join(root, "f.go"), []byte("package f\n\nvar x = 1\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			logs := &syncBuffer{}
+			args := []string{"--root", root}
+			if mode == "server" {
+				args = []string{"--server", startServer(t, root, logs), "--agent", "bob"}
+			}
+			var stderr bytes.Buffer
+			cs, cmd := stdioSession(t, &stderr, args...)
+
+			if info := cs.InitializeResult().ServerInfo; info.Name != "hashline" {
+				t.Errorf("server name %q", info.Name)
+			}
+			text, isErr := callText(t, cs, "read_file", map[string]any{"path": "f.go"})
+			if isErr || !strings.Contains(text, "3:") {
+				t.Fatalf("read: %v %s", isErr, text)
+			}
+			lines := tagged(t, text)
+			text, isErr = callText(t, cs, "edit_file", map[string]any{"path": "f.go", "edits": []map[string]any{
+				{"set_line": map[string]any{"anchor": ref(lines[2]), "new_text": "var x = 2"}},
+			}})
+			if isErr || !strings.HasPrefix(text, "Updated f.go (3 lines)") {
+				t.Fatalf("edit: %v %s", isErr, text)
+			}
+			// The same ref again is stale now.
+			text, isErr = callText(t, cs, "edit_file", map[string]any{"path": "f.go", "edits": []map[string]any{
+				{"set_line": map[string]any{"anchor": ref(lines[2]), "new_text": "var x = 3"}},
+			}})
+			if !isErr || !strings.Contains(text, ">>> 3:") || !strings.HasPrefix(text, "1 line(s) changed since last read") {
+				t.Fatalf("stale edit: %v %s", isErr, text)
+			}
+			if b, _ := os.ReadFile(filepath.Join(root, "f.go")); string(b) != "package f\n\nvar x = 2\n" {
+				t.Fatalf("file = %q", b)
+			}
+
+			// Closing stdin ends the server cleanly and quietly.
+			if err := cs.Close(); err != nil {
+				t.Errorf("close: %v", err)
+			}
+			if code := cmd.ProcessState.ExitCode(); code != 0 {
+				t.Errorf("exit code %d, stderr: %s", code, &stderr)
+			}
+			if stderr.Len() > 0 {
+				t.Errorf("stderr not empty: %s", &stderr)
+			}
+			if mode == "server" && !strings.Contains(logs.String(), "agent=bob") {
+				t.Errorf("server log has no agent=bob:\n%s", logs)
+			}
+		})
+	}
+}
+
+func TestStdioCommandLine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	for _, tc := range []struct {
+		name     string
+		args     []string
+		code     int
+		inStdout string
+		inStderr string
+	}{
+		{"help", []string{"--help"}, 0, "--server ADDR", ""},
+		{"root and server together", []string{"--root", ".", "--server", "127.0.0.1:1"}, 2, "", "exclude each other"},
+		{"a missing root", []string{"--root", "/does/not/exist"}, 1, "", "--root"},
+		{"a stray argument", []string{"extra"}, 2, "", `unexpected argument "extra"`},
+		{"an unknown flag", []string{"--nope"}, 2, "", "flag provided but not defined"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			cmd := exec.Command(hashlineBinary(t), append([]string{"mcp"}, tc.args...)...)
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			cmd.Stdin = strings.NewReader("")
+			err := cmd.Run()
+			var ee *exec.ExitError
+			code := 0
+			if errors.As(err, &ee) {
+				code = ee.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if code != tc.code || !strings.Contains(stdout.String(), tc.inStdout) || !strings.Contains(stderr.String(), tc.inStderr) {
+				t.Errorf("exit %d (want %d)\nstdout: %s\nstderr: %s", code, tc.code, &stdout, &stderr)
+			}
+		})
+	}
+}

@@ -1,0 +1,127 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hashline/hashline/client"
+	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+)
+
+// readArgs are read_file's arguments: the peer's path, offset, limit, plain.
+type readArgs struct {
+	Path   string `json:"path" jsonschema:"Path to the file, relative to the workspace root (or absolute inside it)"`
+	Offset int    `json:"offset,omitempty" jsonschema:"Line number to start reading from (1-indexed)"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"Maximum number of lines to read (default 2000)"`
+	Plain  bool   `json:"plain,omitempty" jsonschema:"If true, return plain numbered lines without hashes (for reading, not editing)"`
+}
+
+func (t *tools) read(ctx context.Context, req *sdk.CallToolRequest, a readArgs) (*sdk.CallToolResult, any, error) {
+	resp, err := t.c.Read(t.ctx(ctx, req), &hashlinev1.ReadRequest{Path: a.Path, Offset: int32(a.Offset), Limit: int32(a.Limit)})
+	if err != nil {
+		return failure("reading", a.Path, err), nil, nil
+	}
+	return textResult(formatRead(a.Path, resp, a.Plain)), nil, nil
+}
+
+// writeArgs are write_file's arguments.
+type writeArgs struct {
+	Path    string `json:"path" jsonschema:"Path to the file to write, relative to the workspace root (or absolute inside it)"`
+	Content string `json:"content" jsonschema:"The whole content to write"`
+}
+
+func (t *tools) write(ctx context.Context, req *sdk.CallToolRequest, a writeArgs) (*sdk.CallToolResult, any, error) {
+	resp, err := t.c.Write(t.ctx(ctx, req), &hashlinev1.WriteRequest{Path: a.Path, Content: a.Content})
+	if err != nil {
+		return failure("writing", a.Path, err), nil, nil
+	}
+	verb := "Overwrote"
+	if resp.GetCreated() {
+		verb = "Created"
+	}
+	return textResult(fmt.Sprintf("%s %s (%s)", verb, resp.GetPath(), lines(int(resp.GetTotalLines())))), nil, nil
+}
+
+// grepArgs are grep's arguments, named as the peer names them (after
+// ripgrep's flags).
+type grepArgs struct {
+	Pattern string `json:"pattern" jsonschema:"Regular expression (RE2 syntax) to search for"`
+	Path    string `json:"path,omitempty" jsonschema:"File or directory to search (default: the whole workspace)"`
+	Glob    string `json:"glob,omitempty" jsonschema:"Filter files by glob pattern (e.g. '*.js', 'src/**/*.go')"`
+	Type    string `json:"type,omitempty" jsonschema:"Filter by file type (e.g. js, py, go)"`
+	I       bool   `json:"i,omitempty" jsonschema:"Case-insensitive search (default: false)"`
+	Pre     int    `json:"pre,omitempty" jsonschema:"Lines of context before matches"`
+	Post    int    `json:"post,omitempty" jsonschema:"Lines of context after matches"`
+	Limit   int    `json:"limit,omitempty" jsonschema:"Stop after this many matching lines in total (default: 100)"`
+}
+
+func (t *tools) grep(ctx context.Context, req *sdk.CallToolRequest, a grepArgs) (*sdk.CallToolResult, any, error) {
+	g := &hashlinev1.GrepRequest{
+		Pattern:         a.Pattern,
+		Path:            a.Path,
+		CaseInsensitive: a.I,
+		Before:          int32(a.Pre),
+		After:           int32(a.Post),
+		MaxMatches:      int32(a.Limit),
+	}
+	if a.Glob != "" {
+		g.Glob = []string{a.Glob}
+	}
+	if a.Type != "" {
+		g.Type = []string{a.Type}
+	}
+	var files []*hashlinev1.GrepFile
+	sum, err := t.c.Grep(t.ctx(ctx, req), g, func(f *hashlinev1.GrepFile) error {
+		files = append(files, f)
+		return nil
+	})
+	if err != nil {
+		what := a.Path
+		if what == "" {
+			what = "the workspace"
+		}
+		return failure("searching", what, err), nil, nil
+	}
+	return textResult(formatGrep(files, sum, a.Pre > 0 || a.Post > 0)), nil, nil
+}
+
+// failure turns a call's error into the tool error a model reads. A stale
+// reference is the server's ">>>" view of the fresh tags, verbatim: it is
+// written to be acted on. Anything else says what failed and the server's
+// message, which says what to do next.
+func failure(doing, path string, err error) *sdk.CallToolResult {
+	var stale client.StaleRefError
+	if errors.As(err, &stale) {
+		return errorResult(stale.Err.Message)
+	}
+	var e *client.Error
+	if errors.As(err, &e) && e.Reason != "" {
+		return errorResult(fmt.Sprintf("Error %s %s (%s): %s", doing, path, e.Reason, e.Message))
+	}
+	if errors.As(err, &e) {
+		return errorResult(fmt.Sprintf("Error %s %s (%s): %s", doing, path, e.Code, e.Message))
+	}
+	return errorResult(fmt.Sprintf("Error %s %s: %v", doing, path, err))
+}
+
+// lines is "1 line" or "N lines".
+func lines(n int) string {
+	if n == 1 {
+		return "1 line"
+	}
+	return fmt.Sprintf("%d lines", n)
+}
+
+// fence wraps text in a Markdown code block, with a longer fence if the
+// text itself holds one, so file content can never end the block early.
+func fence(info, text string) string {
+	f := "```"
+	for strings.Contains(text, f) {
+		f += "`"
+	}
+	return f + info + "\n" + text + "\n" + f
+}
