@@ -47,7 +47,21 @@ const (
 	ReasonReadOnly        = "READ_ONLY"
 	ReasonPathNotAllowed  = "PATH_NOT_ALLOWED"
 	ReasonRateLimited     = "RATE_LIMITED"
+	// Watch (watch.go).
+	ReasonShuttingDown     = "SHUTTING_DOWN"
+	ReasonWatchUnavailable = "WATCH_UNAVAILABLE"
 )
+
+// errWatchShutdown ends Watch streams when the server shuts down.
+var errWatchShutdown = errors.New("the server is shutting down; reconnect (to it or its successor), Read the files you care about again and Watch again")
+
+// watchUnavailableError is a Watch the server cannot serve because it
+// cannot watch the workspace for changes made outside it.
+type watchUnavailableError struct{ err error }
+
+func (e *watchUnavailableError) Error() string {
+	return fmt.Sprintf("the server cannot watch the workspace for changes: %v; if the system's limit on file watches is reached, raise it (Linux: sysctl fs.inotify.max_user_watches and fs.inotify.max_user_instances) and retry", e.err)
+}
 
 // requestError is a bad request field found by the server itself (not by
 // the core edit planner or the workspace).
@@ -131,6 +145,10 @@ func toStatus(err error) error {
 				"agent": rateE.agent, "limit": strconv.FormatFloat(rateE.perSecond, 'g', -1, 64), "burst": strconv.Itoa(rateE.burst),
 			}}),
 			protoadapt.MessageV1Of(&hashlinev1.RetryInfo{RetryDelay: durationpb.New(rateE.retryAfter)}))
+	case errors.Is(err, errWatchShutdown):
+		return newStatus(codes.Unavailable, ReasonShuttingDown, err.Error(), nil)
+	case errors.As(err, new(*watchUnavailableError)):
+		return newStatus(codes.Unavailable, ReasonWatchUnavailable, err.Error(), nil)
 	case errors.Is(err, context.Canceled):
 		return newStatus(codes.Canceled, ReasonCanceled, "the call was cancelled; nothing was written", nil)
 	case errors.Is(err, context.DeadlineExceeded):

@@ -45,7 +45,8 @@ type GRPCConfig struct {
 	// MaxSendBytes caps one response message.
 	MaxSendBytes int
 	// DefaultTimeout is the deadline given to calls that arrive without
-	// one; 0 leaves them unbounded.
+	// one, Watch streams excepted (they last until cancelled); 0 leaves
+	// them unbounded.
 	DefaultTimeout time.Duration
 	// MaxConcurrentStreams caps the calls in flight on one connection
 	// (0: grpc's default, unlimited).
@@ -167,8 +168,10 @@ func deadlineUnary(d time.Duration) grpc.UnaryServerInterceptor {
 }
 
 func deadlineStream(d time.Duration) grpc.StreamServerInterceptor {
-	return func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
-		if _, ok := ss.Context().Deadline(); ok || d <= 0 {
+	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+		// A Watch stream lasts until the client cancels it; a default
+		// deadline would cut every subscription after a minute.
+		if _, ok := ss.Context().Deadline(); ok || d <= 0 || info.FullMethod == hashlinev1.FileService_Watch_FullMethodName {
 			return handler(srv, ss)
 		}
 		ctx, cancel := context.WithTimeout(ss.Context(), d)

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"errors"
-	"fmt"
 	"maps"
 	"slices"
 	"sync"
@@ -315,13 +314,4 @@ func watchResponse(ev watch.Event) *hashlinev1.WatchResponse {
 		}
 	}
 	return r
-}
-
-// These move to errors.go with their mapping.
-var errWatchShutdown = errors.New("the server is shutting down; reconnect to it (or its successor), Read the files you care about again and watch again")
-
-type watchUnavailableError struct{ err error }
-
-func (e *watchUnavailableError) Error() string {
-	return fmt.Sprintf("the server cannot watch the workspace for changes: %v; if the system's limit on file watches is reached, raise it (Linux: sysctl fs.inotify.max_user_watches and max_user_instances)", e.err)
 }
