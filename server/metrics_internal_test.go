@@ -1,0 +1,45 @@
+package server
+
+import (
+	"errors"
+	"testing"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/protoadapt"
+
+	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+)
+
+func TestEditOutcome(t *testing.T) {
+	stale := func(why string) error {
+		st, _ := status.New(codes.Aborted, "stale").WithDetails(
+			protoadapt.MessageV1Of(&hashlinev1.ErrorInfo{Reason: "STALE_REF", Domain: Domain}),
+			protoadapt.MessageV1Of(&hashlinev1.StaleRef{Reason: "CHANGED"}),
+			protoadapt.MessageV1Of(&hashlinev1.StaleRef{Reason: why}))
+		return st.Err()
+	}
+	tests := []struct {
+		name string
+		resp any
+		err  error
+		want string
+	}{
+		{"written", &hashlinev1.EditResponse{Version: "v1-x"}, nil, OutcomeApplied},
+		{"written after a rebase", &hashlinev1.EditResponse{RebasedFrom: "v1-old"}, nil, OutcomeRebased},
+		{"dry run", &hashlinev1.EditResponse{DryRun: true, RebasedFrom: "v1-old"}, nil, OutcomeDryRun},
+		{"stale reference", nil, stale("DELETED"), OutcomeStale},
+		{"rebase conflict", nil, stale("CONFLICT"), OutcomeConflict},
+		{"no change", nil, newStatus(codes.FailedPrecondition, "NO_CHANGE", "same", nil), OutcomeNoChange},
+		{"other refusal", nil, newStatus(codes.NotFound, ReasonNotFound, "gone", nil), OutcomeError},
+		{"bare status", nil, status.Error(codes.Internal, "boom"), OutcomeError},
+		{"not a status", nil, errors.New("boom"), OutcomeError},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := editOutcome(tt.resp, tt.err); got != tt.want {
+				t.Errorf("editOutcome = %s, want %s", got, tt.want)
+			}
+		})
+	}
+}

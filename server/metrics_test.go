@@ -1,0 +1,107 @@
+package server_test
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/hashline/hashline/client"
+	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/server"
+)
+
+func TestMetricsCountEditOutcomesAndCalls(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m, err := server.NewMetrics(reg, server.WithCacheBytes(func() int64 { return 12345 }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEnvConfig(t, server.GRPCConfig{Metrics: m}, nil)
+	const text = "a\nb\n"
+	e.write("f.txt", text)
+	edit := func(dry bool, edits ...*hashlinev1.FileEdit) {
+		_, _ = e.c.Edit(e.ctx, &hashlinev1.EditRequest{Path: "f.txt", Edits: edits, DryRun: dry})
+	}
+	edit(true, client.Replace(tag(text, 1), "", "A"))  // dry_run
+	edit(false, client.Replace(tag(text, 1), "", "A")) // applied
+	edit(false, client.Replace(tag(text, 1), "", "B")) // stale: line 1 changed
+	edit(false, client.Replace(tag("A\nb\n", 2), "", "b"))
+	edit(false) // error: empty batch
+	_, _ = e.c.Edit(e.ctx, &hashlinev1.EditRequest{Path: "missing.txt", Edits: []*hashlinev1.FileEdit{client.Append("x")}})
+	_, _ = e.c.Read(e.ctx, &hashlinev1.ReadRequest{Path: "f.txt"})
+
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, f := range families {
+		for _, mt := range f.GetMetric() {
+			got[f.GetName()+labels(mt)] = value(mt)
+		}
+	}
+	want := map[string]float64{
+		`hashline_edit_outcomes_total{outcome="dry_run"}`:   1,
+		`hashline_edit_outcomes_total{outcome="applied"}`:   1,
+		`hashline_edit_outcomes_total{outcome="stale"}`:     1,
+		`hashline_edit_outcomes_total{outcome="no_change"}`: 1,
+		`hashline_edit_outcomes_total{outcome="error"}`:     2,
+		`hashline_edit_outcomes_total{outcome="rebased"}`:   0,
+		`hashline_edit_outcomes_total{outcome="conflict"}`:  0,
+		`hashline_cache_bytes`:                              12345,
+		`grpc_server_handled_total{grpc_code="OK",grpc_method="Read",grpc_service="hashline.v1.FileService",grpc_type="unary"}`:      1,
+		`grpc_server_handled_total{grpc_code="Aborted",grpc_method="Edit",grpc_service="hashline.v1.FileService",grpc_type="unary"}`: 1,
+		`grpc_server_handling_seconds{grpc_method="Edit",grpc_service="hashline.v1.FileService",grpc_type="unary"}`:                  6, // sample count
+		`grpc_server_started_total{grpc_method="Grep",grpc_service="hashline.v1.FileService",grpc_type="server_stream"}`:             0,
+	}
+	for k, v := range want {
+		if g, ok := got[k]; !ok || g != v {
+			t.Errorf("%s = %v (present %v), want %v", k, g, ok, v)
+		}
+	}
+
+	// The same, as Prometheus scrapes it.
+	srv := httptest.NewServer(promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	defer srv.Close()
+	resp, err := http.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(body), `hashline_edit_outcomes_total{outcome="applied"} 1`) {
+		t.Errorf("scrape lacks the applied counter:\n%s", body)
+	}
+}
+
+func labels(m *dto.Metric) string {
+	if len(m.GetLabel()) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, l := range m.GetLabel() {
+		parts = append(parts, l.GetName()+`="`+l.GetValue()+`"`)
+	}
+	return "{" + strings.Join(parts, ",") + "}"
+}
+
+func value(m *dto.Metric) float64 {
+	switch {
+	case m.Counter != nil:
+		return m.GetCounter().GetValue()
+	case m.Gauge != nil:
+		return m.GetGauge().GetValue()
+	case m.Histogram != nil:
+		return float64(m.GetHistogram().GetSampleCount())
+	}
+	return -1
+}
