@@ -252,6 +252,39 @@ func (c *Client) Grep(ctx context.Context, req *hashlinev1.GrepRequest, fn func(
 	return summary, nil
 }
 
+// Watch subscribes to changes of the files under req's path ("" for the
+// whole workspace) and calls fn with each event until ctx ends (Watch then
+// returns ctx's error), fn returns an error (returned as is), or the
+// stream fails. It has no default deadline and is not retried: an event
+// with a non-zero dropped count, or an error, means changes were missed,
+// so Read the files you care about again before watching again (a server
+// shutting down ends the stream with UNAVAILABLE, reason SHUTTING_DOWN).
+// The subscription is live once the server has sent the stream's response
+// headers; to wait for that, use RPC().Watch and the stream's Header.
+func (c *Client) Watch(ctx context.Context, req *hashlinev1.WatchRequest, fn func(*hashlinev1.WatchResponse) error) error {
+	sctx, cancel := context.WithCancel(c.ctx(ctx))
+	defer cancel()
+	stream, err := c.rpc.Watch(sctx, req)
+	if err != nil {
+		return FromStatus(err)
+	}
+	for {
+		ev, err := stream.Recv()
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if errors.Is(err, io.EOF) {
+				return errors.New("hashline: the server ended the watch stream without an error; watch again")
+			}
+			return FromStatus(err)
+		}
+		if err := fn(ev); err != nil {
+			return err
+		}
+	}
+}
+
 // FormatRef formats a reference "LINE:HASH".
 func FormatRef(line int, hash string) string {
 	return hashline.Ref{Line: line, Hash: hash}.String()
