@@ -1,0 +1,113 @@
+package versions_test
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/hashline/hashline/internal/hashline"
+	"github.com/hashline/hashline/internal/versions"
+)
+
+func sized(n int) *hashline.Document {
+	return hashline.ParseDocument([]byte(strings.Repeat("x", n-1) + "\n"))
+}
+
+func TestCacheEvictsLeastRecentlyUsedWithinBudget(t *testing.T) {
+	d := sized(1000)
+	one := versions.Size("v1", d)
+	c := versions.NewCache(3 * one)
+	c.Put("v1", d)
+	c.Put("v2", d)
+	c.Put("v3", d)
+	if _, ok := c.Get("v1"); !ok { // v1 is now the most recent
+		t.Fatal("v1 missing before the budget was reached")
+	}
+	c.Put("v4", d) // evicts v2, the least recently used
+	for v, want := range map[string]bool{"v1": true, "v2": false, "v3": true, "v4": true} {
+		if _, ok := c.Get(v); ok != want {
+			t.Errorf("Get(%s) found = %v, want %v", v, ok, want)
+		}
+	}
+	s := c.Stats()
+	want := versions.Stats{Hits: 4, Misses: 1, Evictions: 1, Bytes: 3 * one, Entries: 3, MaxBytes: 3 * one}
+	if s != want {
+		t.Errorf("stats = %+v, want %+v", s, want)
+	}
+}
+
+func TestCachePutIsIdempotentAndRefreshes(t *testing.T) {
+	d := sized(100)
+	c := versions.NewCache(2 * versions.Size("v1", d))
+	c.Put("v1", d)
+	c.Put("v2", d)
+	c.Put("v1", d) // refresh, not a second copy
+	c.Put("v3", d) // evicts v2
+	if _, ok := c.Get("v2"); ok {
+		t.Error("v2 survived; re-putting v1 did not refresh it")
+	}
+	if s := c.Stats(); s.Entries != 2 || s.Bytes != 2*versions.Size("v1", d) {
+		t.Errorf("stats = %+v", s)
+	}
+}
+
+func TestCacheKeepsNothingOverBudget(t *testing.T) {
+	big := sized(10_000)
+	c := versions.NewCache(1000)
+	c.Put("big", big)
+	if _, ok := c.Get("big"); ok {
+		t.Error("a snapshot larger than the whole budget was kept")
+	}
+	off := versions.NewCache(0)
+	off.Put("v", sized(10))
+	if _, ok := off.Get("v"); ok || off.Stats().Entries != 0 {
+		t.Error("a zero budget kept a snapshot")
+	}
+}
+
+func TestCacheIsSafeForConcurrentUse(t *testing.T) {
+	c := versions.NewCache(50 * versions.Size("v00", sized(100)))
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 500 {
+				v := fmt.Sprintf("v%02d", (g*7+i)%80)
+				if d, ok := c.Get(v); ok && d.Len() != 1 {
+					t.Errorf("Get(%s) returned another document", v)
+				}
+				c.Put(v, sized(100))
+			}
+		}()
+	}
+	wg.Wait()
+	s := c.Stats()
+	if s.Bytes > s.MaxBytes || s.Entries > 50 || s.Hits+s.Misses != 4000 {
+		t.Errorf("stats after the run: %+v", s)
+	}
+}
+
+func TestViewsRememberTheLastVersionPerAgentAndFile(t *testing.T) {
+	v := versions.NewViews(2)
+	v.See("a", "f", "v1")
+	v.See("a", "f", "v2")
+	v.See("b", "f", "v1")
+	if got, ok := v.Seen("a", "f"); !ok || got != "v2" {
+		t.Errorf("a saw %q %v, want v2", got, ok)
+	}
+	v.See("a", "g", "v9") // evicts (b, f), the least recently used
+	if _, ok := v.Seen("b", "f"); ok {
+		t.Error("(b, f) survived past the bound")
+	}
+	if got, ok := v.Seen("a", "g"); !ok || got != "v9" {
+		t.Errorf("a saw g %q %v", got, ok)
+	}
+	if s := v.Stats(); s != (versions.ViewStats{Entries: 2, Evictions: 1, MaxEntries: 2}) {
+		t.Errorf("stats = %+v", s)
+	}
+	if _, ok := v.Seen("nobody", "f"); ok {
+		t.Error("an unknown agent has a view")
+	}
+}

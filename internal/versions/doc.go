@@ -1,0 +1,64 @@
+// Package versions is the memory of the multi-agent model (DESIGN.md
+// section 4): a content-addressed cache of file snapshots by version
+// ([Cache]), the version each agent last saw of each file ([Views]), and
+// the rebase that carries an edit batch made against an older version onto
+// the current file ([Rebase]).
+//
+// # Snapshots and views
+//
+// A version names exact bytes, so a snapshot cached under it never goes
+// stale: the cache needs no invalidation, only a bound. [Cache] keeps parsed
+// documents, least recently used first out, within a byte budget shared by
+// every agent and file. [Views] remembers, per (agent, file), the version of
+// the last response that showed the agent that file, within an entry bound.
+//
+// # What the rebase compares
+//
+// [Diff] compares the base and the current document line by line, by
+// content without the line ending (what a model saw in Read), with an exact
+// Myers diff (sergi/go-diff, on lines interned to runes, after trimming the
+// common prefix and suffix). A base line that the diff matches to a current
+// line is untouched: it has exactly the same content, whatever its hash
+// length. Every other base line is changed (the diff replaced it with other
+// lines) or deleted (replaced with nothing). Among equal lines the diff picks
+// one alignment (for example which of two identical "}" lines survived);
+// nothing else could tell them apart. The diff search is bounded by
+// [DiffTimeout]; past it the rest is reported as one changed block, which can
+// only add conflicts, never hide one.
+//
+// # How each reference maps
+//
+// Lines and gaps below are in the base version. Gap g (0 <= g <= n) is the
+// point between line g and line g+1: gap 0 is the start of the file, gap n
+// its end. Another change "inserted into" gap g when the diff has a block
+// that adds lines at g and removes none. A change that replaces or deletes
+// lines next to a gap did not insert into it.
+//
+//   - replace or delete start..end: start and end must be untouched
+//     (else CHANGED or DELETED for that reference); every line strictly
+//     between them must be untouched and no gap strictly inside the range
+//     (start..end-1) may have been inserted into (else CONFLICT on start).
+//     Lines inserted just before start or just after end are kept: the
+//     range maps to the same number of lines, all of them the ones the
+//     agent saw.
+//   - insertAfter anchor: the anchor must be untouched (CHANGED or DELETED)
+//     and its gap (anchor) must not have been inserted into (CONFLICT):
+//     two insertions at one point have no order the server could choose.
+//     The text goes right after the anchor's current line, so a change to
+//     the line after the anchor does not conflict.
+//   - insertBefore anchor: the same with the gap before the anchor.
+//   - append, prepend and replaceText carry no reference: they are resolved
+//     against the current file as they would be without a rebase.
+//
+// When every reference maps, the rebase rewrites each one to its current
+// number (the hash stays: the content is the same), and the batch is then
+// planned against the current file like any other, so every batch rule
+// (overlaps, NO_CHANGE, replaceText) holds unchanged. The result equals
+// applying the batch to the base and merging the other changes in, which
+// the package's property test checks against an independent merge.
+//
+// A reference that does not match the base at all (wrong number or hash)
+// was not made against it; [Rebase] then returns an error wrapping
+// [ErrNotBase] and the caller checks the batch against the current file
+// instead.
+package versions
