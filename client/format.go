@@ -144,7 +144,7 @@ func FormatGrepSummary(s *hashlinev1.GrepSummary) string {
 	}
 	line := fmt.Sprintf("%s in %s (%s searched)", plural(int(s.GetMatches()), "match"), plural(int(s.GetFilesMatched()), "file"), plural(int(s.GetFilesScanned()), "file"))
 	if s.GetTruncated() {
-		line += fmt.Sprintf("; stopped at the limit of %d matches, narrow the pattern or path, or raise the limit", s.GetMatches())
+		line += "; stopped at the match limit: there may be more, narrow the pattern or path, or raise the limit"
 	}
 	return line + ".\n"
 }

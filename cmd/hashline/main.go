@@ -86,12 +86,18 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprint(w, `
+read, edit, write and grep call hashlined at --server (env HASHLINE_SERVER,
+default 127.0.0.1:7420), or run the same engine in this process on the
+current directory with --local. --agent (env HASHLINE_AGENT) names the
+caller; --token (env HASHLINE_TOKEN) authenticates it.
+
 exit codes:
-  0  success
+  0  success (also grep with no match)
   1  any other error (the message says which and what to do)
   2  usage error: bad command, flag or argument
-  5  stale reference: the file changed since it was read; use the fresh
-     tags printed on stderr (or read again) and retry
+  5  stale: a reference or version no longer matches the file (STALE_REF,
+     VERSION_MISMATCH); the current lines are printed on stderr with ">>>"
+     on the changed ones: retry with those tags (or read again)
 
 Run "hashline COMMAND --help" for a command's flags.
 `)

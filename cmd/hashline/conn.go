@@ -1,0 +1,177 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	goio "io"
+	"os"
+	"strings"
+	"time"
+
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/hashline/hashline/client"
+	"github.com/hashline/hashline/internal/local"
+)
+
+// connFlags are the flags every file command shares: where the service is,
+// who is calling, and how to print.
+type connFlags struct {
+	server  string
+	local   bool
+	root    string
+	agent   string
+	token   string
+	timeout time.Duration
+	json    bool
+}
+
+const connHelp = `
+connection (every command):
+  --server ADDR   hashlined address, host:port or unix:///path.sock
+                  (env HASHLINE_SERVER, default 127.0.0.1:7420)
+  --local         run the engine in this process on the current directory
+                  instead of calling a server (same rules, no server needed)
+  --root DIR      with --local: the workspace directory (default .)
+  --agent NAME    agent name sent with every call (env HASHLINE_AGENT); the
+                  server remembers what each agent has read
+  --token TOKEN   bearer token for a server started with --tokens
+                  (env HASHLINE_TOKEN)
+  --timeout D     deadline of the call (default 30s)
+  --json          print the response as JSON (protojson) instead of text
+`
+
+func (c *connFlags) register(fs *flag.FlagSet, io stdio) {
+	fs.StringVar(&c.server, "server", envOr(io, "HASHLINE_SERVER", client.DefaultAddress), "")
+	fs.BoolVar(&c.local, "local", false, "")
+	fs.StringVar(&c.root, "root", "", "")
+	fs.StringVar(&c.agent, "agent", io.getenv("HASHLINE_AGENT"), "")
+	fs.StringVar(&c.token, "token", io.getenv("HASHLINE_TOKEN"), "")
+	fs.DurationVar(&c.timeout, "timeout", client.DefaultTimeout, "")
+	fs.BoolVar(&c.json, "json", false, "")
+}
+
+func envOr(io stdio, key, def string) string {
+	if v := io.getenv(key); v != "" {
+		return v
+	}
+	return def
+}
+
+// connect returns a client for the server, or for an in-process engine with
+// --local, and a func that releases it.
+func (c *connFlags) connect() (*client.Client, func(), error) {
+	opts := []client.Option{client.WithTimeout(c.timeout)}
+	if c.agent != "" {
+		opts = append(opts, client.WithAgentID(c.agent))
+	}
+	if c.token != "" {
+		opts = append(opts, client.WithToken(c.token))
+	}
+	if c.local || c.root != "" {
+		e, err := local.Start(local.Config{Root: c.root, Client: opts})
+		if err != nil {
+			return nil, nil, err
+		}
+		return e.Client, func() { e.Close() }, nil
+	}
+	cl, err := client.Dial(c.server, opts...)
+	if err != nil {
+		return nil, nil, err
+	}
+	return cl, func() { cl.Close() }, nil
+}
+
+// parse parses args with flags allowed before, between and after the
+// positional arguments ("edit FILE --dry-run" and "edit --dry-run FILE"),
+// and returns the positional ones; "--" ends the flags. It prints the usage
+// and returns exitOK for --help, or exitUsage for a bad flag; -1 means go on.
+func parse(fs *flag.FlagSet, io stdio, usage string, args []string) ([]string, int) {
+	fs.SetOutput(io.stderr)
+	fs.Usage = func() { fmt.Fprint(fs.Output(), usage) }
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fmt.Fprint(io.stdout, usage)
+				return nil, exitOK
+			}
+			return nil, exitUsage
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, -1
+		}
+		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
+			return append(pos, rest...), -1
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// usageError prints a usage problem and returns exitUsage.
+func usageError(io stdio, cmd, format string, args ...any) int {
+	fmt.Fprintf(io.stderr, "hashline %s: %s\n", cmd, fmt.Sprintf(format, args...))
+	fmt.Fprintf(io.stderr, "Run \"hashline %s --help\" for usage.\n", cmd)
+	return exitUsage
+}
+
+// fail prints a call's error the way a model acts on it and returns the
+// exit code: exitStale when the file changed since it was read (the fresh
+// tags are printed), else exitError.
+func fail(io stdio, cmd string, err error) int {
+	if errors.Is(err, context.Canceled) {
+		fmt.Fprintf(io.stderr, "hashline %s: interrupted\n", cmd)
+		return exitError
+	}
+	var stale client.StaleRefError
+	if errors.As(err, &stale) {
+		fmt.Fprint(io.stderr, client.FormatError(err))
+		fmt.Fprintln(io.stderr, "Retry with the refs above (or read the file again).")
+		return exitStale
+	}
+	if errors.Is(err, client.ErrVersionMismatch) {
+		fmt.Fprint(io.stderr, client.FormatError(err))
+		fmt.Fprintln(io.stderr, "The file changed since that version: read it again and retry.")
+		return exitStale
+	}
+	var e *client.Error
+	if errors.As(err, &e) {
+		msg := client.FormatError(err)
+		if e.Reason == "" && e.Code.String() == "Unavailable" {
+			msg = strings.TrimSuffix(msg, "\n") + "\nIs hashlined running there? Start it with \"hashlined serve\", pass --server ADDR, or use --local.\n"
+		}
+		fmt.Fprint(io.stderr, msg)
+		return exitError
+	}
+	fmt.Fprintf(io.stderr, "hashline %s: %v\n", cmd, err)
+	return exitError
+}
+
+// printJSON writes m as indented protojson, the JSON grpcurl users see.
+func printJSON(io stdio, m proto.Message) error {
+	b, err := protojson.MarshalOptions{Multiline: true, Indent: "  "}.Marshal(m)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(io.stdout, "%s\n", b)
+	return err
+}
+
+// readStdin reads all of stdin for a command that takes its input there.
+func readStdin(io stdio) (string, error) {
+	if io.stdin == nil {
+		return "", nil
+	}
+	if f, ok := io.stdin.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			return "", errors.New("expects input on stdin, but stdin is a terminal; pipe it in (or see --help)")
+		}
+	}
+	b, err := goio.ReadAll(io.stdin)
+	return string(b), err
+}

@@ -1,0 +1,460 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// The real binaries, built once by TestMain. TestCLI drives them as a
+// shell agent would and compares each transcript with a golden file under
+// testdata/; every transcript runs twice, against a real hashlined and with
+// --local, and both must print the same bytes.
+var hashlineBin, hashlinedBin string
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	dir, err := os.MkdirTemp("", "hashline-cli-test")
+	if err != nil {
+		panic(err)
+	}
+	hashlineBin = filepath.Join(dir, "hashline")
+	hashlinedBin = filepath.Join(dir, "hashlined")
+	for bin, pkg := range map[string]string{hashlineBin: ".", hashlinedBin: "../hashlined"} {
+		// Without -race: a race-enabled binary takes over a second to start
+		// on a loaded machine, and the transcripts run it ~150 times. The
+		// same command code runs under -race in TestInProcess.
+		if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
+			os.RemoveAll(dir)
+			panic("build " + pkg + ": " + err.Error() + "\n" + string(out))
+		}
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// startServer runs the real hashlined on root and a free port, and returns
+// its address.
+func startServer(t testing.TB, root string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(hashlinedBin, append([]string{"serve", "--root", root, "--listen", "127.0.0.1:0", "--log-level", "error"}, args...)...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	addr := make(chan string, 1)
+	go func() {
+		s := bufio.NewScanner(stdout)
+		for s.Scan() {
+			if _, a, ok := strings.Cut(s.Text(), "hashlined: serving "); ok {
+				_, a, _ = strings.Cut(a, " on ")
+				addr <- a
+			}
+		}
+	}()
+	select {
+	case a := <-addr:
+		return a
+	case <-time.After(60 * time.Second):
+		t.Fatalf("hashlined did not start: %s", stderr.String())
+		return ""
+	}
+}
+
+// step is one run of the CLI.
+type step struct {
+	args  []string
+	stdin string
+	dump  string
+}
+
+func cli(args ...string) step { return step{args: args} }
+
+// dump records a file's exact bytes in the transcript.
+func dump(path string) step { return step{dump: path} }
+
+func (s step) in(stdin string) step { s.stdin = stdin; return s }
+
+// mode says how a transcript reaches the engine: a real hashlined, or
+// --local in the workspace directory. Both must print the same transcript.
+type mode struct {
+	name  string
+	setup func(t *testing.T, dir string) (env []string, extra []string)
+}
+
+var modes = []mode{
+	{"against hashlined", func(t *testing.T, dir string) ([]string, []string) {
+		return []string{"HASHLINE_SERVER=" + startServer(t, dir)}, nil
+	}},
+	{"with --local", func(t *testing.T, dir string) ([]string, []string) {
+		return []string{"HASHLINE_SERVER=127.0.0.1:1"}, []string{"--local"}
+	}},
+}
+
+// runner runs the CLI once.
+type runner func(args []string, stdin string) (stdout, stderr string, code int)
+
+// binary runs the built hashline in dir with env added, and extra flags
+// after the command name.
+func binary(t *testing.T, dir string, env, extra []string) runner {
+	return func(args []string, stdin string) (string, string, int) {
+		t.Helper()
+		if len(extra) > 0 && len(args) > 0 && !strings.HasPrefix(args[0], "-") && args[0] != "help" {
+			args = append(append([]string{args[0]}, extra...), args[1:]...)
+		}
+		cmd := exec.Command(hashlineBin, args...)
+		cmd.Dir = dir
+		cmd.Env = append(cleanEnv(), env...)
+		cmd.Stdin = strings.NewReader(stdin)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			return stdout.String(), stderr.String(), exit.ExitCode()
+		} else if err != nil {
+			t.Fatalf("run %v: %v", args, err)
+		}
+		return stdout.String(), stderr.String(), 0
+	}
+}
+
+// transcript runs steps in dir and records each command, its stdout, its
+// stderr and its exit code.
+func transcript(t *testing.T, dir string, env, extra []string, steps []step) string {
+	t.Helper()
+	return record(t, dir, binary(t, dir, env, extra), steps)
+}
+
+func record(t *testing.T, dir string, run runner, steps []step) string {
+	t.Helper()
+	var b strings.Builder
+	for _, s := range steps {
+		if s.dump != "" {
+			data, err := os.ReadFile(filepath.Join(dir, s.dump))
+			if err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintf(&b, "# bytes of %s: %q\n\n", s.dump, data)
+			continue
+		}
+		fmt.Fprintf(&b, "$ hashline %s\n", shellQuote(s.args))
+		if s.stdin != "" {
+			fmt.Fprintf(&b, "< %q\n", s.stdin)
+		}
+		stdout, stderr, code := run(s.args, s.stdin)
+		b.WriteString(stdout)
+		if stderr != "" {
+			b.WriteString("[stderr]\n")
+			b.WriteString(stderr)
+		}
+		fmt.Fprintf(&b, "[exit %d]\n\n", code)
+	}
+	return b.String()
+}
+
+// cleanEnv drops the HASHLINE_* settings of whoever runs the tests.
+func cleanEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "HASHLINE_") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+func shellQuote(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		if a != "" && strings.Trim(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=,*") == "" {
+			q[i] = a
+			continue
+		}
+		q[i] = fmt.Sprintf("%q", a)
+	}
+	return strings.Join(q, " ")
+}
+
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// golden compares got with testdata/name.golden, or rewrites it with
+// -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./cmd/hashline -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("transcript differs from %s (go test ./cmd/hashline -update rewrites it after review)\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+const mainGo = "package main\n\nfunc main() {\n\tprintln(\"hi\")\n}\n"
+
+var cases = []struct {
+	name  string
+	files map[string]string
+	steps []step
+}{
+	{"read", map[string]string{"main.go": mainGo, "big.txt": strings.Repeat("line\n", 12)}, []step{
+		cli("read", "main.go"),
+		cli("read", "big.txt", "--offset", "4", "--limit", "3"),
+		cli("read", "--limit=2", "big.txt"),
+		cli("read", "main.go", "--json", "--offset", "5"),
+		cli("read", "missing.go"),
+		cli("read", "../outside.txt"),
+		cli("read"),
+		cli("read", "a", "b"),
+		cli("read", "main.go", "--offset", "-1"),
+		cli("read", "main.go", "--bogus"),
+	}},
+	{"edit_flags", map[string]string{"main.go": mainGo}, []step{
+		cli("read", "main.go"),
+		cli("edit", "main.go", "--replace", "4:16", "--text", "\tprintln(\"hello\")"),
+		cli("edit", "main.go", "--insert-after", "4:d4", "--text", "\tprintln(\"bye\")\n\tos.Exit(0)"),
+		cli("edit", "main.go", "--insert-before", "1:c9|package main", "--text", "// Command main greets."),
+		cli("edit", "main.go", "--delete", "6:81", "--end", "7:74"),
+		cli("edit", "main.go", "--append", "--text", "// end"),
+		cli("edit", "main.go", "--prepend", "--text", "//go:build ignore\n"),
+		cli("edit", "main.go", "--replace", "8:06", "--text", ""),
+		cli("edit", "main.go", "--full", "--replace", "4:05", "--text", "").in(""),
+		dump("main.go"),
+	}},
+	{"edit_text_and_json", map[string]string{"notes.txt": "alpha\nbeta\nalpha\n"}, []step{
+		cli("edit", "notes.txt", "--replace-text", "beta", "--with", "BETA"),
+		cli("edit", "notes.txt", "--replace-text", "alpha", "--with", "ALPHA"),
+		cli("edit", "notes.txt", "--replace-text", "alpha", "--with", "ALPHA", "--all"),
+		cli("edit", "notes.txt", "--replace-text", "gamma", "--with", "x"),
+		cli("edit", "notes.txt").in(`[{"replace":{"start":"1:f8","text":"one"}},{"insertAfter":{"anchor":"3:f8","text":"four"}}]`),
+		cli("edit", "notes.txt", "--dry-run").in(`{"edits":[{"delete":{"start":"2:21"}}],"context":1}`),
+		cli("edit", "notes.txt", "--replace", "2:21").in("from stdin\n"),
+		cli("edit", "notes.txt", "--context", "0", "--append", "--text-file", "-").in("last\n"),
+		cli("read", "notes.txt"),
+	}},
+	{"edit_stale", map[string]string{"greet.txt": "hello\nworld\n"}, []step{
+		cli("read", "greet.txt"),
+		cli("edit", "greet.txt", "--replace", "2:b3", "--text", "there"),
+		cli("edit", "greet.txt", "--replace", "2:b3", "--text", "again"),
+		cli("edit", "greet.txt", "--replace", "2:50", "--text", "again"),
+		cli("edit", "greet.txt", "--base-version", "v1-00000000000000000000000000000000", "--append", "--text", "x"),
+		cli("edit", "greet.txt", "--delete", "9:aa"),
+		cli("edit", "greet.txt", "--replace", "2:zz", "--text", "x"),
+	}},
+	{"edit_usage", map[string]string{"f.txt": "a\n"}, []step{
+		cli("edit", "f.txt", "--replace", "1:aa", "--delete", "1:aa"),
+		cli("edit", "f.txt", "--delete", "1:aa", "--text", "x"),
+		cli("edit", "f.txt", "--append", "--end", "1:aa", "--text", "x"),
+		cli("edit", "f.txt", "--replace-text", "a"),
+		cli("edit", "f.txt").in(`[{"replace":{"begin":"1:aa"}}]`),
+		cli("edit", "f.txt").in(`not json`),
+		cli("edit", "f.txt"),
+		cli("edit", "f.txt").in(`{"path":"other.txt","edits":[{"append":{"text":"x"}}]}`),
+		cli("edit"),
+	}},
+	{"write", map[string]string{"old.txt": "old\n"}, []step{
+		cli("write", "new.txt", "--create").in("one\ntwo\n"),
+		cli("write", "new.txt", "--create").in("again\n"),
+		cli("write", "gone.txt", "--replace").in("x\n"),
+		cli("write", "old.txt", "--expected-version", "v1-00000000000000000000000000000000").in("x\n"),
+		cli("write", "old.txt", "--expected-version", "v1-01d09d19c2139a46aebfb577780d123d", "--content", "new\n"),
+		cli("write", "dir/deep/file.txt", "--content", ""),
+		cli("write", "x.txt", "--create", "--replace"),
+		cli("read", "new.txt"),
+	}},
+	{"grep", map[string]string{
+		"a.go":         "package a\n\n// TODO: name this\nfunc A() {}\n\nfunc B() {} // todo\n",
+		"b.txt":        "nothing here\n",
+		"sub/c.go":     "package sub\n\nvar x = \"TODO\"\n",
+		".hidden/h.go": "// TODO hidden\n",
+	}, []step{
+		cli("grep", "TODO"),
+		cli("grep", "-i", "todo", "-C1"),
+		cli("grep", "-i", "todo", "-A", "1", "a.go"),
+		cli("grep", "--glob", "sub/**", "TODO"),
+		cli("grep", "--hidden", "-F", "TODO h"),
+		cli("grep", "--max", "1", "-i", "todo"),
+		cli("grep", "-e", "-?TODO", "sub"),
+		cli("grep", "--", "-nope"),
+		cli("grep", "nomatch"),
+		cli("grep", "(unclosed"),
+		cli("grep"),
+		cli("grep", "TODO", "a", "b"),
+	}},
+	{"unicode_crlf", map[string]string{"win.txt": "caf\u00e9\r\nna\u00efve \u2603\r\n\u65e5\u672c\u8a9e\r\n", "bom.txt": "\ufeffx = 1\ny = 2\n"}, []step{
+		cli("read", "win.txt"),
+		cli("edit", "win.txt", "--replace", "2:e7", "--text", "na\u00efve \u2744"),
+		cli("edit", "win.txt", "--append", "--text", "\u00e9t\u00e9"),
+		cli("grep", "\u00e9"),
+		cli("read", "bom.txt"),
+		cli("edit", "bom.txt", "--prepend", "--text", "# top"),
+		dump("win.txt"),
+		dump("bom.txt"),
+	}},
+}
+
+func TestCLI(t *testing.T) {
+	for _, tc := range cases {
+		var first string
+		for _, m := range modes {
+			t.Run(tc.name+" "+m.name, func(t *testing.T) {
+				dir := t.TempDir()
+				writeFiles(t, dir, tc.files)
+				env, extra := m.setup(t, dir)
+				got := transcript(t, dir, env, extra, tc.steps)
+				if first == "" {
+					first = got
+					golden(t, tc.name, got)
+					return
+				}
+				if got != first {
+					t.Errorf("%s prints a different transcript than %s:\n%s", m.name, modes[0].name, lineDiff(first, got))
+				}
+			})
+		}
+	}
+}
+
+// lineDiff lists the lines that differ, for a readable failure.
+func lineDiff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	var out strings.Builder
+	for i := 0; i < max(len(al), len(bl)); i++ {
+		var x, y string
+		if i < len(al) {
+			x = al[i]
+		}
+		if i < len(bl) {
+			y = bl[i]
+		}
+		if x != y {
+			fmt.Fprintf(&out, "line %d:\n  - %s\n  + %s\n", i+1, x, y)
+		}
+	}
+	return out.String()
+}
+
+func TestHelp(t *testing.T) {
+	dir := t.TempDir()
+	// The command list includes commands other files own, so the top-level
+	// help is checked for what it must say rather than byte for byte.
+	for _, args := range [][]string{{"--help"}, {"help"}, {}, {"bogus"}} {
+		out, errOut, code := binary(t, dir, nil, nil)(args, "")
+		text := out + errOut
+		wantCode := exitUsage
+		if len(args) == 1 && args[0] != "bogus" {
+			wantCode = exitOK
+		}
+		if code != wantCode {
+			t.Errorf("hashline %v: exit %d, want %d", args, code, wantCode)
+		}
+		for _, want := range []string{"read ", "edit ", "write ", "grep ", "exit codes:", "  0  success", "  1  any other error", "  2  usage error", "  5  stale", "HASHLINE_SERVER", "--local"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("hashline %v does not say %q:\n%s", args, want, text)
+			}
+		}
+	}
+	got := transcript(t, dir, nil, nil, []step{
+		cli("read", "--help"),
+		cli("edit", "-h"),
+		cli("write", "--help"),
+		cli("grep", "--help"),
+	})
+	golden(t, "help", got)
+}
+
+func TestServerUnreachable(t *testing.T) {
+	dir := t.TempDir()
+	got := transcript(t, dir, []string{"HASHLINE_SERVER=127.0.0.1:1"}, nil, []step{cli("read", "x.txt")})
+	if !strings.Contains(got, "[exit 1]") || !strings.Contains(got, "Is hashlined running there?") {
+		t.Fatalf("want exit 1 and a hint to start the server, got:\n%s", got)
+	}
+}
+
+func TestUnixSocketAndAgentEnv(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"f.txt": "one\n"})
+	sock := filepath.Join(t.TempDir(), "h.sock")
+	addr := startServer(t, dir, "--listen", "unix://"+sock)
+	got := transcript(t, dir, []string{"HASHLINE_SERVER=" + addr, "HASHLINE_AGENT=tester"}, nil, []step{
+		cli("read", "f.txt"),
+		cli("edit", "f.txt", "--append", "--text", "two"),
+	})
+	if strings.Count(got, "[exit 0]") != 2 || !strings.Contains(got, "2:") {
+		t.Fatalf("over %s:\n%s", addr, got)
+	}
+}
+
+// TestInProcess runs transcripts through run itself, under -race, with
+// --root: the same golden files must come out.
+func TestInProcess(t *testing.T) {
+	for _, tc := range cases {
+		if tc.name != "edit_stale" && tc.name != "edit_text_and_json" && tc.name != "unicode_crlf" {
+			continue
+		}
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFiles(t, dir, tc.files)
+			inProcess := func(args []string, stdin string) (string, string, int) {
+				args = append([]string{args[0], "--root", dir}, args[1:]...)
+				var stdout, stderr strings.Builder
+				code := run(context.Background(), args, stdio{
+					stdin: strings.NewReader(stdin), stdout: &stdout, stderr: &stderr,
+					getenv: func(string) string { return "" },
+				})
+				return stdout.String(), stderr.String(), code
+			}
+			got := record(t, dir, inProcess, tc.steps)
+			want, err := os.ReadFile(filepath.Join("testdata", tc.name+".golden"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != string(want) {
+				t.Errorf("in-process transcript differs from the golden file:\n%s", lineDiff(string(want), got))
+			}
+		})
+	}
+}

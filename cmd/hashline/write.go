@@ -1,0 +1,95 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+
+	"github.com/hashline/hashline/client"
+	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+)
+
+func init() {
+	register(&command{name: "write", summary: "create or overwrite a whole file with stdin", run: runWrite})
+}
+
+const writeUsage = `usage: hashline write FILE [--create | --replace] [--expected-version V] < content
+
+Writes stdin to FILE, byte for byte, atomically. Missing parent directories
+are created. Prints the new version:
+
+  Created notes.txt (3 lines, version v1-…)
+
+flags:
+  --create              fail (ALREADY_EXISTS) if FILE exists
+  --replace             fail (NOT_FOUND) if FILE does not exist
+  --expected-version V  write only if FILE is still at version V (from read);
+                        else exit 5: read again and retry
+  --content TEXT        the content, instead of stdin
+` + connHelp
+
+func runWrite(ctx context.Context, io stdio, args []string) int {
+	fs := flag.NewFlagSet("write", flag.ContinueOnError)
+	var cf connFlags
+	cf.register(fs, io)
+	create := fs.Bool("create", false, "")
+	replace := fs.Bool("replace", false, "")
+	expected := fs.String("expected-version", "", "")
+	var content optString
+	fs.Var(&content, "content", "")
+	pos, code := parse(fs, io, writeUsage, args)
+	if code >= 0 {
+		return code
+	}
+	if len(pos) != 1 {
+		return usageError(io, "write", "want exactly one FILE, got %d arguments", len(pos))
+	}
+	if *create && *replace {
+		return usageError(io, "write", "--create and --replace exclude each other (neither means create or overwrite)")
+	}
+	mode := hashlinev1.WriteMode_WRITE_MODE_UPSERT
+	switch {
+	case *create:
+		mode = hashlinev1.WriteMode_WRITE_MODE_CREATE
+	case *replace:
+		mode = hashlinev1.WriteMode_WRITE_MODE_REPLACE
+	}
+	text := content.value
+	if !content.set {
+		var err error
+		if text, err = readStdin(io); err != nil {
+			return usageError(io, "write", "%v", err)
+		}
+	}
+	c, done, err := cf.connect()
+	if err != nil {
+		return fail(io, "write", err)
+	}
+	defer done()
+	w, err := c.Write(ctx, &hashlinev1.WriteRequest{Path: pos[0], Content: text, Mode: mode, ExpectedVersion: *expected})
+	if err != nil {
+		return fail(io, "write", err)
+	}
+	if cf.json {
+		if err := printJSON(io, w); err != nil {
+			return fail(io, "write", err)
+		}
+		return exitOK
+	}
+	fmt.Fprint(io.stdout, client.FormatWrite(w))
+	return exitOK
+}
+
+// optString is a string flag that remembers whether it was given, so that
+// an explicit empty value ("--text ”") differs from a missing one.
+type optString struct {
+	value string
+	set   bool
+}
+
+func (o *optString) String() string { return o.value }
+
+func (o *optString) Set(v string) error {
+	o.value, o.set = v, true
+	return nil
+}
