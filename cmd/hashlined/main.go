@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/keepalive"
 
 	"github.com/hashline/hashline/internal/hashline"
 	"github.com/hashline/hashline/internal/workspace"
@@ -66,6 +67,21 @@ type config struct {
 	defaultTimeout time.Duration
 	shutdownGrace  time.Duration
 	fsync          bool
+
+	// Exposure: authentication, transport security, limits, metrics.
+	tokens           string
+	insecureNoAuth   bool
+	tlsCert          string
+	tlsKey           string
+	tlsClientCA      string
+	rate             float64
+	burst            int
+	maxStreams       uint
+	keepaliveTime    time.Duration
+	keepaliveTimeout time.Duration
+	keepaliveMinTime time.Duration
+	metricsListen    string
+	cleanTemp        bool
 }
 
 func flags(fs *flag.FlagSet) *config {
@@ -85,6 +101,19 @@ func flags(fs *flag.FlagSet) *config {
 	fs.DurationVar(&c.defaultTimeout, "default-timeout", 60*time.Second, "deadline for calls that arrive without one (0 = none)")
 	fs.DurationVar(&c.shutdownGrace, "shutdown-grace", 10*time.Second, "on SIGINT/SIGTERM, how long in-flight calls may finish before they are cut")
 	fs.BoolVar(&c.fsync, "fsync", true, "fsync files and directories on write; false is UNSAFE (a crash can lose acknowledged edits) and meant for benchmarks")
+	fs.StringVar(&c.tokens, "tokens", "", "token file (YAML or JSON, see SECURITY.md): every call but health and reflection then needs \"authorization: Bearer <token>\"; SIGHUP reloads it")
+	fs.BoolVar(&c.insecureNoAuth, "insecure-no-auth", false, "allow listening on a non-loopback address without --tokens (anyone who can connect can read and change the workspace)")
+	fs.StringVar(&c.tlsCert, "tls-cert", "", "TLS certificate (PEM); with --tls-key, serve TLS instead of plaintext")
+	fs.StringVar(&c.tlsKey, "tls-key", "", "TLS private key (PEM) of --tls-cert")
+	fs.StringVar(&c.tlsClientCA, "tls-client-ca", "", "CA certificates (PEM): require client certificates signed by them (mutual TLS)")
+	fs.Float64Var(&c.rate, "rate", 0, "calls per second each agent may make, refilled continuously (0 = no limit); over it calls fail RESOURCE_EXHAUSTED RATE_LIMITED with a retry delay")
+	fs.IntVar(&c.burst, "burst", 50, "calls an agent may make at once before --rate applies")
+	fs.UintVar(&c.maxStreams, "max-concurrent-streams", 256, "calls in flight on one connection; more wait for a free slot")
+	fs.DurationVar(&c.keepaliveTime, "keepalive-time", 2*time.Minute, "ping a client after this long without activity, to find dead connections")
+	fs.DurationVar(&c.keepaliveTimeout, "keepalive-timeout", 20*time.Second, "close a connection whose ping is not answered within this")
+	fs.DurationVar(&c.keepaliveMinTime, "keepalive-min-time", 10*time.Second, "shortest interval between a client's pings; a client pinging more often is disconnected (GOAWAY too_many_pings)")
+	fs.StringVar(&c.metricsListen, "metrics-listen", "", "serve Prometheus metrics at http://ADDR/metrics (e.g. 127.0.0.1:9420; empty = off)")
+	fs.BoolVar(&c.cleanTemp, "clean-temp", true, "at startup, remove in the background the temporary files an interrupted write left behind (.hashline-*.tmp)")
 	return c
 }
 
@@ -166,6 +195,7 @@ func newLogger(c *config, w io.Writer) (*slog.Logger, error) {
 }
 
 func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io.Writer) error {
+	started := time.Now()
 	logger, err := newLogger(c, stderr)
 	if err != nil {
 		return err
@@ -183,6 +213,29 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 		logger.Warn("fsync is off: a crash or power loss can lose or corrupt acknowledged writes")
 	}
 
+	if err := checkExposure(c, logger); err != nil {
+		return err
+	}
+	creds, err := tlsOption(c)
+	if err != nil {
+		return err
+	}
+	authn, stopAuth, err := loadAuth(c, logger)
+	if err != nil {
+		return err
+	}
+	defer stopAuth()
+	if c.rate < 0 || c.burst < 1 {
+		return fmt.Errorf("--rate %g --burst %d: want a rate >= 0 (0 = off) and a burst >= 1", c.rate, c.burst)
+	}
+	// TODO(cache): pass server.WithCacheBytes(svc's cache size) once the
+	// snapshot cache reports it; hashline_cache_bytes is exported then.
+	metrics, metricsAddr, stopMetrics, err := serveMetrics(c.metricsListen, logger)
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
+
 	lis, cleanup, err := listen(c.listen)
 	if err != nil {
 		return err
@@ -198,23 +251,51 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 		server.WithMaxResponseBytes(c.maxRespBytes),
 		server.WithLogger(logger),
 	)
+	// Stop must still wait for handlers, so an edit cut at the end of the
+	// grace period finishes its write before the root is closed.
+	srvOpts := []grpc.ServerOption{grpc.WaitForHandlers(true)}
+	if creds != nil {
+		srvOpts = append(srvOpts, creds)
+	}
+	var limiter *server.RateLimiter
+	if c.rate > 0 {
+		limiter = server.NewRateLimiter(c.rate, c.burst, 0)
+	}
 	gs, hs := server.NewGRPCServer(svc, server.GRPCConfig{
-		MaxRecvBytes:   c.maxRecvBytes,
-		MaxSendBytes:   c.maxRecvBytes,
-		DefaultTimeout: c.defaultTimeout,
-		Logger:         logger,
-		// Stop must still wait for handlers, so an edit cut at the end of
-		// the grace period finishes its write before the root is closed.
-		ServerOptions: []grpc.ServerOption{grpc.WaitForHandlers(true)},
+		MaxRecvBytes:         c.maxRecvBytes,
+		MaxSendBytes:         c.maxRecvBytes,
+		DefaultTimeout:       c.defaultTimeout,
+		MaxConcurrentStreams: uint32(min(c.maxStreams, 1<<31)),
+		Keepalive:            keepalive.ServerParameters{Time: c.keepaliveTime, Timeout: c.keepaliveTimeout},
+		KeepalivePolicy:      keepalive.EnforcementPolicy{MinTime: c.keepaliveMinTime, PermitWithoutStream: true},
+		Auth:                 authn,
+		RateLimit:            limiter,
+		Metrics:              metrics,
+		Logger:               logger,
+		ServerOptions:        srvOpts,
 	})
+	if c.cleanTemp {
+		sweepCtx, stopSweep := context.WithCancel(context.Background())
+		swept := make(chan struct{})
+		go func() {
+			defer close(swept)
+			sweepTemp(sweepCtx, ws.Root(), started, logger)
+		}()
+		// Runs before ws.Close: the sweep must let go of the root first.
+		defer func() { stopSweep(); <-swept }()
+	}
 
 	addr := lis.Addr().String()
 	if lis.Addr().Network() == "unix" {
 		addr = "unix://" + addr
 	}
+	if metricsAddr != "" {
+		fmt.Fprintf(stdout, "hashlined: metrics on http://%s/metrics\n", metricsAddr)
+	}
 	// Tests and scripts read this line to find a port chosen with :0.
 	fmt.Fprintf(stdout, "hashlined: serving %s on %s\n", ws.Dir(), addr)
-	logger.Info("serving", "root", ws.Dir(), "listen", addr, "hashLen", hasher.Len())
+	logger.Info("serving", "root", ws.Dir(), "listen", addr, "hashLen", hasher.Len(),
+		"tls", creds != nil, "mtls", c.tlsClientCA != "", "tokens", authn != nil, "rate", c.rate, "metrics", metricsAddr)
 
 	errc := make(chan error, 1)
 	go func() { errc <- gs.Serve(lis) }()

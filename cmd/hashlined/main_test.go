@@ -43,6 +43,14 @@ func TestMain(m *testing.M) {
 // start runs hashlined serve with args and returns the address it prints.
 func start(t *testing.T, env []string, args ...string) (*exec.Cmd, string) {
 	t.Helper()
+	cmd, addr, _ := startLines(t, env, args...)
+	return cmd, addr
+}
+
+// startLines is start that also returns the lines printed before the
+// serving line (e.g. the metrics address).
+func startLines(t *testing.T, env []string, args ...string) (*exec.Cmd, string, []string) {
+	t.Helper()
 	cmd := exec.Command(binary, append([]string{"serve"}, args...)...)
 	cmd.Env = append(os.Environ(), env...)
 	stdout, err := cmd.StdoutPipe()
@@ -58,23 +66,34 @@ func start(t *testing.T, env []string, args ...string) (*exec.Cmd, string) {
 		cmd.Process.Kill()
 		cmd.Wait()
 	})
-	lines := make(chan string, 1)
+	lines := make(chan string, 16)
 	go func() {
 		s := bufio.NewScanner(stdout)
 		for s.Scan() {
-			if strings.Contains(s.Text(), "serving") {
-				lines <- s.Text()
+			select {
+			case lines <- s.Text():
+			default: // nobody reads after startup; keep draining
 			}
 		}
+		close(lines)
 	}()
-	select {
-	case l := <-lines:
-		_, addr, _ := strings.Cut(l, " on ")
-		return cmd, addr
-	case <-time.After(30 * time.Second):
-		t.Fatalf("hashlined did not start: %s", stderr.String())
+	var before []string
+	timeout := time.After(30 * time.Second)
+	for {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatalf("hashlined exited before serving: %s", stderr.String())
+			}
+			if strings.Contains(l, "serving") {
+				_, addr, _ := strings.Cut(l, " on ")
+				return cmd, addr, before
+			}
+			before = append(before, l)
+		case <-timeout:
+			t.Fatalf("hashlined did not start: %s", stderr.String())
+		}
 	}
-	return nil, ""
 }
 
 // dial connects a client to addr; both it and the context end with the test.

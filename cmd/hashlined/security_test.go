@@ -1,0 +1,383 @@
+package main
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"errors"
+	"io"
+	"math/big"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/status"
+
+	"github.com/hashline/hashline/client"
+	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+)
+
+// pki is a throwaway CA with a server certificate for 127.0.0.1 and a
+// client certificate, written as PEM files.
+type pki struct {
+	caFile, certFile, keyFile string
+	pool                      *x509.CertPool
+	client                    tls.Certificate
+	strangerClient            tls.Certificate // signed by another CA
+}
+
+func newPKI(t *testing.T) *pki {
+	t.Helper()
+	dir := t.TempDir()
+	ca, caKey := newCA(t, "hashline test CA")
+	other, otherKey := newCA(t, "someone else's CA")
+	p := &pki{caFile: filepath.Join(dir, "ca.pem"), certFile: filepath.Join(dir, "server.pem"), keyFile: filepath.Join(dir, "server.key"), pool: x509.NewCertPool()}
+	p.pool.AddCert(ca)
+	writePEM(t, p.caFile, "CERTIFICATE", ca.Raw)
+	srvDER, srvKey := leaf(t, ca, caKey, &x509.Certificate{
+		Subject:     pkix.Name{CommonName: "hashlined"},
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")},
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	})
+	writePEM(t, p.certFile, "CERTIFICATE", srvDER)
+	keyDER, err := x509.MarshalECPrivateKey(srvKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writePEM(t, p.keyFile, "EC PRIVATE KEY", keyDER)
+	clientTmpl := func() *x509.Certificate {
+		return &x509.Certificate{Subject: pkix.Name{CommonName: "agent"}, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}
+	}
+	der, key := leaf(t, ca, caKey, clientTmpl())
+	p.client = tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
+	der, key = leaf(t, other, otherKey, clientTmpl())
+	p.strangerClient = tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
+	return p
+}
+
+var serial int64
+
+func newCA(t *testing.T, name string) (*x509.Certificate, *ecdsa.PrivateKey) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	serial++
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(serial), Subject: pkix.Name{CommonName: name},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cert, key
+}
+
+func leaf(t *testing.T, ca *x509.Certificate, caKey *ecdsa.PrivateKey, tmpl *x509.Certificate) ([]byte, *ecdsa.PrivateKey) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	serial++
+	tmpl.SerialNumber = big.NewInt(serial)
+	tmpl.NotBefore, tmpl.NotAfter = time.Now().Add(-time.Hour), time.Now().Add(time.Hour)
+	tmpl.KeyUsage = x509.KeyUsageDigitalSignature
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return der, key
+}
+
+func writePEM(t *testing.T, file, typ string, der []byte) {
+	t.Helper()
+	if err := os.WriteFile(file, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// readOnce reads a.txt through a fresh connection with opts and returns the
+// error.
+func readOnce(t *testing.T, addr string, opts ...grpc.DialOption) error {
+	t.Helper()
+	c, ctx := dial(t, addr, client.WithDialOptions(opts...))
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	_, err := c.RPC().Read(ctx, &hashlinev1.ReadRequest{Path: "a.txt"}, grpc.WaitForReady(false))
+	return err
+}
+
+func newRoot(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "a.txt"), []byte("alpha\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+func TestTLS(t *testing.T) {
+	p := newPKI(t)
+	root := newRoot(t)
+	_, addr := start(t, nil, "--root", root, "--listen", "127.0.0.1:0", "--tls-cert", p.certFile, "--tls-key", p.keyFile)
+	trusting := credentials.NewTLS(&tls.Config{RootCAs: p.pool})
+	if err := readOnce(t, addr, grpc.WithTransportCredentials(trusting)); err != nil {
+		t.Errorf("TLS client: %v", err)
+	}
+	if err := readOnce(t, addr, grpc.WithTransportCredentials(insecure.NewCredentials())); status.Code(err) != codes.Unavailable {
+		t.Errorf("plaintext client against a TLS server: %v, want UNAVAILABLE", err)
+	}
+	if err := readOnce(t, addr, grpc.WithTransportCredentials(credentials.NewTLS(&tls.Config{}))); status.Code(err) != codes.Unavailable {
+		t.Errorf("client that does not trust the server's CA: %v, want UNAVAILABLE", err)
+	}
+}
+
+func TestMutualTLS(t *testing.T) {
+	p := newPKI(t)
+	root := newRoot(t)
+	_, addr := start(t, nil, "--root", root, "--listen", "127.0.0.1:0", "--tls-cert", p.certFile, "--tls-key", p.keyFile, "--tls-client-ca", p.caFile)
+	for _, tt := range []struct {
+		name  string
+		certs []tls.Certificate
+		ok    bool
+	}{
+		{name: "client with a certificate from the CA", certs: []tls.Certificate{p.client}, ok: true},
+		{name: "client without a certificate", certs: nil},
+		{name: "client with a certificate from another CA", certs: []tls.Certificate{p.strangerClient}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			creds := credentials.NewTLS(&tls.Config{RootCAs: p.pool, Certificates: tt.certs})
+			err := readOnce(t, addr, grpc.WithTransportCredentials(creds))
+			if tt.ok && err != nil {
+				t.Errorf("refused: %v", err)
+			}
+			if !tt.ok && status.Code(err) != codes.Unavailable {
+				t.Errorf("err = %v, want the handshake refused (UNAVAILABLE)", err)
+			}
+		})
+	}
+}
+
+// bearer sends a token with every call, over plaintext too.
+type bearer string
+
+func (b bearer) GetRequestMetadata(context.Context, ...string) (map[string]string, error) {
+	return map[string]string{"authorization": "Bearer " + string(b)}, nil
+}
+func (bearer) RequireTransportSecurity() bool { return false }
+
+func TestTokensFromFileAndReloadOnSIGHUP(t *testing.T) {
+	root := newRoot(t)
+	const first, second = "first-token-0123456789", "second-token-0123456789"
+	file := filepath.Join(t.TempDir(), "tokens.yaml")
+	writeTokens := func(tok string) {
+		if err := os.WriteFile(file, []byte("tokens:\n  - token: "+tok+"\n    agent: a\n    permission: read\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeTokens(first)
+	cmd, addr := start(t, []string{"HASHLINED_TOKENS=" + file}, "--root", root, "--listen", "127.0.0.1:0")
+	if err := readOnce(t, addr, grpc.WithPerRPCCredentials(bearer(first))); err != nil {
+		t.Fatalf("with the token: %v", err)
+	}
+	if err := readOnce(t, addr); status.Code(err) != codes.Unauthenticated {
+		t.Errorf("without a token: %v", err)
+	}
+	// Health needs no token.
+	conn, err := grpc.NewClient("passthrough:///"+addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := healthpb.NewHealthClient(conn).Check(context.Background(), &healthpb.HealthCheckRequest{}); err != nil {
+		t.Errorf("health without a token: %v", err)
+	}
+
+	// A broken file is not loaded: the first token keeps working.
+	if err := os.WriteFile(file, []byte("tokens: [{token: short}]"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if err := readOnce(t, addr, grpc.WithPerRPCCredentials(bearer(first))); err != nil {
+		t.Errorf("after a bad reload, the old token: %v", err)
+	}
+
+	writeTokens(second)
+	if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for readOnce(t, addr, grpc.WithPerRPCCredentials(bearer(second))) != nil {
+		if time.Now().After(deadline) {
+			t.Fatal("the new token never worked after SIGHUP")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := readOnce(t, addr, grpc.WithPerRPCCredentials(bearer(first))); status.Code(err) != codes.Unauthenticated {
+		t.Errorf("the old token after reload: %v", err)
+	}
+}
+
+func TestNetworkAddressNeedsTokensOrAnExplicitOptOut(t *testing.T) {
+	root := newRoot(t)
+	out, err := exec.Command(binary, "serve", "--root", root, "--listen", "0.0.0.0:0").CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(string(out), "--tokens") || !strings.Contains(string(out), "--insecure-no-auth") {
+		t.Errorf("0.0.0.0 without tokens: exit %v, output %q", err, out)
+	}
+	_, addr := start(t, nil, "--root", root, "--listen", "0.0.0.0:0", "--insecure-no-auth")
+	if _, port, _ := net.SplitHostPort(addr); readOnce(t, "127.0.0.1:"+port) != nil {
+		t.Error("--insecure-no-auth did not serve")
+	}
+	file := filepath.Join(t.TempDir(), "tokens.json")
+	if err := os.WriteFile(file, []byte(`{"tokens": [{"token": "json-token-0123456789", "agent": "j", "permission": "write"}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, addr = start(t, nil, "--root", root, "--listen", "0.0.0.0:0", "--tokens", file)
+	if _, port, _ := net.SplitHostPort(addr); readOnce(t, "127.0.0.1:"+port, grpc.WithPerRPCCredentials(bearer("json-token-0123456789"))) != nil {
+		t.Error("a network address with --tokens did not serve")
+	}
+}
+
+func TestIsLoopback(t *testing.T) {
+	for addr, want := range map[string]bool{
+		"127.0.0.1:7420": true, "127.1.2.3:1": true, "[::1]:7420": true, "localhost:7420": true, "LOCALHOST:1": true,
+		"0.0.0.0:7420": false, ":7420": false, "[::]:7420": false, "10.0.0.1:7420": false, "example.com:7420": false, "garbage": false,
+	} {
+		if got := isLoopback(addr); got != want {
+			t.Errorf("isLoopback(%q) = %v, want %v", addr, got, want)
+		}
+	}
+}
+
+func TestBadSecuritySettingsFailWithExitOne(t *testing.T) {
+	p := newPKI(t)
+	badTokens := filepath.Join(t.TempDir(), "bad.yaml")
+	if err := os.WriteFile(badTokens, []byte("tokens: [{token: short, agent: a, permission: read}]"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--tokens", "/does/not/exist.yaml"}, "--tokens"},
+		{[]string{"--tokens", badTokens}, "at least 16"},
+		{[]string{"--tls-cert", p.certFile}, "--tls-key"},
+		{[]string{"--tls-client-ca", p.caFile}, "--tls-client-ca"},
+		{[]string{"--tls-cert", p.certFile, "--tls-key", p.caFile}, "--tls-cert/--tls-key"},
+		{[]string{"--tls-cert", p.certFile, "--tls-key", p.keyFile, "--tls-client-ca", p.keyFile}, "no PEM certificate"},
+		{[]string{"--rate", "-1"}, "--rate"},
+		{[]string{"--metrics-listen", "nonsense"}, "--metrics-listen"},
+	} {
+		args := append([]string{"serve", "--root", t.TempDir(), "--listen", "127.0.0.1:0"}, tt.args...)
+		out, err := exec.Command(binary, args...).CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(string(out), tt.want) {
+			t.Errorf("%v: exit %v, output %q, want exit 1 mentioning %q", tt.args, err, out, tt.want)
+		}
+	}
+}
+
+func TestMetricsEndpoint(t *testing.T) {
+	root := newRoot(t)
+	_, addr, lines := startLines(t, nil, "--root", root, "--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0")
+	var url string
+	for _, l := range lines {
+		if _, u, ok := strings.Cut(l, "metrics on "); ok {
+			url = u
+		}
+	}
+	if url == "" {
+		t.Fatalf("no metrics line in %q", lines)
+	}
+	c, ctx := dial(t, addr)
+	r, err := c.Read(ctx, &hashlinev1.ReadRequest{Path: "a.txt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Edit(ctx, &hashlinev1.EditRequest{Path: "a.txt", Edits: []*hashlinev1.FileEdit{client.Replace(client.Ref(r.GetLines()[0]), "", "beta")}}); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	for _, want := range []string{
+		`hashline_edit_outcomes_total{outcome="applied"} 1`,
+		`grpc_server_handled_total{grpc_code="OK",grpc_method="Read",grpc_service="hashline.v1.FileService",grpc_type="unary"} 1`,
+		`grpc_server_handling_seconds_bucket{grpc_method="Edit"`,
+		`go_goroutines`,
+	} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+}
+
+// TestHealthTurnsNotServingAtShutdown watches health from a client while
+// the server gets SIGTERM: NOT_SERVING must arrive before the server goes.
+func TestHealthTurnsNotServingAtShutdown(t *testing.T) {
+	root := newRoot(t)
+	cmd, addr := start(t, nil, "--root", root, "--listen", "127.0.0.1:0", "--shutdown-grace", "10s")
+	conn, err := grpc.NewClient("passthrough:///"+addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	w, err := healthpb.NewHealthClient(conn).Watch(ctx, &healthpb.HealthCheckRequest{Service: "hashline.v1.FileService"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := w.Recv(); err != nil || r.GetStatus() != healthpb.HealthCheckResponse_SERVING {
+		t.Fatalf("first status %v %v", r, err)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	r, err := w.Recv()
+	if err != nil || r.GetStatus() != healthpb.HealthCheckResponse_NOT_SERVING {
+		t.Fatalf("after SIGTERM: %v %v, want NOT_SERVING", r, err)
+	}
+	cancel() // let the graceful stop finish
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("exit: %v", err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("no exit after SIGTERM")
+	}
+}
