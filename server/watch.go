@@ -66,6 +66,7 @@ func (s *Service) watchStream(req *hashlinev1.WatchRequest, stream hashlinev1.Fi
 		return err
 	}
 	ctx := stream.Context()
+	var carried int64 // dropped counts of events this caller may not see
 	for {
 		select {
 		case <-ctx.Done():
@@ -78,6 +79,14 @@ func (s *Service) watchStream(req *hashlinev1.WatchRequest, stream hashlinev1.Fi
 				if !ok {
 					break
 				}
+				if !allowed(ctx, ev.Path) {
+					// A token limited to path prefixes sees only those
+					// files; a loss counted on a hidden event still counts.
+					carried += ev.Dropped
+					continue
+				}
+				ev.Dropped += carried
+				carried = 0
 				if err := stream.Send(watchResponse(ev)); err != nil {
 					return err
 				}
