@@ -119,14 +119,23 @@ func WithMaxPaths(n int) Option {
 	}
 }
 
+// WithSnapshots gives the hub a second place to find the content of a
+// version it knows but holds no content for (it was not kept, or was
+// forgotten for the byte budget): typically the server's snapshot cache.
+// get is called with the hub's lock held and must not call the hub.
+func WithSnapshots(get func(version string) ([]byte, bool)) Option {
+	return func(h *Hub) { h.snapshots = get }
+}
+
 // Hub fans change events out to subscribers. It is safe for concurrent
 // use. Publish calls for one path must not run concurrently (the server
 // holds the path's edit lock around them), so that what the hub remembers
 // of a file follows its real order of changes.
 type Hub struct {
-	buffer   int
-	maxText  int64
-	maxPaths int
+	buffer    int
+	maxText   int64
+	maxPaths  int
+	snapshots func(version string) ([]byte, bool)
 
 	nsubs atomic.Int32 // len(subs), read without the lock by Publish
 
@@ -201,6 +210,7 @@ func (h *Hub) Publish(c Change) {
 		}
 	}
 	prev, known := h.known.get(c.Path)
+	prev = h.withText(prev)
 	var evs []Event
 	old, oldKnown := prev, known
 	if c.Old != nil {
@@ -212,7 +222,7 @@ func (h *Hub) Publish(c Change) {
 				evs = append(evs, ev)
 			}
 		}
-		old, oldKnown = *c.Old, true
+		old, oldKnown = h.withText(*c.Old), true
 	}
 	if ev, ok := newEvent(c.Path, c.Agent, c.External, old, oldKnown, c.New, c.Created); ok {
 		evs = append(evs, ev)
@@ -240,6 +250,18 @@ func (h *Hub) Publish(c Change) {
 			s.push(ev)
 		}
 	}
+}
+
+// withText fills in the content of an existing file's state from the
+// snapshots when the state has none.
+func (h *Hub) withText(st State) State {
+	if st.HasText || !st.Exists() || h.snapshots == nil {
+		return st
+	}
+	if text, ok := h.snapshots(st.Version); ok {
+		st.Text, st.HasText = text, true
+	}
+	return st
 }
 
 // pendingRanges is stashed in an Event between newEvent and Publish, so

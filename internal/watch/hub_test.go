@@ -346,3 +346,33 @@ func TestConcurrentPublishAndSubscribe(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+func TestSnapshotsFillForgottenContent(t *testing.T) {
+	snap := map[string]string{"v1": "a\nb\n"}
+	var asked []string
+	h := NewHub(WithMaxTextBytes(0), WithSnapshots(func(v string) ([]byte, bool) {
+		asked = append(asked, v)
+		s, ok := snap[v]
+		return []byte(s), ok
+	}))
+	s, _ := h.Subscribe("")
+	// The hub keeps no content at all (budget 0): the old side of the
+	// external change comes from the snapshots, by version.
+	h.Publish(Change{Path: "f", Agent: "x", Old: &State{}, New: text("v1", "a\nb\n")})
+	h.Publish(Change{Path: "f", External: true, New: text("v2", "a\nB\n")})
+	// Without a snapshot of v2 there are no ranges.
+	h.Publish(Change{Path: "f", External: true, New: text("v3", "c\n")})
+	got := drain(s)
+	if len(got) != 3 {
+		t.Fatalf("got %d events, want 3", len(got))
+	}
+	if r := got[1].Changed; !reflect.DeepEqual(r, []Range{{2, 1, 2, 1}}) {
+		t.Errorf("ranges from the snapshot of v1 = %v, want [{2 1 2 1}]", r)
+	}
+	if got[2].Changed != nil || got[2].OldVersion != "v2" {
+		t.Errorf("v2 -> v3 without a snapshot: old %q, ranges %v; want v2 and no ranges", got[2].OldVersion, got[2].Changed)
+	}
+	if !reflect.DeepEqual(asked, []string{"v1", "v2"}) {
+		t.Errorf("snapshots asked for %v, want v1 then v2", asked)
+	}
+}
