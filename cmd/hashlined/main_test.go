@@ -51,7 +51,13 @@ func start(t *testing.T, env []string, args ...string) (*exec.Cmd, string) {
 // serving line (e.g. the metrics address).
 func startLines(t *testing.T, env []string, args ...string) (*exec.Cmd, string, []string) {
 	t.Helper()
-	cmd := exec.Command(binary, append([]string{"serve"}, args...)...)
+	return startBinary(t, binary, env, args...)
+}
+
+// startBinary is startLines with another build of hashlined.
+func startBinary(t *testing.T, bin string, env []string, args ...string) (*exec.Cmd, string, []string) {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"serve"}, args...)...)
 	cmd.Env = append(os.Environ(), env...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

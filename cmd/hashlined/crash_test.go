@@ -1,0 +1,284 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/hashline/hashline/client"
+	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/workspace"
+)
+
+// crashKills is how many times TestKillNineNeverTearsAFile kills the
+// server: HASHLINE_CRASH_KILLS, else 10 with -short, else 50.
+func crashKills(t *testing.T) int {
+	if v := os.Getenv("HASHLINE_CRASH_KILLS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			t.Fatalf("HASHLINE_CRASH_KILLS=%q: want a positive count", v)
+		}
+		return n
+	}
+	if testing.Short() {
+		return 10
+	}
+	return 50
+}
+
+var (
+	plainOnce   sync.Once
+	plainBinary string
+	plainErr    error
+)
+
+// buildPlain builds hashlined without the race detector: the crash test
+// restarts it dozens of times and measures the file system, not memory
+// accesses, so it uses the build that starts fastest.
+func buildPlain(t *testing.T) string {
+	t.Helper()
+	plainOnce.Do(func() {
+		plainBinary = filepath.Join(filepath.Dir(binary), "hashlined-plain")
+		out, err := exec.Command("go", "build", "-o", plainBinary, ".").CombinedOutput()
+		if err != nil {
+			plainErr = fmt.Errorf("%v\n%s", err, out)
+		}
+	})
+	if plainErr != nil {
+		t.Fatal(plainErr)
+	}
+	return plainBinary
+}
+
+// fileModel is what one client knows about one file: the last content the
+// server acknowledged and, while a request is unanswered, the content that
+// request would leave.
+type fileModel struct {
+	name    string
+	acked   []byte
+	pending []byte
+}
+
+// TestKillNineNeverTearsAFile drives writes and edits to a few files while
+// killing the real server with SIGKILL at random moments and restarting it.
+// After every kill each file must be byte-identical to its last
+// acknowledged version or to the version being written when the server
+// died: never a mix, never empty. Temporary files a kill leaves behind must
+// never be visible through Grep or Read, and the restarted server sweeps
+// them away.
+//
+// kill -9 tests atomicity (rename over a complete, closed temp file), not
+// durability across power loss, which needs the fsyncs this cannot observe.
+func TestKillNineNeverTearsAFile(t *testing.T) {
+	bin := buildPlain(t)
+	kills := crashKills(t)
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d, %d kills", seed, kills)
+	rng := rand.New(rand.NewPCG(seed, seed>>1))
+
+	root := t.TempDir()
+	files := make([]*fileModel, 4)
+	for i := range files {
+		f := &fileModel{name: fmt.Sprintf("f%d.txt", i), acked: content(rng, i, 0)}
+		if err := os.WriteFile(filepath.Join(root, f.name), f.acked, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files[i] = f
+	}
+
+	var acks, landedUnacked, torn, leftovers int
+	for k := range kills {
+		cmd, addr, _ := startBinary(t, bin, nil, "--root", root, "--listen", "127.0.0.1:0", "--log-level", "error")
+		c, err := client.Dial(addr, client.WithAgentID("crash"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkTempInvisible(t, c, root)
+
+		ctx, cancel := context.WithCancel(context.Background())
+		var wg sync.WaitGroup
+		var mu sync.Mutex // guards acks
+		for i, f := range files {
+			wg.Add(1)
+			frng := rand.New(rand.NewPCG(seed+uint64(k), uint64(i)))
+			go func() {
+				defer wg.Done()
+				for gen := 1; ctx.Err() == nil; gen++ {
+					if err := step(ctx, c, f, frng, i, k*100000+gen); err != nil {
+						if ctx.Err() == nil && !isConnErr(err) {
+							t.Errorf("%s: %v", f.name, err)
+						}
+						return
+					}
+					mu.Lock()
+					acks++
+					mu.Unlock()
+				}
+			}()
+		}
+		time.Sleep(time.Duration(10+rng.IntN(140)) * time.Millisecond)
+		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		_ = cmd.Wait()
+		cancel()
+		wg.Wait()
+		c.Close()
+
+		for _, f := range files {
+			disk, err := os.ReadFile(filepath.Join(root, f.name))
+			switch {
+			case err != nil:
+				t.Fatalf("kill %d: %s: %v", k, f.name, err)
+			case bytes.Equal(disk, f.acked):
+			case f.pending != nil && bytes.Equal(disk, f.pending):
+				f.acked = f.pending // the write landed; its answer was lost
+				landedUnacked++
+			default:
+				torn++
+				t.Errorf("kill %d: %s is %d bytes (version %s), neither the acknowledged %d bytes nor the pending %d",
+					k, f.name, len(disk), workspace.Version(disk), len(f.acked), len(f.pending))
+				f.acked = disk
+			}
+			f.pending = nil
+		}
+		names, err := filepath.Glob(filepath.Join(root, "*"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range names {
+			base := filepath.Base(n)
+			if workspace.IsTempName(base) {
+				leftovers++
+				continue
+			}
+			if !strings.HasPrefix(base, "f") {
+				t.Errorf("kill %d: unexpected file %s", k, base)
+			}
+		}
+		if t.Failed() {
+			break
+		}
+	}
+	t.Logf("%d kills, %d acknowledged changes, %d landed but unacknowledged, %d torn, %d temp files left by kills",
+		kills, acks, landedUnacked, torn, leftovers)
+
+	// A final start sweeps the leftovers away.
+	cmd, addr, _ := startBinary(t, bin, nil, "--root", root, "--listen", "127.0.0.1:0")
+	c, err := client.Dial(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	checkTempInvisible(t, c, root)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		left, _ := filepath.Glob(filepath.Join(root, ".hashline-*.tmp"))
+		if len(left) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the sweep left %d temp files: %v", len(left), left)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	_ = cmd.Wait()
+}
+
+// step makes one change to f: a whole-file Write or a Read then an Edit of
+// one line. f.pending holds the expected result while the call is out.
+func step(ctx context.Context, c *client.Client, f *fileModel, rng *rand.Rand, id, gen int) error {
+	if rng.IntN(2) == 0 {
+		next := content(rng, id, gen)
+		f.pending = next
+		resp, err := c.Write(ctx, &hashlinev1.WriteRequest{Path: f.name, Content: string(next)})
+		if err != nil {
+			return err
+		}
+		return ack(f, next, resp.GetVersion())
+	}
+	r, err := c.Read(ctx, &hashlinev1.ReadRequest{Path: f.name, Limit: 50})
+	if err != nil {
+		return err
+	}
+	if r.GetVersion() != workspace.Version(f.acked) {
+		return fmt.Errorf("Read shows version %s, not the acknowledged %s", r.GetVersion(), workspace.Version(f.acked))
+	}
+	line := r.GetLines()[rng.IntN(len(r.GetLines()))]
+	text := fmt.Sprintf("edited %d %d", id, gen)
+	lines := strings.SplitAfter(string(f.acked), "\n")
+	lines[line.GetNumber()-1] = text + "\n"
+	next := []byte(strings.Join(lines, ""))
+	f.pending = next
+	resp, err := c.Edit(ctx, &hashlinev1.EditRequest{Path: f.name, Edits: []*hashlinev1.FileEdit{client.Replace(client.Ref(line), "", text)}, Context: new(int32)})
+	if err != nil {
+		return err
+	}
+	return ack(f, next, resp.GetVersion())
+}
+
+func ack(f *fileModel, next []byte, version string) error {
+	if version != workspace.Version(next) {
+		return fmt.Errorf("acknowledged version %s is not that of the content sent (%s)", version, workspace.Version(next))
+	}
+	f.acked, f.pending = next, nil
+	return nil
+}
+
+// content returns a new whole-file content: 1 KiB to 1 MiB of numbered
+// lines, so writes take long enough for kills to land inside them.
+func content(rng *rand.Rand, id, gen int) []byte {
+	n := 16 << rng.IntN(11) // 16 .. 16384 lines of ~64 bytes
+	var b bytes.Buffer
+	for i := range n {
+		fmt.Fprintf(&b, "file %d gen %d line %d %s\n", id, gen, i, strings.Repeat("x", 40))
+	}
+	return b.Bytes()
+}
+
+// checkTempInvisible makes sure no temp file on disk shows through the API:
+// Grep skips them, Read refuses their names.
+func checkTempInvisible(t *testing.T, c *client.Client, root string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	left, _ := filepath.Glob(filepath.Join(root, ".hashline-*.tmp"))
+	if _, err := c.Grep(ctx, &hashlinev1.GrepRequest{Pattern: "line", Literal: true, Hidden: true, MaxMatches: 100000}, func(f *hashlinev1.GrepFile) error {
+		if workspace.IsTempName(f.GetPath()) {
+			t.Errorf("Grep shows the temp file %s", f.GetPath())
+		}
+		return nil
+	}); err != nil && !isConnErr(err) {
+		t.Errorf("grep: %v", err)
+	}
+	for _, p := range left {
+		_, err := c.Read(ctx, &hashlinev1.ReadRequest{Path: filepath.Base(p)})
+		if !errors.Is(err, &client.Error{Reason: "INVALID_PATH"}) {
+			t.Errorf("Read of the temp file %s: %v, want INVALID_PATH", filepath.Base(p), err)
+		}
+	}
+}
+
+// isConnErr reports the errors a call gets when the server dies under it.
+func isConnErr(err error) bool {
+	switch status.Code(err) {
+	case codes.Unavailable, codes.Canceled:
+		return true
+	}
+	return false
+}
