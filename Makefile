@@ -73,3 +73,7 @@ fuzz: ## Run every fuzz target for FUZZTIME each (default 100000x executions)
 .PHONY: bench
 bench: ## Core, workspace and grep benchmarks (ratios against baselines measured in the same run)
 	go test -run='^$$' -bench=. -benchmem -benchtime=$(BENCHTIME) ./internal/... ./server/...
+
+.PHONY: bench-grep
+bench-grep: ## Grep vs ripgrep on Go's source tree, alternating rounds; BENCH_GREP_FLAGS='-md BENCHMARKS.md' rewrites its section
+	scripts/bench-grep.sh $(BENCH_GREP_FLAGS)
