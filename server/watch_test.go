@@ -529,3 +529,26 @@ func TestWatchBadPath(t *testing.T) {
 		t.Errorf("refused watches left %d subscribers", subs)
 	}
 }
+
+func TestWatchOutlivesTheDefaultDeadline(t *testing.T) {
+	e := newEnvConfig(t, server.GRPCConfig{DefaultTimeout: 100 * time.Millisecond}, nil)
+	ctx, cancel := context.WithCancel(context.Background()) // no deadline of its own
+	defer cancel()
+	defer time.AfterFunc(waitFor, cancel).Stop() // but bounded all the same
+	st, err := hashlinev1.NewFileServiceClient(e.conn).Watch(ctx, &hashlinev1.WatchRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Header(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond) // past the default deadline
+	wr, err := e.c.Write(e.ctx, &hashlinev1.WriteRequest{Path: "late.txt", Content: "x\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := st.Recv()
+	if err != nil || ev.GetNewVersion() != wr.GetVersion() {
+		t.Fatalf("Recv = %v, %v; want the write's event: the default deadline must not cut Watch streams", ev, err)
+	}
+}
