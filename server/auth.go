@@ -144,6 +144,7 @@ type pathRequest interface{ GetPath() string }
 
 // access checks each FileService request against the caller's grant and the
 // paths no caller may name. It runs for every call, with or without tokens:
+//   - paths are at most MaxPathBytes long and MaxPathDepth deep;
 //   - the workspace's temporary files (workspace.IsTempName) cannot be
 //     named, so a crash's leftovers are never read or overwritten;
 //   - a read-only grant may not call Edit or Write (READ_ONLY);
@@ -185,6 +186,9 @@ func (a *access) check(ctx context.Context, method string, req any) error {
 	if p == "" {
 		return nil // the service reports the empty path
 	}
+	if err := checkPathSize(p); err != nil {
+		return err
+	}
 	rel, err := a.svc.ws.Rel(p)
 	if err != nil {
 		return nil // the service reports the bad path, as it would without tokens
@@ -205,6 +209,25 @@ func (a *access) check(ctx context.Context, method string, req any) error {
 	}
 	if target, ok := a.resolve(rel); ok && !allowed(target) {
 		return a.denied(g, rel+" (through a symlink to "+target+")")
+	}
+	return nil
+}
+
+// Path limits. The kernel refuses paths over PATH_MAX in one system call,
+// but os.Root resolves a path one component at a time, so without these a
+// single Write of "d/d/d/…" thousands deep would create thousands of
+// directories, each step re-walking the ones before it (minutes of work).
+const (
+	MaxPathBytes = 4096 // PATH_MAX
+	MaxPathDepth = 256  // components
+)
+
+func checkPathSize(p string) error {
+	if len(p) > MaxPathBytes {
+		return fmt.Errorf("%w: the path is %d bytes, over the %d-byte limit; use a shorter path", workspace.ErrInvalidPath, len(p), MaxPathBytes)
+	}
+	if n := strings.Count(p, "/") + 1; n > MaxPathDepth {
+		return fmt.Errorf("%w: the path has %d components, over the limit of %d; use a shallower path", workspace.ErrInvalidPath, n, MaxPathDepth)
 	}
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc/codes"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/metadata"
+	grpcstatus "google.golang.org/grpc/status"
 	reflectionpb "google.golang.org/grpc/reflection/grpc_reflection_v1"
 
 	"github.com/hashline/hashline/client"
@@ -362,10 +363,5 @@ func TestAuthenticatorReplaceTakesEffect(t *testing.T) {
 	}
 }
 
-func codeOf(err error) codes.Code {
-	var ce *client.Error
-	if errors.As(err, &ce) {
-		return ce.Code
-	}
-	return codes.Unknown
-}
+// codeOf returns the gRPC code of err (OK for nil).
+func codeOf(err error) codes.Code { return grpcstatus.Code(err) }
