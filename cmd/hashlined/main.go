@@ -306,7 +306,7 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 	}
 	stopSignals() // a second Ctrl-C kills the process at once
 	logger.Info("shutting down: finishing in-flight calls", "grace", c.shutdownGrace)
-	hs.Shutdown() // health answers NOT_SERVING from here on
+	hs.Shutdown()  // health answers NOT_SERVING from here on
 	svc.Shutdown() // Watch streams never end by themselves: end them now
 	stopped := make(chan struct{})
 	go func() {
