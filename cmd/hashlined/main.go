@@ -98,7 +98,7 @@ func flags(fs *flag.FlagSet) *config {
 	fs.IntVar(&c.maxEdits, "max-edits", server.DefaultMaxEdits, "most edits in one Edit batch")
 	fs.IntVar(&c.maxRecvBytes, "max-recv-bytes", 64<<20, "largest request message")
 	fs.IntVar(&c.maxRespBytes, "max-response-bytes", server.DefaultMaxResponseBytes, "largest Edit response; a bigger one is refused before writing (grpc clients accept 4 MiB by default)")
-	fs.DurationVar(&c.defaultTimeout, "default-timeout", 60*time.Second, "deadline for calls that arrive without one (0 = none)")
+	fs.DurationVar(&c.defaultTimeout, "default-timeout", 60*time.Second, "deadline for calls that arrive without one, Watch streams excepted (0 = none)")
 	fs.DurationVar(&c.shutdownGrace, "shutdown-grace", 10*time.Second, "on SIGINT/SIGTERM, how long in-flight calls may finish before they are cut")
 	fs.BoolVar(&c.fsync, "fsync", true, "fsync files and directories on write; false is UNSAFE (a crash can lose acknowledged edits) and meant for benchmarks")
 	fs.StringVar(&c.tokens, "tokens", "", "token file (YAML or JSON, see SECURITY.md): every call but health and reflection then needs \"authorization: Bearer <token>\"; SIGHUP reloads it")
