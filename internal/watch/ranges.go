@@ -64,11 +64,18 @@ func Ranges(old, new []byte) []Range {
 func lastOldEnd(r *Range, skip int) int { return r.OldStart - 1 - skip + r.OldCount }
 func lastNewEnd(r *Range, skip int) int { return r.NewStart - 1 - skip + r.NewCount }
 
+// chunk is how many bytes the common head and tail are compared by at a
+// time (with the vectorised bytes.Equal) before the byte-wise finish.
+const chunk = 256
+
 // commonPrefixLines is the byte length of the whole lines (with their
 // endings) that a and b start with.
 func commonPrefixLines(a, b []byte) int {
 	n := min(len(a), len(b))
 	i := 0
+	for i+chunk <= n && bytes.Equal(a[i:i+chunk], b[i:i+chunk]) {
+		i += chunk
+	}
 	for i < n && a[i] == b[i] {
 		i++
 	}
@@ -84,6 +91,9 @@ func commonPrefixLines(a, b []byte) int {
 func commonSuffixLines(a, b []byte) int {
 	n := min(len(a), len(b))
 	i := 0
+	for i+chunk <= n && bytes.Equal(a[len(a)-i-chunk:len(a)-i], b[len(b)-i-chunk:len(b)-i]) {
+		i += chunk
+	}
 	for i < n && a[len(a)-1-i] == b[len(b)-1-i] {
 		i++
 	}
