@@ -23,7 +23,7 @@ build: ## Build bin/hashlined
 	go build -o bin/hashlined ./cmd/hashlined
 
 .PHONY: test
-test: checkgenerate lint breaking unit smoke ## Everything CI runs: generated code current, lint, API compatibility, race tests, grpcurl smoke test
+test: checkgenerate lint breaking unit smoke test-ts ## Everything CI runs: generated code current, lint, API compatibility, race tests, grpcurl smoke test, TypeScript client tests
 
 .PHONY: unit
 unit: ## go test -race ./... (fuzz seed corpora and examples included)
@@ -36,6 +36,18 @@ smoke: ## Start the real binary and drive it with grpcurl (list, read, edit, sta
 tools/ts/node_modules: tools/ts/package.json tools/ts/package-lock.json
 	cd tools/ts && npm ci --no-audit --no-fund
 	touch tools/ts/node_modules
+
+client/ts/node_modules: client/ts/package.json client/ts/package-lock.json
+	cd client/ts && npm ci --no-audit --no-fund
+	touch client/ts/node_modules
+
+.PHONY: test-ts
+test-ts: client/ts/node_modules ## TypeScript client (client/ts): tsc build of the package, then node --test against the real hashlined
+	cd client/ts && npm test
+
+.PHONY: test-cli
+test-cli: ## hashline CLI: golden transcripts against a real hashlined and --local, and the docs/agents.md examples
+	go test -race -count=1 ./cmd/hashline/
 
 .PHONY: generate
 generate: tools/ts/node_modules ## Regenerate gen/go and gen/ts from proto/

@@ -1,0 +1,282 @@
+import { connect as netConnect } from "node:net";
+import type * as http2 from "node:http2";
+import { create, type MessageInitShape } from "@bufbuild/protobuf";
+import { createClient as createConnectClient, type Client, type Interceptor } from "@connectrpc/connect";
+import { createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
+import {
+  EditRequestSchema,
+  FileService,
+  WriteMode,
+  type EditResponse,
+  type GrepFile,
+  GrepRequestSchema,
+  type GrepSummary,
+  type ReadResponse,
+  type WriteResponse,
+} from "./gen/hashline/v1/hashline_pb.js";
+import type { FileEditInit } from "./edits.js";
+
+/** Where hashlined listens unless told otherwise. */
+export const DEFAULT_BASE_URL = "http://127.0.0.1:7420";
+
+/** The deadline a call gets unless it sets its own: 30 seconds. */
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+/** How to reach the server, and who is calling. */
+export interface ClientOptions {
+  /**
+   * "http://host:port" speaks gRPC over plaintext HTTP/2 (h2c), as
+   * `hashlined serve` does by default; "https://host:port" uses TLS.
+   * Default DEFAULT_BASE_URL. Ignored when socketPath is set.
+   */
+  baseUrl?: string;
+  /**
+   * A unix socket path, for a server started with
+   * `--listen unix:///path.sock`.
+   */
+  socketPath?: string;
+  /**
+   * The agent name, sent as x-agent-id metadata. The server remembers what
+   * each agent has read and checks its edits against that.
+   */
+  agentId?: string;
+  /** A bearer token (sent as "authorization: Bearer TOKEN") for a server started with --tokens. */
+  token?: string;
+  /**
+   * The deadline of every call that does not set its own, in milliseconds;
+   * 0 means none. Default DEFAULT_TIMEOUT_MS. For grep it covers the whole
+   * stream.
+   */
+  timeoutMs?: number;
+  /** Options for node's http2.connect, e.g. { ca } to trust a private CA. */
+  nodeOptions?: http2.SecureClientSessionOptions;
+  /** More Connect interceptors, run after the one that adds the headers above. */
+  interceptors?: Interceptor[];
+}
+
+/** Per-call options. */
+export interface CallOptions {
+  /** This call's deadline in milliseconds, instead of the client's default. */
+  timeoutMs?: number;
+  /** Cancels the call. */
+  signal?: AbortSignal;
+}
+
+/** Options of read. */
+export interface ReadOptions extends CallOptions {
+  /** The first line, 1-based (default 1). */
+  offset?: number;
+  /** The most lines (default the server's, 2000). */
+  limit?: number;
+}
+
+/** Options of edit. */
+export interface EditOptions extends CallOptions {
+  /** The version the references were read from (ReadResponse.version). */
+  baseVersion?: string;
+  /** Check and compute everything, write nothing. */
+  dryRun?: boolean;
+  /** Lines of context around each change (default 3). */
+  context?: number;
+  /** Return the whole new file in lines. */
+  full?: boolean;
+}
+
+/** "upsert" creates or overwrites, "create" fails if the file exists, "replace" fails if it does not. */
+export type WriteModeName = "upsert" | "create" | "replace";
+
+/** Options of write. */
+export interface WriteOptions extends CallOptions {
+  /** Default "upsert". */
+  mode?: WriteModeName | WriteMode;
+  /** Write only if the file is still at this version (compare-and-swap). */
+  expectedVersion?: string;
+}
+
+/** Options of grep. */
+export interface GrepOptions extends CallOptions {
+  /** A file or directory to search (default the whole workspace). */
+  path?: string;
+  /** Only files matching these globs ("*.go", "src/**\/*.ts"). */
+  glob?: string | string[];
+  /** Skip files matching these globs. */
+  excludeGlob?: string | string[];
+  /** Only files of these types ("go", "ts", ...). */
+  type?: string | string[];
+  caseInsensitive?: boolean;
+  /** The pattern is a plain string, not an RE2 expression. */
+  literal?: boolean;
+  /** Lines of context before / after each match; context sets both. */
+  before?: number;
+  after?: number;
+  context?: number;
+  /** Stop after this many matching lines (default 100). */
+  maxMatches?: number;
+  /** Also search hidden files and directories. */
+  hidden?: boolean;
+  /** Do not honour .gitignore files. */
+  noIgnore?: boolean;
+}
+
+function list(v: string | string[] | undefined): string[] {
+  return v === undefined ? [] : Array.isArray(v) ? v : [v];
+}
+
+function writeMode(m: WriteModeName | WriteMode | undefined): WriteMode {
+  switch (m) {
+    case undefined:
+    case "upsert":
+      return WriteMode.UPSERT;
+    case "create":
+      return WriteMode.CREATE;
+    case "replace":
+      return WriteMode.REPLACE;
+    default:
+      return m;
+  }
+}
+
+/**
+ * The matches of a grep, one GrepFile per file in path order, as an async
+ * iterable. Once the loop has ended, summary holds the GrepSummary (files
+ * scanned, matches, whether the search stopped at maxMatches).
+ *
+ *     const g = client.grep("TODO", { glob: "*.ts" });
+ *     for await (const file of g) console.log(formatGrepFile(file));
+ *     console.log(g.summary?.matches);
+ */
+export class GrepStream implements AsyncIterable<GrepFile> {
+  /** The summary, set when the stream has ended. */
+  summary: GrepSummary | undefined;
+  private started = false;
+
+  constructor(private readonly open: () => AsyncIterable<{ result: { case: "file"; value: GrepFile } | { case: "summary"; value: GrepSummary } | { case: undefined; value?: undefined } }>) {}
+
+  async *[Symbol.asyncIterator](): AsyncIterator<GrepFile> {
+    if (this.started) {
+      throw new Error("hashline: a grep stream can be iterated once; call grep again");
+    }
+    this.started = true;
+    for await (const msg of this.open()) {
+      if (msg.result.case === "file") {
+        yield msg.result.value;
+      } else if (msg.result.case === "summary") {
+        this.summary = msg.result.value;
+      }
+    }
+    if (this.summary === undefined) {
+      throw new Error("hashline: grep stream ended without a summary");
+    }
+  }
+
+  /** Reads the whole stream: every file and the summary. */
+  async collect(): Promise<{ files: GrepFile[]; summary: GrepSummary }> {
+    const files: GrepFile[] = [];
+    for await (const f of this) {
+      files.push(f);
+    }
+    return { files, summary: this.summary as GrepSummary };
+  }
+}
+
+/**
+ * A client of one hashlined server. Create it with createClient and close it
+ * when done (it holds an HTTP/2 connection open).
+ */
+export class HashlineClient {
+  /** The generated Connect client, for calls this class does not wrap. */
+  readonly rpc: Client<typeof FileService>;
+  private readonly sessions: Http2SessionManager;
+
+  constructor(opts: ClientOptions = {}) {
+    let baseUrl = opts.baseUrl ?? DEFAULT_BASE_URL;
+    let nodeOptions: http2.SecureClientSessionOptions | undefined = opts.nodeOptions;
+    if (opts.socketPath !== undefined) {
+      // node's http2 dials TCP from the URL; over a unix socket the URL
+      // only names the :authority, and createConnection makes the stream.
+      const path = opts.socketPath;
+      baseUrl = "http://localhost";
+      nodeOptions = { ...nodeOptions, createConnection: () => netConnect(path) };
+    }
+    this.sessions = new Http2SessionManager(baseUrl, undefined, nodeOptions);
+    const headers: Interceptor = (next) => async (req) => {
+      if (opts.agentId) {
+        req.header.set("x-agent-id", opts.agentId);
+      }
+      if (opts.token) {
+        req.header.set("authorization", `Bearer ${opts.token}`);
+      }
+      return next(req);
+    };
+    const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const transport = createGrpcTransport({
+      baseUrl,
+      sessionManager: this.sessions,
+      interceptors: [headers, ...(opts.interceptors ?? [])],
+      defaultTimeoutMs: timeoutMs > 0 ? timeoutMs : undefined,
+    });
+    this.rpc = createConnectClient(FileService, transport);
+  }
+
+  /** Reads a page of a file as tagged lines (text, lines, version, truncated, nextOffset). */
+  read(path: string, opts: ReadOptions = {}): Promise<ReadResponse> {
+    const { offset = 0, limit = 0, ...call } = opts;
+    return this.rpc.read({ path, offset, limit }, call);
+  }
+
+  /**
+   * Applies a batch of edits, all or nothing. A reference that no longer
+   * matches the file rejects with a ConnectError for which isStaleRef(err)
+   * holds; staleRefs(err) has the fresh tags to retry from.
+   */
+  edit(path: string, edits: FileEditInit[], opts: EditOptions = {}): Promise<EditResponse> {
+    const { baseVersion = "", dryRun = false, context, full = false, ...call } = opts;
+    const req = create(EditRequestSchema, { path, edits, baseVersion, dryRun, full });
+    if (context !== undefined) {
+      req.context = context;
+    }
+    return this.rpc.edit(req, call);
+  }
+
+  /** Creates or overwrites a whole file with content, written byte for byte. */
+  write(path: string, content: string, opts: WriteOptions = {}): Promise<WriteResponse> {
+    const { mode, expectedVersion = "", ...call } = opts;
+    return this.rpc.write({ path, content, mode: writeMode(mode), expectedVersion }, call);
+  }
+
+  /** Searches files with an RE2 pattern; iterate the result for the files, then read its summary. */
+  grep(pattern: string, opts: GrepOptions = {}): GrepStream {
+    const { path = "", glob, excludeGlob, type, caseInsensitive = false, literal = false, context, before, after, maxMatches = 0, hidden = false, noIgnore = false, ...call } = opts;
+    const req: MessageInitShape<typeof GrepRequestSchema> = {
+      pattern,
+      path,
+      glob: list(glob),
+      excludeGlob: list(excludeGlob),
+      type: list(type),
+      caseInsensitive,
+      literal,
+      before: before ?? context ?? 0,
+      after: after ?? context ?? 0,
+      maxMatches,
+      hidden,
+      noIgnore,
+    };
+    return new GrepStream(() => this.rpc.grep(req, call));
+  }
+
+  /** Closes the connection; calls in flight fail. */
+  close(): void {
+    this.sessions.abort();
+  }
+}
+
+/**
+ * Creates a client.
+ *
+ *     const client = createClient({ baseUrl: "http://127.0.0.1:7420", agentId: "agent-1" });
+ *     const file = await client.read("main.go");
+ *     console.log(file.text); // "1:c9|package main\n..."
+ */
+export function createClient(opts: ClientOptions = {}): HashlineClient {
+  return new HashlineClient(opts);
+}

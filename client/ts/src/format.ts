@@ -1,0 +1,132 @@
+import type {
+  EditResponse,
+  GrepFile,
+  GrepSummary,
+  ReadResponse,
+  WriteResponse,
+} from "./gen/hashline/v1/hashline_pb.js";
+
+/**
+ * The format functions render responses as the text a model reads, byte for
+ * byte what the Go client's Format functions and the hashline CLI print.
+ */
+
+/** A line with a number and a hash: Line or GrepLine. */
+export interface TaggedLine {
+  number: number;
+  hash: string;
+  content: string;
+}
+
+/** Formats one line as "LINE:HASH|CONTENT". */
+export function formatTag(line: TaggedLine): string {
+  return `${line.number}:${line.hash}|${line.content}`;
+}
+
+/** Formats lines as "LINE:HASH|CONTENT" joined by "\n". */
+export function formatTagged(lines: readonly TaggedLine[]): string {
+  return lines.map(formatTag).join("\n");
+}
+
+/** Returns the reference "LINE:HASH" of a tagged line, for an edit. */
+export function ref(line: TaggedLine): string {
+  return `${line.number}:${line.hash}`;
+}
+
+function plural(n: number, what: string): string {
+  if (n === 1) {
+    return `1 ${what}`;
+  }
+  return what.endsWith("ch") ? `${n} ${what}es` : `${n} ${what}s`;
+}
+
+/**
+ * Renders a Read page: "File: PATH (N lines, version V)", a note when the
+ * page stops early naming the offset to continue from, then the tagged
+ * lines.
+ */
+export function formatRead(r: ReadResponse): string {
+  let out = `File: ${r.path} (${plural(r.totalLines, "line")}, version ${r.version})`;
+  if (r.truncated && r.lines.length > 0) {
+    const first = r.lines[0].number;
+    const last = r.lines[r.lines.length - 1].number;
+    out += ` [showing lines ${first}-${last}; ${r.totalLines - last} more below, continue with offset ${r.nextOffset}]`;
+  }
+  out += "\n";
+  if (r.text !== "") {
+    out += r.text + "\n";
+  }
+  return out;
+}
+
+/**
+ * Renders an applied (or dry-run) edit: a header with the new version,
+ * the rebase report, warnings, then the fresh tagged lines around each change
+ * ("..." between windows), and the unified diff when diff is set.
+ */
+export function formatEdit(r: EditResponse, diff = false): string {
+  const verb = r.dryRun ? "Dry run, nothing written:" : "Updated";
+  let out = `${verb} ${r.path} (${plural(r.totalLines, "line")}, version ${r.version})\n`;
+  if (r.rebasedFrom !== "") {
+    out += `Rebased from version ${r.rebasedFrom}`;
+    if (r.moved.length > 0) {
+      out += "; moved: " + r.moved.map((m) => `${m.ref} -> line ${m.to}`).join(", ");
+    }
+    out += "\n";
+  }
+  for (const w of r.warnings) {
+    out += `warning: ${w}\n`;
+  }
+  if (r.lines.length > 0) {
+    out += formatTagged(r.lines) + "\n";
+  } else {
+    r.windows.forEach((w, i) => {
+      if (i > 0) {
+        out += "...\n";
+      }
+      if (w.text !== "") {
+        out += w.text + "\n";
+      }
+    });
+  }
+  if (diff && r.diff !== "") {
+    out += r.diff.endsWith("\n") ? r.diff : r.diff + "\n";
+  }
+  return out;
+}
+
+/** Renders a Write response in one line. */
+export function formatWrite(r: WriteResponse): string {
+  const verb = r.created ? "Created" : "Wrote";
+  return `${verb} ${r.path} (${plural(r.totalLines, "line")}, version ${r.version})\n`;
+}
+
+/**
+ * Renders one file of a Grep stream like the published hashline grep
+ * format: ">>" before a matching line, two spaces before a context line,
+ * "--" between runs that are not adjacent, under "File: PATH (version V)".
+ */
+export function formatGrepFile(f: GrepFile): string {
+  let out = `File: ${f.path} (version ${f.version})\n`;
+  let prev = 0;
+  f.lines.forEach((l, i) => {
+    if (i > 0 && l.number !== prev + 1) {
+      out += "--\n";
+    }
+    prev = l.number;
+    out += (l.match ? ">>" : "  ") + formatTag(l) + "\n";
+  });
+  return out;
+}
+
+/** Renders the end of a Grep stream in one line. */
+export function formatGrepSummary(s: GrepSummary): string {
+  if (s.matches === 0) {
+    return `No matches found (${plural(s.filesScanned, "file")} searched).\n`;
+  }
+  let line = `${plural(s.matches, "match")} in ${plural(s.filesMatched, "file")} (${plural(s.filesScanned, "file")} searched)`;
+  if (s.truncated) {
+    line += "; stopped at the match limit: there may be more, narrow the pattern or path, or raise the limit";
+  }
+  return line + ".\n";
+}

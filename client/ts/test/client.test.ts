@@ -1,0 +1,287 @@
+// Tests of @hashline/client against the real hashlined binary.
+import { test, describe, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+import {
+  Code,
+  ConnectError,
+  createClient,
+  editErrors,
+  edits,
+  errorCode,
+  errorMessage,
+  errorReason,
+  formatEdit,
+  formatGrepFile,
+  formatGrepSummary,
+  formatRead,
+  formatTagged,
+  formatWrite,
+  isStaleRef,
+  ref,
+  staleRefs,
+  type HashlineClient,
+} from "../src/index.js";
+import { startServer, type Server } from "./server.js";
+
+const mainGo = 'package main\n\nfunc main() {\n\tprintln("hi")\n}\n';
+
+/** Runs fn and returns what it threw; fails if it did not throw. */
+async function rejection(fn: () => Promise<unknown>): Promise<unknown> {
+  try {
+    await fn();
+  } catch (err) {
+    return err;
+  }
+  assert.fail("the call succeeded, want an error");
+}
+
+describe("against a real hashlined", () => {
+  let server: Server;
+  let client: HashlineClient;
+
+  before(async () => {
+    server = await startServer({
+      "main.go": mainGo,
+      "greet.txt": "hello\nworld\n",
+      "notes.txt": "keep\n",
+      "win.txt": "caf\u00e9\r\nna\u00efve \u2603\r\n\u65e5\u672c\u8a9e\r\n",
+      "src/a.ts": "// TODO: one\nexport const a = 1;\n",
+      "src/b.ts": "export const b = 2; // todo two\n\n\n// TODO three\n",
+      "src/c.ts": "export const c = 3;\n",
+    });
+    client = createClient({ baseUrl: `http://${server.addr}`, agentId: "ts-agent" });
+  });
+  after(async () => {
+    client.close();
+    await server.stop();
+  });
+
+  test("read returns tagged lines, the text view and the version", async () => {
+    const r = await client.read("main.go");
+    assert.equal(r.text, '1:c9|package main\n2:05|\n3:76|func main() {\n4:16|\tprintln("hi")\n5:18|}');
+    assert.equal(formatTagged(r.lines), r.text);
+    assert.equal(r.totalLines, 5);
+    assert.equal(r.truncated, false);
+    assert.match(r.version, /^v1-[0-9a-f]+$/);
+    assert.equal(ref(r.lines[3]), "4:16");
+    assert.equal(formatRead(r), `File: main.go (5 lines, version ${r.version})\n${r.text}\n`);
+
+    const page = await client.read("main.go", { offset: 2, limit: 2 });
+    assert.deepEqual(page.lines.map(ref), ["2:05", "3:76"]);
+    assert.equal(page.truncated, true);
+    assert.equal(page.nextOffset, 4);
+    assert.equal(formatRead(page).split("\n")[0], `File: main.go (5 lines, version ${r.version}) [showing lines 2-3; 2 more below, continue with offset 4]`);
+  });
+
+  test("the agent id goes with every call", async () => {
+    await client.read("notes.txt");
+    assert.match(server.log(), /agent=ts-agent/);
+  });
+
+  test("edit applies by reference and returns fresh tags", async () => {
+    const r = await client.read("main.go");
+    const resp = await client.edit("main.go", [
+      edits.replace(ref(r.lines[3]), '\tprintln("hello")'),
+      edits.insertAfter("5:18", "// end"),
+    ]);
+    assert.equal(resp.path, "main.go");
+    assert.equal(resp.totalLines, 6);
+    assert.match(resp.diff, /^-\tprintln\("hi"\)$/m);
+    assert.match(resp.diff, /^\+\tprintln\("hello"\)$/m);
+    assert.deepEqual(resp.replaced.map(ref), ["4:16"]);
+    assert.equal(readFileSync(join(server.root, "main.go"), "utf8"), 'package main\n\nfunc main() {\n\tprintln("hello")\n}\n// end\n');
+    const text = formatEdit(resp);
+    assert.ok(text.startsWith(`Updated main.go (6 lines, version ${resp.version})\n`), text);
+    assert.match(text, /^4:d4\|\tprintln\("hello"\)$/m);
+
+    const dry = await client.edit("main.go", [edits.delete("6:06")], { dryRun: true, context: 0 });
+    assert.equal(dry.dryRun, true);
+    assert.equal(readFileSync(join(server.root, "main.go"), "utf8").endsWith("// end\n"), true, "a dry run writes nothing");
+    assert.match(formatEdit(dry), /^Dry run, nothing written: main.go \(5 lines/);
+  });
+
+  test("a stale edit is refused with StaleRef details, and the retry from them succeeds", async () => {
+    const r = await client.read("greet.txt");
+    const world = ref(r.lines[1]);
+    assert.equal(world, "2:b3");
+    const other = createClient({ baseUrl: `http://${server.addr}`, agentId: "other-agent" });
+    try {
+      await other.read("greet.txt");
+      await other.edit("greet.txt", [edits.replace(world, "there")]);
+    } finally {
+      other.close();
+    }
+    const before = readFileSync(join(server.root, "greet.txt"), "utf8");
+
+    const err = await rejection(() => client.edit("greet.txt", [edits.replace(world, "world!")], { baseVersion: r.version }));
+    assert.ok(err instanceof ConnectError);
+    assert.equal(isStaleRef(err), true);
+    assert.equal(errorCode(err), Code.Aborted);
+    assert.equal(errorReason(err), "STALE_REF");
+    const stale = staleRefs(err);
+    assert.equal(stale.length, 1);
+    assert.equal(stale[0].editIndex, 0);
+    assert.equal(stale[0].ref, "2:b3");
+    assert.equal(stale[0].line, 2);
+    assert.equal(stale[0].expectedHash, "b3");
+    assert.equal(stale[0].actualHash, "50");
+    assert.equal(stale[0].currentLine, "2:50|there");
+    assert.ok(stale[0].fresh.includes("1:f9|hello"), stale[0].fresh.join("\n"));
+    assert.match(stale[0].currentVersion, /^v1-/);
+    assert.match(errorMessage(err), /^1 line\(s\) changed since last read; use the updated refs below \(>>> marks changed lines\)\n/);
+    assert.match(errorMessage(err), /^>>> 2:50\|there$/m);
+    assert.equal(readFileSync(join(server.root, "greet.txt"), "utf8"), before, "nothing is written on a stale ref");
+
+    // Retry from the fresh tag: a whole tagged line is a valid reference.
+    const retry = await client.edit("greet.txt", [edits.replace(stale[0].currentLine, "world!")], { baseVersion: stale[0].currentVersion });
+    assert.equal(readFileSync(join(server.root, "greet.txt"), "utf8"), "hello\nworld!\n");
+    assert.equal(retry.windows[0].text, "1:f9|hello\n2:68|world!");
+  });
+
+  test("other errors carry their exact reason", async () => {
+    const err = await rejection(() => client.edit("greet.txt", [edits.replace("2:zz", "x")]));
+    assert.equal(isStaleRef(err), false);
+    assert.equal(errorCode(err), Code.InvalidArgument);
+    assert.equal(errorReason(err), "INVALID_REF");
+    assert.deepEqual(staleRefs(err), []);
+    assert.equal(editErrors(err)[0]?.field, "start");
+
+    const outside = await rejection(() => client.read("../etc/passwd"));
+    assert.equal(errorReason(outside), "OUTSIDE_ROOT");
+    assert.equal(errorCode(outside), Code.PermissionDenied);
+  });
+
+  test("write create-only refuses an existing file and leaves it alone", async () => {
+    const err = await rejection(() => client.write("notes.txt", "clobbered\n", { mode: "create" }));
+    assert.equal(errorCode(err), Code.AlreadyExists);
+    assert.equal(errorReason(err), "ALREADY_EXISTS");
+    assert.equal(readFileSync(join(server.root, "notes.txt"), "utf8"), "keep\n");
+
+    const w = await client.write("new/dir/file.txt", "one\ntwo\n", { mode: "create" });
+    assert.equal(w.created, true);
+    assert.equal(w.totalLines, 2);
+    assert.equal(formatWrite(w), `Created new/dir/file.txt (2 lines, version ${w.version})\n`);
+
+    const mismatch = await rejection(() => client.write("new/dir/file.txt", "x\n", { expectedVersion: "v1-00" }));
+    assert.equal(errorReason(mismatch), "VERSION_MISMATCH");
+    const cas = await client.write("new/dir/file.txt", "three\n", { mode: "replace", expectedVersion: w.version });
+    assert.equal(cas.created, false);
+    assert.equal(readFileSync(join(server.root, "new/dir/file.txt"), "utf8"), "three\n");
+
+    const missing = await rejection(() => client.write("absent.txt", "x", { mode: "replace" }));
+    assert.equal(errorReason(missing), "NOT_FOUND");
+  });
+
+  test("grep streams one message per file in path order, then the summary", async () => {
+    const g = client.grep("todo", { caseInsensitive: true, path: "src", after: 1 });
+    const seen: string[] = [];
+    for await (const f of g) {
+      seen.push(f.path);
+      assert.match(f.version, /^v1-/);
+      assert.equal(g.summary, undefined, "the summary comes after the files");
+    }
+    assert.deepEqual(seen, ["src/a.ts", "src/b.ts"]);
+    assert.equal(g.summary?.matches, 3);
+    assert.equal(g.summary?.filesMatched, 2);
+    assert.equal(g.summary?.filesScanned, 3);
+    assert.equal(g.summary?.truncated, false);
+
+    const { files, summary } = await client.grep("todo", { caseInsensitive: true, path: "src", after: 1 }).collect();
+    const [l1, l2, l4] = files[1].lines;
+    assert.deepEqual([l1.match, l2.match, l4.match], [true, false, true]);
+    assert.equal(
+      formatGrepFile(files[1]),
+      `File: src/b.ts (version ${files[1].version})\n>>1:${l1.hash}|export const b = 2; // todo two\n  2:${l2.hash}|\n--\n>>4:${l4.hash}|// TODO three\n`,
+    );
+    assert.equal(formatGrepSummary(summary), "3 matches in 2 files (3 files searched).\n");
+
+    const capped = await client.grep("TODO", { maxMatches: 1, literal: true }).collect();
+    assert.equal(capped.summary.truncated, true);
+    assert.equal(capped.summary.matches, 1);
+
+    // Leaving the loop early cancels the stream without an error.
+    for await (const f of client.grep("export", { path: "src" })) {
+      assert.equal(f.path, "src/a.ts");
+      break;
+    }
+
+    const none = await client.grep("no such text anywhere").collect();
+    assert.deepEqual(none.files, []);
+    assert.equal(formatGrepSummary(none.summary), `No matches found (${none.summary.filesScanned} files searched).\n`);
+
+    const bad = await rejection(() => client.grep("(unclosed").collect());
+    assert.equal(errorReason(bad), "INVALID_PATTERN");
+  });
+
+  test("unicode and CRLF content round-trips byte for byte", async () => {
+    const r = await client.read("win.txt");
+    assert.equal(r.eol, "crlf");
+    assert.deepEqual(
+      r.lines.map((l) => l.content),
+      ["caf\u00e9", "na\u00efve \u2603", "\u65e5\u672c\u8a9e"],
+    );
+    await client.edit("win.txt", [edits.replace(ref(r.lines[1]), "na\u00efve \u2744"), edits.append("\u00e9t\u00e9 \u{1F600}")]);
+    assert.equal(
+      readFileSync(join(server.root, "win.txt"), "utf8"),
+      "caf\u00e9\r\nna\u00efve \u2744\r\n\u65e5\u672c\u8a9e\r\n\u00e9t\u00e9 \u{1F600}\r\n",
+    );
+    const again = await client.read("win.txt");
+    assert.equal(again.lines[3].content, "\u00e9t\u00e9 \u{1F600}");
+    const g = await client.grep("\u{1F600}").collect();
+    assert.equal(g.files[0].lines[0].number, 4);
+  });
+
+  test("a call past its deadline fails with DEADLINE_EXCEEDED", async () => {
+    const err = await rejection(() => client.read("main.go", { timeoutMs: 0.001 }));
+    assert.equal(errorCode(err), Code.DeadlineExceeded);
+  });
+});
+
+test("a unix socket server is reached with socketPath", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "hashline-sock-"));
+  const sock = join(dir, "h.sock");
+  const server = await startServer({ "f.txt": "one\n" }, "--listen", `unix://${sock}`);
+  const client = createClient({ socketPath: sock, agentId: "sock-agent" });
+  try {
+    const r = await client.read("f.txt");
+    assert.equal(r.text, `1:${r.lines[0].hash}|one`);
+    await client.edit("f.txt", [edits.append("two")]);
+    assert.equal(readFileSync(join(server.root, "f.txt"), "utf8"), "one\ntwo\n");
+  } finally {
+    client.close();
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("a bearer token authenticates, and its permission is enforced", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "hashline-tokens-"));
+  const tokens = join(dir, "tokens.yaml");
+  writeFileSync(
+    tokens,
+    "tokens:\n  - {token: reader-token-0123456789, agent: reader, permission: read}\n  - {token: writer-token-0123456789, agent: writer, permission: write}\n",
+  );
+  const server = await startServer({ "f.txt": "one\n" }, "--tokens", tokens);
+  const base = `http://${server.addr}`;
+  const anonymous = createClient({ baseUrl: base });
+  const reader = createClient({ baseUrl: base, token: "reader-token-0123456789" });
+  const writer = createClient({ baseUrl: base, token: "writer-token-0123456789" });
+  try {
+    assert.equal(errorCode(await rejection(() => anonymous.read("f.txt"))), Code.Unauthenticated);
+    const r = await reader.read("f.txt");
+    const denied = await rejection(() => reader.edit("f.txt", [edits.replace(ref(r.lines[0]), "uno")]));
+    assert.equal(errorCode(denied), Code.PermissionDenied);
+    assert.equal(errorReason(denied), "READ_ONLY");
+    await writer.read("f.txt");
+    await writer.edit("f.txt", [edits.replace(ref(r.lines[0]), "uno")]);
+    assert.equal(readFileSync(join(server.root, "f.txt"), "utf8"), "uno\n");
+  } finally {
+    for (const c of [anonymous, reader, writer]) c.close();
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
