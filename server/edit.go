@@ -14,7 +14,9 @@ import (
 )
 
 // Edit checks every reference of the batch against the file, applies the
-// batch in memory and writes the file once.
+// batch in memory and writes the file once. References made against an
+// older version (baseVersion, else the version this agent last saw) are
+// rebased onto the current file when that version is cached (versions.go).
 func (s *Service) Edit(ctx context.Context, req *hashlinev1.EditRequest) (*hashlinev1.EditResponse, error) {
 	resp, err := s.edit(ctx, req)
 	return resp, toStatus(err)
@@ -47,18 +49,25 @@ func (s *Service) edit(ctx context.Context, req *hashlinev1.EditRequest) (*hashl
 	}
 	doc := hashline.ParseDocument(f.Text)
 	h := s.opts.hasher
-	plan, err := hashline.PlanEdits(doc, edits, h)
-	if err != nil {
-		return nil, s.planError(err, f.Version)
+	agent, key := AgentID(ctx), s.viewKey(rel)
+	seen, hasSeen := s.views.Seen(agent, key)
+	if i := needsRead(edits); s.opts.requireRead && !hasSeen && i >= 0 {
+		return nil, &notReadError{path: f.Path, agent: agent, edit: i, op: edits[i].Op}
 	}
-	if base := req.GetBaseVersion(); base != "" && base != f.Version {
-		// Every reference still matches the current file by line and hash,
-		// but the caller asked for exactness against a version the server
-		// cannot compare with: refuse rather than guess.
-		return nil, &versionMismatchError{
-			path: f.Path, expected: base, current: f.Version,
-			hint: "the file changed since that version; Read it again and retry with the new tags and version (or omit baseVersion to have references checked by line and hash)",
+	s.cache.Put(f.Version, doc) // a base for whoever reads it next
+	rb, err := s.rebase(req, f, doc, seen, edits)
+	if err != nil {
+		// The conflict shows current lines: retries use them.
+		s.views.See(agent, key, f.Version)
+		return nil, err
+	}
+	plan, err := hashline.PlanEdits(doc, rb.edits, h)
+	if err != nil {
+		var b *hashline.BatchError
+		if errors.As(err, &b) && len(b.Stale()) > 0 {
+			s.views.See(agent, key, f.Version)
 		}
+		return nil, s.planError(err, f.Version)
 	}
 	res, err := plan.Apply(doc, hashline.ApplyOptions{
 		Hasher:       h,
@@ -82,13 +91,15 @@ func (s *Service) edit(ctx context.Context, req *hashlinev1.EditRequest) (*hashl
 			workspace.ErrTooLarge, f.Path, len(raw), limit)
 	}
 	resp := &hashlinev1.EditResponse{
-		Path:       f.Path,
-		Version:    workspace.Version(raw),
-		Diff:       res.Diff,
-		Replaced:   s.tagged(res.Replaced),
-		Warnings:   res.Warnings,
-		TotalLines: int32(res.Doc.Len()),
-		DryRun:     req.GetDryRun(),
+		Path:        f.Path,
+		Version:     workspace.Version(raw),
+		Diff:        res.Diff,
+		Replaced:    s.tagged(res.Replaced),
+		Warnings:    append(rb.warnings, res.Warnings...),
+		TotalLines:  int32(res.Doc.Len()),
+		DryRun:      req.GetDryRun(),
+		RebasedFrom: rb.from,
+		Moved:       movedProto(rb.moved),
 	}
 	for _, w := range res.Windows {
 		lines := s.tagged(w.Lines)
@@ -116,8 +127,10 @@ func (s *Service) edit(ctx context.Context, req *hashlinev1.EditRequest) (*hashl
 		}
 		resp.Version = wr.Version
 		s.publishEdit(ctx, f, wr, out)
+		s.cache.Put(wr.Version, res.Doc)
+		s.views.See(agent, key, wr.Version)
 	}
-	s.opts.logger.DebugContext(ctx, "edit", "path", f.Path, "edits", len(edits), "dryRun", req.GetDryRun(), "version", resp.Version)
+	s.opts.logger.DebugContext(ctx, "edit", "path", f.Path, "edits", len(edits), "dryRun", req.GetDryRun(), "version", resp.Version, "rebasedFrom", rb.from)
 	return resp, nil
 }
 
@@ -236,10 +249,12 @@ func (s *Service) write(ctx context.Context, req *hashlinev1.WriteRequest) (*has
 		return nil, err
 	}
 	s.publishWrite(ctx, cur, wr, content)
+	doc := hashline.ParseDocument(content)
+	s.saw(ctx, rel, wr.Version, doc)
 	return &hashlinev1.WriteResponse{
 		Path:       wr.Path,
 		Version:    wr.Version,
-		TotalLines: int32(hashline.ParseDocument(content).Len()),
+		TotalLines: int32(doc.Len()),
 		Created:    wr.Created,
 	}, nil
 }

@@ -16,6 +16,7 @@ import (
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 	"github.com/hashline/hashline/internal/grep"
 	"github.com/hashline/hashline/internal/hashline"
+	"github.com/hashline/hashline/internal/versions"
 	"github.com/hashline/hashline/internal/workspace"
 )
 
@@ -50,7 +51,22 @@ const (
 	// Watch (watch.go).
 	ReasonShuttingDown     = "SHUTTING_DOWN"
 	ReasonWatchUnavailable = "WATCH_UNAVAILABLE"
+	// Read-before-edit (versions.go).
+	ReasonNotRead = "NOT_READ"
 )
+
+// notReadError is an edit that refers to the content of a file the agent
+// has not seen.
+type notReadError struct {
+	path, agent string
+	edit        int
+	op          hashline.Op
+}
+
+func (e *notReadError) Error() string {
+	return fmt.Sprintf("edit %d (%s): agent %q has not read %s; Read it (or Grep it) first, then edit with the tags it returns. Only append and prepend work on a file you have not read",
+		e.edit, e.op, e.agent, e.path)
+}
 
 // errWatchShutdown ends Watch streams when the server shuts down.
 var errWatchShutdown = errors.New("the server is shutting down; reconnect (to it or its successor), Read the files you care about again and Watch again")
@@ -123,12 +139,18 @@ func toStatus(err error) error {
 		verE  *versionMismatchError
 		accE  *accessError
 		rateE *rateLimitError
+		nrE   *notReadError
+		conE  *versions.ConflictError
 	)
 	switch {
 	case errors.As(err, &stale):
 		return batchStatus(stale.batch, stale.currentVersion)
 	case errors.As(err, &batch):
 		return batchStatus(batch, "")
+	case errors.As(err, &conE):
+		return conflictStatus(conE)
+	case errors.As(err, &nrE):
+		return newStatus(codes.FailedPrecondition, ReasonNotRead, err.Error(), map[string]string{"path": nrE.path, "agent": nrE.agent})
 	case errors.As(err, &reqE):
 		return newStatus(codes.InvalidArgument, reqE.reason, err.Error(), map[string]string{"field": reqE.field})
 	case errors.As(err, &verE):
@@ -247,6 +269,35 @@ func staleRefProto(p hashline.Problem, currentVersion string) *hashlinev1.StaleR
 		CurrentVersion: currentVersion,
 		Reason:         why,
 	}
+}
+
+// conflictStatus is the STALE_REF status of a rebase that met other
+// changes: one StaleRef per failing reference, with its reason (CHANGED,
+// DELETED or CONFLICT), line numbers of the base and fresh lines of the
+// current version.
+func conflictStatus(e *versions.ConflictError) error {
+	details := []protoadapt.MessageV1{protoadapt.MessageV1Of(&hashlinev1.ErrorInfo{
+		Reason: string(hashline.ReasonStaleRef), Domain: Domain,
+		Metadata: map[string]string{"currentVersion": e.CurrentVersion, "baseVersion": e.BaseVersion},
+	})}
+	for _, c := range e.Conflicts {
+		fresh := make([]string, len(c.Fresh))
+		for i, l := range c.Fresh {
+			fresh[i] = l.String()
+		}
+		details = append(details, protoadapt.MessageV1Of(&hashlinev1.StaleRef{
+			EditIndex:      int32(c.EditIndex),
+			Ref:            strings.TrimSpace(c.Ref),
+			Line:           int32(c.Line),
+			ExpectedHash:   c.ExpectedHash,
+			ActualHash:     c.ActualHash,
+			CurrentLine:    c.CurrentLine,
+			Fresh:          fresh,
+			CurrentVersion: e.CurrentVersion,
+			Reason:         c.Reason,
+		}))
+	}
+	return withDetails(status.New(codes.Aborted, e.Error()), details...)
 }
 
 func newStatus(code codes.Code, reason, msg string, meta map[string]string) error {

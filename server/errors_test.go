@@ -76,6 +76,10 @@ func TestBadInputGetsAClearErrorAndNothingIsLost(t *testing.T) {
 			}
 			return edit(edits...)(e)
 		}, code: codes.InvalidArgument, reason: "INVALID_ARGUMENT", editIndex: -1, msg: "split the batch"},
+		{name: "edit of a file this agent has not read", setup: func(e *env) { e.write("unread.txt", text) }, call: func(e *env) error {
+			_, err := e.c.Edit(e.ctx, &hashlinev1.EditRequest{Path: "unread.txt", Edits: []*hashlinev1.FileEdit{client.Replace(tag(text, 1), "", "x")}})
+			return err
+		}, code: codes.FailedPrecondition, reason: "NOT_READ", editIndex: -1, msg: "Read it"},
 		{name: "edit of a missing file", call: func(e *env) error {
 			_, err := e.c.Edit(e.ctx, &hashlinev1.EditRequest{Path: "missing.txt", Edits: []*hashlinev1.FileEdit{client.Append("x")}})
 			return err
@@ -125,7 +129,7 @@ func TestBadInputGetsAClearErrorAndNothingIsLost(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newEnv(t)
-			e.write("f.txt", text)
+			e.seed("f.txt", text)
 			if tt.setup != nil {
 				tt.setup(e)
 			}
@@ -163,7 +167,7 @@ func TestBadInputGetsAClearErrorAndNothingIsLost(t *testing.T) {
 // of every edit is reported in one error.
 func TestAllProblemsReportedAtOnce(t *testing.T) {
 	e := newEnv(t)
-	e.write("f.txt", "a\nb\nc\n")
+	e.seed("f.txt", "a\nb\nc\n")
 	_, err := e.c.Edit(e.ctx, &hashlinev1.EditRequest{Path: "f.txt", Edits: []*hashlinev1.FileEdit{
 		client.Replace("1:00", "", "x"), client.Replace("3:00", "", "y"),
 	}})

@@ -63,7 +63,13 @@ func (s *Service) grep(req *hashlinev1.GrepRequest, stream hashlinev1.FileServic
 		MaxFileBytes:    s.ws.MaxFileBytes(),
 		SkipFile:        workspace.IsTempName,
 	}, func(f grep.File) error {
-		return stream.Send(&hashlinev1.GrepResponse{Result: &hashlinev1.GrepResponse_File{File: s.grepFile(f)}})
+		gf := s.grepFile(f)
+		if err := stream.Send(&hashlinev1.GrepResponse{Result: &hashlinev1.GrepResponse_File{File: gf}}); err != nil {
+			return err
+		}
+		// Edits this agent makes from these tags rebase from this version.
+		s.sawGrep(stream.Context(), gf, f.Raw)
+		return nil
 	})
 	if err != nil {
 		return err

@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc/test/bufconn"
 
 	"github.com/hashline/hashline/client"
+	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 	"github.com/hashline/hashline/internal/hashline"
 	"github.com/hashline/hashline/internal/workspace"
 	"github.com/hashline/hashline/server"
@@ -84,6 +85,17 @@ func (e *env) write(rel, content string) {
 		e.t.Fatal(err)
 	}
 	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// seed writes a file directly and reads it through the server, so the test
+// agent has seen it: edits of files an agent has not read are refused with
+// NOT_READ.
+func (e *env) seed(rel, content string) {
+	e.t.Helper()
+	e.write(rel, content)
+	if _, err := e.c.Read(e.ctx, &hashlinev1.ReadRequest{Path: rel}); err != nil {
 		e.t.Fatal(err)
 	}
 }

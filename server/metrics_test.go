@@ -22,7 +22,9 @@ func TestMetricsCountEditOutcomesAndCalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := newEnvConfig(t, server.GRPCConfig{Metrics: m}, nil)
+	// Without read-before-edit, so every Edit below reaches the outcome it
+	// is there for and Read is called exactly once.
+	e := newEnvConfig(t, server.GRPCConfig{Metrics: m}, nil, server.WithRequireRead(false))
 	const text = "a\nb\n"
 	e.write("f.txt", text)
 	edit := func(dry bool, edits ...*hashlinev1.FileEdit) {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hashline/hashline/internal/hashline"
+	"github.com/hashline/hashline/internal/versions"
 )
 
 // Defaults for the read limits of DESIGN.md section 3.
@@ -39,6 +40,9 @@ type options struct {
 	logger           *slog.Logger
 	watchBuffer      int
 	watchDebounce    time.Duration
+	cacheBytes       int64
+	viewEntries      int
+	requireRead      bool
 }
 
 func defaultOptions() options {
@@ -51,6 +55,9 @@ func defaultOptions() options {
 		logger:           slog.New(slog.NewTextHandler(io.Discard, nil)),
 		watchBuffer:      DefaultWatchBuffer,
 		watchDebounce:    DefaultWatchDebounce,
+		cacheBytes:       versions.DefaultCacheBytes,
+		viewEntries:      versions.DefaultViewEntries,
+		requireRead:      true,
 	}
 }
 
@@ -137,3 +144,32 @@ func WithWatchDebounce(d time.Duration) Option {
 		}
 	}
 }
+
+// WithSnapshotCacheBytes sets the budget of the snapshot cache, shared by
+// all agents and files, that rebases read older versions from (default
+// 256 MiB). 0 keeps no snapshots: every Edit made against an older version
+// is then checked against the current file by line number and hash.
+func WithSnapshotCacheBytes(n int64) Option {
+	return func(o *options) {
+		if n >= 0 {
+			o.cacheBytes = n
+		}
+	}
+}
+
+// WithViewEntries bounds how many (agent, file) pairs the service remembers
+// the last seen version of (default 100,000); past it the least recently
+// used pair is forgotten, as if that agent had not read that file.
+func WithViewEntries(n int) Option {
+	return func(o *options) {
+		if n > 0 {
+			o.viewEntries = n
+		}
+	}
+}
+
+// WithRequireRead sets whether an agent must have seen a file (through
+// Read, Grep, Edit or Write) before it may replace, insert, delete or
+// replaceText in it (default true; NOT_READ otherwise). Append, prepend and
+// creating files never need a read.
+func WithRequireRead(on bool) Option { return func(o *options) { o.requireRead = on } }

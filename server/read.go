@@ -12,11 +12,11 @@ import (
 // budget (a page always holds at least one line), and then says truncated
 // with the offset to ask for next.
 func (s *Service) Read(ctx context.Context, req *hashlinev1.ReadRequest) (*hashlinev1.ReadResponse, error) {
-	resp, err := s.read(req)
+	resp, err := s.read(ctx, req)
 	return resp, toStatus(err)
 }
 
-func (s *Service) read(req *hashlinev1.ReadRequest) (*hashlinev1.ReadResponse, error) {
+func (s *Service) read(ctx context.Context, req *hashlinev1.ReadRequest) (*hashlinev1.ReadResponse, error) {
 	if req.GetOffset() < 0 {
 		return nil, badRequest("offset", "offset %d is negative; lines are numbered from 1 (0 means 1)", req.GetOffset())
 	}
@@ -81,5 +81,7 @@ func (s *Service) read(req *hashlinev1.ReadRequest) (*hashlinev1.ReadResponse, e
 		resp.Truncated = true
 		resp.NextOffset = int32(end + 1)
 	}
+	// Edits this agent makes from these tags rebase from this version.
+	s.saw(ctx, f.Path, f.Version, doc)
 	return resp, nil
 }

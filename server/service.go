@@ -12,6 +12,7 @@ import (
 
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 	"github.com/hashline/hashline/internal/hashline"
+	"github.com/hashline/hashline/internal/versions"
 	"github.com/hashline/hashline/internal/workspace"
 )
 
@@ -24,7 +25,9 @@ type Service struct {
 	ws    *workspace.Workspace
 	opts  options
 	locks pathLocks
-	watch watchState // Watch streams and the file-system watcher (watch.go)
+	watch watchState      // Watch streams and the file-system watcher (watch.go)
+	cache *versions.Cache // snapshots by version, for rebases (versions.go)
+	views *versions.Views // the version each agent last saw of each file
 }
 
 // New returns a Service over ws.
@@ -33,7 +36,8 @@ func New(ws *workspace.Workspace, opts ...Option) *Service {
 	for _, opt := range opts {
 		opt(&o)
 	}
-	return &Service{ws: ws, opts: o}
+	return &Service{ws: ws, opts: o,
+		cache: versions.NewCache(o.cacheBytes), views: versions.NewViews(o.viewEntries)}
 }
 
 // Register adds the service to a gRPC server.

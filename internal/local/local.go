@@ -23,7 +23,10 @@ import (
 type Config struct {
 	// Root is the workspace directory; empty means the current directory.
 	Root string
-	// Workspace and Server options, as hashlined would pass them.
+	// Workspace and Server options, as hashlined would pass them. One
+	// difference: read-before-edit is off unless Server turns it on with
+	// server.WithRequireRead(true), because the engine lives for one CLI
+	// command, and the Read a model made came from an earlier one.
 	Workspace []workspace.Option
 	Server    []server.Option
 	// Client options, e.g. client.WithAgentID.
@@ -49,7 +52,8 @@ func Start(cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	gs, _ := server.NewGRPCServer(server.New(ws, cfg.Server...), server.GRPCConfig{})
+	opts := append([]server.Option{server.WithRequireRead(false)}, cfg.Server...)
+	gs, _ := server.NewGRPCServer(server.New(ws, opts...), server.GRPCConfig{})
 	lis := bufconn.Listen(1 << 20)
 	e := &Engine{ws: ws, gs: gs, served: make(chan error, 1)}
 	go func() { e.served <- gs.Serve(lis) }()

@@ -89,14 +89,18 @@ type ConflictError struct {
 	Moved []Move
 }
 
-// Error renders the conflicts for a model: the header and the marked
-// current lines of a stale-reference error, then one sentence per conflict
-// and the references that still hold.
+// Error renders the conflicts for a model as a stale-reference error does:
+// the header and the current lines around every conflict, changed lines
+// marked ">>> ". A reference that was deleted or conflicts without having
+// changed itself adds a sentence saying so, and the references that did
+// map are listed with their new numbers, so one retry can fix them all.
 func (e *ConflictError) Error() string {
 	var b strings.Builder
+	refs := map[int]bool{}
 	marked := map[int]bool{}
 	lines := map[int]hashline.TaggedLine{}
 	for _, c := range e.Conflicts {
+		refs[c.Line] = true
 		for _, n := range c.Marked {
 			marked[n] = true
 		}
@@ -104,7 +108,7 @@ func (e *ConflictError) Error() string {
 			lines[t.Number] = t
 		}
 	}
-	fmt.Fprintf(&b, "%d line(s) changed since last read; use the updated refs below (>>> marks changed lines)\n", len(marked))
+	fmt.Fprintf(&b, "%d line(s) changed since last read; use the updated refs below (>>> marks changed lines)\n", len(refs))
 	numbers := make([]int, 0, len(lines))
 	for n := range lines {
 		numbers = append(numbers, n)
@@ -123,8 +127,10 @@ func (e *ConflictError) Error() string {
 		b.WriteByte('\n')
 	}
 	for _, c := range e.Conflicts {
-		b.WriteString(c.Message)
-		b.WriteByte('\n')
+		if c.Reason != ReasonChanged {
+			b.WriteString(c.Message)
+			b.WriteByte('\n')
+		}
 	}
 	if len(e.Moved) > 0 {
 		b.WriteString("these references still hold and moved: ")

@@ -223,15 +223,23 @@ func TestRebaseWithoutReferencesRebasesNothing(t *testing.T) {
 }
 
 func TestConflictMessageShowsMarkedLinesAndMoves(t *testing.T) {
-	cur := doc("top", "l1", "l2", "TWO", "l4", "l5", "l6", "l7", "l8", "l9", "l10")
-	_, err := versions.Rebase(base, cur, []hashline.Edit{replace(ref(base, 3), "", "x"), replace(ref(base, 8), "", "y")}, h)
-	want := "1 line(s) changed since last read; use the updated refs below (>>> marks changed lines)\n" +
+	// Another agent added a line on top, rewrote line 2 and deleted line 10.
+	cur := doc("top", "l1", "l2", "TWO", "l4", "l5", "l6", "l7", "l8", "l9")
+	_, err := versions.Rebase(base, cur, []hashline.Edit{
+		replace(ref(base, 3), "", "x"),
+		replace(ref(base, 8), "", "y"),
+		{Op: hashline.OpInsertAfter, Start: ref(base, 10), Text: "z"},
+	}, h)
+	want := "2 line(s) changed since last read; use the updated refs below (>>> marks changed lines)\n" +
 		"    2:" + h.Sum("l1") + "|l1\n" +
 		"    3:" + h.Sum("l2") + "|l2\n" +
 		">>> 4:" + h.Sum("TWO") + "|TWO\n" +
 		"    5:" + h.Sum("l4") + "|l4\n" +
 		"    6:" + h.Sum("l5") + "|l5\n" +
-		"edit 0 (start): line 3 (" + ref(base, 3) + ") was changed by another change since you read the file; it is now 4:" + h.Sum("TWO") + "\n" +
+		"...\n" +
+		"    9:" + h.Sum("l8") + "|l8\n" +
+		"    10:" + h.Sum("l9") + "|l9\n" +
+		"edit 2 (anchor): line 10 (" + ref(base, 10) + ") was deleted by another change since you read the file; pick another line from the current lines and retry\n" +
 		"these references still hold and moved: " + ref(base, 8) + " is now line 9"
 	if err == nil || err.Error() != want {
 		t.Errorf("message:\n%v\nwant:\n%s", err, want)

@@ -1,0 +1,112 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"unicode/utf8"
+
+	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/hashline"
+	"github.com/hashline/hashline/internal/versions"
+	"github.com/hashline/hashline/internal/workspace"
+)
+
+// CacheStats returns the counters of the snapshot cache (hits, misses,
+// evictions, bytes, entries) that rebases read base versions from.
+func (s *Service) CacheStats() versions.Stats { return s.cache.Stats() }
+
+// ViewStats returns the counters of the per-agent views: how many (agent,
+// file) pairs are remembered and how many were forgotten at the bound.
+func (s *Service) ViewStats() versions.ViewStats { return s.views.Stats() }
+
+// viewKey names the file rel resolves to, so that a symlink and its target
+// share one view, as they share one lock.
+func (s *Service) viewKey(rel string) string { return s.ws.LockKey(rel) }
+
+// saw records that the calling agent was shown version of the file rel,
+// whose text is doc, and keeps the snapshot for later rebases.
+func (s *Service) saw(ctx context.Context, rel, version string, doc *hashline.Document) {
+	s.cache.Put(version, doc)
+	s.views.See(AgentID(ctx), s.viewKey(rel), version)
+}
+
+// sawGrep is saw for a file Grep showed. Grep searches raw bytes; only valid
+// UTF-8 is exactly the text a Read of that version returns, so only that is
+// cached (the view is recorded either way).
+func (s *Service) sawGrep(ctx context.Context, f *hashlinev1.GrepFile, raw []byte) {
+	if utf8.Valid(raw) {
+		s.cache.Put(f.GetVersion(), hashline.ParseDocument(raw))
+	}
+	s.views.See(AgentID(ctx), s.viewKey(f.GetPath()), f.GetVersion())
+}
+
+// needsRead returns the index of the first edit that refers to existing
+// content (replace, insert, delete, replaceText), or -1. Append and prepend
+// only add lines at an end of the file, so they need no read.
+func needsRead(edits []hashline.Edit) int {
+	for i, e := range edits {
+		switch e.Op {
+		case hashline.OpReplace, hashline.OpInsertAfter, hashline.OpInsertBefore, hashline.OpDelete, hashline.OpReplaceText:
+			return i
+		}
+	}
+	return -1
+}
+
+// rebased is how an Edit's references were resolved.
+type rebased struct {
+	edits    []hashline.Edit
+	from     string // the base version, when the references were rebased
+	moved    []versions.Move
+	warnings []string
+}
+
+// rebase resolves the batch's base: the request's baseVersion, else the
+// version this agent last saw (seen), else the current file. When the base
+// is an older version whose snapshot is cached, the references are carried
+// onto doc (the current file); a *versions.ConflictError is returned when
+// other changes touched them. When the base is unknown, or the references
+// were not made against it, the batch is returned as it is, to be checked
+// against the current file by line number and hash.
+func (s *Service) rebase(req *hashlinev1.EditRequest, f *workspace.File, doc *hashline.Document, seen string, edits []hashline.Edit) (*rebased, error) {
+	out := &rebased{edits: edits}
+	base, how := req.GetBaseVersion(), "gave as baseVersion"
+	if base == "" {
+		base, how = seen, "last saw"
+	}
+	if base == "" || base == f.Version {
+		return out, nil
+	}
+	bdoc, ok := s.cache.Get(base)
+	if !ok {
+		// Evicted, or never seen by this server (a restart, a change made
+		// behind its back): the line-and-hash check is all there is.
+		return out, nil
+	}
+	r, err := versions.Rebase(bdoc, doc, edits, s.opts.hasher)
+	var ce *versions.ConflictError
+	switch {
+	case errors.As(err, &ce):
+		ce.BaseVersion, ce.CurrentVersion = base, f.Version
+		return nil, ce
+	case errors.Is(err, versions.ErrNotBase):
+		out.warnings = append(out.warnings, fmt.Sprintf(
+			"the references do not all match version %s, the one you %s (%v); they were checked against the current file %s by line and hash instead. Pass baseVersion with the version your tags come from to have them rebased exactly",
+			base, how, err, f.Version))
+		return out, nil
+	case err != nil:
+		return nil, err
+	case r.Refs > 0:
+		out.edits, out.from, out.moved = r.Edits, base, r.Moved
+	}
+	return out, nil
+}
+
+func movedProto(moved []versions.Move) []*hashlinev1.MovedRef {
+	out := make([]*hashlinev1.MovedRef, len(moved))
+	for i, m := range moved {
+		out[i] = &hashlinev1.MovedRef{Ref: m.Ref, From: int32(m.From), To: int32(m.To)}
+	}
+	return out
+}
