@@ -8,12 +8,15 @@ import (
 	goio "io"
 	"log/slog"
 	"runtime/debug"
+	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"google.golang.org/grpc"
 
 	"github.com/hashline/hashline/client"
 	"github.com/hashline/hashline/internal/local"
 	"github.com/hashline/hashline/internal/mcp"
+	"github.com/hashline/hashline/internal/workspace"
 )
 
 func init() {
@@ -45,6 +48,7 @@ func runMCP(ctx context.Context, io stdio, args []string) int {
 	root := fs.String("root", "", "workspace directory of the embedded engine (default: the current directory)")
 	addr := fs.String("server", "", "address of a running hashlined to forward to, instead of the embedded engine")
 	agent := fs.String("agent", "", `agent name sent with every call (default: "mcp/" + the MCP client's name)`)
+	fsync := fs.Bool("fsync", true, "embedded engine: fsync files and directories on write; false is UNSAFE (a crash can lose acknowledged edits) and meant for benchmarks")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), mcpUsage)
 		fs.PrintDefaults()
@@ -61,22 +65,36 @@ func runMCP(ctx context.Context, io stdio, args []string) int {
 		fmt.Fprintf(io.stderr, "hashline mcp: unexpected argument %q\n", fs.Arg(0))
 		return exitUsage
 	}
-	if *root != "" && *addr != "" {
-		fmt.Fprintln(io.stderr, "hashline mcp: --root and --server exclude each other: the server has its own root")
-		return exitUsage
+	if *addr != "" {
+		var local []string
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name == "root" || f.Name == "fsync" {
+				local = append(local, "--"+f.Name)
+			}
+		})
+		if len(local) > 0 {
+			fmt.Fprintf(io.stderr, "hashline mcp: %s and --server exclude each other: the server has its own root and settings\n", strings.Join(local, " and "))
+			return exitUsage
+		}
 	}
 	logger := slog.New(slog.NewTextHandler(io.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 
 	var c *client.Client
 	if *addr != "" {
 		var err error
-		if c, err = client.Dial(*addr); err != nil {
+		// Accept responses as large as hashlined may send (its default
+		// --max-recv-bytes), not grpc's 4 MiB: a server configured with
+		// larger read budgets must not break the bridge.
+		if c, err = client.Dial(*addr, client.WithDialOptions(grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(64<<20)))); err != nil {
 			fmt.Fprintf(io.stderr, "hashline mcp: %v\n", err)
 			return exitError
 		}
 		defer c.Close()
 	} else {
-		e, err := local.Start(local.Config{Root: *root})
+		if !*fsync {
+			logger.Warn("fsync is off: a crash or power loss can lose or corrupt acknowledged writes")
+		}
+		e, err := local.Start(local.Config{Root: *root, Workspace: []workspace.Option{workspace.WithFsync(*fsync)}})
 		if err != nil {
 			fmt.Fprintf(io.stderr, "hashline mcp: --root: %v\n", err)
 			return exitError

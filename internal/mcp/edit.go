@@ -82,10 +82,15 @@ func editTool() *sdk.Tool {
 // name them.
 var editVariants = []string{"set_line", "replace_lines", "insert_after", "replace", "insert_before", "delete", "append", "prepend"}
 
-// toFileEdits converts the items, or explains every bad one at once.
-func toFileEdits(items []editItem, raw []map[string]any) ([]*hashlinev1.FileEdit, error) {
+// toFileEdits converts the items, or explains every bad one at once; rawItems
+// returns the items as decoded JSON objects, for naming their keys.
+func toFileEdits(items []editItem, rawItems func() []map[string]any) ([]*hashlinev1.FileEdit, error) {
 	out := make([]*hashlinev1.FileEdit, 0, len(items))
 	var problems []string
+	var raw []map[string]any
+	if slices.ContainsFunc(items, func(it editItem) bool { return it.count() != 1 }) {
+		raw = rawItems()
+	}
 	for i, it := range items {
 		var set []*hashlinev1.FileEdit
 		if op := it.SetLine; op != nil {
@@ -139,6 +144,18 @@ func toFileEdits(items []editItem, raw []map[string]any) ([]*hashlinev1.FileEdit
 	return out, nil
 }
 
+// count is how many operations the item holds.
+func (it editItem) count() int {
+	n := 0
+	for _, set := range []bool{it.SetLine != nil, it.ReplaceLines != nil, it.InsertAfter != nil, it.Replace != nil,
+		it.InsertBefore != nil, it.Delete != nil, it.Append != nil, it.Prepend != nil} {
+		if set {
+			n++
+		}
+	}
+	return n
+}
+
 // known lists the operation keys item i of raw has.
 func known(raw []map[string]any, i int) []string {
 	var ks []string
@@ -154,15 +171,17 @@ func known(raw []map[string]any, i int) []string {
 }
 
 func (t *tools) edit(ctx context.Context, req *sdk.CallToolRequest, a editArgs) (*sdk.CallToolResult, any, error) {
-	var raw struct {
-		Edits []map[string]any `json:"edits"`
-	}
-	// Only for naming the keys of bad items; the typed arguments decoded.
-	_ = jsonUnmarshal(req, &raw)
 	if len(a.Edits) == 0 {
 		return errorResult(fmt.Sprintf("Error editing %s: edits is empty; give at least one edit (set_line, replace_lines, insert_after, ...)", a.Path)), nil, nil
 	}
-	edits, err := toFileEdits(a.Edits, raw.Edits)
+	edits, err := toFileEdits(a.Edits, func() []map[string]any {
+		// Only to name the keys of bad items, so decoded only then.
+		var raw struct {
+			Edits []map[string]any `json:"edits"`
+		}
+		_ = jsonUnmarshal(req, &raw)
+		return raw.Edits
+	})
 	if err != nil {
 		return errorResult(fmt.Sprintf("Error editing %s: %v", a.Path, err)), nil, nil
 	}

@@ -30,6 +30,7 @@ var backends = []string{"embedded", "server"}
 type session struct {
 	t    testing.TB
 	root string
+	c    *client.Client // the service client the bridge calls
 	cs   *sdk.ClientSession
 	ctx  context.Context
 	logs *syncBuffer // the gRPC server's log ("server" backend only)
@@ -39,12 +40,25 @@ type session struct {
 // fresh workspace and connects an MCP client named "test-client" to it.
 func newSession(t testing.TB, backend string, opts ...mcp.Option) *session {
 	t.Helper()
+	return newSessionOn(t, backend, local.Config{}, opts...)
+}
+
+// newSessionWith is newSession on the embedded engine configured by cfg
+// (its Root is set to a fresh temp directory).
+func newSessionWith(t testing.TB, cfg local.Config, opts ...mcp.Option) *session {
+	t.Helper()
+	return newSessionOn(t, "embedded", cfg, opts...)
+}
+
+func newSessionOn(t testing.TB, backend string, cfg local.Config, opts ...mcp.Option) *session {
+	t.Helper()
 	root := t.TempDir()
 	s := &session{t: t, root: root, logs: &syncBuffer{}}
 	var c *client.Client
 	switch backend {
 	case "embedded":
-		e, err := local.Start(local.Config{Root: root})
+		cfg.Root = root
+		e, err := local.Start(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -72,7 +86,7 @@ func newSession(t testing.TB, backend string, opts ...mcp.Option) *session {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cs.Close() })
-	s.cs, s.ctx = cs, ctx
+	s.cs, s.ctx, s.c = cs, ctx, c
 	return s
 }
 

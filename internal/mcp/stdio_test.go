@@ -146,7 +146,8 @@ func TestStdioCommandLine(t *testing.T) {
 		inStderr string
 	}{
 		{"help", []string{"--help"}, 0, "--server ADDR", ""},
-		{"root and server together", []string{"--root", ".", "--server", "127.0.0.1:1"}, 2, "", "exclude each other"},
+		{"root and server together", []string{"--root", ".", "--server", "127.0.0.1:1"}, 2, "", "--root and --server exclude each other"},
+		{"fsync with server", []string{"--fsync=false", "--server", "127.0.0.1:1"}, 2, "", "--fsync and --server exclude each other"},
 		{"a missing root", []string{"--root", "/does/not/exist"}, 1, "", "--root"},
 		{"a stray argument", []string{"extra"}, 2, "", `unexpected argument "extra"`},
 		{"an unknown flag", []string{"--nope"}, 2, "", "flag provided but not defined"},

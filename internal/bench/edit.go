@@ -1,0 +1,220 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+
+	"github.com/hashline/hashline/client"
+	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/floor"
+)
+
+// editor applies an editCase over and over, toggling its file between the
+// case's two states, and says where the file is so it can be checked.
+type editor struct {
+	name  string
+	root  string
+	state int
+	apply func(c editCase, path string, from int) error
+}
+
+func (e *env) editors() []*editor {
+	ctx := context.Background()
+	grpcEdit := func(d *daemon) func(editCase, string, int) error {
+		return func(c editCase, path string, from int) error {
+			var edits []*hashlinev1.FileEdit
+			for j, ln := range c.lines {
+				edits = append(edits, client.Replace(c.refs[from][j], "", c.newLine(from, ln)))
+			}
+			_, err := d.c.Edit(ctx, &hashlinev1.EditRequest{Path: path, Edits: edits})
+			return err
+		}
+	}
+	mcpEdit := func(m *mcpServer) func(editCase, string, int) error {
+		return func(c editCase, path string, from int) error {
+			var edits []map[string]any
+			for j, ln := range c.lines {
+				edits = append(edits, map[string]any{"set_line": map[string]any{"anchor": c.refs[from][j], "new_text": c.newLine(from, ln)}})
+			}
+			_, err := m.call("edit_file", map[string]any{"path": path, "edits": edits})
+			return err
+		}
+	}
+	eds := []*editor{
+		{name: "raw durable write", root: e.roots["floor"], apply: func(c editCase, path string, from int) error {
+			return floor.DurableWrite(filepath.Join(e.roots["floor"], path), []byte(c.states[1-from]))
+		}},
+		{name: "raw atomic write, no fsync", root: e.roots["floor-nofsync"], apply: func(c editCase, path string, from int) error {
+			return atomicWrite(filepath.Join(e.roots["floor-nofsync"], path), []byte(c.states[1-from]))
+		}},
+		{name: "raw in-place overwrite (the peer's write)", root: e.roots["floor-inplace"], apply: func(c editCase, path string, from int) error {
+			return overwrite(filepath.Join(e.roots["floor-inplace"], path), []byte(c.states[1-from]))
+		}},
+		{name: "gRPC Edit", root: e.roots["durable"], apply: grpcEdit(e.durable)},
+		{name: "gRPC Edit, --fsync=false", root: e.roots["nofsync"], apply: grpcEdit(e.nofsync)},
+	}
+	for _, m := range []struct{ name, root string }{
+		{"hashline mcp", "mcp"}, {"hashline mcp --fsync=false", "mcp-nofsync"}, {"peer", "peer"},
+	} {
+		if s, ok := e.mcps[m.name]; ok {
+			eds = append(eds, &editor{name: m.name + " edit_file", root: e.roots[m.root], apply: mcpEdit(s)})
+		}
+	}
+	return eds
+}
+
+// edits: one replaced line, and a batch of ten, on each file size.
+func (e *env) edits() error {
+	eds := e.editors()
+	cols := []string{"file", "edit"}
+	for _, ed := range eds {
+		cols = append(cols, ed.name)
+	}
+	t := &table{
+		title: "Edit: durable, unsafe, the physical floor, and the peer",
+		about: "Every contender toggles its own copy of the file between the same two states, so each call writes the same bytes. " +
+			"Raw durable write (the floor, `internal/floor`): write the new bytes to a temp file, fsync, rename, fsync the directory. " +
+			"Raw atomic write, no fsync: the same without the two fsyncs; on ext4 (the default `auto_da_alloc`) renaming over an existing file still starts writeback of the new data, which is most of its cost. " +
+			"Raw in-place overwrite: what the peer's `Bun.write` does (checked with strace): open without `O_TRUNC`, write, `ftruncate`; not atomic (a crash or a concurrent reader can see old and new bytes mixed) and not durable. " +
+			"gRPC Edit: `hashlined` on loopback (refs checked, batch planned and applied, diff and fresh windows computed, atomic durable write). " +
+			"`--fsync=false` is the same server with fsync off (unsafe: a crash can lose acknowledged edits; for benchmarks only). " +
+			"edit_file rows go through MCP stdio with `set_line` items; the peer never fsyncs, so `hashline mcp --fsync=false` is the nearest comparison, still paying for atomicity. " +
+			"Each cell: median, then its ratio to the raw durable write. Target: gRPC Edit <= 1.5x the floor.",
+		cols: cols,
+	}
+	cmp := &table{
+		title: "edit_file over MCP stdio: the peer's time over ours",
+		about: "From the same runs as the table above; higher is better for us.",
+		cols:  []string{"file", "edit", "peer / `hashline mcp --fsync=false` (both unsynced)", "peer / `hashline mcp` (ours durable)"},
+	}
+	peerIdx, hasPeer, grpcIdx := -1, false, -1
+	for i, ed := range eds {
+		switch ed.name {
+		case "peer edit_file":
+			peerIdx, hasPeer = i, true
+		case "gRPC Edit":
+			grpcIdx = i
+		}
+	}
+	for _, n := range sizes {
+		for _, k := range []int{1, 10} {
+			c := newEditCase(fmt.Sprintf("%d", k), n, k)
+			path := fmt.Sprintf("e%d_%d.go", k, n)
+			// Agents must have read a file before editing it.
+			if err := e.readFirst(path); err != nil {
+				return err
+			}
+			var cs []contender
+			for _, ed := range eds {
+				ed.state = 0 // every file starts in state 0
+				cs = append(cs, contender{ed.name, func() error {
+					if err := ed.apply(c, path, ed.state); err != nil {
+						return err
+					}
+					ed.state = 1 - ed.state
+					return nil
+				}})
+			}
+			s, err := interleave(cs, e.cfg.budget, e.cfg.minRounds, 1000)
+			if err != nil {
+				return err
+			}
+			label := "1 line replaced"
+			if k > 1 {
+				label = fmt.Sprintf("%d-edit batch", k)
+			}
+			base := median(s[0])
+			row := []string{lineLabel(n), label, ms(base)}
+			for i := 1; i < len(eds); i++ {
+				row = append(row, fmt.Sprintf("%s (%s)", ms(median(s[i])), ratio(median(s[i]), base)))
+			}
+			t.rows = append(t.rows, row)
+			e.report.target(fmt.Sprintf("gRPC Edit p50 <= 1.5x raw durable write (%s, %s)", lineLabel(n), label), float64(median(s[grpcIdx]))/float64(base), 1.5)
+			if hasPeer {
+				crow := []string{lineLabel(n), label}
+				for _, name := range []string{"hashline mcp --fsync=false edit_file", "hashline mcp edit_file"} {
+					for i, ed := range eds {
+						if ed.name == name {
+							r := float64(median(s[peerIdx])) / float64(median(s[i]))
+							crow = append(crow, fmt.Sprintf("%.2fx", r))
+							e.report.target(fmt.Sprintf("`%s` faster than the peer (%s, %s)", name, lineLabel(n), label), r, -1)
+						}
+					}
+				}
+				cmp.rows = append(cmp.rows, crow)
+			}
+			log.Printf("edit %s %s: %v", lineLabel(n), label, row[2:])
+			// Every contender must have produced the same file.
+			for _, ed := range eds {
+				got, err := os.ReadFile(filepath.Join(ed.root, path))
+				if err != nil {
+					return err
+				}
+				if string(got) != c.states[ed.state] {
+					return fmt.Errorf("%s left %s in an unexpected state (%d bytes, want %d)", ed.name, path, len(got), len(c.states[ed.state]))
+				}
+			}
+		}
+	}
+	e.report.add(t)
+	if hasPeer {
+		e.report.add(cmp)
+	}
+	return nil
+}
+
+// readFirst reads path through every server, as an agent would before
+// editing it.
+func (e *env) readFirst(path string) error {
+	ctx := context.Background()
+	for _, d := range []*daemon{e.durable, e.nofsync} {
+		if _, err := d.c.Read(ctx, &hashlinev1.ReadRequest{Path: path, Limit: 1}); err != nil {
+			return err
+		}
+	}
+	for _, m := range e.mcps {
+		if _, err := m.call("read_file", map[string]any{"path": path, "limit": 1}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// atomicWrite is floor.DurableWrite without its fsyncs.
+func atomicWrite(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".atomic-*.tmp")
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}
+
+// overwrite writes data over path in place the way Bun.write does: no
+// O_TRUNC, then truncate to the new length.
+func overwrite(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Truncate(int64(len(data))); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

@@ -1,0 +1,335 @@
+// Command bench measures hashline against its baselines and the published
+// peer, alternating the contenders within one run, and writes the results
+// to BENCHMARKS.md between its own markers (keeping the grep section that
+// another generator owns). `make bench` runs it; see BENCHMARKS.md for what
+// each table measures.
+//
+//	go run ./internal/bench -out BENCHMARKS.md -peer tools/peer
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/hashline"
+)
+
+type config struct {
+	out       string
+	peer      string
+	budget    time.Duration
+	loadDur   time.Duration
+	loadRound int
+	minRounds int
+}
+
+func main() {
+	var c config
+	flag.StringVar(&c.out, "out", "BENCHMARKS.md", "report to write (its grep section is kept)")
+	flag.StringVar(&c.peer, "peer", "tools/peer", "directory whose node_modules holds bun and mcp-hashline-edit-server (npm ci there); empty skips the peer")
+	flag.DurationVar(&c.budget, "budget", 4*time.Second, "time per table row (every row runs at least -min-rounds rounds)")
+	flag.IntVar(&c.minRounds, "min-rounds", 15, "fewest rounds per table row")
+	flag.DurationVar(&c.loadDur, "load-duration", time.Second, "length of one load run")
+	flag.IntVar(&c.loadRound, "load-rounds", 5, "load runs per contender and concurrency, alternated")
+	flag.Parse()
+	log.SetFlags(log.Ltime)
+	if err := run(c); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// env is everything the tables run against.
+type env struct {
+	cfg     config
+	tmp     string
+	durable *daemon // hashlined, fsync on
+	nofsync *daemon // hashlined --fsync=false
+	mcps    map[string]*mcpServer
+	roots   map[string]string
+	report  *report
+}
+
+func run(c config) error {
+	tmp, err := os.MkdirTemp("", "hashline-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	e := &env{cfg: c, tmp: tmp, mcps: map[string]*mcpServer{}, roots: map[string]string{}, report: newReport()}
+	defer e.close()
+
+	log.Print("building hashlined and hashline")
+	bins := filepath.Join(tmp, "bin")
+	hashlined, err := build(bins, "cmd/hashlined")
+	if err != nil {
+		return err
+	}
+	hashlineBin, err := build(bins, "cmd/hashline")
+	if err != nil {
+		return err
+	}
+	for _, name := range []string{"durable", "nofsync", "mcp", "mcp-nofsync", "peer", "floor", "floor-nofsync", "floor-inplace"} {
+		e.roots[name] = filepath.Join(tmp, name)
+		if err := writeFixtures(e.roots[name]); err != nil {
+			return err
+		}
+	}
+	if e.durable, err = startDaemon(hashlined, e.roots["durable"]); err != nil {
+		return err
+	}
+	if e.nofsync, err = startDaemon(hashlined, e.roots["nofsync"], "--fsync=false"); err != nil {
+		return err
+	}
+	starts := []struct {
+		name, root string
+		argv       []string
+	}{
+		{"hashline mcp", e.roots["mcp"], []string{hashlineBin, "mcp", "--root", e.roots["mcp"]}},
+		{"hashline mcp --fsync=false", e.roots["mcp-nofsync"], []string{hashlineBin, "mcp", "--fsync=false", "--root", e.roots["mcp-nofsync"]}},
+		{"hashline mcp --server", e.roots["durable"], []string{hashlineBin, "mcp", "--server", e.durable.addr}},
+	}
+	if c.peer != "" {
+		dir, err := filepath.Abs(c.peer)
+		if err != nil {
+			return err
+		}
+		bun := filepath.Join(dir, "node_modules", ".bin", "bun")
+		entry := filepath.Join(dir, "node_modules", "mcp-hashline-edit-server", "src", "index.ts")
+		if _, err := os.Stat(entry); err != nil {
+			return fmt.Errorf("the peer is not installed (%v); run npm ci in %s, or pass -peer=''", err, c.peer)
+		}
+		starts = append(starts, struct {
+			name, root string
+			argv       []string
+		}{"peer", e.roots["peer"], []string{bun, entry}})
+		if v, err := exec.Command(bun, "--version").Output(); err == nil {
+			e.report.env = append(e.report.env, "bun "+strings.TrimSpace(string(v))+", mcp-hashline-edit-server 0.2.0 (tools/peer/package-lock.json)")
+		}
+	}
+	for _, s := range starts {
+		m, err := startMCP(s.name, s.root, s.argv...)
+		if err != nil {
+			return err
+		}
+		e.mcps[s.name] = m
+	}
+	e.describeMachine()
+
+	for _, step := range []struct {
+		name string
+		fn   func() error
+	}{
+		{"read over gRPC", e.readGRPC},
+		{"read_file over MCP", e.readMCP},
+		{"edit", e.edits},
+		{"load", e.load},
+	} {
+		log.Printf("== %s", step.name)
+		if err := step.fn(); err != nil {
+			return fmt.Errorf("%s: %w", step.name, err)
+		}
+	}
+	e.report.env = append(e.report.env, "load average at the end: "+loadAvg())
+	return e.report.write(c.out)
+}
+
+func (e *env) close() {
+	for _, m := range e.mcps {
+		m.close()
+	}
+	for _, d := range []*daemon{e.durable, e.nofsync} {
+		if d != nil {
+			d.close()
+		}
+	}
+}
+
+// writeFixtures creates the files of every table in root: rN.go to read,
+// e1_N.go and e10_N.go to edit, wI.go for the load test's editors.
+func writeFixtures(root string) error {
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return err
+	}
+	put := func(name, content string) error {
+		return os.WriteFile(filepath.Join(root, name), []byte(content), 0o644)
+	}
+	for _, n := range sizes {
+		src := sourceFile(n)
+		if err := errors.Join(put(fmt.Sprintf("r%d.go", n), src), put(fmt.Sprintf("e1_%d.go", n), src), put(fmt.Sprintf("e10_%d.go", n), src)); err != nil {
+			return err
+		}
+	}
+	for i := range maxConcurrency {
+		if err := put(fmt.Sprintf("w%d.go", i), sourceFile(100)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (e *env) describeMachine() {
+	cpu := "unknown CPU"
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
+				cpu = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	rev, _ := exec.Command("git", "rev-parse", "--short", "HEAD").Output()
+	dirty := ""
+	if out, _ := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output(); len(out) > 0 {
+		dirty = " (with uncommitted changes)"
+	}
+	e.report.env = append([]string{
+		fmt.Sprintf("%s, %d cores (GOMAXPROCS %d), %s %s/%s", cpu, runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), runtime.GOOS, runtime.GOARCH),
+		fmt.Sprintf("commit %s%s, %s", strings.TrimSpace(string(rev)), dirty, time.Now().UTC().Format("2006-01-02 15:04 UTC")),
+		"load average at the start: " + loadAvg(),
+	}, e.report.env...)
+}
+
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
+}
+
+// readGRPC: Read of a whole file over gRPC (loopback TCP, hashlined) vs
+// the same tagging in-process.
+func (e *env) readGRPC() error {
+	t := &table{
+		title: "Read: the service vs in-process tagging",
+		about: "Baseline: in this process, read the file and tag every line (`os.ReadFile`, `hashline.ParseDocument`, `AppendTagged`: split, hash, format). " +
+			"Contender: a `Read` of the whole file over gRPC from `hashlined` on loopback TCP (read limits raised so one response holds every line; the response carries the tagged text and the structured lines), decoded by the Go client. Target: <= 2x at 10k lines.",
+		cols: []string{"file", "in-process tagging", "gRPC Read", "ratio"},
+	}
+	ctx := context.Background()
+	for _, n := range sizes {
+		path := fmt.Sprintf("r%d.go", n)
+		full := filepath.Join(e.roots["durable"], path)
+		var sink []byte
+		cs := []contender{
+			{"in-process", func() error {
+				b, err := os.ReadFile(full)
+				if err != nil {
+					return err
+				}
+				d := hashline.ParseDocument(b)
+				sink = hashline.AppendTagged(sink[:0], hashline.Hasher{}, d, 1, d.Len(), 4096)
+				return nil
+			}},
+			{"grpc", func() error {
+				r, err := e.durable.c.Read(ctx, &hashlinev1.ReadRequest{Path: path})
+				if err == nil && (r.GetTruncated() || int(r.GetTotalLines()) != n || len(r.GetLines()) != n) {
+					err = fmt.Errorf("read %d of %d lines (truncated %v)", len(r.GetLines()), r.GetTotalLines(), r.GetTruncated())
+				}
+				return err
+			}},
+		}
+		s, err := interleave(cs, e.cfg.budget, e.cfg.minRounds, 2000)
+		if err != nil {
+			return err
+		}
+		base, grpcMed := median(s[0]), median(s[1])
+		t.rows = append(t.rows, []string{lineLabel(n), ms(base), ms(grpcMed), ratio(grpcMed, base)})
+		if n == 10_000 {
+			e.report.target("Read of 10k lines over gRPC <= 2x in-process tagging", float64(grpcMed)/float64(base), 2)
+		}
+		log.Printf("read %s: in-process %s, gRPC %s (%d rounds)", lineLabel(n), ms(base), ms(grpcMed), len(s[0]))
+	}
+	e.report.add(t)
+	return nil
+}
+
+// readMCP: read_file over MCP stdio, the peer vs ours.
+func (e *env) readMCP() error {
+	names := e.mcpNames("hashline mcp", "hashline mcp --server")
+	t := &table{
+		title: "read_file over MCP stdio: the peer vs `hashline mcp`",
+		about: "Each call is `read_file {\"path\": FILE, \"limit\": 2000}` (2000 is both servers' default page) from the same Go MCP client over the server process's stdin/stdout. " +
+			"Both return the first 2000 lines of a longer file (the peer reads and splits the whole file first; so do we). " +
+			"`hashline mcp` runs the engine in-process; `hashline mcp --server` forwards to `hashlined` over loopback gRPC. Ratio: the peer's time over ours (higher is better for us).",
+		cols: append([]string{"file"}, names...),
+	}
+	for _, n := range sizes {
+		path := fmt.Sprintf("r%d.go", n)
+		var cs []contender
+		for _, name := range names {
+			m := e.mcps[name]
+			cs = append(cs, contender{name, func() error {
+				text, err := m.call("read_file", map[string]any{"path": path, "limit": 2000})
+				if err == nil && strings.Count(text, "\n") < min(n, 2000) {
+					err = fmt.Errorf("short read: %.200s", text)
+				}
+				return err
+			}})
+		}
+		s, err := interleave(cs, e.cfg.budget, e.cfg.minRounds, 2000)
+		if err != nil {
+			return err
+		}
+		row := []string{lineLabel(n)}
+		peer, hasPeer := indexOf(names, "peer")
+		for i := range names {
+			cell := ms(median(s[i]))
+			if hasPeer && i != peer {
+				cell += fmt.Sprintf(" (peer/ours %s)", ratio(median(s[peer]), median(s[i])))
+				e.report.target(fmt.Sprintf("`%s` read_file of %s faster than the peer (peer/ours > 1)", names[i], lineLabel(n)), float64(median(s[peer]))/float64(median(s[i])), -1)
+			}
+			row = append(row, cell)
+		}
+		t.rows = append(t.rows, row)
+		log.Printf("read_file %s: %v", lineLabel(n), row[1:])
+	}
+	e.report.add(t)
+	return nil
+}
+
+// mcpNames lists the started MCP servers among want, peer first.
+func (e *env) mcpNames(want ...string) []string {
+	var out []string
+	if _, ok := e.mcps["peer"]; ok {
+		out = append(out, "peer")
+	}
+	for _, w := range want {
+		if _, ok := e.mcps[w]; ok {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+func indexOf(s []string, v string) (int, bool) {
+	for i, x := range s {
+		if x == v {
+			return i, true
+		}
+	}
+	return -1, false
+}
+
+func lineLabel(n int) string {
+	switch {
+	case n >= 1000 && n%1000 == 0:
+		return fmt.Sprintf("%dk lines", n/1000)
+	default:
+		return fmt.Sprintf("%d lines", n)
+	}
+}

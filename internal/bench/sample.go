@@ -1,0 +1,77 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"time"
+)
+
+// contender is one way of doing an operation.
+type contender struct {
+	name string
+	op   func() error
+}
+
+// samples holds each contender's timings, in contender order.
+type samples [][]time.Duration
+
+// interleave times the contenders alternately: every round runs each once,
+// starting with a different one each round, so that a burst of load from
+// elsewhere on the machine hits all of them alike. It runs at least
+// minRounds and then stops at maxRounds or when budget is spent.
+func interleave(cs []contender, budget time.Duration, minRounds, maxRounds int) (samples, error) {
+	for _, c := range cs { // warm up: caches, connections, JIT
+		for range 3 {
+			if err := c.op(); err != nil {
+				return nil, fmt.Errorf("%s: %w", c.name, err)
+			}
+		}
+	}
+	out := make(samples, len(cs))
+	start := time.Now()
+	for r := 0; r < maxRounds && (r < minRounds || time.Since(start) < budget); r++ {
+		for k := range cs {
+			i := (r + k) % len(cs)
+			t0 := time.Now()
+			if err := cs[i].op(); err != nil {
+				return nil, fmt.Errorf("%s: %w", cs[i].name, err)
+			}
+			out[i] = append(out[i], time.Since(t0))
+		}
+	}
+	return out, nil
+}
+
+func median(d []time.Duration) time.Duration { return percentile(d, 50) }
+
+// percentile returns the p-th percentile (nearest rank) of d.
+func percentile(d []time.Duration, p float64) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	s := slices.Clone(d)
+	slices.Sort(s)
+	i := int(float64(len(s))*p/100+0.5) - 1
+	return s[max(0, min(i, len(s)-1))]
+}
+
+// ms formats a duration in milliseconds with sensible precision.
+func ms(d time.Duration) string {
+	v := float64(d) / float64(time.Millisecond)
+	switch {
+	case v >= 100:
+		return fmt.Sprintf("%.0f ms", v)
+	case v >= 10:
+		return fmt.Sprintf("%.1f ms", v)
+	default:
+		return fmt.Sprintf("%.2f ms", v)
+	}
+}
+
+// ratio formats a/b as "1.23x".
+func ratio(a, b time.Duration) string {
+	if b == 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%.2fx", float64(a)/float64(b))
+}
