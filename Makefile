@@ -82,9 +82,24 @@ fuzz: ## Run every fuzz target for FUZZTIME each (default 100000x executions)
 		done; \
 	done
 
+# The published peer MCP server and its runtime (bun), pinned; only the
+# benchmarks and the re-recording of internal/mcp/testdata/peer use them.
+tools/peer/node_modules: tools/peer/package.json tools/peer/package-lock.json
+	cd tools/peer && npm ci --no-audit --no-fund
+	touch tools/peer/node_modules
+
 .PHONY: bench
-bench: ## Core, workspace and grep benchmarks (ratios against baselines measured in the same run)
+bench: tools/peer/node_modules ## One run of every benchmark into BENCHMARKS.md: service, MCP bridge and the peer (internal/bench), then grep (bench-grep); medians and ratios to baselines of the same run
+	go run ./internal/bench -out BENCHMARKS.md -peer tools/peer $(BENCH_FLAGS)
+	scripts/bench-grep.sh -md BENCHMARKS.md $(BENCH_GREP_FLAGS)
+
+.PHONY: bench-go
+bench-go: ## Go micro-benchmarks of core, workspace, grep, server and MCP bridge
 	go test -run='^$$' -bench=. -benchmem -benchtime=$(BENCHTIME) ./internal/... ./server/...
+
+.PHONY: peer-golden
+peer-golden: tools/peer/node_modules ## Re-record internal/mcp/testdata/peer from the published peer (see its README); CI only compares
+	go test ./internal/mcp -count=1 -run 'TestReadTagsMatchThePeer|TestStaleViewMatchesThePeer' -update-peer=$(CURDIR)/tools/peer
 
 .PHONY: bench-grep
 bench-grep: ## Grep vs ripgrep on Go's source tree, alternating rounds; BENCH_GREP_FLAGS='-md BENCHMARKS.md' rewrites its section
