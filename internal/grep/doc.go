@@ -7,8 +7,10 @@
 // Results equal a naive scan that runs the regexp on every line; everything
 // else is there to make that fast on large trees:
 //
-//   - Whole files are read into per-worker buffers by a pool of workers sized
-//     to the machine, while one walker lists directories in order. On Linux,
+//   - A pool of workers sized to the machine lists directories and reads
+//     whole files into per-worker buffers, taking tasks in path order, while
+//     the caller's goroutine emits results in exact order (and does the next
+//     task itself when no worker has started it). On Linux,
 //     when the tree is an os.Root's (or os.DirFS) file system, directories and
 //     files are opened relative to their parent's descriptor instead of being
 //     resolved from the root for every file, which is most of the cost of a

@@ -7,8 +7,6 @@ import (
 	"path"
 	"runtime"
 	"slices"
-	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
@@ -16,9 +14,6 @@ import (
 
 // binaryProbe is how much of a file is looked at for a NUL byte.
 const binaryProbe = 8 << 10
-
-// window bounds how many files may be read ahead of the one being emitted.
-const window = 1024
 
 // heldBudget bounds the bytes of matching files that workers keep while they
 // wait for their turn to be emitted (emit may be slow: it streams to a
@@ -114,24 +109,18 @@ type search struct {
 	probing atomic.Bool
 	// held is the size of the Raw of results not yet taken.
 	held atomic.Int64
-	// redo reads deferred files again; it belongs to the emitting goroutine.
+	// redo is the emitting goroutine's own worker: it runs the tasks the
+	// workers have not started when their turn comes, and reads deferred
+	// files again.
 	redo *worker
+	// w lists directories; q holds the tasks of a tree search.
+	w *walker
+	q *queue
 
 	// Owned by the goroutine that calls emit.
 	sum       Summary
 	remaining int
 	done      bool
-}
-
-// job is one file to search. The walker queues it twice: to the workers,
-// and in order to the goroutine that emits, which waits for done.
-type job struct {
-	d    *dir
-	name string
-	path string
-	link bool
-	res  result
-	done chan struct{}
 }
 
 // result is what a worker found in a file.
@@ -145,89 +134,6 @@ type result struct {
 	deferred bool
 	file     File
 	ms       []match
-}
-
-// tree searches the directory start.
-func (s *search) tree(ctx context.Context, w *walker, start string) error {
-	ictx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	d, err := s.src.openDir(start)
-	if err != nil {
-		return err
-	}
-	jobs := make(chan *job, 16*s.opts.Workers)
-	order := make(chan *job, window)
-	w.ctx = ictx
-	w.send = func(j *job) bool {
-		select {
-		case order <- j:
-		case <-ictx.Done():
-			j.d.release()
-			return false
-		}
-		select {
-		case jobs <- j:
-			return true
-		case <-ictx.Done():
-			j.d.release()
-			return false
-		}
-	}
-	var wg sync.WaitGroup
-	var walkErr error
-	wg.Go(func() {
-		defer close(order)
-		defer close(jobs)
-		defer d.release()
-		parts := strings.Split(start, "/")
-		if start == "." {
-			parts = nil
-		}
-		walkErr = w.walk(d, start, parts, w.rootPatterns(start))
-	})
-	for range s.opts.Workers {
-		wg.Go(func() {
-			wk := s.newWorker()
-			defer wk.close()
-			for j := range jobs {
-				wk.run(ictx, j)
-			}
-		})
-	}
-	err = s.collect(ctx, order)
-	cancel()
-	wg.Wait()
-	if err == nil {
-		err = walkErr
-	}
-	return err
-}
-
-// collect takes the jobs in order as they finish and emits their results.
-func (s *search) collect(ctx context.Context, order <-chan *job) error {
-	for j := range order {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		select {
-		case <-j.done:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-		if r := &j.res; r.deferred && !s.probing.Load() {
-			// Read it again, through the file system; it was counted
-			// as scanned already.
-			again := &job{name: j.name, path: j.path, link: j.link, done: make(chan struct{})}
-			s.redo.run(ctx, again)
-			r.matched, r.file, r.ms = again.res.matched, again.res.file, again.res.ms
-		} else {
-			s.held.Add(-int64(len(r.file.Raw)))
-		}
-		if err := s.take(&j.res); err != nil || s.done {
-			return err
-		}
-	}
-	return ctx.Err()
 }
 
 // take accounts for one result and emits it, up to the limit.
@@ -261,12 +167,12 @@ func (s *search) take(r *result) error {
 
 // single searches one file named by the caller.
 func (s *search) single(ctx context.Context, rel string) error {
-	j := &job{name: path.Base(rel), path: rel, link: true, done: make(chan struct{})}
-	s.redo.run(ctx, j)
+	it := &item{name: path.Base(rel), path: rel, link: true}
+	s.redo.runFile(ctx, it)
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return s.take(&j.res)
+	return s.take(&it.res)
 }
 
 // hold reserves n bytes of heldBudget, which is always granted when nothing
@@ -283,12 +189,14 @@ func (s *search) hold(n int64) bool {
 	}
 }
 
-// worker reads and searches files with buffers of its own.
+// worker lists directories and reads and searches files with buffers of
+// its own.
 type worker struct {
-	s   *search
-	f   *finder
-	buf []byte
-	ms  []match
+	s    *search
+	f    *finder
+	buf  []byte
+	ms   []match
+	bufs listBufs
 	// keepAll ignores heldBudget: the result is taken right away.
 	keepAll bool
 }
@@ -307,14 +215,14 @@ func (w *worker) close() {
 	w.buf = nil
 }
 
-func (w *worker) run(ctx context.Context, j *job) {
-	defer close(j.done)
+// runFile reads and searches the file of a task.
+func (w *worker) runFile(ctx context.Context, j *item) {
 	if ctx.Err() != nil {
-		j.d.release()
+		j.parent.release()
 		return
 	}
-	data, buf, err := w.s.src.readFile(j.d, j.name, j.path, j.link, w.buf, w.s.opts.MaxFileBytes)
-	j.d.release()
+	data, buf, err := w.s.src.readFile(j.parent, j.name, j.path, j.link, w.buf, w.s.opts.MaxFileBytes)
+	j.parent.release()
 	w.buf = buf
 	if cap(w.buf) > maxPooledBuf {
 		w.buf = nil

@@ -2,7 +2,6 @@ package grep
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"io/fs"
 	"path"
@@ -57,19 +56,21 @@ func (g globSet) match(rel, name string, isDir bool) bool {
 	return false
 }
 
-// walker lists the tree depth first in path order and hands every file that
-// passes the filters to send.
+// walker lists directories and filters their entries. It is shared by the
+// workers and never changes during a search.
 type walker struct {
-	ctx        context.Context
 	src        *source
 	opts       *Options
 	incl, excl globSet
 	// types are the globs of Options.Types.
 	types globSet
-	// send queues a job; false means the search is stopping.
-	send func(*job) bool
-	// dbuf is the buffer for listing directories, fbuf for .gitignore files.
-	dbuf, fbuf []byte
+}
+
+// listBufs are a worker's buffers for listing directories (dir) and
+// reading .gitignore files (ignore), and scratch space for paths (parts).
+type listBufs struct {
+	dir, ignore []byte
+	parts       []string
 }
 
 // ignoreFile is read in every directory walked; its patterns apply to the
@@ -80,33 +81,34 @@ const ignoreFile = ".gitignore"
 // start: .git/info/exclude and the .gitignore files of the directories above
 // it. When start itself is ignored, the caller named it explicitly, so the
 // rules that ignore it are dropped (ripgrep, too, searches an ignored
-// directory it is given).
-func (w *walker) rootPatterns(start string) []gitignore.Pattern {
+// directory it is given). buf is a read buffer, returned for reuse.
+func (w *walker) rootPatterns(start string, buf []byte) ([]gitignore.Pattern, []byte) {
 	if w.opts.NoIgnore {
-		return nil
+		return nil, buf
 	}
-	pats := w.readIgnore(nil, "", ".git/info/exclude", true, nil)
+	pats, buf := w.readIgnore(nil, "", ".git/info/exclude", true, nil, buf)
 	if start == "." {
-		return pats
+		return pats, buf
 	}
 	parts := strings.Split(start, "/")
 	for i := range parts {
 		dir := path.Join(parts[:i]...)
-		pats = append(pats, w.readIgnore(nil, "", path.Join(dir, ignoreFile), true, parts[:i])...)
+		var more []gitignore.Pattern
+		more, buf = w.readIgnore(nil, "", path.Join(dir, ignoreFile), true, parts[:i], buf)
+		pats = append(pats, more...)
 	}
 	if gitignore.NewMatcher(pats).Match(parts, true) {
-		return nil
+		return nil, buf
 	}
-	return pats
+	return pats, buf
 }
 
 // readIgnore parses the ignore file name in d (rel from the root), with
 // domain as the directory its patterns are relative to.
-func (w *walker) readIgnore(d *dir, name, rel string, link bool, domain []string) []gitignore.Pattern {
-	data, buf, err := w.src.readFile(d, name, rel, link, w.fbuf, 1<<20)
-	w.fbuf = buf
+func (w *walker) readIgnore(d *dir, name, rel string, link bool, domain []string, buf []byte) ([]gitignore.Pattern, []byte) {
+	data, buf, err := w.src.readFile(d, name, rel, link, buf, 1<<20)
 	if err != nil {
-		return nil
+		return nil, buf
 	}
 	var pats []gitignore.Pattern
 	for line := range bytes.SplitSeq(data, []byte{'\n'}) {
@@ -116,26 +118,24 @@ func (w *walker) readIgnore(d *dir, name, rel string, link bool, domain []string
 		}
 		pats = append(pats, gitignore.ParsePattern(s, domain))
 	}
-	return pats
+	return pats, buf
 }
 
-// walk lists the directory d at rel (parts are rel's components) and
-// everything below it. pats are the ignore patterns in force. Only an error
-// listing the directory the search started in is returned; deeper ones skip
-// the directory, as unreadable files are skipped.
-func (w *walker) walk(d *dir, rel string, parts []string, pats []gitignore.Pattern) error {
-	if w.ctx.Err() != nil {
-		return nil
-	}
-	ents, buf, err := w.src.list(d, rel, w.dbuf)
-	w.dbuf = buf
+// list lists the directory of the task it, open as d, and returns the
+// entries to search, in walk order: files that pass the filters and
+// directories that are not pruned, each holding a reference to d.
+func (w *walker) list(it *item, d *dir, bufs *listBufs) ([]*item, error) {
+	ents, buf, err := w.src.list(d, it.path, bufs.dir)
+	bufs.dir = buf
 	if err != nil {
-		return err
+		return nil, err
 	}
+	pats := it.pats
 	if !w.opts.NoIgnore {
 		for _, e := range ents {
 			if e.name == ignoreFile && (e.typ.IsRegular() || e.typ&fs.ModeSymlink != 0) {
-				own := w.readIgnore(d, e.name, join(rel, e.name), e.typ&fs.ModeSymlink != 0, parts)
+				var own []gitignore.Pattern
+				own, bufs.ignore = w.readIgnore(d, e.name, join(it.path, e.name), e.typ&fs.ModeSymlink != 0, it.parts, bufs.ignore)
 				// Clip so that sibling directories never share appends.
 				pats = append(pats[:len(pats):len(pats)], own...)
 				break
@@ -143,26 +143,26 @@ func (w *walker) walk(d *dir, rel string, parts []string, pats []gitignore.Patte
 		}
 	}
 	ignored := gitignore.NewMatcher(pats)
+	var out []*item
 	for _, e := range ents {
 		name, isDir := e.name, e.typ.IsDir()
 		if name == ".git" || (!w.opts.Hidden && name[0] == '.') {
 			continue
 		}
-		child := join(rel, name)
-		if len(pats) > 0 && ignored.Match(append(parts, name), isDir) {
-			continue
+		child := join(it.path, name)
+		if len(pats) > 0 {
+			bufs.parts = append(append(bufs.parts[:0], it.parts...), name)
+			if ignored.Match(bufs.parts, isDir) {
+				continue
+			}
 		}
 		if w.excl.match(child, name, isDir) {
 			continue
 		}
 		switch {
 		case isDir:
-			sub, err := w.src.subdir(d, name, child)
-			if err != nil {
-				continue
-			}
-			w.walk(sub, child, append(parts, name), pats)
-			sub.release()
+			out = append(out, &item{key: it.key + name + "/", path: child, name: name, isDir: true, parent: d,
+				parts: append(it.parts[:len(it.parts):len(it.parts)], name), pats: pats})
 		case e.typ.IsRegular() || e.typ&fs.ModeSymlink != 0:
 			if w.opts.SkipFile != nil && w.opts.SkipFile(name) {
 				continue
@@ -173,17 +173,13 @@ func (w *walker) walk(d *dir, rel string, parts []string, pats []gitignore.Patte
 			if len(w.types) > 0 && !w.types.match(child, name, false) {
 				continue
 			}
-			d.retain()
-			j := &job{d: d, name: name, path: child, link: e.typ&fs.ModeSymlink != 0, done: make(chan struct{})}
-			if !w.send(j) {
-				return nil
-			}
+			out = append(out, &item{key: it.key + name, path: child, name: name, parent: d, link: e.typ&fs.ModeSymlink != 0})
+		default:
+			continue
 		}
-		if w.ctx.Err() != nil {
-			return nil
-		}
+		d.retain()
 	}
-	return nil
+	return out, nil
 }
 
 func join(dir, name string) string {
