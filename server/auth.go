@@ -2,12 +2,10 @@ package server
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
 	"path"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 
@@ -130,13 +128,13 @@ var readMethods = map[string]bool{
 }
 
 // searchMethods take a directory and filter what they find by the grant
-// (Grep through searchFS), so their path may also be a directory above an
-// allowed prefix ("" or "." for the whole workspace). Every other method's
-// path must itself be allowed. Watch is not listed: until it filters its
-// events by Service.allowed, a restricted token may only watch paths inside
-// its prefixes.
+// (Grep walks searchFS, Watch drops events allowed rejects), so their path
+// may also be a directory above an allowed prefix ("" or "." for the whole
+// workspace). Every other method's path must itself be allowed. A method
+// added here must filter its results the same way.
 var searchMethods = map[string]bool{
-	hashlinev1.FileService_Grep_FullMethodName: true,
+	hashlinev1.FileService_Grep_FullMethodName:  true,
+	hashlinev1.FileService_Watch_FullMethodName: true,
 }
 
 // pathRequest is every request message with a path.
@@ -151,17 +149,10 @@ type pathRequest interface{ GetPath() string }
 //   - with path prefixes, the request path, and the file it resolves to
 //     through symlinks, must lie inside one (PATH_NOT_ALLOWED).
 type access struct {
-	svc      *Service
-	realRoot string // the root with symlinks evaluated
+	svc *Service
 }
 
-func newAccess(svc *Service) *access {
-	real, err := filepath.EvalSymlinks(svc.ws.Dir())
-	if err != nil {
-		real = svc.ws.Dir()
-	}
-	return &access{svc: svc, realRoot: real}
-}
+func newAccess(svc *Service) *access { return &access{svc: svc} }
 
 func (a *access) check(ctx context.Context, method string, req any) error {
 	if !isFileService(method) {
@@ -180,11 +171,13 @@ func (a *access) check(ctx context.Context, method string, req any) error {
 		return nil
 	}
 	p := pr.GetPath()
-	if p == "" && searchMethods[method] {
-		p = "."
-	}
 	if p == "" {
-		return nil // the service reports the empty path
+		if !searchMethods[method] && (g == nil || len(g.Prefixes) == 0) {
+			return nil // the service reports the empty path
+		}
+		// The whole workspace, for a search; and for any call of a
+		// restricted token, so that no method can read "" as "everything".
+		p = "."
 	}
 	if err := checkPathSize(p); err != nil {
 		return err
@@ -237,29 +230,14 @@ func (a *access) denied(g *Grant, what string) error {
 		msg: fmt.Sprintf("agent %q may not access %s; its token is limited to %s", g.Agent, what, strings.Join(g.Prefixes, ", "))}
 }
 
-// resolve returns the path, relative to the root, of the file rel reaches
-// through symlinks; for a file that does not exist yet, that of its nearest
-// existing directory plus the rest. It reports false when that lies outside
-// the root or cannot be resolved. It is for the prefix check only and never
-// used to open anything.
+// resolve returns the symlink-free path, relative to the root, of the file
+// rel reaches, exactly as the workspace will resolve it (for a file that
+// does not exist yet, its nearest existing directory plus the rest). It
+// reports false when that fails, e.g. for links out of the root, which the
+// workspace refuses itself.
 func (a *access) resolve(rel string) (string, bool) {
-	p := filepath.Join(a.realRoot, filepath.FromSlash(rel))
-	rest := ""
-	for {
-		r, err := filepath.EvalSymlinks(p)
-		if err == nil {
-			out, err := filepath.Rel(a.realRoot, filepath.Join(r, rest))
-			if err != nil || out == ".." || strings.HasPrefix(out, ".."+string(filepath.Separator)) {
-				return "", false
-			}
-			return filepath.ToSlash(out), true
-		}
-		if !errors.Is(err, fs.ErrNotExist) || p == a.realRoot {
-			return "", false
-		}
-		rest = filepath.Join(filepath.Base(p), rest)
-		p = filepath.Dir(p)
-	}
+	target, _, err := a.svc.ws.Resolve(rel)
+	return target, err == nil
 }
 
 // sees reports whether g may see the file at rel: rel, and the file it

@@ -91,7 +91,11 @@ func FuzzAccessCheck(f *testing.F) {
 	}
 	f.Cleanup(func() { ws.Close() })
 	a := newAccess(New(ws))
-	realSrc := filepath.Join(a.realRoot, "src")
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		f.Fatal(err)
+	}
+	realSrc := filepath.Join(realRoot, "src")
 	ctx := context.WithValue(context.Background(), grantKey{}, &Grant{Agent: "f", Permission: PermRead, Prefixes: []string{"src"}})
 	ctx = context.WithValue(ctx, accessKey{}, a)
 	for _, s := range []string{"src/a.txt", "src/out", "src/outdir/key.txt", "src/abs/key.txt", "src/up/secret/key.txt", "src/self/a.txt",

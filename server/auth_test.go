@@ -103,6 +103,17 @@ func TestTokensGateEveryFileServiceCall(t *testing.T) {
 			return err
 		}
 	}
+	watch := func(tok, path string) func(ctx context.Context) error {
+		return func(ctx context.Context) error {
+			ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			defer cancel()
+			s, err := e.c.RPC().Watch(withToken(ctx, tok), &hashlinev1.WatchRequest{Path: path})
+			if err == nil {
+				_, err = s.Recv()
+			}
+			return client.FromStatus(err)
+		}
+	}
 	tests := []struct {
 		name   string
 		call   func(ctx context.Context) error
@@ -137,6 +148,10 @@ func TestTokensGateEveryFileServiceCall(t *testing.T) {
 		{"a scoped token may not write outside its prefixes", write(scopedToken, "docs/new.md"), codes.PermissionDenied, "PATH_NOT_ALLOWED"},
 		{"a scoped token may not grep a directory outside its prefixes", grepAll(scopedToken, "secret"), codes.PermissionDenied, "PATH_NOT_ALLOWED"},
 		{"a scoped token may not grep through a linked directory", grepAll(scopedToken, "src/outdir"), codes.PermissionDenied, "PATH_NOT_ALLOWED"},
+		{"a scoped token may not watch a directory outside its prefixes", watch(scopedToken, "secret"), codes.PermissionDenied, "PATH_NOT_ALLOWED"},
+		{"a scoped token may not watch through a linked directory", watch(scopedToken, "src/outdir"), codes.PermissionDenied, "PATH_NOT_ALLOWED"},
+		{"a scoped token may not read the empty path as everything", read(scopedToken, ""), codes.PermissionDenied, "PATH_NOT_ALLOWED"},
+		{"a watch without a token is refused", watch("", "src"), codes.Unauthenticated, "UNAUTHENTICATED"},
 		{"nobody may read a server temp file", read(writerToken, "src/.hashline-0123456789ABCDEFGHIJKLMNOP.tmp"), codes.InvalidArgument, "INVALID_PATH"},
 		{"nobody may write a server temp file", write(writerToken, ".hashline-x.tmp"), codes.InvalidArgument, "INVALID_PATH"},
 	}
@@ -208,6 +223,29 @@ func TestTokensAllowWhatTheyGrant(t *testing.T) {
 			t.Errorf("scoped grep of %q found %v (%d matches), want %v", path, got, sum.GetMatches(), want)
 		}
 	}
+	// A watch of the whole workspace reports only the allowed files.
+	wctx, stop := context.WithCancel(ctx)
+	defer stop()
+	w, err := e.c.RPC().Watch(withToken(wctx, scopedToken), &hashlinev1.WatchRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Header(); err != nil { // the subscription is live
+		t.Fatal(err)
+	}
+	for _, p := range []string{"secret/hidden.txt", "docs/other.md", "src/seen.txt"} {
+		if _, err := e.c.Write(withToken(ctx, writerToken), &hashlinev1.WriteRequest{Path: p, Content: "x\n"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ev, err := w.Recv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ev.String(); !strings.Contains(got, "src/seen.txt") || strings.Contains(got, "secret") || strings.Contains(got, "other.md") {
+		t.Errorf("scoped watch got %v, want only the event of src/seen.txt", ev)
+	}
+
 	// The unrestricted writer sees everything, the link's target included.
 	var all []string
 	if _, err := e.c.Grep(withToken(ctx, writerToken), &hashlinev1.GrepRequest{Pattern: "needle"}, func(f *hashlinev1.GrepFile) error {
