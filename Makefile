@@ -76,7 +76,7 @@ breaking: ## buf breaking against the released v1 API
 
 .PHONY: fuzz
 fuzz: ## Run every fuzz target for FUZZTIME each (default 100000x executions)
-	@for pkg in $$(go list ./internal/...); do \
+	@for pkg in $$(go list ./internal/... ./server/...); do \
 		for f in $$(go test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
 			echo "== $$pkg $$f"; go test -run='^$$' -fuzz="^$$f$$" -fuzztime=$(FUZZTIME) $$pkg; \
 		done; \
