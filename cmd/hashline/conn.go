@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -152,13 +154,20 @@ func fail(io stdio, cmd string, err error) int {
 	return exitError
 }
 
-// printJSON writes m as indented protojson, the JSON grpcurl users see.
+// printJSON writes m as protojson, the JSON grpcurl users see, indented
+// by encoding/json: protojson varies its whitespace on purpose, and a
+// shell user's diffs and our golden files need it stable.
 func printJSON(io stdio, m proto.Message) error {
-	b, err := protojson.MarshalOptions{Multiline: true, Indent: "  "}.Marshal(m)
+	b, err := protojson.Marshal(m)
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(io.stdout, "%s\n", b)
+	var out bytes.Buffer
+	if err := json.Indent(&out, b, "", "  "); err != nil {
+		return err
+	}
+	out.WriteByte('\n')
+	_, err = io.stdout.Write(out.Bytes())
 	return err
 }
 

@@ -251,7 +251,7 @@ func parseEditsJSON(in string, req *hashlinev1.EditRequest) string {
 		for i, r := range raw {
 			e := &hashlinev1.FileEdit{}
 			if err := opts.Unmarshal(r, e); err != nil {
-				return fmt.Sprintf("edits JSON on stdin, edit %d: %v", i, err)
+				return fmt.Sprintf("edits JSON on stdin, edit %d: %s", i, protoErr(err))
 			}
 			req.Edits = append(req.Edits, e)
 		}
@@ -259,11 +259,18 @@ func parseEditsJSON(in string, req *hashlinev1.EditRequest) string {
 	}
 	path := req.Path
 	if err := opts.Unmarshal([]byte(trimmed), req); err != nil {
-		return "edit request JSON on stdin: " + err.Error()
+		return "edit request JSON on stdin: " + protoErr(err)
 	}
 	if req.Path != "" && req.Path != path {
 		return fmt.Sprintf("the JSON names path %q but the command names %q", req.Path, path)
 	}
 	req.Path = path
 	return ""
+}
+
+// protoErr returns a protojson error's message with plain spaces: protojson
+// randomly uses U+00A0 in its messages so that nobody depends on their exact
+// text, and a terminal shows the difference as garbage.
+func protoErr(err error) string {
+	return strings.ReplaceAll(err.Error(), "\u00a0", " ")
 }

@@ -265,6 +265,7 @@ var cases = []struct {
 		dump("main.go"),
 	}},
 	{"edit_text_and_json", map[string]string{"notes.txt": "alpha\nbeta\nalpha\n"}, []step{
+		cli("read", "notes.txt"),
 		cli("edit", "notes.txt", "--replace-text", "beta", "--with", "BETA"),
 		cli("edit", "notes.txt", "--replace-text", "alpha", "--with", "ALPHA"),
 		cli("edit", "notes.txt", "--replace-text", "alpha", "--with", "ALPHA", "--all"),
@@ -280,7 +281,6 @@ var cases = []struct {
 		cli("edit", "greet.txt", "--replace", "2:b3", "--text", "there"),
 		cli("edit", "greet.txt", "--replace", "2:b3", "--text", "again"),
 		cli("edit", "greet.txt", "--replace", "2:50", "--text", "again"),
-		cli("edit", "greet.txt", "--base-version", "v1-00000000000000000000000000000000", "--append", "--text", "x"),
 		cli("edit", "greet.txt", "--delete", "9:aa"),
 		cli("edit", "greet.txt", "--replace", "2:zz", "--text", "x"),
 	}},
