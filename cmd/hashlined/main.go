@@ -228,14 +228,6 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 	if c.rate < 0 || c.burst < 1 {
 		return fmt.Errorf("--rate %g --burst %d: want a rate >= 0 (0 = off) and a burst >= 1", c.rate, c.burst)
 	}
-	// TODO(cache): pass server.WithCacheBytes(svc's cache size) once the
-	// snapshot cache reports it; hashline_cache_bytes is exported then.
-	metrics, metricsAddr, stopMetrics, err := serveMetrics(c.metricsListen, logger)
-	if err != nil {
-		return err
-	}
-	defer stopMetrics()
-
 	lis, cleanup, err := listen(c.listen)
 	if err != nil {
 		return err
@@ -251,6 +243,12 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 		server.WithMaxResponseBytes(c.maxRespBytes),
 		server.WithLogger(logger),
 	)
+	metrics, metricsAddr, stopMetrics, err := serveMetrics(c.metricsListen, logger,
+		server.WithCacheBytes(func() int64 { return svc.CacheStats().Bytes }))
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
 	// Stop must still wait for handlers, so an edit cut at the end of the
 	// grace period finishes its write before the root is closed.
 	srvOpts := []grpc.ServerOption{grpc.WaitForHandlers(true)}

@@ -336,6 +336,7 @@ func TestMetricsEndpoint(t *testing.T) {
 		`grpc_server_handled_total{grpc_code="OK",grpc_method="Read",grpc_service="hashline.v1.FileService",grpc_type="unary"} 1`,
 		`grpc_server_handling_seconds_bucket{grpc_method="Edit"`,
 		`go_goroutines`,
+		`hashline_cache_bytes `,
 	} {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("metrics lack %s", want)
