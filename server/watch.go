@@ -39,9 +39,19 @@ type watchState struct {
 // watchHub returns the service's hub, creating it on first use.
 func (s *Service) watchHub() *watch.Hub {
 	s.watch.once.Do(func() {
-		s.watch.hub = watch.NewHub(watch.WithBuffer(s.opts.watchBuffer))
+		s.watch.hub = watch.NewHub(watch.WithBuffer(s.opts.watchBuffer), watch.WithSnapshots(s.snapshotText))
 	})
 	return s.watch.hub
+}
+
+// snapshotText is the content of version from the snapshot cache, for the
+// old side of a change whose content the hub did not keep. These lookups
+// count in the cache's hit and miss metrics like a rebase's.
+func (s *Service) snapshotText(version string) ([]byte, bool) {
+	if doc, ok := s.cache.Get(version); ok {
+		return doc.Bytes(), true
+	}
+	return nil, false
 }
 
 // Watch streams change events for a path prefix until the client cancels

@@ -552,3 +552,24 @@ func TestWatchOutlivesTheDefaultDeadline(t *testing.T) {
 		t.Fatalf("Recv = %v, %v; want the write's event: the default deadline must not cut Watch streams", ev, err)
 	}
 }
+
+func TestWatchOldContentFromTheSnapshotCache(t *testing.T) {
+	e := newWatchEnv(t)
+	other := e.watch("other") // the hub is listening, but not for f.txt
+	wr, err := e.c.Write(e.ctx, &hashlinev1.WriteRequest{Path: "f.txt", Content: "a\nb\nc\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Nobody watched f.txt when it was written, so the hub kept only its
+	// version; the content of that version is in the snapshot cache. (The
+	// file-system watcher's echo of the write is handled before the
+	// sentinel, which sorts after f.txt, while still nobody watches f.txt.)
+	other.until("other/sentinel", "", e.writeFile("other/sentinel", "s\n"))
+	w := e.watch("f.txt")
+	v := e.writeFile("f.txt", "a\nB\nc\n")
+	ev := w.until("f.txt", wr.GetVersion(), v)
+	if ranges(ev) != "-2,1 +2,1" {
+		t.Errorf("external change from a cached version: changed %q, want -2,1 +2,1", ranges(ev))
+	}
+	other.cancel()
+}
