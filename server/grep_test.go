@@ -4,14 +4,27 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/test/bufconn"
 
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/grep"
+	"github.com/hashline/hashline/internal/hashline"
+	"github.com/hashline/hashline/internal/workspace"
 	"github.com/hashline/hashline/server"
 )
 
@@ -222,4 +235,83 @@ func TestGrepStopsWhenTheClientGoesAway(t *testing.T) {
 	if !errors.As(err, &ce) || ce.Code != codes.Canceled {
 		t.Errorf("err = %v, want CANCELED", err)
 	}
+}
+
+// BenchmarkGrepGoSrc runs Grep over Go's own source tree through the full
+// gRPC stack over bufconn, interleaved with the same search in-process, and
+// reports both medians and their ratio: the cost of versions, tags,
+// submatches and messages on top of the engine.
+func BenchmarkGrepGoSrc(b *testing.B) {
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		b.Skipf("go env GOROOT: %v", err)
+	}
+	dir := filepath.Join(strings.TrimSpace(string(out)), "src")
+	ws, err := workspace.Open(dir)
+	if err != nil {
+		b.Skipf("no Go source tree: %v", err)
+	}
+	b.Cleanup(func() { ws.Close() })
+	c := serveOverBufconn(b, server.New(ws))
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { root.Close() })
+	ctx := context.Background()
+	for _, q := range []*hashlinev1.GrepRequest{
+		{Pattern: "func main"},
+		{Pattern: `\w+_test\b`},
+		{Pattern: "func main", Before: 2, After: 2},
+	} {
+		q.MaxMatches = math.MaxInt32
+		b.Run(fmt.Sprintf("%q-C%d", q.Pattern, q.Before), func(b *testing.B) {
+			var rpc, local []time.Duration
+			for b.Loop() {
+				t0 := time.Now()
+				if _, err := c.Grep(ctx, q, func(*hashlinev1.GrepFile) error { return nil }); err != nil {
+					b.Fatal(err)
+				}
+				t1 := time.Now()
+				_, err := grep.Search(ctx, root.FS(), grep.Options{Pattern: q.Pattern, Before: int(q.Before), After: int(q.After), MaxMatches: math.MaxInt32},
+					func(f grep.File) error {
+						for _, l := range f.Lines {
+							hashline.Hasher{}.Sum(l.Content)
+						}
+						return nil
+					})
+				if err != nil {
+					b.Fatal(err)
+				}
+				rpc, local = append(rpc, t1.Sub(t0)), append(local, time.Since(t1))
+			}
+			mr, ml := medianOf(rpc), medianOf(local)
+			b.ReportMetric(float64(mr.Microseconds())/1e3, "grpc-ms")
+			b.ReportMetric(float64(ml.Microseconds())/1e3, "local-ms")
+			b.ReportMetric(float64(mr)/float64(ml), "ratio")
+		})
+	}
+}
+
+func medianOf(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// serveOverBufconn serves svc with the full server stack on an in-memory
+// listener and returns a client, closed at cleanup.
+func serveOverBufconn(tb testing.TB, svc *server.Service) *client.Client {
+	gs, _ := server.NewGRPCServer(svc, server.GRPCConfig{DefaultTimeout: time.Minute})
+	lis := bufconn.Listen(1 << 20)
+	go gs.Serve(lis)
+	tb.Cleanup(gs.Stop)
+	conn, err := grpc.NewClient("passthrough:///bufnet",
+		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
+		grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { conn.Close() })
+	return client.New(conn)
 }

@@ -399,3 +399,33 @@ func hit(n int, content string, spans ...int) Line {
 
 // ctx is a context line.
 func ctx(n int, content string) Line { return Line{Number: n, Content: content} }
+
+// TestWindowAndWorkers checks that results do not depend on how many
+// workers there are or how far they may run ahead of emit, down to a window
+// of one task (the emitting goroutine then does most tasks itself).
+func TestWindowAndWorkers(t *testing.T) {
+	dir := t.TempDir()
+	files := randomTree(t, dir, 5, 300)
+	defer func(w int) { window = w }(window)
+	for _, win := range []int{1, 2, 1024} {
+		for _, workers := range []int{1, 2, 7} {
+			t.Run(fmt.Sprintf("window %d, %d workers", win, workers), func(t *testing.T) {
+				window = win
+				opts := Options{Pattern: `(?i)main|x_test`, Before: 1, After: 1, MaxMatches: 1 << 20, Workers: workers}
+				want, _ := naiveSearch(t, files, opts)
+				var got []File
+				_, err := Search(context.Background(), rootFS(t, dir), opts, func(f File) error {
+					got = append(got, f)
+					if len(got)%7 == 0 {
+						time.Sleep(time.Millisecond) // a slow client now and then
+					}
+					return nil
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				compareFiles(t, got, want)
+			})
+		}
+	}
+}

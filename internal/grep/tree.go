@@ -25,8 +25,8 @@ import (
 // task, which bounds how far the workers run ahead of a slow emit.
 
 // window bounds the tasks taken by workers that the emitting goroutine has
-// not passed yet.
-const window = 1024
+// not passed yet (a variable for tests).
+var window = 1024
 
 // Task states.
 const (
