@@ -38,6 +38,23 @@ func TestMetricsCountEditOutcomesAndCalls(t *testing.T) {
 	_, _ = e.c.Edit(e.ctx, &hashlinev1.EditRequest{Path: "missing.txt", Edits: []*hashlinev1.FileEdit{client.Append("x")}})
 	_, _ = e.c.Read(e.ctx, &hashlinev1.ReadRequest{Path: "f.txt"})
 
+	// Rebases: the agent read g.txt, then someone else changed it.
+	const g = "x\ny\nz\n"
+	e.write("g.txt", g)
+	if _, err := e.c.Read(e.ctx, &hashlinev1.ReadRequest{Path: "g.txt"}); err != nil {
+		t.Fatal(err)
+	}
+	e.write("g.txt", "new\n"+g) // every line moved down one
+	if r, err := e.c.Edit(e.ctx, &hashlinev1.EditRequest{Path: "g.txt", Edits: []*hashlinev1.FileEdit{client.Replace(tag(g, 3), "", "Z")}}); err != nil || r.GetRebasedFrom() == "" {
+		t.Fatalf("edit across a moved line: %v, rebasedFrom %q", err, r.GetRebasedFrom())
+	}
+	if _, err := e.c.Read(e.ctx, &hashlinev1.ReadRequest{Path: "g.txt"}); err != nil {
+		t.Fatal(err)
+	}
+	const seen = "new\nx\ny\nZ\n"
+	e.write("g.txt", "new\nx\nY\nZ\n") // a line inside the range below changed under the agent
+	_, _ = e.c.Edit(e.ctx, &hashlinev1.EditRequest{Path: "g.txt", Edits: []*hashlinev1.FileEdit{client.Replace(tag(seen, 2), tag(seen, 4), "why")}})
+
 	families, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)
@@ -54,12 +71,12 @@ func TestMetricsCountEditOutcomesAndCalls(t *testing.T) {
 		`hashline_edit_outcomes_total{outcome="stale"}`:     1,
 		`hashline_edit_outcomes_total{outcome="no_change"}`: 1,
 		`hashline_edit_outcomes_total{outcome="error"}`:     2,
-		`hashline_edit_outcomes_total{outcome="rebased"}`:   0,
-		`hashline_edit_outcomes_total{outcome="conflict"}`:  0,
+		`hashline_edit_outcomes_total{outcome="rebased"}`:   1,
+		`hashline_edit_outcomes_total{outcome="conflict"}`:  1,
 		`hashline_cache_bytes`:                              12345,
-		`grpc_server_handled_total{grpc_code="OK",grpc_method="Read",grpc_service="hashline.v1.FileService",grpc_type="unary"}`:      1,
-		`grpc_server_handled_total{grpc_code="Aborted",grpc_method="Edit",grpc_service="hashline.v1.FileService",grpc_type="unary"}`: 1,
-		`grpc_server_handling_seconds{grpc_method="Edit",grpc_service="hashline.v1.FileService",grpc_type="unary"}`:                  6, // sample count
+		`grpc_server_handled_total{grpc_code="OK",grpc_method="Read",grpc_service="hashline.v1.FileService",grpc_type="unary"}`:      3,
+		`grpc_server_handled_total{grpc_code="Aborted",grpc_method="Edit",grpc_service="hashline.v1.FileService",grpc_type="unary"}`: 2,
+		`grpc_server_handling_seconds{grpc_method="Edit",grpc_service="hashline.v1.FileService",grpc_type="unary"}`:                  8, // sample count
 		`grpc_server_started_total{grpc_method="Grep",grpc_service="hashline.v1.FileService",grpc_type="server_stream"}`:             0,
 	}
 	for k, v := range want {
