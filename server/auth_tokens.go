@@ -65,13 +65,21 @@ type tokenEntry struct {
 }
 
 // Len returns the number of tokens.
-func (t *Tokens) Len() int { return len(t.entries) }
+func (t *Tokens) Len() int {
+	if t == nil {
+		return 0
+	}
+	return len(t.entries)
+}
 
 // Lookup returns the grant of token, or nil. It takes the same time
 // whichever entry matches, or none: the token is hashed, and the hash is
 // compared with every entry's in constant time, without stopping at a
 // match. Comparing hashes also hides the tokens' lengths.
 func (t *Tokens) Lookup(token string) *Grant {
+	if t == nil {
+		return nil
+	}
 	sum := sha256.Sum256([]byte(token))
 	found := -1
 	for i := range t.entries {
