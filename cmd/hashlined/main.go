@@ -30,6 +30,7 @@ import (
 	"google.golang.org/grpc/keepalive"
 
 	"github.com/hashline/hashline/internal/hashline"
+	"github.com/hashline/hashline/internal/versions"
 	"github.com/hashline/hashline/internal/workspace"
 	"github.com/hashline/hashline/server"
 )
@@ -82,6 +83,11 @@ type config struct {
 	keepaliveMinTime time.Duration
 	metricsListen    string
 	cleanTemp        bool
+
+	// Versions and the multi-agent model.
+	cacheBytes  int64
+	viewEntries int
+	requireRead bool
 }
 
 func flags(fs *flag.FlagSet) *config {
@@ -114,6 +120,9 @@ func flags(fs *flag.FlagSet) *config {
 	fs.DurationVar(&c.keepaliveMinTime, "keepalive-min-time", 10*time.Second, "shortest interval between a client's pings; a client pinging more often is disconnected (GOAWAY too_many_pings)")
 	fs.StringVar(&c.metricsListen, "metrics-listen", "", "serve Prometheus metrics at http://ADDR/metrics (e.g. 127.0.0.1:9420; empty = off)")
 	fs.BoolVar(&c.cleanTemp, "clean-temp", true, "at startup, remove in the background the temporary files an interrupted write left behind (.hashline-*.tmp)")
+	fs.Int64Var(&c.cacheBytes, "cache-bytes", versions.DefaultCacheBytes, "bytes of file snapshots kept to rebase edits made against older versions (LRU, shared by all agents; 0 = none: such edits are then checked by line and hash)")
+	fs.IntVar(&c.viewEntries, "view-entries", versions.DefaultViewEntries, "(agent, file) pairs whose last seen version is remembered (LRU); a forgotten pair must Read again")
+	fs.BoolVar(&c.requireRead, "require-read", true, "refuse replace/insert/delete/replaceText edits (NOT_READ) by an agent that has not seen the file through Read, Grep, Edit or Write")
 	return c
 }
 
@@ -228,6 +237,9 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 	if c.rate < 0 || c.burst < 1 {
 		return fmt.Errorf("--rate %g --burst %d: want a rate >= 0 (0 = off) and a burst >= 1", c.rate, c.burst)
 	}
+	if c.cacheBytes < 0 || c.viewEntries < 1 {
+		return fmt.Errorf("--cache-bytes %d --view-entries %d: want bytes >= 0 (0 = no snapshots) and entries >= 1", c.cacheBytes, c.viewEntries)
+	}
 	lis, cleanup, err := listen(c.listen)
 	if err != nil {
 		return err
@@ -242,6 +254,9 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 		server.WithMaxEdits(c.maxEdits),
 		server.WithMaxResponseBytes(c.maxRespBytes),
 		server.WithLogger(logger),
+		server.WithSnapshotCacheBytes(c.cacheBytes),
+		server.WithViewEntries(c.viewEntries),
+		server.WithRequireRead(c.requireRead),
 	)
 	metrics, metricsAddr, stopMetrics, err := serveMetrics(c.metricsListen, logger,
 		server.WithCacheBytes(func() int64 { return svc.CacheStats().Bytes }))

@@ -18,6 +18,7 @@ import (
 
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/hashline"
 )
 
 var binary string
@@ -222,11 +223,41 @@ func TestBadSettingsFailWithExitOne(t *testing.T) {
 		{"serve", "--hash-len", "9", "--listen", "127.0.0.1:0"},
 		{"serve", "--root", "/does/not/exist", "--listen", "127.0.0.1:0"},
 		{"serve", "--log-format", "xml", "--listen", "127.0.0.1:0"},
+		{"serve", "--cache-bytes", "-1", "--listen", "127.0.0.1:0"},
+		{"serve", "--view-entries", "0", "--listen", "127.0.0.1:0"},
 	} {
 		out, err := exec.Command(binary, args...).CombinedOutput()
 		var ee *exec.ExitError
 		if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(string(out), "--") {
 			t.Errorf("%v: exit %v, output %q", args, err, out)
+		}
+	}
+}
+
+// TestRequireReadFlag: by default an agent must read a file before editing
+// its lines; HASHLINED_REQUIRE_READ=false lifts that.
+func TestRequireReadFlag(t *testing.T) {
+	for _, tt := range []struct {
+		env    []string
+		reason string
+	}{
+		{env: nil, reason: "NOT_READ"},
+		{env: []string{"HASHLINED_REQUIRE_READ=false"}, reason: ""},
+	} {
+		root := t.TempDir()
+		if err := os.WriteFile(filepath.Join(root, "a.txt"), []byte("alpha\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, addr := start(t, tt.env, "--root", root, "--listen", "127.0.0.1:0")
+		c, ctx := dial(t, addr, client.WithAgentID("e2e"))
+		ref := client.FormatRef(1, hashline.Hasher{}.Sum("alpha"))
+		_, err := c.Edit(ctx, &hashlinev1.EditRequest{Path: "a.txt", Edits: []*hashlinev1.FileEdit{client.Replace(ref, "", "beta")}})
+		var ce *client.Error
+		switch {
+		case tt.reason == "" && err != nil:
+			t.Errorf("%v: edit without a read: %v", tt.env, err)
+		case tt.reason != "" && (!errors.As(err, &ce) || ce.Reason != tt.reason):
+			t.Errorf("%v: edit without a read: %v, want %s", tt.env, err, tt.reason)
 		}
 	}
 }
