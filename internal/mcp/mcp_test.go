@@ -378,6 +378,13 @@ func TestGrep(t *testing.T) {
 			if got != want {
 				t.Errorf("grep with context\n%q\nwant\n%q", got, want)
 			}
+			got = s.ok("grep", map[string]any{"pattern": "Alpha", "type": "go"})
+			if !strings.Contains(got, "a.go:>>") || !strings.Contains(got, "b.go:>>") || strings.Contains(got, "notes.txt") {
+				t.Errorf("type go: %q", got)
+			}
+			if got := s.fail("grep", map[string]any{"pattern": "Alpha", "type": "no-such-type"}); !strings.Contains(got, "no-such-type") {
+				t.Errorf("unknown type: %q", got)
+			}
 			if got := s.ok("grep", map[string]any{"pattern": "Omega"}); got != "No matches found." {
 				t.Errorf("no match: %q", got)
 			}
