@@ -29,7 +29,7 @@ stamp="$(go env GOVERSION) $src"
 mkdir -p "$work"
 if [ ! -d "$work/corpus" ] || [ "$(cat "$work/corpus.stamp" 2>/dev/null)" != "$stamp" ]; then
   echo "bench-grep: copying $src to $work/corpus" >&2
-  rm -rf "$work/corpus" "$work/corpus.stamp"
+  rm -rf "$work/corpus" "$work/corpus.stamp" "$work/corpus.pruned"
   cp -R "$src" "$work/corpus"
   echo "$stamp" >"$work/corpus.stamp"
 fi
