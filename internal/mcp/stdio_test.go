@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -131,6 +132,27 @@ func TestStdioSubprocess(t *testing.T) {
 				t.Errorf("server log has no agent=bob:\n%s", logs)
 			}
 		})
+	}
+}
+
+func TestStdioServerDown(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := lis.Addr().String()
+	lis.Close() // nothing listens there now
+	var stderr bytes.Buffer
+	cs, cmd := stdioSession(t, &stderr, "--server", addr)
+	text, isErr := callText(t, cs, "read_file", map[string]any{"path": "f.go"})
+	if !isErr || !strings.Contains(text, "(Unavailable)") || !strings.Contains(text, "hashlined is running") {
+		t.Errorf("read with the server down: %v %s", isErr, text)
+	}
+	if err := cs.Close(); err != nil || cmd.ProcessState.ExitCode() != 0 {
+		t.Errorf("close: %v, exit %d, stderr: %s", err, cmd.ProcessState.ExitCode(), &stderr)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"google.golang.org/grpc/codes"
 
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
@@ -103,7 +104,11 @@ func failure(doing, path string, err error) *sdk.CallToolResult {
 		return errorResult(fmt.Sprintf("Error %s %s (%s): %s", doing, path, e.Reason, e.Message))
 	}
 	if errors.As(err, &e) {
-		return errorResult(fmt.Sprintf("Error %s %s (%s): %s", doing, path, e.Code, e.Message))
+		hint := ""
+		if e.Code == codes.Unavailable {
+			hint = "; the hashline server is unreachable: check that hashlined is running at the address given to hashline mcp --server, then retry"
+		}
+		return errorResult(fmt.Sprintf("Error %s %s (%s): %s%s", doing, path, e.Code, e.Message, hint))
 	}
 	return errorResult(fmt.Sprintf("Error %s %s: %v", doing, path, err))
 }
