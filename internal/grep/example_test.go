@@ -59,3 +59,43 @@ func Example() {
 	//    4: "\trun()"
 	// 2 files scanned, 2 matches
 }
+
+// Types select files by kind, and every matching line carries the byte
+// ranges that matched, in its Content.
+func Example_typesAndSubmatches() {
+	dir, err := os.MkdirTemp("", "grep-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	for name, content := range map[string]string{
+		"app.ts":  "const ctx = withDeadline(ctx); // Deadline(s)\n",
+		"main.go": "ctx, cancel := context.WithDeadline(ctx, d)\n",
+		"notes":   "Deadline(\n",
+	} {
+		os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer root.Close()
+
+	opts := grep.Options{Pattern: `deadline\(`, CaseInsensitive: true, Types: []string{"go", "typescript"}}
+	_, err = grep.Search(context.Background(), root.FS(), opts, func(f grep.File) error {
+		for _, l := range f.Lines {
+			fmt.Printf("%s:%d:", f.Path, l.Number)
+			for _, s := range l.Submatches {
+				fmt.Printf(" %d-%d %q", s.Start, s.End, l.Content[s.Start:s.End])
+			}
+			fmt.Println()
+		}
+		return nil
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	// Output:
+	// app.ts:1: 16-25 "Deadline(" 34-43 "Deadline("
+	// main.go:1: 27-36 "Deadline("
+}

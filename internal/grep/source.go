@@ -18,8 +18,8 @@ type source struct {
 	fast bool
 }
 
-// dir is an open directory of the fast path, shared by the walker and the
-// jobs of the files in it; the last to let go closes it. A nil *dir is the
+// dir is an open directory of the fast path, shared by the tasks of the
+// entries in it; the last to let go closes it. A nil *dir is the
 // generic path's, which holds nothing open.
 type dir struct {
 	fd   int
