@@ -227,13 +227,21 @@ func (m lineMap) to(i int) int {
 	return i + h.B1 - h.A1
 }
 
-// insertedAt returns the hunk that inserted lines into gap g: one that adds
-// lines there and removes none, or one whose removed lines surround g.
-func (m lineMap) insertedAt(g int) (Hunk, bool) {
+// insertedAt returns the hunk that may have inserted lines into gap g on
+// the side of an insertion anchored before it (after: the anchor is line
+// g-1, the text goes after it) or after it (the anchor is line g): a hunk
+// that only adds lines at g, one whose removed lines surround g, or one that
+// starts (after) or ends (!after) at g and adds more lines than it removes,
+// since the extra lines may have been inserted right at g.
+func (m lineMap) insertedAt(g int, after bool) (Hunk, bool) {
 	k := sort.Search(len(m.hunks), func(k int) bool { return m.hunks[k].A1 >= g })
 	for ; k < len(m.hunks) && m.hunks[k].A0 <= g; k++ {
 		h := m.hunks[k]
-		if (h.A0 == g && h.A1 == g) || (h.A0 < g && g < h.A1) {
+		grew := h.B1-h.B0 > h.A1-h.A0
+		switch {
+		case h.A0 == g && h.A1 == g, h.A0 < g && g < h.A1:
+			return h, true
+		case after && h.A0 == g && grew, !after && h.A1 == g && grew:
 			return h, true
 		}
 	}

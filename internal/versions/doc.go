@@ -30,9 +30,13 @@
 //
 // Lines and gaps below are in the base version. Gap g (0 <= g <= n) is the
 // point between line g and line g+1: gap 0 is the start of the file, gap n
-// its end. Another change "inserted into" gap g when the diff has a block
-// that adds lines at g and removes none. A change that replaces or deletes
-// lines next to a gap did not insert into it.
+// its end. Another change "inserted into" gap g, as seen from an insertion
+// anchored on one side of it, when the diff has a block that adds lines at
+// g and removes none, or a block that starts (or ends) at g on the other
+// side of the anchor and adds more lines than it removes: its extra lines
+// may have been inserted right at g, and a diff cannot tell. A block that
+// replaces lines next to the gap with as many or fewer lines did not insert
+// into it.
 //
 //   - replace or delete start..end: start and end must be untouched
 //     (else CHANGED or DELETED for that reference); every line strictly
@@ -42,10 +46,11 @@
 //     range maps to the same number of lines, all of them the ones the
 //     agent saw.
 //   - insertAfter anchor: the anchor must be untouched (CHANGED or DELETED)
-//     and its gap (anchor) must not have been inserted into (CONFLICT):
-//     two insertions at one point have no order the server could choose.
-//     The text goes right after the anchor's current line, so a change to
-//     the line after the anchor does not conflict.
+//     and no other change may have inserted into the gap after it
+//     (CONFLICT): two insertions at one point have no order the server
+//     could choose. The text goes right after the anchor's current line;
+//     a change that only rewrote or deleted the line after the anchor does
+//     not conflict.
 //   - insertBefore anchor: the same with the gap before the anchor.
 //   - append, prepend and replaceText carry no reference: they are resolved
 //     against the current file as they would be without a rebase.

@@ -163,6 +163,17 @@ func (sc *scenario) merge() ([]string, bool) {
 		}
 		return false
 	}
+	// A block next to an insertion's gap, on the far side from its anchor,
+	// that adds more lines than it removes may hide an insertion there.
+	grewAt := func(g int, after bool) bool {
+		for _, b := range bs {
+			grew := len(b.lines) > b.a1-b.a0
+			if grew && b.a0 < b.a1 && ((after && b.a0 == g) || (!after && b.a1 == g)) {
+				return true
+			}
+		}
+		return false
+	}
 	n := len(sc.base)
 	after := make([][]string, n)  // my insertAfter texts per anchor
 	before := make([][]string, n) // my insertBefore texts per anchor
@@ -178,7 +189,7 @@ func (sc *scenario) merge() ([]string, bool) {
 			if m.op == hashline.OpInsertBefore {
 				g = m.s
 			}
-			if inBlock(m.s) || pureAt(g) {
+			if inBlock(m.s) || pureAt(g) || grewAt(g, m.op == hashline.OpInsertAfter) {
 				return nil, false
 			}
 			if m.op == hashline.OpInsertAfter {

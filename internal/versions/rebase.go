@@ -255,7 +255,7 @@ func (r *rebaser) edit(op hashline.Op, refs []refField, to []int) {
 			gap--
 			where = "right before"
 		}
-		if hk, ins := r.m.insertedAt(gap); ins {
+		if hk, ins := r.m.insertedAt(gap, op == hashline.OpInsertAfter); ins {
 			r.pointConflict(first, to[0], hk, fmt.Sprintf(
 				"edit %d (anchor): another change inserted lines %s line %d (%s), where this edit inserts too; the order of the two is unknown, so merge your text with the marked lines and retry",
 				first.edit, where, first.ref.Line, first.raw))

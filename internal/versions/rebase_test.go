@@ -124,6 +124,18 @@ func TestRebase(t *testing.T) {
 			want:  "l1 l2 l3 l4 l5 mine SIX l7 l8 l9 l10",
 		},
 		{
+			name:      "inserting after a line whose successor another change grew is a CONFLICT",
+			cur:       doc("l1", "l2", "l3", "l4", "l5", "theirs", "SIX", "l7", "l8", "l9", "l10"),
+			edits:     []hashline.Edit{{Op: hashline.OpInsertAfter, Start: ref(base, 5), Text: "mine"}},
+			conflicts: []conflict{{0, "anchor", "CONFLICT", 5, "5:" + h.Sum("l5") + "|l5", []int{6, 7}}},
+		},
+		{
+			name:      "inserting before a line whose predecessor another change grew is a CONFLICT",
+			cur:       doc("l1", "l2", "l3", "l4", "FIVE", "theirs", "l6", "l7", "l8", "l9", "l10"),
+			edits:     []hashline.Edit{{Op: hashline.OpInsertBefore, Start: ref(base, 6), Text: "mine"}},
+			conflicts: []conflict{{0, "anchor", "CONFLICT", 6, "7:" + h.Sum("l6") + "|l6", []int{5, 6}}},
+		},
+		{
 			name:  "inserting before a line whose predecessor was deleted applies",
 			cur:   doc("l1", "l2", "l3", "l4", "l6", "l7", "l8", "l9", "l10"),
 			edits: []hashline.Edit{{Op: hashline.OpInsertBefore, Start: ref(base, 6), Text: "mine"}},
