@@ -36,7 +36,7 @@ const (
 
 // item is a task: a directory to list or a file to search.
 type item struct {
-	// key is the path with "/" after a directory's; keys sort in walk
+	// key is the path, with "/" after a directory's; keys sort in walk
 	// order (see compareEntries).
 	key   string
 	path  string
@@ -49,6 +49,7 @@ type item struct {
 	parent *dir
 	// self is the directory itself, already open (the root only).
 	self *dir
+	root bool
 
 	// Directories: the path's components, the ignore patterns in force
 	// inside it, and after listing, its entries in walk order.
@@ -212,7 +213,7 @@ func (s *search) tree(ctx context.Context, w *walker, start string) error {
 	if start != "." {
 		parts = strings.Split(start, "/")
 	}
-	root := &item{path: start, isDir: true, self: d, parts: parts}
+	root := &item{path: start, isDir: true, self: d, parts: parts, root: true}
 	root.pats, s.redo.bufs.ignore = w.rootPatterns(start, s.redo.bufs.ignore)
 	s.w = w
 	s.q = newQueue()
@@ -258,7 +259,7 @@ func (s *search) visit(ctx context.Context, it *item) error {
 		return err
 	}
 	if it.isDir {
-		if it.err != nil && it.key == "" {
+		if it.err != nil && it.root {
 			return it.err
 		}
 		for _, c := range it.children {

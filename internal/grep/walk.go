@@ -161,7 +161,7 @@ func (w *walker) list(it *item, d *dir, bufs *listBufs) ([]*item, error) {
 		}
 		switch {
 		case isDir:
-			out = append(out, &item{key: it.key + name + "/", path: child, name: name, isDir: true, parent: d,
+			out = append(out, &item{key: child + "/", path: child, name: name, isDir: true, parent: d,
 				parts: append(it.parts[:len(it.parts):len(it.parts)], name), pats: pats})
 		case e.typ.IsRegular() || e.typ&fs.ModeSymlink != 0:
 			if w.opts.SkipFile != nil && w.opts.SkipFile(name) {
@@ -173,7 +173,7 @@ func (w *walker) list(it *item, d *dir, bufs *listBufs) ([]*item, error) {
 			if len(w.types) > 0 && !w.types.match(child, name, false) {
 				continue
 			}
-			out = append(out, &item{key: it.key + name, path: child, name: name, parent: d, link: e.typ&fs.ModeSymlink != 0})
+			out = append(out, &item{key: child, path: child, name: name, parent: d, link: e.typ&fs.ModeSymlink != 0})
 		default:
 			continue
 		}
