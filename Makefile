@@ -19,8 +19,8 @@ run: ## Serve the current directory on 127.0.0.1:7420
 	go run ./cmd/hashlined serve
 
 .PHONY: build
-build: ## Build bin/hashlined
-	go build -o bin/hashlined ./cmd/hashlined
+build: ## Build bin/hashlined and bin/hashline
+	go build -o bin/ ./cmd/hashlined ./cmd/hashline
 
 .PHONY: test
 test: checkgenerate lint breaking unit smoke test-ts ## Everything CI runs: generated code current, lint, API compatibility, race tests, grpcurl smoke test, TypeScript client tests

@@ -285,3 +285,21 @@ test("a bearer token authenticates, and its permission is enforced", async () =>
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("examples/quickstart.mjs, the README's Node walk-through, runs as shown", async () => {
+  const { execFile } = await import("node:child_process");
+  const { promisify } = await import("node:util");
+  const { fileURLToPath } = await import("node:url");
+  const server = await startServer();
+  try {
+    const script = fileURLToPath(new URL("../../examples/quickstart.mjs", import.meta.url));
+    const { stdout } = await promisify(execFile)(process.execPath, [script], { env: { ...process.env, HASHLINE_URL: `http://${server.addr}` } });
+    assert.match(stdout, /^File: quickstart\.py \(2 lines, version v1-[0-9a-f]+\)\n1:52\|def greet\(name\):\n2:08\|    return "hello " \+ name\n/);
+    assert.match(stdout, /^stale, nothing written:\n1 line\(s\) changed since last read/m);
+    assert.match(stdout, /^>>> 2:37\|    return f"hello \{name\}"$/m);
+    assert.match(stdout, /^Updated quickstart\.py \(2 lines, version v1-[0-9a-f]+\)\n1:52\|def greet\(name\):\n2:[0-9a-f]{2}\|    return f"hi \{name\}"\n/m);
+    assert.equal(readFileSync(join(server.root, "quickstart.py"), "utf8"), 'def greet(name):\n    return f"hi {name}"\n');
+  } finally {
+    await server.stop();
+  }
+});
