@@ -23,6 +23,7 @@ type scenario struct {
 	repl  [][]string // per base line not kept: what replaced it (nil: deleted)
 	ins   [][]string // per gap 0..n: lines the other change inserted there
 	cur   []string
+	at    []int // per base line: its index in cur, or -1
 	mine  []myEdit
 	edits []hashline.Edit
 }
@@ -67,7 +68,9 @@ func generate(r *rand.Rand) *scenario {
 		default:
 			sc.kept[g] = true
 		}
+		sc.at = append(sc.at, -1)
 		if sc.kept[g] {
+			sc.at[g] = len(sc.cur)
 			sc.cur = append(sc.cur, sc.base[g])
 		} else {
 			sc.cur = append(sc.cur, sc.repl[g]...)
@@ -205,6 +208,27 @@ func (sc *scenario) merge() ([]string, bool) {
 				skip[i] = true
 			}
 			replaced[m.s] = m.lines
+		}
+	}
+	// Two insertions at different points of the base that land at one
+	// point of the current file (the other change deleted all between).
+	type pos struct{ base, cur int }
+	var ps []pos
+	for _, m := range sc.mine {
+		switch m.op {
+		case hashline.OpAppend:
+			ps = append(ps, pos{n, len(sc.cur)})
+		case hashline.OpInsertAfter:
+			ps = append(ps, pos{m.s + 1, sc.at[m.s] + 1})
+		case hashline.OpInsertBefore:
+			ps = append(ps, pos{m.s, sc.at[m.s]})
+		}
+	}
+	for i := range ps {
+		for j := range ps {
+			if ps[i].base != ps[j].base && ps[i].cur == ps[j].cur {
+				return nil, false
+			}
 		}
 	}
 	var out []string

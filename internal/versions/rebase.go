@@ -197,6 +197,7 @@ func Rebase(base, cur *hashline.Document, edits []hashline.Edit, h hashline.Hash
 		rb.edit(edits[refs[k].edit].Op, refs[k:j], newLine[k:j])
 		k = j
 	}
+	rb.meetings(edits, refs, newLine)
 	seen := map[string]bool{}
 	for k, r := range refs {
 		if newLine[k] == 0 || newLine[k] == r.ref.Line || seen[r.ref.String()] {
@@ -274,6 +275,70 @@ func (r *rebaser) edit(op hashline.Op, refs []refField, to []int) {
 				"edit %d (start): lines %d-%d still start and end as you read them, but another change rewrote lines inside the range since; %s them from the marked lines and retry",
 				first.edit, start, end, op))
 			clear(to)
+		}
+	}
+}
+
+// point is one insertion of a batch: its gap in the base and in the current
+// file; ref indexes the batch's references (-1 for append and prepend).
+type point struct {
+	edit, ref int
+	base, cur int
+}
+
+// meetings reports insertions of the batch that were at different points
+// of the base but meet at one point of the current file, because another
+// change deleted every line between them: the planner would refuse them as
+// one point, and only the agent can say how the two texts go together.
+func (r *rebaser) meetings(edits []hashline.Edit, refs []refField, to []int) {
+	var pts []point
+	for k, f := range refs {
+		if f.field != "anchor" || to[k] == 0 {
+			continue
+		}
+		p := point{edit: f.edit, ref: k, base: f.ref.Line, cur: to[k]} // insertAfter: the gap after the anchor
+		if edits[f.edit].Op == hashline.OpInsertBefore {
+			p.base, p.cur = p.base-1, p.cur-1
+		}
+		pts = append(pts, p)
+	}
+	if len(pts) == 0 {
+		return
+	}
+	for i, e := range edits {
+		switch e.Op {
+		case hashline.OpPrepend:
+			pts = append(pts, point{edit: i, ref: -1, base: 0, cur: 0})
+		case hashline.OpAppend:
+			pts = append(pts, point{edit: i, ref: -1, base: r.base.Len(), cur: r.cur.Len()})
+		}
+	}
+	slices.SortStableFunc(pts, func(a, b point) int { return a.base - b.base })
+	for i := 1; i < len(pts); i++ {
+		x, y := pts[i], pts[i-1]
+		if x.base == y.base || x.cur != y.cur {
+			continue
+		}
+		if x.ref < 0 {
+			x, y = y, x
+		}
+		if x.ref < 0 {
+			continue // append and prepend alone: the planner knows that case
+		}
+		f := refs[x.ref]
+		now := r.tagged(to[x.ref])
+		r.conflicts = append(r.conflicts, Conflict{
+			EditIndex: f.edit, Field: f.field, Ref: f.raw, Line: f.ref.Line,
+			Reason: ReasonConflict, ExpectedHash: f.ref.Hash,
+			ActualHash: now.Hash, CurrentLine: now.String(),
+			Fresh: r.cur.Tagged(r.h, x.cur-1, x.cur+2),
+			Message: fmt.Sprintf("edit %d (anchor): another change deleted every line between this insertion and edit %d's, so both now insert at one point; put both texts into one edit and retry",
+				f.edit, y.edit),
+		})
+		for k := range refs {
+			if refs[k].edit == f.edit {
+				to[k] = 0
+			}
 		}
 	}
 }

@@ -136,6 +136,15 @@ func TestRebase(t *testing.T) {
 			conflicts: []conflict{{0, "anchor", "CONFLICT", 6, "7:" + h.Sum("l6") + "|l6", []int{5, 6}}},
 		},
 		{
+			name: "two insertions that another change's deletion brought together conflict",
+			cur:  doc("l1", "l2", "l3", "l4", "l6", "l7", "l8", "l9", "l10"),
+			edits: []hashline.Edit{
+				{Op: hashline.OpInsertAfter, Start: ref(base, 4), Text: "a"},
+				{Op: hashline.OpInsertBefore, Start: ref(base, 6), Text: "b"},
+			},
+			conflicts: []conflict{{1, "anchor", "CONFLICT", 6, "5:" + h.Sum("l6") + "|l6", nil}},
+		},
+		{
 			name:  "inserting before a line whose predecessor was deleted applies",
 			cur:   doc("l1", "l2", "l3", "l4", "l6", "l7", "l8", "l9", "l10"),
 			edits: []hashline.Edit{{Op: hashline.OpInsertBefore, Start: ref(base, 6), Text: "mine"}},
