@@ -303,3 +303,25 @@ test("examples/quickstart.mjs, the README's Node walk-through, runs as shown", a
     await server.stop();
   }
 });
+
+test("an https:// base URL speaks TLS, trusting the server's certificate through nodeOptions", async () => {
+  const { execFileSync } = await import("node:child_process");
+  const dir = mkdtempSync(join(tmpdir(), "hashline-tls-"));
+  // Go ships a certificate generator; a self-signed cert for 127.0.0.1 is its own CA.
+  const goroot = execFileSync("go", ["env", "GOROOT"], { encoding: "utf8" }).trim();
+  execFileSync("go", ["run", join(goroot, "src", "crypto", "tls", "generate_cert.go"), "--host", "127.0.0.1", "--ecdsa-curve", "P256"], { cwd: dir, stdio: "ignore" });
+  const cert = join(dir, "cert.pem");
+  const server = await startServer({ "f.txt": "secure\n" }, "--tls-cert", cert, "--tls-key", join(dir, "key.pem"));
+  const client = createClient({ baseUrl: `https://${server.addr}`, nodeOptions: { ca: readFileSync(cert) } });
+  const plaintext = createClient({ baseUrl: `http://${server.addr}`, timeoutMs: 5_000 });
+  try {
+    const r = await client.read("f.txt");
+    assert.equal(r.lines[0].content, "secure");
+    assert.notEqual(await rejection(() => plaintext.read("f.txt")), undefined, "plaintext must not reach a TLS server");
+  } finally {
+    client.close();
+    plaintext.close();
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
