@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"google.golang.org/grpc/codes"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
@@ -144,7 +145,7 @@ func fail(io stdio, cmd string, err error) int {
 	var e *client.Error
 	if errors.As(err, &e) {
 		msg := client.FormatError(err)
-		if e.Reason == "" && e.Code.String() == "Unavailable" {
+		if e.Reason == "" && e.Code == codes.Unavailable {
 			msg = strings.TrimSuffix(msg, "\n") + "\nIs hashlined running there? Start it with \"hashlined serve\", pass --server ADDR, or use --local.\n"
 		}
 		fmt.Fprint(io.stderr, msg)

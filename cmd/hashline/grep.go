@@ -59,7 +59,7 @@ func runGrep(ctx context.Context, io stdio, args []string) int {
 	literal := fs.Bool("F", false, "")
 	after := fs.Int("A", 0, "")
 	before := fs.Int("B", 0, "")
-	context := fs.Int("C", 0, "")
+	around := fs.Int("C", 0, "")
 	fs.Var(&globs, "glob", "")
 	fs.Var(&excludes, "exclude", "")
 	fs.Var(&types, "type", "")
@@ -84,15 +84,15 @@ func runGrep(ctx context.Context, io stdio, args []string) int {
 	if *pattern == "" {
 		return usageError(io, "grep", "empty PATTERN")
 	}
-	if *after < 0 || *before < 0 || *context < 0 || *maxMatches < 0 {
+	if *after < 0 || *before < 0 || *around < 0 || *maxMatches < 0 {
 		return usageError(io, "grep", "-A, -B, -C and --max must not be negative")
 	}
 	if set["C"] {
 		if !set["A"] {
-			*after = *context
+			*after = *around
 		}
 		if !set["B"] {
-			*before = *context
+			*before = *around
 		}
 	}
 	req := &hashlinev1.GrepRequest{
