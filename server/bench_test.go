@@ -30,7 +30,7 @@ func file4K() string {
 func BenchmarkEditVsDurableWrite(b *testing.B) {
 	e := newEnv(b)
 	content := file4K()
-	e.write("f.go", content)
+	e.seed("f.go", content)
 	floorPath := filepath.Join(b.TempDir(), "floor.go")
 	ref := tag(content, 50)
 	texts := [2]string{"\tvalue049 := 1", "\tvalue049 := 2"}
