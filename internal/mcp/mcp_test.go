@@ -418,3 +418,31 @@ func TestAgentName(t *testing.T) {
 		})
 	}
 }
+
+// TestNumbersBeyondInt32 checks that offsets and limits too large for the
+// service's 32-bit fields keep their meaning instead of wrapping around
+// (2^32+1 once became a limit of 1 and an offset of 2^32+2 read line 2).
+func TestNumbersBeyondInt32(t *testing.T) {
+	s := newSession(t, "embedded")
+	s.write("f.txt", "a\nb\nc\n")
+	if got := s.ok("read_file", map[string]any{"path": "f.txt", "limit": 1<<32 + 1}); len(tagged(t, got)) != 3 {
+		t.Errorf("limit 2^32+1 should show the whole 3-line file:\n%s", got)
+	}
+	if got := s.fail("read_file", map[string]any{"path": "f.txt", "offset": 1<<32 + 2}); !strings.Contains(got, "LINE_OUT_OF_RANGE") {
+		t.Errorf("offset 2^32+2 is past the end of a 3-line file, got:\n%s", got)
+	}
+	if got := s.ok("grep", map[string]any{"pattern": "[a-c]", "limit": 1<<32 + 1}); strings.Contains(got, "Stopped") || strings.Count(got, ":>>") != 3 {
+		t.Errorf("grep limit 2^32+1 should show all 3 matches:\n%s", got)
+	}
+	for _, args := range []map[string]any{
+		{"path": "f.txt", "offset": -1<<32 + 1},
+		{"path": "f.txt", "limit": -1<<32 + 1},
+	} {
+		if got := s.fail("read_file", args); !strings.Contains(got, "negative") {
+			t.Errorf("read_file %v: want a negative-number error, got:\n%s", args, got)
+		}
+	}
+	if got := s.fail("grep", map[string]any{"pattern": "a", "limit": -1<<32 + 1}); !strings.Contains(got, "negative") {
+		t.Errorf("grep limit -2^32+1: want a negative-number error, got:\n%s", got)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -22,7 +23,7 @@ type readArgs struct {
 }
 
 func (t *tools) read(ctx context.Context, req *sdk.CallToolRequest, a readArgs) (*sdk.CallToolResult, any, error) {
-	resp, err := t.c.Read(t.ctx(ctx, req), &hashlinev1.ReadRequest{Path: a.Path, Offset: int32(a.Offset), Limit: int32(a.Limit)})
+	resp, err := t.c.Read(t.ctx(ctx, req), &hashlinev1.ReadRequest{Path: a.Path, Offset: int32Sat(a.Offset), Limit: int32Sat(a.Limit)})
 	if err != nil {
 		return failure("reading", a.Path, err), nil, nil
 	}
@@ -65,9 +66,9 @@ func (t *tools) grep(ctx context.Context, req *sdk.CallToolRequest, a grepArgs) 
 		Pattern:         a.Pattern,
 		Path:            a.Path,
 		CaseInsensitive: a.I,
-		Before:          int32(a.Pre),
-		After:           int32(a.Post),
-		MaxMatches:      int32(a.Limit),
+		Before:          int32Sat(a.Pre),
+		After:           int32Sat(a.Post),
+		MaxMatches:      int32Sat(a.Limit),
 	}
 	if a.Glob != "" {
 		g.Glob = []string{a.Glob}
@@ -111,6 +112,14 @@ func failure(doing, path string, err error) *sdk.CallToolResult {
 		return errorResult(fmt.Sprintf("Error %s %s (%s): %s%s", doing, path, e.Code, e.Message, hint))
 	}
 	return errorResult(fmt.Sprintf("Error %s %s: %v", doing, path, err))
+}
+
+// int32Sat converts a number a model sent to the service's int32 fields,
+// saturating instead of wrapping: an offset past any file stays past it, a
+// huge limit stays "as many as allowed", a negative number stays negative
+// (and is refused by the server with its own message).
+func int32Sat(n int) int32 {
+	return int32(max(min(n, math.MaxInt32), math.MinInt32))
 }
 
 // lines is "1 line" or "N lines".
