@@ -218,7 +218,11 @@ type ReadRequest struct {
 	// The first line to return, 1-based; 0 means 1.
 	Offset int32 `protobuf:"varint,2,opt,name=offset,proto3" json:"offset,omitempty"`
 	// The most lines to return; 0 means the server default (2000).
-	Limit         int32 `protobuf:"varint,3,opt,name=limit,proto3" json:"limit,omitempty"`
+	Limit int32 `protobuf:"varint,3,opt,name=limit,proto3" json:"limit,omitempty"`
+	// Leave ReadResponse.lines empty and return the page only as text (the
+	// same tagged lines joined by "\n"). Much cheaper for large files, for
+	// clients that show or parse the text anyway.
+	OmitLines     bool `protobuf:"varint,4,opt,name=omit_lines,json=omitLines,proto3" json:"omit_lines,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -272,6 +276,13 @@ func (x *ReadRequest) GetLimit() int32 {
 		return x.Limit
 	}
 	return 0
+}
+
+func (x *ReadRequest) GetOmitLines() bool {
+	if x != nil {
+		return x.OmitLines
+	}
+	return false
 }
 
 // ReadResponse is a page of a file as tagged lines.
@@ -870,8 +881,15 @@ type EditRequest struct {
 	// The edits. All references are checked against the same version of the
 	// file before anything is written; the batch applies all or nothing.
 	Edits []*FileEdit `protobuf:"bytes,2,rep,name=edits,proto3" json:"edits,omitempty"`
-	// The version the references were read from. When it is not the current
-	// version the edit is refused with STALE_REF or VERSION_MISMATCH.
+	// The version the references were read from; empty means the version
+	// this agent last saw (from Read, Grep, Edit or Write). When it is older
+	// than the current file and the server still has its content, the
+	// references are rebased onto the current file: lines nobody changed
+	// since move to their new numbers and the edit applies (see
+	// EditResponse.rebased_from and moved); a referenced line, range or
+	// insertion point that another change touched fails with STALE_REF
+	// (StaleRef.reason CONFLICT). When the server does not know the version,
+	// references are checked against the current file by number and hash.
 	BaseVersion string `protobuf:"bytes,3,opt,name=base_version,json=baseVersion,proto3" json:"base_version,omitempty"`
 	// Check and compute everything, but do not write.
 	DryRun bool `protobuf:"varint,4,opt,name=dry_run,json=dryRun,proto3" json:"dry_run,omitempty"`
@@ -2161,11 +2179,13 @@ const file_hashline_v1_hashline_proto_rawDesc = "" +
 	"\x04Line\x12\x16\n" +
 	"\x06number\x18\x01 \x01(\x05R\x06number\x12\x12\n" +
 	"\x04hash\x18\x02 \x01(\tR\x04hash\x12\x18\n" +
-	"\acontent\x18\x03 \x01(\tR\acontent\"O\n" +
+	"\acontent\x18\x03 \x01(\tR\acontent\"n\n" +
 	"\vReadRequest\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x12\x16\n" +
 	"\x06offset\x18\x02 \x01(\x05R\x06offset\x12\x14\n" +
-	"\x05limit\x18\x03 \x01(\x05R\x05limit\"\x99\x02\n" +
+	"\x05limit\x18\x03 \x01(\x05R\x05limit\x12\x1d\n" +
+	"\n" +
+	"omit_lines\x18\x04 \x01(\bR\tomitLines\"\x99\x02\n" +
 	"\fReadResponse\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12'\n" +
