@@ -27,7 +27,7 @@ func init() {
 	})
 }
 
-const mcpUsage = `usage: hashline mcp [--root DIR | --server ADDR] [--agent NAME]
+const mcpUsage = `usage: hashline mcp [--root DIR | --server ADDR [--token TOKEN]] [--agent NAME]
 
 Serves the hashline tools (read_file, edit_file, write_file, grep) to an MCP
 client (Claude Desktop, Cursor, ...) over stdin/stdout. Logs go to stderr.
@@ -37,7 +37,8 @@ Embedded (the default): the hashline engine runs in this process on --root
 
 --server ADDR: forward every call to a running hashlined (host:port or
 unix:///path.sock), so several desktop agents share one authoritative editor
-and its rebasing. Paths are then relative to that server's root.
+and its rebasing. Paths are then relative to that server's root. A server
+started with --tokens needs --token (or HASHLINE_TOKEN).
 
 flags:
 `
@@ -48,6 +49,7 @@ func runMCP(ctx context.Context, io stdio, args []string) int {
 	root := fs.String("root", "", "workspace directory of the embedded engine (default: the current directory)")
 	addr := fs.String("server", "", "address of a running hashlined to forward to, instead of the embedded engine")
 	agent := fs.String("agent", "", `agent name sent with every call (default: "mcp/" + the MCP client's name)`)
+	token := fs.String("token", io.getenv("HASHLINE_TOKEN"), "with --server: bearer token for a hashlined started with --tokens (env HASHLINE_TOKEN)")
 	fsync := fs.Bool("fsync", true, "embedded engine: fsync files and directories on write; false is UNSAFE (a crash can lose acknowledged edits) and meant for benchmarks")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), mcpUsage)
@@ -64,6 +66,14 @@ func runMCP(ctx context.Context, io stdio, args []string) int {
 	if fs.NArg() > 0 {
 		fmt.Fprintf(io.stderr, "hashline mcp: unexpected argument %q\n", fs.Arg(0))
 		return exitUsage
+	}
+	if *addr == "" {
+		set := false
+		fs.Visit(func(f *flag.Flag) { set = set || f.Name == "token" })
+		if set {
+			fmt.Fprintln(io.stderr, "hashline mcp: --token needs --server: the embedded engine has no tokens")
+			return exitUsage
+		}
 	}
 	if *addr != "" {
 		var local []string
@@ -85,7 +95,11 @@ func runMCP(ctx context.Context, io stdio, args []string) int {
 		// Accept responses as large as hashlined may send (its default
 		// --max-recv-bytes), not grpc's 4 MiB: a server configured with
 		// larger read budgets must not break the bridge.
-		if c, err = client.Dial(*addr, client.WithDialOptions(grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(64<<20)))); err != nil {
+		opts := []client.Option{client.WithDialOptions(grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(64 << 20)))}
+		if *token != "" {
+			opts = append(opts, client.WithToken(*token))
+		}
+		if c, err = client.Dial(*addr, opts...); err != nil {
 			fmt.Fprintf(io.stderr, "hashline mcp: %v\n", err)
 			return exitError
 		}

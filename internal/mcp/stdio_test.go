@@ -14,6 +14,9 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hashline/hashline/internal/workspace"
+	"github.com/hashline/hashline/server"
 )
 
 var (
@@ -192,4 +195,88 @@ func TestStdioCommandLine(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestStdioServerWithTokens proxies to a hashlined started with --tokens:
+// the bridge must send its token (--token, or HASHLINE_TOKEN), and a
+// missing one must be an error that says how to give it.
+func TestStdioServerWithTokens(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	const token = "0123456789abcdef-mcp-test"
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "f.go"), []byte("package f\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	toks, err := server.ParseTokens([]byte("tokens:\n  - token: " + token + "\n    agent: desk\n    permission: write\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, err := workspace.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	gs, _ := server.NewGRPCServer(server.New(ws), server.GRPCConfig{Auth: server.NewAuthenticator(toks, nil)})
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go gs.Serve(lis)
+	t.Cleanup(gs.Stop)
+	addr := lis.Addr().String()
+
+	for _, tc := range []struct {
+		name string
+		args []string
+		env  string
+	}{
+		{"flag", []string{"--token", token}, ""},
+		{"environment", nil, token},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stderr bytes.Buffer
+			cs, _ := stdioSessionEnv(t, &stderr, []string{"HASHLINE_TOKEN=" + tc.env}, append([]string{"--server", addr}, tc.args...)...)
+			defer cs.Close()
+			if text, isErr := callText(t, cs, "read_file", map[string]any{"path": "f.go"}); isErr || !strings.Contains(text, "1:") {
+				t.Errorf("read with the token: %v %s", isErr, text)
+			}
+		})
+	}
+	t.Run("missing", func(t *testing.T) {
+		var stderr bytes.Buffer
+		cs, _ := stdioSessionEnv(t, &stderr, []string{"HASHLINE_TOKEN="}, "--server", addr)
+		defer cs.Close()
+		text, isErr := callText(t, cs, "read_file", map[string]any{"path": "f.go"})
+		if !isErr || !strings.Contains(text, "--token") {
+			t.Errorf("read without a token: %v %s", isErr, text)
+
+		}
+	})
+	t.Run("with the embedded engine", func(t *testing.T) {
+		var stdout, stderr bytes.Buffer
+		cmd := exec.Command(hashlineBinary(t), "mcp", "--root", root, "--token", token)
+		cmd.Stdout, cmd.Stderr, cmd.Stdin = &stdout, &stderr, strings.NewReader("")
+		err := cmd.Run()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(stderr.String(), "--token needs --server") {
+			t.Errorf("err %v, stderr: %s", err, &stderr)
+		}
+	})
+}
+
+// stdioSessionEnv is stdioSession with extra environment variables.
+func stdioSessionEnv(t *testing.T, stderr *bytes.Buffer, env []string, args ...string) (*sdk.ClientSession, *exec.Cmd) {
+	t.Helper()
+	cmd := exec.Command(hashlineBinary(t), append([]string{"mcp"}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stderr = stderr
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "stdio-test"}, nil).Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connecting to hashline mcp: %v\nstderr: %s", err, stderr)
+	}
+	return cs, cmd
 }

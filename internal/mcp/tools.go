@@ -101,15 +101,21 @@ func failure(doing, path string, err error) *sdk.CallToolResult {
 		return errorResult(stale.Err.Message)
 	}
 	var e *client.Error
-	if errors.As(err, &e) && e.Reason != "" {
-		return errorResult(fmt.Sprintf("Error %s %s (%s): %s", doing, path, e.Reason, e.Message))
-	}
 	if errors.As(err, &e) {
-		hint := ""
-		if e.Code == codes.Unavailable {
-			hint = "; the hashline server is unreachable: check that hashlined is running at the address given to hashline mcp --server, then retry"
+		why := e.Reason
+		if why == "" {
+			why = e.Code.String()
 		}
-		return errorResult(fmt.Sprintf("Error %s %s (%s): %s%s", doing, path, e.Code, e.Message, hint))
+		hint := ""
+		switch e.Code {
+		case codes.Unavailable:
+			if e.Reason == "" {
+				hint = "; the hashline server is unreachable: check that hashlined is running at the address given to hashline mcp --server, then retry"
+			}
+		case codes.Unauthenticated:
+			hint = "; the hashline server wants a token: give hashline mcp --token TOKEN (or HASHLINE_TOKEN) in the MCP client's configuration"
+		}
+		return errorResult(fmt.Sprintf("Error %s %s (%s): %s%s", doing, path, why, e.Message, hint))
 	}
 	return errorResult(fmt.Sprintf("Error %s %s: %v", doing, path, err))
 }
