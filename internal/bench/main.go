@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -31,7 +32,11 @@ type config struct {
 	loadDur   time.Duration
 	loadRound int
 	minRounds int
+	steps     map[string]bool // -only; empty runs every step
 }
+
+// stepKeys are the names -only accepts, in the order the steps run.
+var stepKeys = []string{"read", "mcp", "edit", "load"}
 
 func main() {
 	var c config
@@ -41,8 +46,18 @@ func main() {
 	flag.IntVar(&c.minRounds, "min-rounds", 15, "fewest rounds per table row")
 	flag.DurationVar(&c.loadDur, "load-duration", time.Second, "length of one load run")
 	flag.IntVar(&c.loadRound, "load-rounds", 5, "load runs per contender and concurrency, alternated")
+	only := flag.String("only", "", "comma-separated steps to run (read, mcp, edit, load); empty runs them all. A partial run is for measuring: write it to another -out")
 	flag.Parse()
 	log.SetFlags(log.Ltime)
+	c.steps = map[string]bool{}
+	for k := range strings.SplitSeq(*only, ",") {
+		if k = strings.TrimSpace(k); k != "" {
+			if !slices.Contains(stepKeys, k) {
+				log.Fatalf("-only: unknown step %q; use %s", k, strings.Join(stepKeys, ", "))
+			}
+			c.steps[k] = true
+		}
+	}
 	if err := run(c); err != nil {
 		log.Fatal(err)
 	}
@@ -125,15 +140,20 @@ func run(c config) error {
 	}
 	e.describeMachine()
 
-	for _, step := range []struct {
-		name string
-		fn   func() error
-	}{
-		{"read over gRPC", e.readGRPC},
-		{"read_file over MCP", e.readMCP},
-		{"edit", e.edits},
-		{"load", e.load},
-	} {
+	type step struct {
+		key, name string
+		fn        func() error
+	}
+	steps := []step{
+		{"read", "read over gRPC", e.readGRPC},
+		{"mcp", "read_file over MCP", e.readMCP},
+		{"edit", "edit", e.edits},
+		{"load", "load", e.load},
+	}
+	for _, step := range steps {
+		if len(c.steps) > 0 && !c.steps[step.key] {
+			continue
+		}
 		log.Printf("== %s", step.name)
 		if err := step.fn(); err != nil {
 			return fmt.Errorf("%s: %w", step.name, err)
