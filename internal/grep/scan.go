@@ -113,7 +113,9 @@ func (m *matcher) scan(f *finder, data []byte, limit int, out []match) []match {
 // first match that was cut off by the limit, so that a matching line is never
 // shown as context.
 func (m *matcher) buildLines(data []byte, ms []match, before, after, stop int) []Line {
-	lines := make([]Line, 0, len(ms)*(1+before+after))
+	// A capacity hint only: before and after come from the request and may
+	// be huge; the lines themselves are bounded by the file.
+	lines := make([]Line, 0, len(ms)*(1+min(before+after, 16)))
 	// next is the first line not yet emitted, starting at nextAt.
 	next, nextAt := 1, 0
 	add := func(num, ls int, isMatch bool) int {
