@@ -141,20 +141,22 @@ func (s *Service) subscribe(prefix string) (*watch.Subscription, error) {
 	if w.closed {
 		return nil, errWatchShutdown
 	}
+	// Subscribe before the file-system watcher starts: from then on the
+	// hub records the server's own writes, so the watcher can never see one
+	// of them first and report it as external.
+	sub, err := hub.Subscribe(prefix)
+	if err != nil {
+		return nil, errWatchShutdown
+	}
 	if w.subs == 0 {
 		tree, err := watch.WatchTree(s.ws.Dir(), s.external,
 			watch.WithTreeLogger(s.opts.logger), watch.WithDebounce(s.opts.watchDebounce, 10*s.opts.watchDebounce))
 		if err != nil {
+			sub.Close()
+			hub.Forget()
 			return nil, &watchUnavailableError{err: err}
 		}
 		w.tree = tree
-	}
-	sub, err := hub.Subscribe(prefix)
-	if err != nil {
-		if w.subs == 0 {
-			w.stopTree(hub)
-		}
-		return nil, errWatchShutdown
 	}
 	w.subs++
 	return sub, nil

@@ -203,6 +203,12 @@ func (h *Hub) Publish(c Change) {
 	}
 	now := time.Now()
 	h.mu.Lock()
+	if len(h.subs) == 0 {
+		// The last subscriber left since Active: remember nothing, or a
+		// later stream could chain from a stale version.
+		h.mu.Unlock()
+		return
+	}
 	var subs []*Subscription
 	for s := range h.subs {
 		if s.matches(c.Path) {
