@@ -1,6 +1,7 @@
 package hashline
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"strings"
@@ -175,7 +176,7 @@ func (p *Plan) Apply(d *Document, opts ApplyOptions) (*Result, error) {
 	if string(em.out) == d.text {
 		return nil, p.noChange()
 	}
-	if !d.bom && strings.HasPrefix(string(em.out), utf8BOM) {
+	if !d.bom && bytes.HasPrefix(em.out, []byte(utf8BOM)) {
 		// On disk the result would start with a byte order mark, which
 		// every reader (this one too) takes as a BOM, not as content:
 		// the first line would silently lose a character.

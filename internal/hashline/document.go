@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 )
 
 // utf8BOM is the byte order mark some editors put at the start of UTF-8
@@ -32,6 +33,10 @@ type Document struct {
 func ParseDocument(data []byte) *Document {
 	return parseText(string(data))
 }
+
+// ParseText is ParseDocument for text already held as a string: the
+// document shares s instead of copying it.
+func ParseText(s string) *Document { return parseText(s) }
 
 // parseText is ParseDocument without the copy, for text the package built.
 func parseText(s string) *Document {
@@ -143,6 +148,16 @@ func (d *Document) Bytes() []byte {
 	return append(b, d.text...)
 }
 
+// View returns the exact file contents, BOM included, like Bytes, but
+// without copying when the document has no BOM. The result may share the
+// document's memory, which is immutable: the caller must not modify it.
+func (d *Document) View() []byte {
+	if d.bom {
+		return d.Bytes()
+	}
+	return unsafe.Slice(unsafe.StringData(d.text), len(d.text))
+}
+
 // Text returns the file contents after the BOM without copying.
 func (d *Document) Text() string { return d.text }
 
@@ -175,34 +190,57 @@ func (d *Document) Tagged(h Hasher, from, to int) []TaggedLine {
 // CutLine, but its hash covers the whole line. This is the hot path of every
 // read, so it grows dst once and allocates nothing per line.
 func AppendTagged(dst []byte, h Hasher, d *Document, from, to int, maxLineBytes int) []byte {
+	dst, _ = AppendTaggedPage(dst, h, d, from, to, maxLineBytes, 0, nil)
+	return dst
+}
+
+// AppendTaggedPage is AppendTagged for a page of a read: it stops before the
+// first line that would take len(dst) over budget bytes (budget <= 0: no
+// limit), though the first line is always appended, and it calls each (when
+// not nil) for every line it appends with the line's number, its hash (as
+// h.Sum returns it) and its whole content, uncut. Every line is hashed once,
+// for the text and the callback alike. It returns dst and the number of the
+// last line appended (from-1, from clamped to 1, when there is none).
+func AppendTaggedPage(dst []byte, h Hasher, d *Document, from, to, maxLineBytes, budget int, each func(n int, hash, content string)) ([]byte, int) {
 	from, to, ok := d.clamp(from, to)
 	if !ok {
-		return dst
+		return dst, from - 1
 	}
 	hl := h.Len()
 	var num lineCounter
 	num.set(from)
 	// Content plus per-line overhead: number, ':', hash, '|', '\n'.
 	size := d.starts[to] - d.starts[from-1] + (to-from+1)*(decimalLen(to)+hl+3)
+	if budget > 0 {
+		size = min(size, max(budget-len(dst), 0)+64)
+	}
 	dst = slices.Grow(dst, size)
 	for n := from; n <= to; n++ {
+		before := len(dst)
 		if n > from {
 			dst = append(dst, '\n')
 			num.inc()
 		}
 		c := d.Line(n)
+		v := Sum32(c)
 		dst = append(dst, num.digits()...)
 		dst = append(dst, ':')
-		dst = appendHex(dst, Sum32(c), hl)
+		dst = appendHex(dst, v, hl)
 		dst = append(dst, '|')
 		if maxLineBytes > 0 && len(c) > maxLineBytes {
 			dst = append(dst, c[:cutPoint(c, maxLineBytes)]...)
 			dst = appendCutMarker(dst, len(c))
-			continue
+		} else {
+			dst = append(dst, c...)
 		}
-		dst = append(dst, c...)
+		if budget > 0 && len(dst) > budget && n > from {
+			return dst[:before], n - 1
+		}
+		if each != nil {
+			each(n, h.format(v), c)
+		}
 	}
-	return dst
+	return dst, to
 }
 
 // lineCounter formats consecutive line numbers by incrementing decimal

@@ -2,6 +2,7 @@ package hashline
 
 import (
 	"bytes"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -113,6 +114,64 @@ func TestAppendTagged(t *testing.T) {
 	}
 	if got := string(AppendTagged(nil, h, d, 1, 3, 0)); got != strings.Join(lines, "\n") {
 		t.Errorf("AppendTagged = %q, Tagged gives %q", got, strings.Join(lines, "\n"))
+	}
+}
+
+func TestAppendTaggedPage(t *testing.T) {
+	// Ten lines "line N": lines 1-9 tag as "N:hh|line N" (11 bytes with
+	// two-digit hashes), line 10 as 13 bytes.
+	var b strings.Builder
+	for i := 1; i <= 10; i++ {
+		fmt.Fprintf(&b, "line %d\n", i)
+	}
+	d := ParseDocument([]byte(b.String()))
+	h8, err := NewHasher(8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name      string
+		h         Hasher
+		from, to  int
+		budget    int
+		wantFirst int
+		wantLast  int
+	}{
+		{name: "no budget", from: 1, to: 10, wantFirst: 1, wantLast: 10},
+		{name: "budget stops before the line that would cross it", from: 1, to: 10, budget: 100, wantFirst: 1, wantLast: 8},
+		{name: "budget met exactly", from: 1, to: 10, budget: 95, wantFirst: 1, wantLast: 8},
+		{name: "one byte short of a line", from: 1, to: 10, budget: 94, wantFirst: 1, wantLast: 7},
+		{name: "first line always appended", from: 3, to: 10, budget: 1, wantFirst: 3, wantLast: 3},
+		{name: "range clamped", from: 9, to: 50, wantFirst: 9, wantLast: 10},
+		{name: "past the end", from: 11, to: 20, wantFirst: 11, wantLast: 10},
+		{name: "long hashes", h: h8, from: 2, to: 5, wantFirst: 2, wantLast: 5},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []TaggedLine
+			text, last := AppendTaggedPage(nil, tt.h, d, tt.from, tt.to, 0, tt.budget, func(n int, hash, content string) {
+				got = append(got, TaggedLine{Number: n, Hash: hash, Content: content})
+			})
+			if last != tt.wantLast {
+				t.Errorf("last = %d, want %d", last, tt.wantLast)
+			}
+			if tt.budget > 0 && len(text) > tt.budget && last > tt.wantFirst {
+				t.Errorf("text is %d bytes, over the budget of %d", len(text), tt.budget)
+			}
+			// The callback sees exactly the lines of the text, with the
+			// hashes Tagged computes, and the text is AppendTagged's.
+			want := d.Tagged(tt.h, tt.wantFirst, tt.wantLast)
+			if !slices.Equal(got, want) {
+				t.Errorf("callback saw %v, want %v", got, want)
+			}
+			if w := string(AppendTagged(nil, tt.h, d, tt.wantFirst, tt.wantLast, 0)); string(text) != w {
+				t.Errorf("text = %q, want %q", text, w)
+			}
+			// Without a callback the text is the same.
+			if again, l := AppendTaggedPage(nil, tt.h, d, tt.from, tt.to, 0, tt.budget, nil); string(again) != string(text) || l != last {
+				t.Errorf("without a callback: %q (last %d), with one: %q (last %d)", again, l, text, last)
+			}
+		})
 	}
 }
 

@@ -48,8 +48,12 @@ func (h Hasher) Len() int {
 
 // Sum returns the hash of one line's content as h.Len() lowercase hex digits.
 func (h Hasher) Sum(content string) string {
+	return h.format(Sum32(content))
+}
+
+// format prints the hash v of a line as Sum does.
+func (h Hasher) format(v uint32) string {
 	n := h.Len()
-	v := Sum32(content)
 	if n == 2 {
 		// Two-digit hashes are the common case; the table avoids an
 		// allocation per line when building TaggedLine values.
