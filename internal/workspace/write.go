@@ -43,6 +43,11 @@ type WriteOptions struct {
 	// Encoding is how the UTF-8 text is stored: "" or UTF8 writes it as is;
 	// UTF16LE and UTF16BE re-encode it and write the byte-order mark.
 	Encoding Encoding
+	// Version, when set, is Version of the bytes this write stores (the
+	// text as Encode(text, Encoding) returns it), computed by the caller
+	// already: WriteFile returns it instead of hashing the content again.
+	// It is trusted, so set it only from those exact bytes.
+	Version string
 }
 
 // WriteResult describes a completed write.
@@ -152,7 +157,11 @@ func (w *Workspace) WriteFile(p string, text []byte, opts WriteOptions) (*WriteR
 			}
 		}
 	}
-	return &WriteResult{Path: rel, Raw: raw, Version: Version(raw), Created: old == nil}, nil
+	version := opts.Version
+	if version == "" {
+		version = Version(raw)
+	}
+	return &WriteResult{Path: rel, Raw: raw, Version: version, Created: old == nil}, nil
 }
 
 // mkdirs creates dir and any missing parents, returning those it created,

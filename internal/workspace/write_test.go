@@ -174,6 +174,41 @@ func TestWriteFileVersion(t *testing.T) {
 	}
 }
 
+// TestWriteFileUsesTheCallersVersion: a version the caller computed from
+// the encoded bytes is returned as is (not hashed again), and it is the one
+// a read of the file computes.
+func TestWriteFileUsesTheCallersVersion(t *testing.T) {
+	for _, enc := range []Encoding{UTF8, UTF16LE} {
+		t.Run(string(enc), func(t *testing.T) {
+			w, _, _ := newWS(t)
+			text := []byte("héllo\n")
+			raw, err := Encode(text, enc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := w.WriteFile("v.txt", text, WriteOptions{Encoding: enc, Version: Version(raw)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := w.ReadFile("v.txt")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Version != Version(raw) || f.Version != res.Version {
+				t.Errorf("write returned %s, read computes %s, want %s", res.Version, f.Version, Version(raw))
+			}
+			// Trusted as given: WriteFile does not hash the content again.
+			res, err = w.WriteFile("v.txt", text, WriteOptions{Encoding: enc, Version: "v1-given"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Version != "v1-given" {
+				t.Errorf("Version = %s, want the caller's v1-given", res.Version)
+			}
+		})
+	}
+}
+
 // TestWriteFileFailureAtRenameLeavesNoTemp makes the last step fail (the
 // target becomes a non-empty directory after the checks) to prove the temp
 // file is removed and nothing partial is left.
