@@ -47,7 +47,7 @@ func (s *Service) edit(ctx context.Context, req *hashlinev1.EditRequest) (*hashl
 		}
 		return nil, err
 	}
-	doc := hashline.ParseDocument(f.Text)
+	doc := parseFile(f)
 	h := s.opts.hasher
 	agent, key := AgentID(ctx), s.viewKey(rel)
 	seen, hasSeen := s.views.Seen(agent, key)
@@ -79,7 +79,9 @@ func (s *Service) edit(ctx context.Context, req *hashlinev1.EditRequest) (*hashl
 	if err != nil {
 		return nil, s.planError(err, f.Version)
 	}
-	out := res.Doc.Bytes()
+	// The new document's bytes are written as they are, not copied: the
+	// write only reads them.
+	out := res.Doc.View()
 	raw, err := workspace.Encode(out, f.Encoding)
 	if err != nil {
 		return nil, err
@@ -90,9 +92,11 @@ func (s *Service) edit(ctx context.Context, req *hashlinev1.EditRequest) (*hashl
 		return nil, fmt.Errorf("%w: %s would be %d bytes after this edit, over the %d-byte limit; split the file or write less",
 			workspace.ErrTooLarge, f.Path, len(raw), limit)
 	}
+	// The new version is hashed once, here, and handed to the write.
+	version := workspace.Version(raw)
 	resp := &hashlinev1.EditResponse{
 		Path:        f.Path,
-		Version:     workspace.Version(raw),
+		Version:     version,
 		Diff:        res.Diff,
 		Replaced:    s.tagged(res.Replaced),
 		Warnings:    append(rb.warnings, res.Warnings...),
@@ -121,7 +125,7 @@ func (s *Service) edit(ctx context.Context, req *hashlinev1.EditRequest) (*hashl
 		return nil, err
 	}
 	if !req.GetDryRun() {
-		wr, err := s.ws.WriteFile(rel, out, workspace.WriteOptions{Mode: workspace.ReplaceOnly, Encoding: f.Encoding})
+		wr, err := s.ws.WriteFile(rel, out, workspace.WriteOptions{Mode: workspace.ReplaceOnly, Encoding: f.Encoding, Version: version})
 		if err != nil {
 			return nil, err
 		}
@@ -249,7 +253,7 @@ func (s *Service) write(ctx context.Context, req *hashlinev1.WriteRequest) (*has
 		return nil, err
 	}
 	s.publishWrite(ctx, cur, wr, content)
-	doc := hashline.ParseDocument(content)
+	doc := hashline.ParseText(req.GetContent()) // no copy of the content
 	s.saw(ctx, rel, wr.Version, doc)
 	return &hashlinev1.WriteResponse{
 		Path:       wr.Path,

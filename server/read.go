@@ -2,9 +2,11 @@ package server
 
 import (
 	"context"
+	"unsafe"
 
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 	"github.com/hashline/hashline/internal/hashline"
+	"github.com/hashline/hashline/internal/workspace"
 )
 
 // Read returns a page of a file as tagged lines. The page ends at the line
@@ -27,7 +29,7 @@ func (s *Service) read(ctx context.Context, req *hashlinev1.ReadRequest) (*hashl
 	if err != nil {
 		return nil, err
 	}
-	doc := hashline.ParseDocument(f.Text)
+	doc := parseFile(f)
 	total := doc.Len()
 
 	first := max(int(req.GetOffset()), 1)
@@ -43,35 +45,32 @@ func (s *Service) read(ctx context.Context, req *hashlinev1.ReadRequest) (*hashl
 
 	// Stop early at the byte budget, counting the tagged text as it will be
 	// sent. Lines are cut to maxLineBytes, so one line never exceeds
-	// the budget by more than a tag and a marker.
+	// the budget by more than a tag and a marker. The text and the
+	// structured lines come from one pass that hashes each line once.
 	h := s.opts.hasher
-	budget := s.opts.readByteBudget
-	text := make([]byte, 0, min(budget, len(f.Text)+16*(last-first+1))+64)
-	lines := make([]*hashlinev1.Line, 0, last-first+1)
-	end := first - 1
-	for n := first; n <= last; n++ {
-		before := len(text)
-		if n > first {
-			text = append(text, '\n')
+	var lines []*hashlinev1.Line
+	var each func(n int, hash, content string)
+	if !req.GetOmitLines() && last >= first {
+		// One backing array for the page's Line messages: one allocation
+		// instead of one per line.
+		backing := make([]hashlinev1.Line, last-first+1)
+		lines = make([]*hashlinev1.Line, 0, len(backing))
+		each = func(n int, hash, content string) {
+			l := &backing[len(lines)]
+			l.Number = int32(n)
+			l.Hash = hash
+			l.Content = hashline.CutLine(content, s.opts.maxLineBytes)
+			lines = append(lines, l)
 		}
-		text = hashline.AppendTagged(text, h, doc, n, n, s.opts.maxLineBytes)
-		if len(text) > budget && n > first {
-			text = text[:before]
-			break
-		}
-		content := doc.Line(n)
-		lines = append(lines, &hashlinev1.Line{
-			Number:  int32(n),
-			Hash:    h.Sum(content),
-			Content: hashline.CutLine(content, s.opts.maxLineBytes),
-		})
-		end = n
 	}
+	text, end := hashline.AppendTaggedPage(nil, h, doc, first, last, s.opts.maxLineBytes, s.opts.readByteBudget, each)
 	resp := &hashlinev1.ReadResponse{
-		Path:       f.Path,
-		Version:    f.Version,
-		Lines:      lines,
-		Text:       string(text),
+		Path:    f.Path,
+		Version: f.Version,
+		Lines:   lines,
+		// text is not touched again: the response shares it as a string
+		// rather than copying the page.
+		Text:       unsafe.String(unsafe.SliceData(text), len(text)),
 		TotalLines: int32(total),
 		Eol:        doc.EOLStyle(),
 		Bom:        doc.BOM(),
@@ -84,4 +83,11 @@ func (s *Service) read(ctx context.Context, req *hashlinev1.ReadRequest) (*hashl
 	// Edits this agent makes from these tags rebase from this version.
 	s.saw(ctx, f.Path, f.Version, doc)
 	return resp, nil
+}
+
+// parseFile parses the text of f without copying it. A File's Text is
+// read-only and never modified, so the document, which the version cache
+// may keep, can share its memory.
+func parseFile(f *workspace.File) *hashline.Document {
+	return hashline.ParseText(unsafe.String(unsafe.SliceData(f.Text), len(f.Text)))
 }

@@ -94,6 +94,18 @@ func TestReadPaging(t *testing.T) {
 			if n := strings.Count(resp.GetText(), "\n") + 1; n != len(lines) {
 				t.Errorf("text has %d lines, lines[] has %d", n, len(lines))
 			}
+			// omitLines returns the same page as text only.
+			short, err := e.c.Read(e.ctx, &hashlinev1.ReadRequest{Path: "f.txt", Offset: tt.offset, Limit: tt.limit, OmitLines: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(short.GetLines()) != 0 {
+				t.Errorf("omitLines returned %d lines", len(short.GetLines()))
+			}
+			short.Lines, resp.Lines = nil, nil
+			if !proto.Equal(short, resp) {
+				t.Errorf("omitLines response differs beyond lines:\n got %v\nwant %v", short, resp)
+			}
 		})
 	}
 }
