@@ -2,6 +2,7 @@ package client
 
 import (
 	"fmt"
+	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -26,6 +27,9 @@ type Error struct {
 	// Stale lists stale references even when another reason (say an
 	// INVALID_REF in the same batch) decided the error's code.
 	Stale []*hashlinev1.StaleRef
+	// RetryDelay is how long to wait before trying again, when the server
+	// said (RATE_LIMITED); zero otherwise.
+	RetryDelay time.Duration
 
 	st *status.Status
 }
@@ -65,6 +69,16 @@ var (
 	ErrEmptyEdits       = &Error{Reason: "EMPTY_EDITS"}
 	ErrTextNotFound     = &Error{Reason: "TEXT_NOT_FOUND"}
 	ErrAmbiguousText    = &Error{Reason: "AMBIGUOUS_TEXT"}
+	ErrInvalidEdit      = &Error{Reason: "INVALID_EDIT"}
+	ErrNotRead          = &Error{Reason: "NOT_READ"}
+	ErrInvalidPath      = &Error{Reason: "INVALID_PATH"}
+	ErrInvalidPattern   = &Error{Reason: "INVALID_PATTERN"}
+	ErrBinaryContent    = &Error{Reason: "BINARY_CONTENT"}
+	ErrUnauthenticated  = &Error{Reason: "UNAUTHENTICATED"}
+	ErrReadOnly         = &Error{Reason: "READ_ONLY"}
+	ErrPathNotAllowed   = &Error{Reason: "PATH_NOT_ALLOWED"}
+	ErrRateLimited      = &Error{Reason: "RATE_LIMITED"}
+	ErrShuttingDown     = &Error{Reason: "SHUTTING_DOWN"}
 )
 
 // StaleRefError is an Edit refused because references no longer match the
@@ -109,6 +123,8 @@ func FromStatus(err error) error {
 			e.Edits = append(e.Edits, d)
 		case *hashlinev1.StaleRef:
 			e.Stale = append(e.Stale, d)
+		case *hashlinev1.RetryInfo:
+			e.RetryDelay = d.GetRetryDelay().AsDuration()
 		}
 	}
 	if e.Reason == "STALE_REF" {

@@ -1,0 +1,54 @@
+package client_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/protoadapt"
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	"github.com/hashline/hashline/client"
+	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+)
+
+func TestFromStatusDecodesEveryReason(t *testing.T) {
+	tests := []struct {
+		code     codes.Code
+		reason   string
+		sentinel error
+		details  []protoadapt.MessageV1
+		delay    time.Duration
+	}{
+		{codes.FailedPrecondition, "NOT_READ", client.ErrNotRead, nil, 0},
+		{codes.Unauthenticated, "UNAUTHENTICATED", client.ErrUnauthenticated, nil, 0},
+		{codes.PermissionDenied, "READ_ONLY", client.ErrReadOnly, nil, 0},
+		{codes.PermissionDenied, "PATH_NOT_ALLOWED", client.ErrPathNotAllowed, nil, 0},
+		{codes.InvalidArgument, "INVALID_PATH", client.ErrInvalidPath, nil, 0},
+		{codes.InvalidArgument, "INVALID_EDIT", client.ErrInvalidEdit, nil, 0},
+		{codes.Unavailable, "SHUTTING_DOWN", client.ErrShuttingDown, nil, 0},
+		{codes.ResourceExhausted, "RATE_LIMITED", client.ErrRateLimited,
+			[]protoadapt.MessageV1{protoadapt.MessageV1Of(&hashlinev1.RetryInfo{RetryDelay: durationpb.New(1500 * time.Millisecond)})}, 1500 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		st := status.New(tt.code, "message for a model")
+		details := append([]protoadapt.MessageV1{protoadapt.MessageV1Of(&hashlinev1.ErrorInfo{Reason: tt.reason, Domain: "hashline.v1"})}, tt.details...)
+		st, err := st.WithDetails(details...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := client.FromStatus(st.Err())
+		if !errors.Is(got, tt.sentinel) {
+			t.Errorf("%s: errors.Is(%v, sentinel) = false", tt.reason, got)
+		}
+		var e *client.Error
+		if !errors.As(got, &e) || e.Code != tt.code || e.RetryDelay != tt.delay {
+			t.Errorf("%s: decoded %+v, want code %v and retry delay %v", tt.reason, e, tt.code, tt.delay)
+		}
+		if errors.Is(got, client.ErrNotFound) {
+			t.Errorf("%s: matches ErrNotFound", tt.reason)
+		}
+	}
+}
