@@ -24,7 +24,7 @@ func formatRead(path string, r *hashlinev1.ReadResponse, plain bool) string {
 		return b.String()
 	}
 	ls := r.GetLines()
-	first, last := int(ls[0].GetNumber()), int(ls[len(ls)-1].GetNumber())
+	first, last := pageBounds(r)
 	if first > 1 || last < total {
 		fmt.Fprintf(&b, " [showing lines %d-%d]", first, last)
 	}
@@ -47,6 +47,19 @@ func formatRead(path string, r *hashlinev1.ReadResponse, plain bool) string {
 	}
 	b.WriteString(fence("", text))
 	return b.String()
+}
+
+// pageBounds returns the first and last line numbers of a non-empty read
+// page: from its lines or, when the read omitted them, from its text, whose
+// lines are consecutive and each start with "LINE:".
+func pageBounds(r *hashlinev1.ReadResponse) (first, last int) {
+	if ls := r.GetLines(); len(ls) > 0 {
+		return int(ls[0].GetNumber()), int(ls[len(ls)-1].GetNumber())
+	}
+	text := r.GetText()
+	n, _, _ := strings.Cut(text, ":")
+	first, _ = strconv.Atoi(n)
+	return first, first + strings.Count(text, "\n")
 }
 
 // formatEdit renders an applied edit: what was done, any warnings, the

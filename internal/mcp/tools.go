@@ -23,7 +23,9 @@ type readArgs struct {
 }
 
 func (t *tools) read(ctx context.Context, req *sdk.CallToolRequest, a readArgs) (*sdk.CallToolResult, any, error) {
-	resp, err := t.c.Read(t.ctx(ctx, req), &hashlinev1.ReadRequest{Path: a.Path, Offset: int32Sat(a.Offset), Limit: int32Sat(a.Limit)})
+	// The tagged text is all read_file shows; plain output needs the
+	// structured lines' contents.
+	resp, err := t.c.Read(t.ctx(ctx, req), &hashlinev1.ReadRequest{Path: a.Path, Offset: int32Sat(a.Offset), Limit: int32Sat(a.Limit), OmitLines: !a.Plain})
 	if err != nil {
 		return failure("reading", a.Path, err), nil, nil
 	}
