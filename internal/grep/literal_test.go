@@ -154,7 +154,8 @@ func TestFoldVerifyIsUnicodeAware(t *testing.T) {
 // FuzzRequiredLits checks the literal extraction on its own: every line the
 // regexp matches contains one of the required literals (else the prefilter
 // would drop a match), and when the set is pure, a line that contains one
-// is a match (else the regexp could not be skipped).
+// is a match (else the regexp could not be skipped). It also checks that a
+// pattern said to match only empty strings has no other match.
 func FuzzRequiredLits(f *testing.F) {
 	seeds := []struct{ pattern, text string }{
 		{"func main", "func main()\nfunc  main\n"},
@@ -179,6 +180,13 @@ func FuzzRequiredLits(f *testing.F) {
 		sre, err := syntax.Parse(pattern, syntax.Perl)
 		if err != nil {
 			return
+		}
+		if onlyEmpty(sre.Simplify()) {
+			for _, line := range strings.Split(text, "\n") {
+				if spans := naiveSpans(re, line); len(spans) > 0 {
+					t.Fatalf("%q is said to match only empty strings, but matches %v in %q", pattern, spans, line)
+				}
+			}
 		}
 		set, pure := requiredLits(sre.Simplify())
 		if len(set) == 0 {
@@ -230,5 +238,20 @@ func TestTypes(t *testing.T) {
 	}
 	if _, _, err := collect(t, rootFS(t, t.TempDir()), Options{Pattern: "x", Types: []string{"nope"}}); !errors.Is(err, ErrUnknownType) {
 		t.Errorf("Search with an unknown type: %v, want ErrUnknownType", err)
+	}
+}
+
+func TestOnlyEmpty(t *testing.T) {
+	for pattern, want := range map[string]bool{
+		``: true, `^`: true, `$`: true, `^$`: true, `\b`: true, `(^|$)`: true, `(?:^\b)*`: true,
+		`x*`: false, `.`: false, `^a?`: false, `a|^`: false, `[^a]`: false, `x{0}`: true,
+	} {
+		re, err := syntax.Parse(pattern, syntax.Perl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := onlyEmpty(re.Simplify()); got != want {
+			t.Errorf("onlyEmpty(%q) = %v, want %v", pattern, got, want)
+		}
 	}
 }

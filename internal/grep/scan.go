@@ -16,6 +16,9 @@ type matcher struct {
 	needles []*needle
 	// pure means a line matches exactly when it contains one of the needles.
 	pure bool
+	// empty means every match is empty (as of "^" or ""): no line has
+	// submatches, and looking for them would find one at every position.
+	empty bool
 }
 
 func compile(opts Options) (*matcher, error) {
@@ -35,8 +38,9 @@ func compile(opts Options) (*matcher, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadPattern, err)
 	}
-	m := &matcher{re: re}
-	set, pure := requiredLits(sre.Simplify())
+	simple := sre.Simplify()
+	m := &matcher{re: re, empty: onlyEmpty(simple)}
+	set, pure := requiredLits(simple)
 	for _, l := range set {
 		m.needles = append(m.needles, newNeedle(l))
 	}
@@ -158,6 +162,9 @@ func (m *matcher) buildLines(data []byte, ms []match, before, after, stop int) [
 
 // spans returns the non-empty matches of the pattern in a matching line.
 func (m *matcher) spans(line []byte) []Span {
+	if m.empty {
+		return nil
+	}
 	var out []Span
 	for _, loc := range m.re.FindAllIndex(line, -1) {
 		if loc[1] > loc[0] {
@@ -165,4 +172,22 @@ func (m *matcher) spans(line []byte) []Span {
 		}
 	}
 	return out
+}
+
+// onlyEmpty reports whether re can only match the empty string. It may say
+// false when true would be right, never the reverse.
+func onlyEmpty(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
+		syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return true
+	case syntax.OpCapture, syntax.OpStar, syntax.OpPlus, syntax.OpQuest, syntax.OpRepeat, syntax.OpConcat, syntax.OpAlternate:
+		for _, sub := range re.Sub {
+			if !onlyEmpty(sub) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
