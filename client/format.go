@@ -3,6 +3,7 @@ package client
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -37,9 +38,8 @@ func FormatTagged(lines []*hashlinev1.Line) string {
 func FormatRead(r *hashlinev1.ReadResponse) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "File: %s (%s, version %s)", r.GetPath(), plural(int(r.GetTotalLines()), "line"), r.GetVersion())
-	if r.GetTruncated() && len(r.GetLines()) > 0 {
-		first := r.GetLines()[0].GetNumber()
-		last := r.GetLines()[len(r.GetLines())-1].GetNumber()
+	if r.GetTruncated() && r.GetText() != "" {
+		first, last := pageBounds(r)
 		fmt.Fprintf(&b, " [showing lines %d-%d; %d more below, continue with offset %d]",
 			first, last, r.GetTotalLines()-last, r.GetNextOffset())
 	}
@@ -49,6 +49,19 @@ func FormatRead(r *hashlinev1.ReadResponse) string {
 		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// pageBounds returns the first and last line numbers of a non-empty read
+// page: from its lines or, for a read with OmitLines, from its text, whose
+// lines are consecutive and each start with "LINE:".
+func pageBounds(r *hashlinev1.ReadResponse) (first, last int32) {
+	if ls := r.GetLines(); len(ls) > 0 {
+		return ls[0].GetNumber(), ls[len(ls)-1].GetNumber()
+	}
+	text := r.GetText()
+	n, _, _ := strings.Cut(text, ":")
+	f, _ := strconv.ParseInt(n, 10, 32)
+	return int32(f), int32(f) + int32(strings.Count(text, "\n"))
 }
 
 // FormatEdit renders an applied (or dry-run) edit: a header with the new

@@ -51,7 +51,8 @@ func runRead(ctx context.Context, io stdio, args []string) int {
 		return fail(io, "read", err)
 	}
 	defer done()
-	r, err := c.Read(ctx, &hashlinev1.ReadRequest{Path: pos[0], Offset: int32(*offset), Limit: int32(*limit)})
+	// The text is all the plain output shows; --json prints the lines too.
+	r, err := c.Read(ctx, &hashlinev1.ReadRequest{Path: pos[0], Offset: int32(*offset), Limit: int32(*limit), OmitLines: !cf.json})
 	if err != nil {
 		return fail(io, "read", err)
 	}
