@@ -92,11 +92,8 @@ func (s *Service) edit(ctx context.Context, req *hashlinev1.EditRequest) (*hashl
 		return nil, fmt.Errorf("%w: %s would be %d bytes after this edit, over the %d-byte limit; split the file or write less",
 			workspace.ErrTooLarge, f.Path, len(raw), limit)
 	}
-	// The new version is hashed once, here, and handed to the write.
-	version := workspace.Version(raw)
 	resp := &hashlinev1.EditResponse{
 		Path:        f.Path,
-		Version:     version,
 		Diff:        res.Diff,
 		Replaced:    s.tagged(res.Replaced),
 		Warnings:    append(rb.warnings, res.Warnings...),
@@ -117,7 +114,18 @@ func (s *Service) edit(ctx context.Context, req *hashlinev1.EditRequest) (*hashl
 	if req.GetFull() {
 		resp.Lines = s.tagged(res.Doc.Tagged(h, 1, res.Doc.Len()))
 	}
-	if size := proto.Size(resp); size > s.opts.maxResponseBytes {
+	// The new version is hashed once: by the write, while it waits for the
+	// disk, or here for a dry run. Until then the size check allows for it,
+	// and counts it exactly when the response is near the limit.
+	if req.GetDryRun() {
+		resp.Version = workspace.Version(raw)
+	}
+	size := proto.Size(resp)
+	if resp.Version == "" && size+versionFieldBound > s.opts.maxResponseBytes {
+		resp.Version = workspace.Version(raw)
+		size = proto.Size(resp)
+	}
+	if size > s.opts.maxResponseBytes {
 		return nil, fmt.Errorf("%w: the response would be %d bytes, over the %d-byte limit; nothing was written. Retry without full, with a smaller context, or as smaller batches",
 			workspace.ErrTooLarge, size, s.opts.maxResponseBytes)
 	}
@@ -125,7 +133,7 @@ func (s *Service) edit(ctx context.Context, req *hashlinev1.EditRequest) (*hashl
 		return nil, err
 	}
 	if !req.GetDryRun() {
-		wr, err := s.ws.WriteFile(rel, out, workspace.WriteOptions{Mode: workspace.ReplaceOnly, Encoding: f.Encoding, Version: version})
+		wr, err := s.ws.WriteFile(rel, out, workspace.WriteOptions{Mode: workspace.ReplaceOnly, Encoding: f.Encoding, Version: resp.Version})
 		if err != nil {
 			return nil, err
 		}
@@ -137,6 +145,10 @@ func (s *Service) edit(ctx context.Context, req *hashlinev1.EditRequest) (*hashl
 	s.opts.logger.DebugContext(ctx, "edit", "path", f.Path, "edits", len(edits), "dryRun", req.GetDryRun(), "version", resp.Version, "rebasedFrom", rb.from)
 	return resp, nil
 }
+
+// versionFieldBound is more than a version ("v1-" and 32 hex digits) adds
+// to an encoded response with its field tag and length.
+const versionFieldBound = 64
 
 // planError attaches the version the stale check ran against, so StaleRef
 // details say which version their fresh lines come from.

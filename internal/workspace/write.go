@@ -58,6 +58,11 @@ type WriteResult struct {
 	Created bool   // the file did not exist before
 }
 
+// overlapHashBytes is the size from which WriteFile hashes the content in
+// parallel with writing and syncing it; below it a goroutine costs more
+// than it saves.
+const overlapHashBytes = 256 << 10
+
 // newFileMode is the mode of files WriteFile creates. It is set with fchmod,
 // so the process umask does not apply: the result is predictable whatever
 // the server was started with.
@@ -123,6 +128,14 @@ func (w *Workspace) WriteFile(p string, text []byte, opts WriteOptions) (*WriteR
 		mode = old.Mode() & keptModeBits
 	}
 
+	// The version is hashed while the write waits for the disk: a large
+	// file's SHA-256 costs about as much CPU as its fsync takes time.
+	version := opts.Version
+	var hashed chan string
+	if version == "" && w.opts.fsync && len(raw) >= overlapHashBytes {
+		hashed = make(chan string, 1) // buffered: an early return leaves no goroutine behind
+		go func() { hashed <- Version(raw) }()
+	}
 	dir := path.Dir(target)
 	created, err := w.mkdirs(op, rel, dir)
 	if err != nil {
@@ -157,8 +170,10 @@ func (w *Workspace) WriteFile(p string, text []byte, opts WriteOptions) (*WriteR
 			}
 		}
 	}
-	version := opts.Version
-	if version == "" {
+	switch {
+	case hashed != nil:
+		version = <-hashed
+	case version == "":
 		version = Version(raw)
 	}
 	return &WriteResult{Path: rel, Raw: raw, Version: version, Created: old == nil}, nil

@@ -209,6 +209,24 @@ func TestWriteFileUsesTheCallersVersion(t *testing.T) {
 	}
 }
 
+// TestWriteFileVersionOfLargeFile: a file large enough to be hashed in
+// parallel with its write gets the same version a read computes.
+func TestWriteFileVersionOfLargeFile(t *testing.T) {
+	w, _, _ := newWS(t)
+	text := bytes.Repeat([]byte("a line of a large file\n"), 2*overlapHashBytes/23)
+	res, err := w.WriteFile("big.txt", text, WriteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := w.ReadFile("big.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Version != Version(text) || f.Version != res.Version {
+		t.Errorf("write returned %s, read computes %s, want %s", res.Version, f.Version, Version(text))
+	}
+}
+
 // TestWriteFileFailureAtRenameLeavesNoTemp makes the last step fail (the
 // target becomes a non-empty directory after the checks) to prove the temp
 // file is removed and nothing partial is left.
