@@ -158,6 +158,19 @@ func fail(io stdio, cmd string, err error) int {
 // printJSON writes m as protojson, the JSON grpcurl users see, indented
 // by encoding/json: protojson varies its whitespace on purpose, and a
 // shell user's diffs and our golden files need it stable.
+// printResult prints a call's response: as indented JSON with --json, else
+// as the text a model reads. It returns the exit code.
+func printResult(io stdio, op string, json bool, m proto.Message, text func() string) int {
+	if json {
+		if err := printJSON(io, m); err != nil {
+			return fail(io, op, err)
+		}
+		return exitOK
+	}
+	fmt.Fprint(io.stdout, text())
+	return exitOK
+}
+
 func printJSON(io stdio, m proto.Message) error {
 	b, err := protojson.Marshal(m)
 	if err != nil {

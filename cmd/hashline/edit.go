@@ -116,14 +116,7 @@ func runEdit(ctx context.Context, io stdio, args []string) int {
 	if err != nil {
 		return fail(io, "edit", err)
 	}
-	if cf.json {
-		if err := printJSON(io, resp); err != nil {
-			return fail(io, "edit", err)
-		}
-		return exitOK
-	}
-	fmt.Fprint(io.stdout, client.FormatEdit(resp, f.diff || resp.GetDryRun()))
-	return exitOK
+	return printResult(io, "edit", cf.json, resp, func() string { return client.FormatEdit(resp, f.diff || resp.GetDryRun()) })
 }
 
 // request builds the EditRequest from the flags, or from JSON on stdin when

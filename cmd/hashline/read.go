@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
 
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
@@ -56,12 +55,5 @@ func runRead(ctx context.Context, io stdio, args []string) int {
 	if err != nil {
 		return fail(io, "read", err)
 	}
-	if cf.json {
-		if err := printJSON(io, r); err != nil {
-			return fail(io, "read", err)
-		}
-		return exitOK
-	}
-	fmt.Fprint(io.stdout, client.FormatRead(r))
-	return exitOK
+	return printResult(io, "read", cf.json, r, func() string { return client.FormatRead(r) })
 }

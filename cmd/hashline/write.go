@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
 
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
@@ -70,14 +69,7 @@ func runWrite(ctx context.Context, io stdio, args []string) int {
 	if err != nil {
 		return fail(io, "write", err)
 	}
-	if cf.json {
-		if err := printJSON(io, w); err != nil {
-			return fail(io, "write", err)
-		}
-		return exitOK
-	}
-	fmt.Fprint(io.stdout, client.FormatWrite(w))
-	return exitOK
+	return printResult(io, "write", cf.json, w, func() string { return client.FormatWrite(w) })
 }
 
 // optString is a string flag that remembers whether it was given, so that

@@ -48,7 +48,7 @@ func (e *env) editors() []*editor {
 			return floor.DurableWrite(filepath.Join(e.roots["floor"], path), []byte(c.states[1-from]))
 		}},
 		{name: "raw atomic write, no fsync", root: e.roots["floor-nofsync"], apply: func(c editCase, path string, from int) error {
-			return atomicWrite(filepath.Join(e.roots["floor-nofsync"], path), []byte(c.states[1-from]))
+			return floor.AtomicWrite(filepath.Join(e.roots["floor-nofsync"], path), []byte(c.states[1-from]))
 		}},
 		{name: "raw in-place overwrite (the peer's write)", root: e.roots["floor-inplace"], apply: func(c editCase, path string, from int) error {
 			return overwrite(filepath.Join(e.roots["floor-inplace"], path), []byte(c.states[1-from]))
@@ -181,24 +181,6 @@ func (e *env) readFirst(path string) error {
 		}
 	}
 	return nil
-}
-
-// atomicWrite is floor.DurableWrite without its fsyncs.
-func atomicWrite(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".atomic-*.tmp")
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return os.Rename(f.Name(), path)
 }
 
 // overwrite writes data over path in place the way Bun.write does: no
