@@ -145,15 +145,22 @@ func TestServeOverLoopbackWithRealBinary(t *testing.T) {
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
+	waitExit(t, cmd, 20*time.Second, "after SIGTERM")
+}
+
+// waitExit waits for cmd to exit 0, failing the test if it exits otherwise
+// or is still running after d.
+func waitExit(t *testing.T, cmd *exec.Cmd, d time.Duration, when string) {
+	t.Helper()
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {
 	case err := <-done:
 		if err != nil {
-			t.Errorf("exit after SIGTERM: %v", err)
+			t.Errorf("exit %s: %v", when, err)
 		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("hashlined did not stop on SIGTERM")
+	case <-time.After(d):
+		t.Fatalf("hashlined still running %v %s", d, when)
 	}
 }
 

@@ -371,14 +371,5 @@ func TestHealthTurnsNotServingAtShutdown(t *testing.T) {
 		t.Fatalf("after SIGTERM: %v %v, want NOT_SERVING", r, err)
 	}
 	cancel() // let the graceful stop finish
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("exit: %v", err)
-		}
-	case <-time.After(15 * time.Second):
-		t.Fatal("no exit after SIGTERM")
-	}
+	waitExit(t, cmd, 15*time.Second, "after SIGTERM")
 }

@@ -45,16 +45,7 @@ func TestSIGTERMEndsWatchStreams(t *testing.T) {
 	if !errors.As(client.FromStatus(err), &ce) || ce.Reason != "SHUTTING_DOWN" {
 		t.Errorf("stream ended with %v, want reason SHUTTING_DOWN", err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("exit after SIGTERM: %v", err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("hashlined did not stop on SIGTERM with a Watch stream open")
-	}
+	waitExit(t, cmd, 20*time.Second, "after SIGTERM with a Watch stream open")
 	if d := time.Since(began); d > 15*time.Second {
 		t.Errorf("shutdown took %v: it waited on the Watch stream", d)
 	}
