@@ -10,6 +10,7 @@ import (
 
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 	"github.com/hashline/hashline/internal/hashline"
+	"github.com/hashline/hashline/internal/versions"
 )
 
 // Edit outcomes, the values of hashline_edit_outcomes_total's outcome label.
@@ -32,8 +33,9 @@ var handlingBuckets = []float64{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
 // Metrics are the server's Prometheus metrics: go-grpc-middleware's
 // per-method counters and handling-time histograms (grpc_server_*), the
 // outcome of every Edit (hashline_edit_outcomes_total{outcome}), and, when
-// the service reports it, the bytes held by its snapshot cache
-// (hashline_cache_bytes).
+// the service reports them, its snapshot cache's counters and size
+// (hashline_cache_{hits,misses,evictions}_total, hashline_cache_bytes,
+// hashline_cache_entries).
 type Metrics struct {
 	grpc  *grpcprom.ServerMetrics
 	edits *prometheus.CounterVec
@@ -43,13 +45,14 @@ type Metrics struct {
 type MetricsOption func(*metricsOptions)
 
 type metricsOptions struct {
-	cacheBytes func() int64
+	cacheStats func() versions.Stats
 }
 
-// WithCacheBytes exports f's result as the hashline_cache_bytes gauge, read
-// at every scrape. This is the hook for the service's snapshot cache.
-func WithCacheBytes(f func() int64) MetricsOption {
-	return func(o *metricsOptions) { o.cacheBytes = f }
+// WithCacheStats exports the snapshot cache's statistics, read at every
+// scrape: hits, misses and evictions as counters, bytes and entries as
+// gauges. Pass (*Service).CacheStats.
+func WithCacheStats(f func() versions.Stats) MetricsOption {
+	return func(o *metricsOptions) { o.cacheStats = f }
 }
 
 // NewMetrics creates the metrics and registers them with reg. Pass the
@@ -70,12 +73,20 @@ func NewMetrics(reg prometheus.Registerer, opts ...MetricsOption) (*Metrics, err
 		m.edits.WithLabelValues(o) // every outcome is exported from the start, at 0
 	}
 	cs := []prometheus.Collector{m.grpc, m.edits}
-	if o.cacheBytes != nil {
-		f := o.cacheBytes
-		cs = append(cs, prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-			Name: "hashline_cache_bytes",
-			Help: "Bytes of file content held by the server's snapshot cache.",
-		}, func() float64 { return float64(f()) }))
+	if f := o.cacheStats; f != nil {
+		counter := func(name, help string, v func(versions.Stats) uint64) prometheus.Collector {
+			return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help}, func() float64 { return float64(v(f())) })
+		}
+		gauge := func(name, help string, v func(versions.Stats) int64) prometheus.Collector {
+			return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, func() float64 { return float64(v(f())) })
+		}
+		cs = append(cs,
+			counter("hashline_cache_hits_total", "Snapshot cache lookups that found the version (rebases possible).", func(s versions.Stats) uint64 { return s.Hits }),
+			counter("hashline_cache_misses_total", "Snapshot cache lookups that missed (references checked by line and hash instead).", func(s versions.Stats) uint64 { return s.Misses }),
+			counter("hashline_cache_evictions_total", "Snapshots dropped to stay within --cache-bytes.", func(s versions.Stats) uint64 { return s.Evictions }),
+			gauge("hashline_cache_bytes", "Bytes of file content held by the snapshot cache.", func(s versions.Stats) int64 { return s.Bytes }),
+			gauge("hashline_cache_entries", "Snapshots held by the snapshot cache.", func(s versions.Stats) int64 { return int64(s.Entries) }),
+		)
 	}
 	for _, c := range cs {
 		if err := reg.Register(c); err != nil {

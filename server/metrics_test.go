@@ -13,12 +13,15 @@ import (
 
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/versions"
 	"github.com/hashline/hashline/server"
 )
 
 func TestMetricsCountEditOutcomesAndCalls(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	m, err := server.NewMetrics(reg, server.WithCacheBytes(func() int64 { return 12345 }))
+	m, err := server.NewMetrics(reg, server.WithCacheStats(func() versions.Stats {
+		return versions.Stats{Hits: 7, Misses: 3, Evictions: 2, Bytes: 12345, Entries: 4}
+	}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,6 +77,10 @@ func TestMetricsCountEditOutcomesAndCalls(t *testing.T) {
 		`hashline_edit_outcomes_total{outcome="rebased"}`:   1,
 		`hashline_edit_outcomes_total{outcome="conflict"}`:  1,
 		`hashline_cache_bytes`:                              12345,
+		`hashline_cache_entries`:                            4,
+		`hashline_cache_hits_total`:                         7,
+		`hashline_cache_misses_total`:                       3,
+		`hashline_cache_evictions_total`:                    2,
 		`grpc_server_handled_total{grpc_code="OK",grpc_method="Read",grpc_service="hashline.v1.FileService",grpc_type="unary"}`:      3,
 		`grpc_server_handled_total{grpc_code="Aborted",grpc_method="Edit",grpc_service="hashline.v1.FileService",grpc_type="unary"}`: 2,
 		`grpc_server_handling_seconds{grpc_method="Edit",grpc_service="hashline.v1.FileService",grpc_type="unary"}`:                  8, // sample count

@@ -259,7 +259,7 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 		server.WithRequireRead(c.requireRead),
 	)
 	metrics, metricsAddr, stopMetrics, err := serveMetrics(c.metricsListen, logger,
-		server.WithCacheBytes(func() int64 { return svc.CacheStats().Bytes }))
+		server.WithCacheStats(svc.CacheStats))
 	if err != nil {
 		return err
 	}

@@ -337,6 +337,8 @@ func TestMetricsEndpoint(t *testing.T) {
 		`grpc_server_handling_seconds_bucket{grpc_method="Edit"`,
 		`go_goroutines`,
 		`hashline_cache_bytes `,
+		`hashline_cache_hits_total `,
+		`hashline_cache_misses_total `,
 	} {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("metrics lack %s", want)
