@@ -242,11 +242,11 @@ func (s *Service) write(ctx context.Context, req *hashlinev1.WriteRequest) (*has
 			if errors.Is(err, workspace.ErrTooLarge) {
 				return nil, err
 			}
-			raw, rerr := s.ws.Root().ReadFile(rel)
-			if rerr != nil {
+			v, verr := s.ws.FileVersion(rel)
+			if verr != nil {
 				return nil, err
 			}
-			current = workspace.Version(raw)
+			current = v
 		}
 	default:
 		return nil, err
