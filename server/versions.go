@@ -34,11 +34,13 @@ func (s *Service) saw(ctx context.Context, rel, version string, doc *hashline.Do
 // sawGrep is saw for a file Grep showed. Grep searches raw bytes; only valid
 // UTF-8 is exactly the text a Read of that version returns, so only that is
 // cached (the view is recorded either way).
+// A version already cached is not parsed again.
 func (s *Service) sawGrep(ctx context.Context, f *hashlinev1.GrepFile, raw []byte) {
-	if utf8.Valid(raw) {
-		s.cache.Put(f.GetVersion(), hashline.ParseDocument(raw))
+	var doc *hashline.Document
+	if !s.cache.Touch(f.GetVersion()) && utf8.Valid(raw) {
+		doc = hashline.ParseDocument(raw)
 	}
-	s.views.See(AgentID(ctx), s.viewKey(f.GetPath()), f.GetVersion())
+	s.saw(ctx, f.GetPath(), f.GetVersion(), doc)
 }
 
 // needsRead returns the index of the first edit that refers to existing

@@ -61,6 +61,23 @@ func Size(version string, doc *hashline.Document) int64 {
 	return int64(len(doc.Text())) + 8*int64(doc.Len()+1) + int64(len(version)) + entryOverhead
 }
 
+// Touch marks version as just used, as Put of a version already held does,
+// and reports whether it is held. It lets a caller skip building a
+// snapshot the cache has.
+func (c *Cache) Touch(version string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.touchLocked(version)
+}
+
+func (c *Cache) touchLocked(version string) bool {
+	el, ok := c.m[version]
+	if ok {
+		c.ll.MoveToFront(el)
+	}
+	return ok
+}
+
 // Put stores doc as the content of version, or marks it recently used if it
 // is there already. doc must be the parsed text of exactly that version and
 // must not be modified afterwards (Documents are immutable).
@@ -71,8 +88,7 @@ func (c *Cache) Put(version string, doc *hashline.Document) {
 	size := Size(version, doc)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if el, ok := c.m[version]; ok {
-		c.ll.MoveToFront(el)
+	if c.touchLocked(version) {
 		return
 	}
 	if size > c.max {

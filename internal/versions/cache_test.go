@@ -52,6 +52,23 @@ func TestCachePutIsIdempotentAndRefreshes(t *testing.T) {
 	}
 }
 
+func TestCacheTouchRefreshesWithoutCounting(t *testing.T) {
+	d := sized(100)
+	c := versions.NewCache(2 * versions.Size("v1", d))
+	c.Put("v1", d)
+	c.Put("v2", d)
+	if !c.Touch("v1") || c.Touch("v9") {
+		t.Fatal("Touch reports a held version as missing or a missing one as held")
+	}
+	c.Put("v3", d) // evicts v2: touching v1 refreshed it
+	if _, ok := c.Get("v2"); ok {
+		t.Error("v2 survived; Touch did not refresh v1")
+	}
+	if s := c.Stats(); s.Hits != 0 || s.Misses != 1 || s.Entries != 2 {
+		t.Errorf("stats = %+v, want Touch to count neither hits nor misses", s)
+	}
+}
+
 func TestCacheKeepsNothingOverBudget(t *testing.T) {
 	big := sized(10_000)
 	c := versions.NewCache(1000)
