@@ -110,25 +110,31 @@ func writeStaleView(b *strings.Builder, stale []Problem) {
 			byNumber[t.Number] = t
 		}
 	}
-	b.WriteString(strconv.Itoa(len(changed)))
+	WriteStaleView(b, len(changed), byNumber, changed)
+}
+
+// WriteStaleView writes the text view of stale references that a model
+// acts on: the header counting n changed lines, then lines in ascending
+// order, the marked ones prefixed ">>> " and the others four spaces, with
+// "..." between lines that are not adjacent.
+func WriteStaleView(b *strings.Builder, n int, lines map[int]TaggedLine, marked map[int]bool) {
+	b.WriteString(strconv.Itoa(n))
 	b.WriteString(" line(s) changed since last read; use the updated refs below (>>> marks changed lines)\n")
-	numbers := make([]int, 0, len(byNumber))
-	for n := range byNumber {
+	numbers := make([]int, 0, len(lines))
+	for n := range lines {
 		numbers = append(numbers, n)
 	}
 	slices.Sort(numbers)
 	for i, n := range numbers {
-		if i > 0 {
-			if n != numbers[i-1]+1 {
-				b.WriteString("...\n")
-			}
+		if i > 0 && n != numbers[i-1]+1 {
+			b.WriteString("...\n")
 		}
-		if changed[n] {
+		if marked[n] {
 			b.WriteString(">>> ")
 		} else {
 			b.WriteString("    ")
 		}
-		b.WriteString(byNumber[n].String())
+		b.WriteString(lines[n].String())
 		b.WriteByte('\n')
 	}
 }

@@ -108,24 +108,7 @@ func (e *ConflictError) Error() string {
 			lines[t.Number] = t
 		}
 	}
-	fmt.Fprintf(&b, "%d line(s) changed since last read; use the updated refs below (>>> marks changed lines)\n", len(refs))
-	numbers := make([]int, 0, len(lines))
-	for n := range lines {
-		numbers = append(numbers, n)
-	}
-	slices.Sort(numbers)
-	for i, n := range numbers {
-		if i > 0 && n != numbers[i-1]+1 {
-			b.WriteString("...\n")
-		}
-		if marked[n] {
-			b.WriteString(">>> ")
-		} else {
-			b.WriteString("    ")
-		}
-		b.WriteString(lines[n].String())
-		b.WriteByte('\n')
-	}
+	hashline.WriteStaleView(&b, len(refs), lines, marked)
 	for _, c := range e.Conflicts {
 		if c.Reason != ReasonChanged {
 			b.WriteString(c.Message)
