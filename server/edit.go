@@ -34,27 +34,26 @@ func (s *Service) edit(ctx context.Context, req *hashlinev1.EditRequest) (*hashl
 		context = int(req.GetContext())
 	}
 	edits := toCoreEdits(req.GetEdits())
-	rel, unlock, err := s.lockPath(ctx, req.GetPath())
+	rel, key, unlock, err := s.lockPath(ctx, req.GetPath())
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
 
-	f, err := s.ws.ReadFile(rel)
+	f, doc, err := s.load(rel, key)
 	if err != nil {
 		if errors.Is(err, workspace.ErrNotFound) {
 			return nil, errors.Join(err, errors.New("Edit changes existing files; create it with Write"))
 		}
 		return nil, err
 	}
-	doc := parseFile(f)
 	h := s.opts.hasher
-	agent, key := AgentID(ctx), s.viewKey(rel)
+	agent := AgentID(ctx)
 	seen, hasSeen := s.views.Seen(agent, key)
 	if i := needsRead(edits); s.opts.requireRead && !hasSeen && i >= 0 {
 		return nil, &notReadError{path: f.Path, agent: agent, edit: i, op: edits[i].Op}
 	}
-	s.cache.Put(f.Version, doc) // a base for whoever reads it next
+	s.known(key, f.Version, doc) // a base for whoever reads it next
 	rb, err := s.rebase(req, f, doc, seen, edits)
 	if err != nil {
 		// The conflict shows current lines: retries use them.
@@ -139,8 +138,7 @@ func (s *Service) edit(ctx context.Context, req *hashlinev1.EditRequest) (*hashl
 		}
 		resp.Version = wr.Version
 		s.publishEdit(ctx, f, wr, out)
-		s.cache.Put(wr.Version, res.Doc)
-		s.views.See(agent, key, wr.Version)
+		s.saw(ctx, key, wr.Version, res.Doc)
 	}
 	s.opts.logger.DebugContext(ctx, "edit", "path", f.Path, "edits", len(edits), "dryRun", req.GetDryRun(), "version", resp.Version, "rebasedFrom", rb.from)
 	return resp, nil
@@ -218,7 +216,7 @@ func (s *Service) write(ctx context.Context, req *hashlinev1.WriteRequest) (*has
 	default:
 		return nil, badRequest("mode", "unknown write mode %d; use WRITE_MODE_UPSERT, WRITE_MODE_CREATE or WRITE_MODE_REPLACE", req.GetMode())
 	}
-	rel, unlock, err := s.lockPath(ctx, req.GetPath())
+	rel, key, unlock, err := s.lockPath(ctx, req.GetPath())
 	if err != nil {
 		return nil, err
 	}
@@ -227,7 +225,7 @@ func (s *Service) write(ctx context.Context, req *hashlinev1.WriteRequest) (*has
 	opts := workspace.WriteOptions{Mode: mode}
 	// Keep the encoding of a file being replaced, and check the caller's
 	// compare-and-swap version against it.
-	cur, err := s.ws.ReadFile(rel)
+	cur, _, err := s.readKnown(rel, key)
 	current := "" // the existing file's version; "" when there is none
 	switch {
 	case err == nil:
@@ -266,7 +264,7 @@ func (s *Service) write(ctx context.Context, req *hashlinev1.WriteRequest) (*has
 	}
 	s.publishWrite(ctx, cur, wr, content)
 	doc := hashline.ParseText(req.GetContent()) // no copy of the content
-	s.saw(ctx, rel, wr.Version, doc)
+	s.saw(ctx, key, wr.Version, doc)
 	return &hashlinev1.WriteResponse{
 		Path:       wr.Path,
 		Version:    wr.Version,

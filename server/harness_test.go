@@ -51,7 +51,18 @@ func newEnvWS(t testing.TB, wsOpts []workspace.Option, opts ...server.Option) *e
 // limits, metrics).
 func newEnvConfig(t testing.TB, cfg server.GRPCConfig, wsOpts []workspace.Option, opts ...server.Option) *env {
 	t.Helper()
-	root := t.TempDir()
+	return newEnvIn(t, t.TempDir(), cfg, wsOpts, opts...)
+}
+
+// newEnvAt is newEnv serving an existing directory: a second server over
+// another's files, with none of its memory.
+func newEnvAt(t testing.TB, root string) *env {
+	t.Helper()
+	return newEnvIn(t, root, server.GRPCConfig{DefaultTimeout: 30 * time.Second}, nil)
+}
+
+func newEnvIn(t testing.TB, root string, cfg server.GRPCConfig, wsOpts []workspace.Option, opts ...server.Option) *env {
+	t.Helper()
 	ws, err := workspace.Open(root, wsOpts...)
 	if err != nil {
 		t.Fatal(err)

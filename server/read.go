@@ -25,11 +25,15 @@ func (s *Service) read(ctx context.Context, req *hashlinev1.ReadRequest) (*hashl
 	if req.GetLimit() < 0 {
 		return nil, badRequest("limit", "limit %d is negative; use 0 for the default of %d lines", req.GetLimit(), s.opts.readLimit)
 	}
-	f, err := s.ws.ReadFile(req.GetPath())
+	rel, err := s.ws.Rel(req.GetPath())
 	if err != nil {
 		return nil, err
 	}
-	doc := parseFile(f)
+	key := s.viewKey(rel)
+	f, doc, err := s.load(rel, key)
+	if err != nil {
+		return nil, err
+	}
 	total := doc.Len()
 
 	first := max(int(req.GetOffset()), 1)
@@ -81,7 +85,7 @@ func (s *Service) read(ctx context.Context, req *hashlinev1.ReadRequest) (*hashl
 		resp.NextOffset = int32(end + 1)
 	}
 	// Edits this agent makes from these tags rebase from this version.
-	s.saw(ctx, f.Path, f.Version, doc)
+	s.saw(ctx, key, f.Version, doc)
 	return resp, nil
 }
 

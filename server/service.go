@@ -28,6 +28,10 @@ type Service struct {
 	watch watchState      // Watch streams and the file-system watcher (watch.go)
 	cache *versions.Cache // snapshots by version, for rebases (versions.go)
 	views *versions.Views // the version each agent last saw of each file
+	// latest is the version the server last read or wrote of each file
+	// (under agent ""), so a file read again can be recognised by
+	// comparing its bytes with that cached snapshot (load, versions.go).
+	latest *versions.Views
 }
 
 // New returns a Service over ws.
@@ -37,7 +41,8 @@ func New(ws *workspace.Workspace, opts ...Option) *Service {
 		opt(&o)
 	}
 	return &Service{ws: ws, opts: o,
-		cache: versions.NewCache(o.cacheBytes), views: versions.NewViews(o.viewEntries)}
+		cache: versions.NewCache(o.cacheBytes), views: versions.NewViews(o.viewEntries),
+		latest: versions.NewViews(o.viewEntries)}
 }
 
 // Register adds the service to a gRPC server.
@@ -61,21 +66,22 @@ func (s *Service) tagged(lines []hashline.TaggedLine) []*hashlinev1.Line {
 // lockPath resolves a request path and takes its edit lock; every change
 // to a file happens between this and the returned unlock. The lock is keyed
 // on the file the path resolves to, so a symlink and its target share one.
-func (s *Service) lockPath(ctx context.Context, path string) (string, func(), error) {
-	rel, err := s.ws.Rel(path)
+func (s *Service) lockPath(ctx context.Context, path string) (rel, key string, unlock func(), err error) {
+	rel, err = s.ws.Rel(path)
 	if err != nil {
-		return "", nil, err
+		return "", "", nil, err
 	}
-	unlock, err := s.locks.lock(ctx, s.ws.LockKey(rel))
+	key = s.viewKey(rel)
+	unlock, err = s.locks.lock(ctx, key)
 	if err != nil {
-		return "", nil, err
+		return "", "", nil, err
 	}
 	// A caller that gave up while queued must not have its change written.
 	if err := ctx.Err(); err != nil {
 		unlock()
-		return "", nil, err
+		return "", "", nil, err
 	}
-	return rel, unlock, nil
+	return rel, key, unlock, nil
 }
 
 // pathLocks serialises edits and writes per path without a global lock.

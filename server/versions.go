@@ -24,11 +24,53 @@ func (s *Service) ViewStats() versions.ViewStats { return s.views.Stats() }
 // share one view, as they share one lock.
 func (s *Service) viewKey(rel string) string { return s.ws.LockKey(rel) }
 
-// saw records that the calling agent was shown version of the file rel,
-// whose text is doc, and keeps the snapshot for later rebases.
-func (s *Service) saw(ctx context.Context, rel, version string, doc *hashline.Document) {
+// saw records that the calling agent was shown version of the file whose
+// view key is key, and keeps what known keeps.
+func (s *Service) saw(ctx context.Context, key, version string, doc *hashline.Document) {
+	s.known(key, version, doc)
+	s.views.See(AgentID(ctx), key, version)
+}
+
+// known keeps doc, the text of version, as a snapshot for later rebases
+// and records version as the latest the server has seen of the file whose
+// view key is key.
+func (s *Service) known(key, version string, doc *hashline.Document) {
 	s.cache.Put(version, doc)
-	s.views.See(AgentID(ctx), s.viewKey(rel), version)
+	s.latest.See("", key, version)
+}
+
+// readKnown reads the file rel (view key key). When its bytes are exactly
+// the cached snapshot of the version the server last read or wrote there,
+// that version is reused without hashing, and that snapshot is returned
+// too (doc is nil otherwise): comparing bytes costs a small part of a
+// SHA-256. Bytes, not sizes or times, decide, so a change made outside the
+// server is never missed.
+func (s *Service) readKnown(rel, key string) (f *workspace.File, doc *hashline.Document, err error) {
+	f, err = s.ws.ReadFileWith(rel, workspace.ReadOptions{Known: func(raw []byte) (string, []byte) {
+		v, ok := s.latest.Seen("", key)
+		if !ok {
+			return "", nil
+		}
+		if d, ok := s.cache.Peek(v); ok && d.Equal(raw) {
+			doc = d
+			return v, d.View()
+		}
+		return "", nil
+	}})
+	return f, doc, err
+}
+
+// load is readKnown that also returns the parsed text, taken from the
+// cache when it holds the version, so a file is not split into lines again.
+func (s *Service) load(rel, key string) (*workspace.File, *hashline.Document, error) {
+	f, doc, err := s.readKnown(rel, key)
+	if err != nil || doc != nil {
+		return f, doc, err
+	}
+	if d, ok := s.cache.Peek(f.Version); ok {
+		return f, d, nil
+	}
+	return f, parseFile(f), nil
 }
 
 // sawGrep is saw for a file Grep showed. Grep searches raw bytes; only valid
@@ -40,7 +82,7 @@ func (s *Service) sawGrep(ctx context.Context, f *hashlinev1.GrepFile, raw []byt
 	if !s.cache.Touch(f.GetVersion()) && utf8.Valid(raw) {
 		doc = hashline.ParseDocument(raw)
 	}
-	s.saw(ctx, f.GetPath(), f.GetVersion(), doc)
+	s.saw(ctx, s.viewKey(f.GetPath()), f.GetVersion(), doc)
 }
 
 // needsRead returns the index of the first edit that refers to existing

@@ -1,6 +1,7 @@
 package hashline
 
 import (
+	"bytes"
 	"slices"
 	"strconv"
 	"strings"
@@ -156,6 +157,18 @@ func (d *Document) View() []byte {
 		return d.Bytes()
 	}
 	return unsafe.Slice(unsafe.StringData(d.text), len(d.text))
+}
+
+// Equal reports whether b is exactly the document's contents, BOM
+// included, as Bytes would return them, without copying.
+func (d *Document) Equal(b []byte) bool {
+	if d.bom {
+		if !bytes.HasPrefix(b, []byte(utf8BOM)) {
+			return false
+		}
+		b = b[len(utf8BOM):]
+	}
+	return string(b) == d.text
 }
 
 // Text returns the file contents after the BOM without copying.

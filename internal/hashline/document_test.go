@@ -205,3 +205,24 @@ func TestAppendTaggedDoesNotAllocatePerLine(t *testing.T) {
 		t.Errorf("AppendTagged into a large enough buffer allocates %v times", n)
 	}
 }
+
+func TestDocumentEqual(t *testing.T) {
+	tests := []struct {
+		doc, other string
+		want       bool
+	}{
+		{"", "", true},
+		{"a\n", "a\n", true},
+		{"a\n", "a", false},
+		{"a\r\n", "a\n", false},
+		{"\ufeffa\n", "\ufeffa\n", true},
+		{"\ufeffa\n", "a\n", false}, // the BOM is part of the file
+		{"a\n", "\ufeffa\n", false},
+		{"\ufeff", "", false},
+	}
+	for _, tt := range tests {
+		if got := ParseDocument([]byte(tt.doc)).Equal([]byte(tt.other)); got != tt.want {
+			t.Errorf("ParseDocument(%q).Equal(%q) = %v, want %v", tt.doc, tt.other, got, tt.want)
+		}
+	}
+}

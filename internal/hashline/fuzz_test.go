@@ -42,6 +42,16 @@ func FuzzParseDocument(f *testing.F) {
 		if got := d.Bytes(); !bytes.Equal(got, data) {
 			t.Fatalf("Bytes() = %q, want %q", got, data)
 		}
+		if !d.Equal(data) || d.Equal(append(bytes.Clone(data), 'x')) {
+			t.Fatalf("Equal disagrees with Bytes for %q", data)
+		}
+		if len(data) > 0 {
+			other := bytes.Clone(data)
+			other[len(other)/2] ^= 0x20
+			if d.Equal(other) || d.Equal(data[1:]) {
+				t.Fatalf("Equal(%q) holds for other bytes", data)
+			}
+		}
 		var b strings.Builder
 		if d.BOM() {
 			b.WriteString(utf8BOM)

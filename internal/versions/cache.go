@@ -120,6 +120,20 @@ func (c *Cache) Get(version string) (*hashline.Document, bool) {
 	return el.Value.(*cacheEntry).doc, true
 }
 
+// Peek is Get for a caller that only saves work with the result (a
+// parse it can skip): it marks the version used but is not counted in
+// Stats, whose hits and misses are about rebases.
+func (c *Cache) Peek(version string) (*hashline.Document, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	el, ok := c.m[version]
+	if !ok {
+		return nil, false
+	}
+	c.ll.MoveToFront(el)
+	return el.Value.(*cacheEntry).doc, true
+}
+
 // Stats returns the current counters.
 func (c *Cache) Stats() Stats {
 	c.mu.Lock()

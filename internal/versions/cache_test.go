@@ -128,3 +128,23 @@ func TestViewsRememberTheLastVersionPerAgentAndFile(t *testing.T) {
 		t.Error("an unknown agent has a view")
 	}
 }
+
+func TestCachePeekFindsWithoutCounting(t *testing.T) {
+	d := sized(100)
+	c := versions.NewCache(2 * versions.Size("v1", d))
+	c.Put("v1", d)
+	c.Put("v2", d)
+	if got, ok := c.Peek("v1"); !ok || got != d {
+		t.Fatal("Peek missed a held version")
+	}
+	if _, ok := c.Peek("v9"); ok {
+		t.Fatal("Peek found a version never put")
+	}
+	c.Put("v3", d) // evicts v2: peeking v1 refreshed it
+	if _, ok := c.Peek("v2"); ok {
+		t.Error("v2 survived; Peek did not refresh v1")
+	}
+	if s := c.Stats(); s.Hits != 0 || s.Misses != 0 {
+		t.Errorf("stats = %+v, want Peek counted in neither hits nor misses", s)
+	}
+}

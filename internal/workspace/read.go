@@ -4,6 +4,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"sync"
 )
 
 // File is a text file as read from the workspace.
@@ -29,11 +30,30 @@ type File struct {
 // can swap a FIFO in where a regular file was checked.
 var testHookBeforeOpen func(target string)
 
+// ReadOptions tune ReadFileWith.
+type ReadOptions struct {
+	// Known, if set, is shown the file's bytes once they are read, before
+	// they are checked and hashed; raw is only valid during the call. If
+	// the caller already holds exactly these bytes as UTF-8 text (it
+	// compared them byte for byte, not by size or time), Known returns
+	// their version and its own copy of them, and ReadFileWith trusts it:
+	// it skips the text check and the SHA-256 and returns a UTF8 File of
+	// that copy and version. The buffer it read into is then reused by a
+	// later read instead of becoming garbage. Otherwise Known returns ""
+	// and nil.
+	Known func(raw []byte) (version string, same []byte)
+}
+
 // ReadFile reads the text file at p. It refuses (in this order) bad paths,
 // paths and symlinks leading outside the root, missing files, non-regular
 // files, files over the size limit, and content that is not text, each with
 // its own sentinel error. It never blocks on a FIFO.
 func (w *Workspace) ReadFile(p string) (*File, error) {
+	return w.ReadFileWith(p, ReadOptions{})
+}
+
+// ReadFileWith is ReadFile with options.
+func (w *Workspace) ReadFileWith(p string, opts ReadOptions) (*File, error) {
 	const op = "read"
 	rel, err := w.rel(op, p)
 	if err != nil {
@@ -68,12 +88,27 @@ func (w *Workspace) ReadFile(p string) (*File, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, notRegular(op, rel, fi.Mode())
 	}
-	raw, err := readLimited(f, fi.Size(), w.opts.maxFileBytes)
+	var buf *[]byte
+	if opts.Known != nil {
+		buf = readBufs.Get().(*[]byte)
+		defer readBufs.Put(buf)
+	}
+	raw, err := readLimited(f, fi.Size(), w.opts.maxFileBytes, buf)
 	if err != nil {
 		return nil, osErr(op, rel, "", err)
 	}
 	if raw == nil {
 		return nil, w.tooLarge(op, rel, -1)
+	}
+	if opts.Known != nil {
+		if v, same := opts.Known(raw); v != "" {
+			return &File{Path: rel, Text: same, Raw: same, Version: v, Encoding: UTF8, Mode: fi.Mode()}, nil
+		}
+		// The pooled buffer goes back to the pool; the File keeps a copy
+		// of exactly its length (append neither zeroes nor over-allocates
+		// by more than a size class).
+		raw = append([]byte(nil), raw...)
+		raw = raw[:len(raw):len(raw)]
 	}
 	text, enc, err := decodeText(op, rel, raw)
 	if err != nil {
@@ -89,12 +124,28 @@ func (w *Workspace) tooLarge(op, p string, size int64) error {
 	return newErr(op, p, ErrTooLarge, "file is %d bytes, over the %d-byte limit; work on a smaller file or raise the server's limit", size, w.opts.maxFileBytes)
 }
 
+// readBufs holds read buffers for ReadFileWith calls that may find the
+// bytes already known, so that rereading an unchanged file allocates
+// nothing.
+var readBufs = sync.Pool{New: func() any { return new([]byte) }}
+
 // readLimited reads r to EOF, sized for the size fstat reported. It returns
 // nil if there turn out to be more than max bytes: the file may have grown
-// since the fstat, and the limit must hold regardless.
-func readLimited(r io.Reader, size, max int64) ([]byte, error) {
+// since the fstat, and the limit must hold regardless. With into, it reads
+// into *into (growing it and storing it back) instead of a new buffer.
+func readLimited(r io.Reader, size, max int64, into *[]byte) (raw []byte, err error) {
 	// One spare byte lets the final read see EOF without growing the buffer.
-	buf := make([]byte, 0, min(size, max)+1)
+	want := int(min(size, max) + 1)
+	var buf []byte
+	if into != nil {
+		if cap(*into) < want {
+			*into = make([]byte, 0, want)
+		}
+		buf = (*into)[:0]
+		defer func() { *into = buf[:0] }()
+	} else {
+		buf = make([]byte, 0, want)
+	}
 	for {
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]

@@ -204,12 +204,69 @@ func TestReadFileFIFOSwappedInAfterStatDoesNotBlock(t *testing.T) {
 
 func TestReadLimitedStopsAFileThatGrew(t *testing.T) {
 	// fstat said 4 bytes, but 10 arrive: the limit of 8 must still hold.
-	got, err := readLimited(strings.NewReader("0123456789"), 4, 8)
+	got, err := readLimited(strings.NewReader("0123456789"), 4, 8, nil)
 	if got != nil || err != nil {
 		t.Errorf("readLimited = %q, %v; want nil, nil", got, err)
 	}
-	got, err = readLimited(strings.NewReader("0123456"), 4, 8)
+	got, err = readLimited(strings.NewReader("0123456"), 4, 8, nil)
 	if string(got) != "0123456" || err != nil {
 		t.Errorf("readLimited = %q, %v; want the 7 bytes", got, err)
+	}
+}
+
+func TestReadFileWithKnownBytes(t *testing.T) {
+	w, root, _ := newWS(t)
+	mustWrite(t, filepath.Join(root, "a"), "alpha\n", 0o644)
+	mustWrite(t, filepath.Join(root, "b"), "beta!\n", 0o644)
+	mustWrite(t, filepath.Join(root, "bin"), "x\x00y", 0o644)
+
+	// Not known: the file is checked and hashed as by ReadFile, and keeps
+	// bytes of its own (later reads reuse the buffer Known was shown).
+	var shown []string
+	unknown := ReadOptions{Known: func(raw []byte) (string, []byte) {
+		shown = append(shown, string(raw))
+		return "", nil
+	}}
+	a, err := w.ReadFileWith("a", unknown)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := w.ReadFileWith("b", unknown)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(a.Text) != "alpha\n" || string(b.Text) != "beta!\n" || a.Version != Version([]byte("alpha\n")) {
+		t.Errorf("a = %q %s, b = %q: a later read changed an earlier file's bytes, or the version is wrong", a.Text, a.Version, b.Text)
+	}
+	if strings.Join(shown, "|") != "alpha\n|beta!\n" {
+		t.Errorf("Known was shown %q, want each file's exact bytes", shown)
+	}
+	if _, err := w.ReadFileWith("bin", unknown); !errors.Is(err, ErrBinary) {
+		t.Errorf("binary file not known: err = %v, want ErrBinary", err)
+	}
+
+	// Known: its version and its copy are trusted, nothing is hashed.
+	mine := []byte("alpha\n")
+	known := ReadOptions{Known: func(raw []byte) (string, []byte) {
+		if string(raw) == string(mine) {
+			return "v-known", mine
+		}
+		return "", nil
+	}}
+	k, err := w.ReadFileWith("a", known)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k.Version != "v-known" || &k.Text[0] != &mine[0] || &k.Raw[0] != &mine[0] || k.Encoding != UTF8 || k.Path != "a" {
+		t.Errorf("known read = %+v, want the caller's version and bytes", k)
+	}
+	// Other bytes are not known, whatever their size.
+	mustWrite(t, filepath.Join(root, "a"), "alphA\n", 0o644)
+	k, err = w.ReadFileWith("a", known)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k.Version != Version([]byte("alphA\n")) || string(k.Text) != "alphA\n" {
+		t.Errorf("changed file read as %q %s, want its own bytes and version", k.Text, k.Version)
 	}
 }
