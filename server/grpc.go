@@ -79,6 +79,40 @@ type GRPCConfig struct {
 // default deadline, the edit-outcome counter, and panic recovery innermost
 // so a panic is logged and counted as the INTERNAL error it becomes.
 func NewGRPCServer(svc *Service, cfg GRPCConfig) (*grpc.Server, *health.Server) {
+	unary, stream := chains(svc, cfg)
+	opts := []grpc.ServerOption{grpc.ChainUnaryInterceptor(unary...), grpc.ChainStreamInterceptor(stream...)}
+	if cfg.MaxRecvBytes > 0 {
+		opts = append(opts, grpc.MaxRecvMsgSize(cfg.MaxRecvBytes))
+	}
+	if cfg.MaxSendBytes > 0 {
+		opts = append(opts, grpc.MaxSendMsgSize(cfg.MaxSendBytes))
+	}
+	if cfg.MaxConcurrentStreams > 0 {
+		opts = append(opts, grpc.MaxConcurrentStreams(cfg.MaxConcurrentStreams))
+	}
+	if cfg.Keepalive != (keepalive.ServerParameters{}) {
+		opts = append(opts, grpc.KeepaliveParams(cfg.Keepalive))
+	}
+	if cfg.KeepalivePolicy != (keepalive.EnforcementPolicy{}) {
+		opts = append(opts, grpc.KeepaliveEnforcementPolicy(cfg.KeepalivePolicy))
+	}
+	opts = append(opts, cfg.ServerOptions...)
+
+	gs := grpc.NewServer(opts...)
+	svc.Register(gs)
+	hs := health.NewServer()
+	hs.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
+	hs.SetServingStatus(hashlinev1.FileService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
+	healthpb.RegisterHealthServer(gs, hs)
+	reflection.Register(gs)
+	if cfg.Metrics != nil {
+		cfg.Metrics.grpc.InitializeMetrics(gs)
+	}
+	return gs, hs
+}
+
+// chains returns NewGRPCServer's interceptor chains, outermost first.
+func chains(svc *Service, cfg GRPCConfig) ([]grpc.UnaryServerInterceptor, []grpc.StreamServerInterceptor) {
 	logger := cfg.Logger
 	if logger == nil {
 		logger = svc.opts.logger
@@ -118,35 +152,7 @@ func NewGRPCServer(svc *Service, cfg GRPCConfig) (*grpc.Server, *health.Server) 
 	unary = append(unary, recovery.UnaryServerInterceptor(recoverOpt))
 	stream = append(stream, recovery.StreamServerInterceptor(recoverOpt))
 
-	opts := []grpc.ServerOption{grpc.ChainUnaryInterceptor(unary...), grpc.ChainStreamInterceptor(stream...)}
-	if cfg.MaxRecvBytes > 0 {
-		opts = append(opts, grpc.MaxRecvMsgSize(cfg.MaxRecvBytes))
-	}
-	if cfg.MaxSendBytes > 0 {
-		opts = append(opts, grpc.MaxSendMsgSize(cfg.MaxSendBytes))
-	}
-	if cfg.MaxConcurrentStreams > 0 {
-		opts = append(opts, grpc.MaxConcurrentStreams(cfg.MaxConcurrentStreams))
-	}
-	if cfg.Keepalive != (keepalive.ServerParameters{}) {
-		opts = append(opts, grpc.KeepaliveParams(cfg.Keepalive))
-	}
-	if cfg.KeepalivePolicy != (keepalive.EnforcementPolicy{}) {
-		opts = append(opts, grpc.KeepaliveEnforcementPolicy(cfg.KeepalivePolicy))
-	}
-	opts = append(opts, cfg.ServerOptions...)
-
-	gs := grpc.NewServer(opts...)
-	svc.Register(gs)
-	hs := health.NewServer()
-	hs.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
-	hs.SetServingStatus(hashlinev1.FileService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
-	healthpb.RegisterHealthServer(gs, hs)
-	reflection.Register(gs)
-	if cfg.Metrics != nil {
-		cfg.Metrics.grpc.InitializeMetrics(gs)
-	}
-	return gs, hs
+	return unary, stream
 }
 
 // slogAdapter lets the middleware log through our injected slog.Logger.

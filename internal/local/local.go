@@ -1,7 +1,9 @@
 // Package local runs the hashline service in-process: the same engine and
-// rules as hashlined, served over an in-memory gRPC connection with no
-// network. The CLI's --local mode and the embedded MCP bridge use it, so
-// that they behave exactly like a client of a real server.
+// rules as hashlined, with no network. Unary calls go straight to the
+// service through the server's interceptors (server.InProcess); streaming
+// calls go over an in-memory gRPC connection. The CLI's --local mode and the
+// embedded MCP bridge use it, so that they behave exactly like a client of a
+// real server.
 package local
 
 import (
@@ -9,8 +11,11 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"sync"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/test/bufconn"
 
@@ -40,6 +45,7 @@ type Engine struct {
 	gs     *grpc.Server
 	conn   *grpc.ClientConn
 	served chan error
+	calls  *inFlight
 }
 
 // Start opens the workspace and serves it in-process.
@@ -53,7 +59,8 @@ func Start(cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	opts := append([]server.Option{server.WithRequireRead(false)}, cfg.Server...)
-	gs, _ := server.NewGRPCServer(server.New(ws, opts...), server.GRPCConfig{})
+	svc := server.New(ws, opts...)
+	gs, _ := server.NewGRPCServer(svc, server.GRPCConfig{})
 	lis := bufconn.Listen(1 << 20)
 	e := &Engine{ws: ws, gs: gs, served: make(chan error, 1)}
 	go func() { e.served <- gs.Serve(lis) }()
@@ -67,7 +74,8 @@ func Start(cfg Config) (*Engine, error) {
 		return nil, fmt.Errorf("hashline: in-process connection: %w", err)
 	}
 	e.conn = conn
-	e.Client = client.New(conn, cfg.Client...)
+	e.calls = &inFlight{conn: server.InProcess(svc, server.GRPCConfig{}, conn)}
+	e.Client = client.New(e.calls, cfg.Client...)
 	return e, nil
 }
 
@@ -77,10 +85,39 @@ func (e *Engine) Root() string { return e.ws.Dir() }
 // Close waits for calls in flight, then stops the service and closes the
 // workspace.
 func (e *Engine) Close() error {
+	e.calls.close()
 	err := e.conn.Close()
 	e.gs.GracefulStop()
 	if serr := <-e.served; serr != nil && !errors.Is(serr, grpc.ErrServerStopped) {
 		err = errors.Join(err, serr)
 	}
 	return errors.Join(err, e.ws.Close())
+}
+
+// inFlight counts the unary calls made straight to the service, which the
+// gRPC server does not see, so that Close can wait for them before it
+// closes the workspace; calls after Close fail.
+type inFlight struct {
+	conn   grpc.ClientConnInterface
+	mu     sync.RWMutex // held for reading by each call, for writing by close
+	closed bool
+}
+
+func (f *inFlight) Invoke(ctx context.Context, method string, args, reply any, opts ...grpc.CallOption) error {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	if f.closed {
+		return status.Error(codes.Canceled, "hashline: the in-process engine is closed")
+	}
+	return f.conn.Invoke(ctx, method, args, reply, opts...)
+}
+
+func (f *inFlight) NewStream(ctx context.Context, desc *grpc.StreamDesc, method string, opts ...grpc.CallOption) (grpc.ClientStream, error) {
+	return f.conn.NewStream(ctx, desc, method, opts...)
+}
+
+func (f *inFlight) close() {
+	f.mu.Lock()
+	f.closed = true
+	f.mu.Unlock()
 }
