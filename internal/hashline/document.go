@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -22,7 +23,18 @@ type Document struct {
 	starts []int // starts[i] is the offset of line i (0-based); starts[Len()] == len(text)
 	crlf   int   // number of "\r\n" endings
 	lf     int   // number of bare "\n" endings
+	// sums caches the lines' Sum32 in chunks of sumChunkLen lines, each
+	// computed the first time one of its lines is tagged. A document is
+	// immutable and may be shared (the version cache keeps it), so a
+	// file read again is tagged without hashing its lines again.
+	sums []atomic.Pointer[sumChunk]
 }
+
+// sumChunkLen lines' hashes are computed together; a page of a large file
+// hashes only the chunks it shows.
+const sumChunkLen = 64
+
+type sumChunk [sumChunkLen]uint32
 
 // ParseDocument splits data into lines. The caller has checked that data is
 // text (UTF-8); ParseDocument itself accepts any bytes and never fails, so
@@ -67,8 +79,36 @@ func parseText(s string) *Document {
 		off += j + 1
 	}
 	d.starts[n] = len(s)
+	d.sums = make([]atomic.Pointer[sumChunk], (n+sumChunkLen-1)/sumChunkLen)
 	return d
 }
+
+// sum returns Sum32 of line n (1-based, in range), from the cache.
+func (d *Document) sum(n int) uint32 {
+	i := n - 1
+	c := d.sums[i/sumChunkLen].Load()
+	if c == nil {
+		c = d.fillSums(i / sumChunkLen)
+	}
+	return c[i%sumChunkLen]
+}
+
+// fillSums computes chunk k. Two callers may race to do it; both compute
+// the same values and the first one stored is kept.
+func (d *Document) fillSums(k int) *sumChunk {
+	c := new(sumChunk)
+	first := k * sumChunkLen
+	for i := first; i < min(first+sumChunkLen, d.Len()); i++ {
+		c[i-first] = Sum32(d.Line(i + 1))
+	}
+	if !d.sums[k].CompareAndSwap(nil, c) {
+		return d.sums[k].Load()
+	}
+	return c
+}
+
+// Hash returns the hash of line n (1-based, in range) as h formats it.
+func (d *Document) Hash(h Hasher, n int) string { return h.format(d.sum(n)) }
 
 // Len returns the number of lines.
 func (d *Document) Len() int { return len(d.starts) - 1 }
@@ -191,8 +231,7 @@ func (d *Document) Tagged(h Hasher, from, to int) []TaggedLine {
 	}
 	out := make([]TaggedLine, 0, to-from+1)
 	for n := from; n <= to; n++ {
-		c := d.Line(n)
-		out = append(out, TaggedLine{Number: n, Hash: h.Sum(c), Content: c})
+		out = append(out, TaggedLine{Number: n, Hash: d.Hash(h, n), Content: d.Line(n)})
 	}
 	return out
 }
@@ -235,7 +274,7 @@ func AppendTaggedPage(dst []byte, h Hasher, d *Document, from, to, maxLineBytes,
 			num.inc()
 		}
 		c := d.Line(n)
-		v := Sum32(c)
+		v := d.sum(n)
 		dst = append(dst, num.digits()...)
 		dst = append(dst, ':')
 		dst = appendHex(dst, v, hl)

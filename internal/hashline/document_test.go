@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -223,6 +224,45 @@ func TestDocumentEqual(t *testing.T) {
 	for _, tt := range tests {
 		if got := ParseDocument([]byte(tt.doc)).Equal([]byte(tt.other)); got != tt.want {
 			t.Errorf("ParseDocument(%q).Equal(%q) = %v, want %v", tt.doc, tt.other, got, tt.want)
+		}
+	}
+}
+
+// A document's line hashes are computed once, on first use, and the
+// document is shared between requests: concurrent taggers must all see
+// exactly what hashing each line gives (and -race must stay quiet).
+func TestSharedDocumentTagsConcurrently(t *testing.T) {
+	var b strings.Builder
+	for i := range 1000 {
+		fmt.Fprintf(&b, "line %d\t= %d\n", i, i*i)
+	}
+	d := ParseDocument([]byte(b.String()))
+	h, _ := NewHasher(4)
+	var want []byte
+	for n := 1; n <= d.Len(); n++ {
+		if n > 1 {
+			want = append(want, '\n')
+		}
+		want = append(want, fmt.Sprintf("%d:%s|%s", n, h.Sum(d.Line(n)), d.Line(n))...)
+	}
+	got := make([][]byte, 8)
+	var wg sync.WaitGroup
+	for i := range got {
+		wg.Go(func() {
+			// Start at different lines so that chunks fill in every order.
+			from := 1 + i*97%d.Len()
+			tail := AppendTagged(nil, h, d, from, d.Len(), 0)
+			head := AppendTagged(nil, h, d, 1, from-1, 0)
+			if len(head) > 0 {
+				head = append(head, '\n')
+			}
+			got[i] = append(head, tail...)
+		})
+	}
+	wg.Wait()
+	for i, g := range got {
+		if !bytes.Equal(g, want) {
+			t.Fatalf("tagger %d differs from hashing every line", i)
 		}
 	}
 }

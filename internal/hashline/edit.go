@@ -286,7 +286,7 @@ func (r *resolver) ref(i int, field, raw string) (int, bool) {
 		return 0, false
 	}
 	cur := r.d.Line(ref.Line)
-	if actual := r.h.Sum(cur); actual != ref.Hash {
+	if actual := r.d.Hash(r.h, ref.Line); actual != ref.Hash {
 		tl := TaggedLine{Number: ref.Line, Hash: actual, Content: cur}
 		r.problem(Problem{
 			EditIndex: i, Field: field, Reason: ReasonStaleRef, Ref: raw, Line: ref.Line,

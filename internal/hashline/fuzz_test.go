@@ -79,6 +79,11 @@ func FuzzParseDocument(f *testing.F) {
 		if want := map[bool]string{true: "\r\n", false: "\n"}[crlf > lf]; d.DominantEOL() != want {
 			t.Fatalf("DominantEOL() = %q with %d CRLF and %d LF", d.DominantEOL(), crlf, lf)
 		}
+		for n := d.Len(); n >= 1; n-- { // backwards: chunks fill out of order
+			if got, want := d.Hash(Hasher{}, n), (Hasher{}).Sum(d.Line(n)); got != want {
+				t.Fatalf("Hash(%d) = %s, Sum of the line = %s", n, got, want)
+			}
+		}
 		text := string(AppendTagged(nil, Hasher{}, d, 1, d.Len(), 7))
 		if d.Len() > 0 && strings.Count(text, "\n") != d.Len()-1 {
 			t.Fatalf("AppendTagged has %d newlines for %d lines", strings.Count(text, "\n"), d.Len())

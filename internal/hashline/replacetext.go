@@ -176,7 +176,7 @@ func (r *resolver) ambiguous(i int, j *joinedText, old string, first int) {
 	}
 	var tags []string
 	for _, l := range lines[:min(len(lines), show)] {
-		tags = append(tags, TaggedLine{Number: l + 1, Hash: r.h.Sum(r.d.Line(l + 1))}.Tag())
+		tags = append(tags, TaggedLine{Number: l + 1, Hash: r.d.Hash(r.h, l+1)}.Tag())
 	}
 	more := ""
 	if len(lines) > show {

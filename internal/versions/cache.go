@@ -56,9 +56,9 @@ func NewCache(maxBytes int64) *Cache {
 }
 
 // Size is what a snapshot of doc under version is accounted as: its text,
-// one line offset per line and a fixed overhead.
+// one line offset and one cached line hash per line, and a fixed overhead.
 func Size(version string, doc *hashline.Document) int64 {
-	return int64(len(doc.Text())) + 8*int64(doc.Len()+1) + int64(len(version)) + entryOverhead
+	return int64(len(doc.Text())) + 12*int64(doc.Len()+1) + int64(len(version)) + entryOverhead
 }
 
 // Touch marks version as just used, as Put of a version already held does,
