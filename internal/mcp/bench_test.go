@@ -47,13 +47,16 @@ func BenchmarkReadFile(b *testing.B) {
 func BenchmarkEditFile(b *testing.B) {
 	s := newSessionWith(b, local.Config{Workspace: []workspace.Option{workspace.WithFsync(false)}})
 	content := benchFile(100)
-	s.write("f.go", content)
-	lines := tagged(b, s.ok("read_file", map[string]any{"path": "f.go"}))
-	old := lines[49]
-	_, oldText, _ := strings.Cut(old, "|")
-	texts := [2]string{"\tv000049 := 42 // edited", oldText}
-	refs := [2]string{ref(old), ref(old)}
+	// Each run starts from the original file and reads its refs, so that
+	// -count and repeated runs find the file in the state they expect.
+	start := func(b *testing.B) (refs, texts [2]string) {
+		s.write("f.go", content)
+		old := tagged(b, s.ok("read_file", map[string]any{"path": "f.go"}))[49]
+		_, oldText, _ := strings.Cut(old, "|")
+		return [2]string{ref(old), ref(old)}, [2]string{"\tv000049 := 42 // edited", oldText}
+	}
 	b.Run("mcp", func(b *testing.B) {
+		refs, texts := start(b)
 		for i := 0; b.Loop(); i++ {
 			out := s.ok("edit_file", map[string]any{"path": "f.go", "edits": []map[string]any{
 				{"set_line": map[string]any{"anchor": refs[i%2], "new_text": texts[i%2]}},
@@ -62,6 +65,7 @@ func BenchmarkEditFile(b *testing.B) {
 		}
 	})
 	b.Run("client", func(b *testing.B) {
+		refs, texts := start(b)
 		for i := 0; b.Loop(); i++ {
 			resp, err := s.c.Edit(s.ctx, &hashlinev1.EditRequest{Path: "f.go", Edits: []*hashlinev1.FileEdit{client.Replace(refs[i%2], "", texts[i%2])}})
 			if err != nil {
