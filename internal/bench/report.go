@@ -63,7 +63,10 @@ func (r *report) markdown() string {
 	}
 	b.WriteString("- The machine was shared with other builds and tests while this ran (see the load averages): absolute times are noisy, ratios are what to read.\n\n")
 	if len(r.targets) > 0 {
-		b.WriteString("### Targets\n\n| target | measured | met |\n|---|---|---|\n")
+		b.WriteString("### Targets\n\n" +
+			"Read targets compare like with like: in-process tagging produces the tagged text, which is what a Read with `omitLines` returns (the default response adds a message per line; its cost is in the Read table). " +
+			"Peer targets compare `hashline mcp`, one process like the peer; `hashline mcp --server` adds a gRPC hop to a shared `hashlined`, which the peer has no counterpart for, and is reported in the tables.\n\n" +
+			"| target | measured | met |\n|---|---|---|\n")
 		for _, t := range r.targets {
 			met := "yes"
 			if !t.met() {

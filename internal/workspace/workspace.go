@@ -279,6 +279,12 @@ func IsTempName(name string) bool {
 // directory). It is for locking only and never used to open anything. A
 // file that does not exist yet is keyed by its resolved parent directory.
 func (w *Workspace) LockKey(rel string) string {
+	// The root was resolved when it was opened: when no component of rel
+	// is a link, the key is the resolved root joined with rel, found with
+	// one lstat per component of rel rather than of the whole path.
+	if key, ok := w.plainKey(rel); ok {
+		return key
+	}
 	abs := filepath.Join(w.dir, filepath.FromSlash(rel))
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		return real
@@ -287,6 +293,24 @@ func (w *Workspace) LockKey(rel string) string {
 		return filepath.Join(dir, filepath.Base(abs))
 	}
 	return abs
+}
+
+// plainKey is LockKey for a rel whose every component exists and none is a
+// symbolic link; ok is false otherwise.
+func (w *Workspace) plainKey(rel string) (string, bool) {
+	rel = filepath.Clean(filepath.FromSlash(rel))
+	if rel == "." || filepath.IsAbs(rel) || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	key := w.realDir
+	for part := range strings.SplitSeq(rel, string(filepath.Separator)) {
+		key = filepath.Join(key, part)
+		fi, err := os.Lstat(key)
+		if err != nil || fi.Mode()&fs.ModeSymlink != 0 {
+			return "", false
+		}
+	}
+	return key, true
 }
 
 // IsEscape reports whether err (from this package or from os.Root, e.g.
