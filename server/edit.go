@@ -81,9 +81,14 @@ func (s *Service) edit(ctx context.Context, req *hashlinev1.EditRequest) (*hashl
 	// The new document's bytes are written as they are, not copied: the
 	// write only reads them.
 	out := res.Doc.View()
-	raw, err := workspace.Encode(out, f.Encoding)
-	if err != nil {
-		return nil, err
+	// UTF-8 text is written as it is, and WriteFile checks it before it
+	// creates anything; other encodings, and a dry run (which writes
+	// nothing), are encoded here, so that size and version are exact.
+	raw := out
+	if f.Encoding != workspace.UTF8 || req.GetDryRun() {
+		if raw, err = workspace.Encode(out, f.Encoding); err != nil {
+			return nil, err
+		}
 	}
 	// Everything that can refuse the edit is checked before the write, so
 	// an error always means the file was not changed.

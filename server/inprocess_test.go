@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"errors"
 	"fmt"
 	"testing"
 
@@ -91,4 +92,25 @@ func TestInProcessAnswersAsTheServerDoes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Over gRPC, protobuf refuses a string that is not UTF-8 before the
+// service sees it; in process nothing is encoded, so the service itself
+// must refuse such text, and write nothing.
+func TestInProcessEditOfInvalidUTF8WritesNothing(t *testing.T) {
+	e := newEnv(t)
+	e.write("f.txt", "one\ntwo\n")
+	c := client.New(server.InProcess(e.svc, server.GRPCConfig{}, e.conn), client.WithAgentID("a"))
+	if _, err := c.Read(e.ctx, &hashlinev1.ReadRequest{Path: "f.txt"}); err != nil {
+		t.Fatal(err)
+	}
+	before := e.snapshot()
+	for _, dry := range []bool{true, false} {
+		_, err := c.Edit(e.ctx, &hashlinev1.EditRequest{Path: "f.txt", DryRun: dry,
+			Edits: []*hashlinev1.FileEdit{client.Replace(tag("one\ntwo\n", 2), "", "t\xffo")}})
+		if !errors.Is(err, client.ErrNotText) {
+			t.Errorf("dry run %v: err = %v, want NOT_TEXT", dry, err)
+		}
+	}
+	e.assertUnchanged(before)
 }

@@ -65,6 +65,7 @@ type segment struct {
 // emitted line looks like.
 type emitter struct {
 	out       []byte
+	starts    []int // offset in out of each emitted line
 	lines     int
 	openLast  bool // the last emitted line has no ending yet
 	lastEOL   int  // length of the last emitted line's ending
@@ -80,6 +81,7 @@ func (e *emitter) line(content, eol string) {
 	if e.openLast {
 		e.close(e.dom)
 	}
+	e.starts = append(e.starts, len(e.out))
 	e.out = append(e.out, content...)
 	e.lines++
 	e.openLast, e.lastEOL = true, 0
@@ -117,7 +119,7 @@ func (p *Plan) Apply(d *Document, opts ApplyOptions) (*Result, error) {
 		return nil, err
 	}
 	n := d.Len()
-	em := &emitter{out: make([]byte, 0, len(d.text)+p.addedBytes()), dom: d.DominantEOL()}
+	em := &emitter{out: make([]byte, 0, len(d.text)+p.addedBytes()), starts: make([]int, 0, n+p.addedLines()+1), dom: d.DominantEOL()}
 	segs := make([]segment, 0, 2*len(p.Changes)+1)
 	copyLines := func(from, to int) {
 		if from >= to {
@@ -126,6 +128,11 @@ func (p *Plan) Apply(d *Document, opts ApplyOptions) (*Result, error) {
 		s := segment{change: -1, start: from, end: to, outStart: len(em.out), newLine: em.lines, newLines: to - from}
 		// No line can be open here: only the old last line, or a change
 		// ending at it, lacks an ending, and no untouched line follows them.
+		// The copied lines' starts move by the same amount as their text.
+		shift := len(em.out) - d.starts[from]
+		for _, st := range d.starts[from:to] {
+			em.starts = append(em.starts, st+shift)
+		}
 		em.out = append(em.out, d.text[d.starts[from]:d.starts[to]]...)
 		em.lines += to - from
 		last := d.EOL(to)
@@ -186,15 +193,10 @@ func (p *Plan) Apply(d *Document, opts ApplyOptions) (*Result, error) {
 		}}}
 	}
 	res := &Result{}
-	var newText string
-	if d.bom {
-		res.Doc = parseText(utf8BOM + string(em.out))
-		newText = res.Doc.text
-	} else {
-		// em.out is never written again, so the new document can share it.
-		newText = unsafe.String(unsafe.SliceData(em.out), len(em.out))
-		res.Doc = parseText(newText)
-	}
+	// em.out is never written again, so the new document can share it, and
+	// its lines are where the emitter put them: no second split.
+	newText := unsafe.String(unsafe.SliceData(em.out), len(em.out))
+	res.Doc = newDocument(newText, d.bom, append(em.starts, len(em.out)))
 	ctx := max(opts.Context, 0)
 	edits, changed, replaced := diffEdits(d, segs, newText)
 	oldLabel, newLabel := opts.OldLabel, opts.NewLabel
@@ -250,6 +252,15 @@ func (p *Plan) addedBytes() int {
 		for _, l := range c.Lines {
 			n += len(l) + 2
 		}
+	}
+	return n
+}
+
+// addedLines is how many lines the plan's changes emit.
+func (p *Plan) addedLines() int {
+	n := 0
+	for _, c := range p.Changes {
+		n += len(c.Lines)
 	}
 	return n
 }

@@ -396,6 +396,12 @@ func FuzzApplyEdits(f *testing.F) {
 		if got := string(res.Doc.Bytes()); got != want {
 			t.Fatalf("ApplyEdits(%q, %+v)\n got %q\nwant %q", doc, edits, got, want)
 		}
+		// The new document's lines were placed by the emitter, not split
+		// from its text: they must be exactly what a split finds.
+		if p := ParseDocument(res.Doc.Bytes()); !slices.Equal(p.starts, res.Doc.starts) || p.crlf != res.Doc.crlf || p.lf != res.Doc.lf || p.bom != res.Doc.bom || p.text != res.Doc.text {
+			t.Fatalf("ApplyEdits(%q, %+v): document starts %v crlf %d lf %d bom %v, a split of its bytes gives %v %d %d %v",
+				doc, edits, res.Doc.starts, res.Doc.crlf, res.Doc.lf, res.Doc.bom, p.starts, p.crlf, p.lf, p.bom)
+		}
 		checkDiff(t, d.Text(), res.Doc.Text(), res.Diff)
 		checkUntouched(t, d, res.Doc, model)
 		for _, w := range res.Windows {
