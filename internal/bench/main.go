@@ -214,7 +214,8 @@ func (e *env) describeMachine() {
 	}
 	rev, _ := exec.Command("git", "rev-parse", "--short", "HEAD").Output()
 	dirty := ""
-	if out, _ := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output(); len(out) > 0 {
+	// The report being rewritten is not a change to what is measured.
+	if out, _ := exec.Command("git", "status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)"+e.cfg.out).Output(); len(out) > 0 {
 		dirty = " (with uncommitted changes)"
 	}
 	e.report.env = append([]string{
