@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"google.golang.org/protobuf/proto"
 
@@ -34,6 +35,9 @@ func (s *Service) edit(ctx context.Context, req *hashlinev1.EditRequest) (*hashl
 		context = int(req.GetContext())
 	}
 	edits := toCoreEdits(req.GetEdits())
+	if err := checkUTF8(edits); err != nil {
+		return nil, err
+	}
 	rel, key, unlock, err := s.lockPath(ctx, req.GetPath())
 	if err != nil {
 		return nil, err
@@ -81,11 +85,12 @@ func (s *Service) edit(ctx context.Context, req *hashlinev1.EditRequest) (*hashl
 	// The new document's bytes are written as they are, not copied: the
 	// write only reads them.
 	out := res.Doc.View()
-	// UTF-8 text is written as it is, and WriteFile checks it before it
-	// creates anything; other encodings, and a dry run (which writes
-	// nothing), are encoded here, so that size and version are exact.
+	// UTF-8 is written as it is: the file's text was checked when it was
+	// read, the edits' texts were checked above, and joining valid UTF-8
+	// at line breaks (or replacing a valid substring) keeps it valid.
+	// Other encodings are encoded here, so that size and version are exact.
 	raw := out
-	if f.Encoding != workspace.UTF8 || req.GetDryRun() {
+	if f.Encoding != workspace.UTF8 {
 		if raw, err = workspace.Encode(out, f.Encoding); err != nil {
 			return nil, err
 		}
@@ -137,7 +142,7 @@ func (s *Service) edit(ctx context.Context, req *hashlinev1.EditRequest) (*hashl
 		return nil, err
 	}
 	if !req.GetDryRun() {
-		wr, err := s.ws.WriteFile(rel, out, workspace.WriteOptions{Mode: workspace.ReplaceOnly, Encoding: f.Encoding, Version: resp.Version})
+		wr, err := s.ws.WriteFile(rel, out, workspace.WriteOptions{Mode: workspace.ReplaceOnly, Encoding: f.Encoding, Version: resp.Version, ValidUTF8: true})
 		if err != nil {
 			return nil, err
 		}
@@ -172,6 +177,21 @@ func joinTagged(lines []*hashlinev1.Line) string {
 		b.WriteString(hashline.TaggedLine{Number: int(l.Number), Hash: l.Hash, Content: l.Content}.String())
 	}
 	return b.String()
+}
+
+// checkUTF8 refuses edits whose texts are not UTF-8. Over gRPC protobuf
+// has refused them already; in process (server.InProcess) nothing is
+// decoded, and the edited file is written without a second check of the
+// whole text.
+func checkUTF8(edits []hashline.Edit) error {
+	for i, e := range edits {
+		for _, t := range []string{e.Text, e.OldText, e.NewText} {
+			if !utf8.ValidString(t) {
+				return fmt.Errorf("%w: edit %d: its text is not valid UTF-8; send UTF-8 text", workspace.ErrNotText, i)
+			}
+		}
+	}
+	return nil
 }
 
 // toCoreEdits converts the API's oneof edits. An edit with no operation set

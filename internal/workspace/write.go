@@ -48,6 +48,10 @@ type WriteOptions struct {
 	// already: WriteFile returns it instead of hashing the content again.
 	// It is trusted, so set it only from those exact bytes.
 	Version string
+	// ValidUTF8 says the caller built text from UTF-8 it had already
+	// checked (a file read through this package, edited with checked
+	// strings), so WriteFile does not check it again. It is trusted.
+	ValidUTF8 bool
 }
 
 // WriteResult describes a completed write.
@@ -103,7 +107,10 @@ func (w *Workspace) WriteFile(p string, text []byte, opts WriteOptions) (*WriteR
 	if rel == "." {
 		return nil, notRegular(op, rel, fs.ModeDir)
 	}
-	raw, err := encodeText(op, rel, text, opts.Encoding)
+	raw := text
+	if !opts.ValidUTF8 || (opts.Encoding != "" && opts.Encoding != UTF8) {
+		raw, err = encodeText(op, rel, text, opts.Encoding)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ package workspace
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -349,4 +350,34 @@ func TestWriteFileFailureRemovesDirectoriesItCreated(t *testing.T) {
 	_, err := w.WriteFile("a/b/c/t.txt", []byte("new"), WriteOptions{})
 	assertErr(t, err, ErrIO)
 	assertSameSnapshot(t, before, snapshot(t, root))
+}
+
+// ValidUTF8 only spares the check of text written as it is; text that is
+// re-encoded is always checked.
+func TestWriteFileValidUTF8SkipsOnlyTheUTF8Check(t *testing.T) {
+	w, root, _ := newWS(t)
+	tests := []struct {
+		name    string
+		enc     Encoding
+		valid   bool
+		text    string
+		wantErr error
+	}{
+		{"checked, invalid", UTF8, false, "a\xffb\n", ErrNotText},
+		{"vouched, valid", UTF8, true, "héllo\n", nil},
+		{"vouched, re-encoded, invalid", UTF16LE, true, "a\xffb\n", ErrNotText},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			name := fmt.Sprintf("f%d.txt", i)
+			_, err := w.WriteFile(name, []byte(tt.text), WriteOptions{Encoding: tt.enc, ValidUTF8: tt.valid})
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("err = %v, want %v", err, tt.wantErr)
+			}
+			_, statErr := os.Stat(filepath.Join(root, name))
+			if written := statErr == nil; written != (tt.wantErr == nil) {
+				t.Errorf("file written = %v after err %v", written, err)
+			}
+		})
+	}
 }
