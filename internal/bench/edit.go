@@ -24,13 +24,13 @@ type editor struct {
 
 func (e *env) editors() []*editor {
 	ctx := context.Background()
-	grpcEdit := func(d *daemon) func(editCase, string, int) error {
-		return func(c editCase, path string, from int) error {
+	grpcEdit := func(c *client.Client) func(editCase, string, int) error {
+		return func(ec editCase, path string, from int) error {
 			var edits []*hashlinev1.FileEdit
-			for j, ln := range c.lines {
-				edits = append(edits, client.Replace(c.refs[from][j], "", c.newLine(from, ln)))
+			for j, ln := range ec.lines {
+				edits = append(edits, client.Replace(ec.refs[from][j], "", ec.newLine(from, ln)))
 			}
-			_, err := d.c.Edit(ctx, &hashlinev1.EditRequest{Path: path, Edits: edits})
+			_, err := c.Edit(ctx, &hashlinev1.EditRequest{Path: path, Edits: edits})
 			return err
 		}
 	}
@@ -54,8 +54,9 @@ func (e *env) editors() []*editor {
 		{name: "raw in-place overwrite (the peer's write)", root: e.roots["floor-inplace"], apply: func(c editCase, path string, from int) error {
 			return overwrite(filepath.Join(e.roots["floor-inplace"], path), []byte(c.states[1-from]))
 		}},
-		{name: "gRPC Edit", root: e.roots["durable"], apply: grpcEdit(e.durable)},
-		{name: "gRPC Edit, --fsync=false", root: e.roots["nofsync"], apply: grpcEdit(e.nofsync)},
+		{name: "gRPC Edit", root: e.roots["durable"], apply: grpcEdit(e.durable.c)},
+		{name: "gRPC Edit, --fsync=false", root: e.roots["nofsync"], apply: grpcEdit(e.nofsync.c)},
+		{name: "in-process Edit", root: e.roots["engine"], apply: grpcEdit(e.engine.Client)},
 	}
 	for _, m := range []struct{ name, root string }{
 		{"hashline mcp", "mcp"}, {"hashline mcp --fsync=false", "mcp-nofsync"}, {"peer", "peer"},
@@ -85,6 +86,7 @@ func (e *env) edits() error {
 		inPlace = "raw in-place overwrite (the peer's write)"
 		grpcEd  = "gRPC Edit"
 		grpcNo  = "gRPC Edit, --fsync=false"
+		inProc  = "in-process Edit"
 		mcpEd   = "hashline mcp edit_file"
 		mcpNo   = "hashline mcp --fsync=false edit_file"
 		peerEd  = "peer edit_file"
@@ -105,7 +107,7 @@ func (e *env) edits() error {
 		}
 		return row
 	}
-	service := []string{durable, atomic, inPlace, grpcEd, grpcNo}
+	service := []string{durable, atomic, inPlace, grpcEd, grpcNo, inProc}
 	bridge := []string{durable, atomic, mcpEd, mcpNo}
 	groups := []*group{{
 		t: &table{
@@ -113,6 +115,7 @@ func (e *env) edits() error {
 			about: "Every contender toggles its own copy of the file between the same two states, so each call writes the same bytes. " + floors +
 				"gRPC Edit: `hashlined` on loopback (refs checked, batch planned and applied, diff and fresh windows computed, atomic durable write). " +
 				"`--fsync=false` is the same server with fsync off (unsafe: a crash can lose acknowledged edits; for benchmarks only). " +
+				"In-process Edit: the same service and interceptors in this process (`internal/local`, as `hashline --local` and `hashline mcp` run it), durable, with no RPC: the difference to gRPC Edit is the round trip between processes. " +
 				"Each cell: median, then its ratio to the raw durable write. Target: gRPC Edit <= 1.5x the floor.",
 			cols: append([]string{"file", "edit"}, service...),
 		},
@@ -213,8 +216,8 @@ func (e *env) edits() error {
 // editing it.
 func (e *env) readFirst(path string) error {
 	ctx := context.Background()
-	for _, d := range []*daemon{e.durable, e.nofsync} {
-		if _, err := d.c.Read(ctx, &hashlinev1.ReadRequest{Path: path, Limit: 1}); err != nil {
+	for _, c := range []*client.Client{e.durable.c, e.nofsync.c, e.engine.Client} {
+		if _, err := c.Read(ctx, &hashlinev1.ReadRequest{Path: path, Limit: 1}); err != nil {
 			return err
 		}
 	}

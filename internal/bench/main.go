@@ -21,8 +21,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 	"github.com/hashline/hashline/internal/hashline"
+	"github.com/hashline/hashline/internal/local"
 	"github.com/hashline/hashline/internal/memtune"
 )
 
@@ -72,8 +74,9 @@ func main() {
 type env struct {
 	cfg     config
 	tmp     string
-	durable *daemon // hashlined, fsync on
-	nofsync *daemon // hashlined --fsync=false
+	durable *daemon       // hashlined, fsync on
+	nofsync *daemon       // hashlined --fsync=false
+	engine  *local.Engine // the engine in this process (hashline --local, embedded MCP), fsync on
 	mcps    map[string]*mcpServer
 	roots   map[string]string
 	report  *report
@@ -98,13 +101,16 @@ func run(c config) error {
 	if err != nil {
 		return err
 	}
-	for _, name := range []string{"durable", "nofsync", "mcp", "mcp-nofsync", "peer", "floor", "floor-nofsync", "floor-inplace"} {
+	for _, name := range []string{"durable", "nofsync", "engine", "mcp", "mcp-nofsync", "peer", "floor", "floor-nofsync", "floor-inplace"} {
 		e.roots[name] = filepath.Join(tmp, name)
 		if err := writeFixtures(e.roots[name]); err != nil {
 			return err
 		}
 	}
 	if e.durable, err = startDaemon(hashlined, e.roots["durable"]); err != nil {
+		return err
+	}
+	if e.engine, err = local.Start(local.Config{Root: e.roots["engine"], Client: []client.Option{client.WithAgentID("bench")}}); err != nil {
 		return err
 	}
 	if e.nofsync, err = startDaemon(hashlined, e.roots["nofsync"], "--fsync=false"); err != nil {
@@ -176,6 +182,9 @@ func (e *env) close() {
 		if d != nil {
 			d.close()
 		}
+	}
+	if e.engine != nil {
+		e.engine.Close()
 	}
 }
 
