@@ -69,7 +69,7 @@ func (e *env) editors() []*editor {
 }
 
 // edits: one replaced line, and a batch of ten, on each file size. Each
-// case is measured in three runs, each alternating only the contenders one
+// case is measured in several runs, each alternating only the contenders one
 // table compares: the service against the floors, the MCP bridge against
 // the floors, and the MCP servers against the peer. On two cores the work a
 // process does after answering (Go's or Bun's garbage collection after a
@@ -94,12 +94,18 @@ func (e *env) edits() error {
 	floors := "Raw durable write (the floor, `internal/floor`): write the new bytes to a temp file, fsync, rename, fsync the directory. " +
 		"Raw atomic write, no fsync: the same without the two fsyncs; on ext4 (the default `auto_da_alloc`) renaming over an existing file still starts writeback of the new data, which is most of its cost. " +
 		"Raw in-place overwrite: what the peer's `Bun.write` does (checked with strace): open without `O_TRUNC`, write, `ftruncate`; not atomic (a crash or a concurrent reader can see old and new bytes mixed) and not durable. "
+	// A group is one table. Each of its runs alternates only its own
+	// contenders; durable and unsynced writers are kept in separate runs,
+	// because the dirty data an unsynced write leaves behind is flushed by
+	// the next fsync, whoever makes it.
 	type group struct {
-		t     *table
-		names []string
-		row   func(n int, label string, med map[string]time.Duration) []string
+		t    *table
+		runs [][]string
+		row  func(n int, label string, med map[string]time.Duration) []string
 	}
-	vsFloor := func(names []string, med map[string]time.Duration) []string {
+	// vsFirst formats a run's contenders, each with its ratio to the
+	// run's first one.
+	vsFirst := func(names []string, med map[string]time.Duration) []string {
 		base := med[names[0]]
 		row := []string{ms(base)}
 		for _, name := range names[1:] {
@@ -107,43 +113,45 @@ func (e *env) edits() error {
 		}
 		return row
 	}
-	service := []string{durable, atomic, inPlace, grpcEd, grpcNo, inProc}
-	bridge := []string{durable, atomic, mcpEd, mcpNo}
+	serviceDurable := []string{durable, grpcEd, inProc}
+	serviceUnsynced := []string{atomic, inPlace, grpcNo}
+	bridgeDurable := []string{durable, mcpEd}
+	bridgeUnsynced := []string{atomic, mcpNo}
 	groups := []*group{{
 		t: &table{
 			title: "Edit: the service against the physical floor",
 			about: "Every contender toggles its own copy of the file between the same two states, so each call writes the same bytes. " + floors +
 				"gRPC Edit: `hashlined` on loopback (refs checked, batch planned and applied, diff and fresh windows computed, atomic durable write). " +
-				"`--fsync=false` is the same server with fsync off (unsafe: a crash can lose acknowledged edits; for benchmarks only). " +
 				"In-process Edit: the same service and interceptors in this process (`internal/local`, as `hashline --local` and `hashline mcp` run it), durable, with no RPC: the difference to gRPC Edit is the round trip between processes. " +
-				"Each cell: median, then its ratio to the raw durable write. Target: gRPC Edit <= 1.5x the floor.",
-			cols: append([]string{"file", "edit"}, service...),
+				"`--fsync=false` is the same server with fsync off (unsafe: a crash can lose acknowledged edits; for benchmarks only). " +
+				"Two runs per case: the durable contenders alternate in one, each with its ratio to the raw durable write; the unsynced ones in another, each with its ratio to the raw atomic write. Target: gRPC Edit <= 1.5x the raw durable write.",
+			cols: append(append([]string{"file", "edit"}, serviceDurable...), serviceUnsynced...),
 		},
-		names: service,
+		runs: [][]string{serviceDurable, serviceUnsynced},
 		row: func(n int, label string, med map[string]time.Duration) []string {
 			e.report.target(fmt.Sprintf("gRPC Edit p50 <= 1.5x raw durable write (%s, %s)", lineLabel(n), label), float64(med[grpcEd])/float64(med[durable]), 1.5)
-			return vsFloor(service, med)
+			return append(vsFirst(serviceDurable, med), vsFirst(serviceUnsynced, med)...)
 		},
 	}, {
 		t: &table{
 			title: "Edit: the MCP bridge against the physical floor",
-			about: "A run of its own per case, alternating these contenders. edit_file calls go through MCP stdio with `set_line` items to `hashline mcp` (the engine in-process). Each cell: median, then its ratio to the raw durable write.",
-			cols:  append([]string{"file", "edit"}, bridge...),
+			about: "edit_file calls go through MCP stdio with `set_line` items to `hashline mcp` (the engine in-process). As above, two runs per case: durable against the raw durable write, unsynced against the raw atomic write.",
+			cols:  append(append([]string{"file", "edit"}, bridgeDurable...), bridgeUnsynced...),
 		},
-		names: bridge,
+		runs: [][]string{bridgeDurable, bridgeUnsynced},
 		row: func(_ int, _ string, med map[string]time.Duration) []string {
-			return vsFloor(bridge, med)
+			return append(vsFirst(bridgeDurable, med), vsFirst(bridgeUnsynced, med)...)
 		},
 	}}
 	if _, ok := byName[peerEd]; ok {
 		groups = append(groups, &group{
 			t: &table{
 				title: "edit_file over MCP stdio: the peer and `hashline mcp`",
-				about: "A third run per case, alternating only these contenders. The peer never fsyncs and writes in place, so `hashline mcp --fsync=false` is the nearest comparison; it still pays for atomicity (a temp file and a rename, priced by the raw rows above). " +
+				about: "A run of its own per case, alternating only these contenders. The peer never fsyncs and writes in place, so `hashline mcp --fsync=false` is the nearest comparison; it still pays for atomicity (a temp file and a rename, priced by the raw rows above). " +
 					"Ratios: the peer's median over ours (higher is better for us).",
 				cols: []string{"file", "edit", "raw in-place overwrite", "hashline mcp --fsync=false", "hashline mcp", "peer", "peer / ours, --fsync=false", "peer / ours, durable"},
 			},
-			names: []string{inPlace, mcpNo, mcpEd, peerEd},
+			runs: [][]string{{inPlace, mcpNo, mcpEd, peerEd}},
 			row: func(n int, label string, med map[string]time.Duration) []string {
 				row := []string{ms(med[inPlace]), ms(med[mcpNo]), ms(med[mcpEd]), ms(med[peerEd])}
 				for _, name := range []string{mcpNo, mcpEd} {
@@ -171,24 +179,26 @@ func (e *env) edits() error {
 				label = fmt.Sprintf("%d-edit batch", k)
 			}
 			for _, g := range groups {
-				var cs []contender
-				for _, name := range g.names {
-					ed := byName[name]
-					cs = append(cs, contender{ed.name, func() error {
-						if err := ed.apply(c, path, ed.state); err != nil {
-							return err
-						}
-						ed.state = 1 - ed.state
-						return nil
-					}})
-				}
-				s, err := interleave(cs, e.cfg.budget, e.cfg.minRounds, 1000)
-				if err != nil {
-					return err
-				}
 				med := map[string]time.Duration{}
-				for i, name := range g.names {
-					med[name] = median(s[i])
+				for _, names := range g.runs {
+					var cs []contender
+					for _, name := range names {
+						ed := byName[name]
+						cs = append(cs, contender{ed.name, func() error {
+							if err := ed.apply(c, path, ed.state); err != nil {
+								return err
+							}
+							ed.state = 1 - ed.state
+							return nil
+						}})
+					}
+					s, err := interleave(cs, e.cfg.budget, e.cfg.minRounds, 1000)
+					if err != nil {
+						return err
+					}
+					for i, name := range names {
+						med[name] = median(s[i])
+					}
 				}
 				row := g.row(n, label, med)
 				g.t.rows = append(g.t.rows, append([]string{lineLabel(n), label}, row...))
