@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -12,7 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/hashline/hashline/internal/daemon"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -49,37 +49,12 @@ func TestMain(m *testing.M) {
 // its address.
 func startServer(t testing.TB, root string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command(hashlinedBin, append([]string{"serve", "--root", root, "--listen", "127.0.0.1:0", "--log-level", "error"}, args...)...)
-	stdout, err := cmd.StdoutPipe()
+	p, err := daemon.Start(hashlinedBin, daemon.Options{Args: append([]string{"--root", root, "--listen", "127.0.0.1:0", "--log-level", "error"}, args...)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
-	addr := make(chan string, 1)
-	go func() {
-		s := bufio.NewScanner(stdout)
-		for s.Scan() {
-			if _, a, ok := strings.Cut(s.Text(), "hashlined: serving "); ok {
-				_, a, _ = strings.Cut(a, " on ")
-				addr <- a
-			}
-		}
-	}()
-	select {
-	case a := <-addr:
-		return a
-	case <-time.After(60 * time.Second):
-		t.Fatalf("hashlined did not start: %s", stderr.String())
-		return ""
-	}
+	t.Cleanup(p.Kill)
+	return p.Addr
 }
 
 // step is one run of the CLI.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"os"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/daemon"
 	"github.com/hashline/hashline/internal/hashline"
 )
 
@@ -58,49 +58,12 @@ func startLines(t *testing.T, env []string, args ...string) (*exec.Cmd, string, 
 // startBinary is startLines with another build of hashlined.
 func startBinary(t *testing.T, bin string, env []string, args ...string) (*exec.Cmd, string, []string) {
 	t.Helper()
-	cmd := exec.Command(bin, append([]string{"serve"}, args...)...)
-	cmd.Env = append(os.Environ(), env...)
-	stdout, err := cmd.StdoutPipe()
+	p, err := daemon.Start(bin, daemon.Options{Args: args, Env: env, Timeout: 30 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
-	lines := make(chan string, 16)
-	go func() {
-		s := bufio.NewScanner(stdout)
-		for s.Scan() {
-			select {
-			case lines <- s.Text():
-			default: // nobody reads after startup; keep draining
-			}
-		}
-		close(lines)
-	}()
-	var before []string
-	timeout := time.After(30 * time.Second)
-	for {
-		select {
-		case l, ok := <-lines:
-			if !ok {
-				t.Fatalf("hashlined exited before serving: %s", stderr.String())
-			}
-			if strings.Contains(l, "serving") {
-				_, addr, _ := strings.Cut(l, " on ")
-				return cmd, addr, before
-			}
-			before = append(before, l)
-		case <-timeout:
-			t.Fatalf("hashlined did not start: %s", stderr.String())
-		}
-	}
+	t.Cleanup(p.Kill)
+	return p.Cmd, p.Addr, p.Before
 }
 
 // dial connects a client to addr; both it and the context end with the test.

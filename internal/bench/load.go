@@ -21,7 +21,7 @@ const maxConcurrency = 64
 // loadOp is one unary call made by worker w; each worker owns its state.
 type loadOp struct {
 	name string
-	d    *daemon
+	d    *server
 	// newWorker returns the call worker w makes in a loop.
 	newWorker func(w int) func(ctx context.Context) error
 }
@@ -90,7 +90,7 @@ func (e *env) load() error {
 }
 
 // editWorker gives each worker its own file wI.go, toggled like editCase.
-func (e *env) editWorker(d *daemon) func(w int) func(context.Context) error {
+func (e *env) editWorker(d *server) func(w int) func(context.Context) error {
 	c := newEditCase("load", 100, 1)
 	state := make([]int, maxConcurrency)
 	read := make([]bool, maxConcurrency)

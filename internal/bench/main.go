@@ -74,8 +74,8 @@ func main() {
 type env struct {
 	cfg     config
 	tmp     string
-	durable *daemon       // hashlined, fsync on
-	nofsync *daemon       // hashlined --fsync=false
+	durable *server       // hashlined, fsync on
+	nofsync *server       // hashlined --fsync=false
 	engine  *local.Engine // the engine in this process (hashline --local, embedded MCP), fsync on
 	mcps    map[string]*mcpServer
 	roots   map[string]string
@@ -178,7 +178,7 @@ func (e *env) close() {
 	for _, m := range e.mcps {
 		m.close()
 	}
-	for _, d := range []*daemon{e.durable, e.nofsync} {
+	for _, d := range []*server{e.durable, e.nofsync} {
 		if d != nil {
 			d.close()
 		}

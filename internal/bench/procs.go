@@ -1,14 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -16,6 +13,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/hashline/hashline/client"
+	"github.com/hashline/hashline/internal/daemon"
 )
 
 // build compiles a command of this module into dir.
@@ -29,9 +27,9 @@ func build(dir, pkg string) (string, error) {
 	return out, nil
 }
 
-// daemon is a hashlined process and a connection to it.
-type daemon struct {
-	cmd  *exec.Cmd
+// server is a hashlined process and a connection to it.
+type server struct {
+	proc *daemon.Process
 	addr string
 	conn *grpc.ClientConn
 	c    *client.Client
@@ -39,37 +37,14 @@ type daemon struct {
 
 // startDaemon runs `hashlined serve` on root at a free loopback port, with
 // read limits raised so one Read returns a whole 100k-line file.
-func startDaemon(bin, root string, extra ...string) (*daemon, error) {
-	args := append([]string{"serve", "--root", root, "--listen", "127.0.0.1:0", "--log-level", "warn",
-		"--read-limit", "1000000", "--read-bytes", "268435456", "--max-response-bytes", "268435456"}, extra...)
-	cmd := exec.Command(bin, args...)
-	cmd.Stderr = os.Stderr
-	stdout, err := cmd.StdoutPipe()
+func startDaemon(bin, root string, extra ...string) (*server, error) {
+	p, err := daemon.Start(bin, daemon.Options{Stderr: os.Stderr, Timeout: 30 * time.Second,
+		Args: append([]string{"--root", root, "--listen", "127.0.0.1:0", "--log-level", "warn",
+			"--read-limit", "1000000", "--read-bytes", "268435456", "--max-response-bytes", "268435456"}, extra...)})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("hashlined %v: %w", extra, err)
 	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	d := &daemon{cmd: cmd}
-	found := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			// "hashlined: serving ROOT on ADDR"
-			if i := strings.LastIndex(sc.Text(), " on "); strings.HasPrefix(sc.Text(), "hashlined: serving") && i >= 0 {
-				found <- sc.Text()[i+4:]
-				break
-			}
-		}
-		io.Copy(io.Discard, stdout)
-	}()
-	select {
-	case d.addr = <-found:
-	case <-time.After(30 * time.Second):
-		d.close()
-		return nil, fmt.Errorf("hashlined %v did not report its address", extra)
-	}
+	d := &server{proc: p, addr: p.Addr}
 	d.conn, err = grpc.NewClient("passthrough:///"+d.addr,
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(1<<30)))
@@ -81,19 +56,11 @@ func startDaemon(bin, root string, extra ...string) (*daemon, error) {
 	return d, nil
 }
 
-func (d *daemon) close() {
+func (d *server) close() {
 	if d.conn != nil {
 		d.conn.Close()
 	}
-	d.cmd.Process.Signal(os.Interrupt)
-	done := make(chan struct{})
-	go func() { d.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		d.cmd.Process.Kill()
-		<-done
-	}
+	d.proc.Stop(10 * time.Second)
 }
 
 // mcpServer is an MCP server subprocess and a client session with it.

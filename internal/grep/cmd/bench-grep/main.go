@@ -43,6 +43,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/daemon"
 	"github.com/hashline/hashline/internal/grep"
 	"github.com/hashline/hashline/internal/hashline"
 )
@@ -448,40 +449,23 @@ func runGRPC(ctx context.Context, rpc hashlinev1.FileServiceClient, q query) (co
 
 // server is a running hashlined.
 type server struct {
-	cmd  *exec.Cmd
+	*daemon.Process
 	addr string
 }
 
 func startServer(bin, root string) (*server, error) {
-	cmd := exec.Command(bin, "serve", "--root", root, "--listen", "127.0.0.1:0", "--log-level", "warn")
-	out, err := cmd.StdoutPipe()
+	p, err := daemon.Start(bin, daemon.Options{Stderr: os.Stderr,
+		Args: []string{"--root", root, "--listen", "127.0.0.1:0", "--log-level", "warn"}})
 	if err != nil {
 		return nil, err
 	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	s := &server{cmd: cmd}
-	sc := bufio.NewScanner(out)
-	for sc.Scan() {
-		if i := strings.LastIndex(sc.Text(), " on "); strings.Contains(sc.Text(), "serving") && i >= 0 {
-			s.addr = sc.Text()[i+len(" on "):]
-			break
-		}
-	}
-	if s.addr == "" {
-		s.stop()
-		return nil, errors.New("hashlined did not say where it serves")
-	}
-	go io.Copy(io.Discard, out)
-	return s, nil
+	return &server{Process: p, addr: p.Addr}, nil
 }
 
 // cpu returns the CPU time the server has used so far (Linux only; 0
 // elsewhere), in clock ticks of 10 ms.
 func (s *server) cpu() time.Duration {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.cmd.Process.Pid))
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.Cmd.Process.Pid))
 	if err != nil {
 		return 0
 	}
@@ -506,16 +490,7 @@ func selfCPU() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-func (s *server) stop() {
-	s.cmd.Process.Signal(os.Interrupt)
-	done := make(chan struct{})
-	go func() { s.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		s.cmd.Process.Kill()
-	}
-}
+func (s *server) stop() { s.Stop(10 * time.Second) }
 
 type result struct {
 	q      query
