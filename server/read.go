@@ -25,11 +25,10 @@ func (s *Service) read(ctx context.Context, req *hashlinev1.ReadRequest) (*hashl
 	if req.GetLimit() < 0 {
 		return nil, badRequest("limit", "limit %d is negative; use 0 for the default of %d lines", req.GetLimit(), s.opts.readLimit)
 	}
-	rel, err := s.ws.Rel(req.GetPath())
+	rel, key, err := s.resolve(req.GetPath())
 	if err != nil {
 		return nil, err
 	}
-	key := s.viewKey(rel)
 	f, doc, err := s.load(rel, key)
 	if err != nil {
 		return nil, err

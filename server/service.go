@@ -63,15 +63,23 @@ func (s *Service) tagged(lines []hashline.TaggedLine) []*hashlinev1.Line {
 	return out
 }
 
+// resolve cleans a request path to the workspace-relative path and the key
+// of the file it reaches (viewKey), which names its lock, view and latest
+// version.
+func (s *Service) resolve(path string) (rel, key string, err error) {
+	if rel, err = s.ws.Rel(path); err != nil {
+		return "", "", err
+	}
+	return rel, s.viewKey(rel), nil
+}
+
 // lockPath resolves a request path and takes its edit lock; every change
 // to a file happens between this and the returned unlock. The lock is keyed
 // on the file the path resolves to, so a symlink and its target share one.
 func (s *Service) lockPath(ctx context.Context, path string) (rel, key string, unlock func(), err error) {
-	rel, err = s.ws.Rel(path)
-	if err != nil {
+	if rel, key, err = s.resolve(path); err != nil {
 		return "", "", nil, err
 	}
-	key = s.viewKey(rel)
 	unlock, err = s.locks.lock(ctx, key)
 	if err != nil {
 		return "", "", nil, err

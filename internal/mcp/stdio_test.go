@@ -58,15 +58,7 @@ func TestMain(m *testing.M) {
 // MCP client to its stdin/stdout, as Claude Desktop or Cursor would.
 func stdioSession(t *testing.T, stderr *bytes.Buffer, args ...string) (*sdk.ClientSession, *exec.Cmd) {
 	t.Helper()
-	cmd := exec.Command(hashlineBinary(t), append([]string{"mcp"}, args...)...)
-	cmd.Stderr = stderr
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	t.Cleanup(cancel)
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "stdio-test"}, nil).Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatalf("connecting to hashline mcp: %v\nstderr: %s", err, stderr)
-	}
-	return cs, cmd
+	return stdioSessionEnv(t, stderr, nil, args...)
 }
 
 func callText(t *testing.T, cs *sdk.ClientSession, tool string, args map[string]any) (string, bool) {
@@ -270,7 +262,9 @@ func TestStdioServerWithTokens(t *testing.T) {
 func stdioSessionEnv(t *testing.T, stderr *bytes.Buffer, env []string, args ...string) (*sdk.ClientSession, *exec.Cmd) {
 	t.Helper()
 	cmd := exec.Command(hashlineBinary(t), append([]string{"mcp"}, args...)...)
-	cmd.Env = append(os.Environ(), env...)
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	cmd.Stderr = stderr
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	t.Cleanup(cancel)
