@@ -55,6 +55,9 @@ type Workspace struct {
 	dir     string // absolute, cleaned, as given
 	realDir string // dir with symlinks evaluated, for absolute paths and links
 	opts    options
+	// releasing holds a token per replaced file being freed in the
+	// background (release.go).
+	releasing chan struct{}
 }
 
 // Open opens the workspace rooted at the existing directory root.
@@ -86,7 +89,7 @@ func Open(root string, opts ...Option) (*Workspace, error) {
 	if err != nil {
 		return nil, osErr("open", dir, "", err)
 	}
-	return &Workspace{root: r, dir: dir, realDir: realDir, opts: o}, nil
+	return &Workspace{root: r, dir: dir, realDir: realDir, opts: o, releasing: make(chan struct{}, releaseSlots)}, nil
 }
 
 // Close releases the root directory handle.

@@ -149,6 +149,9 @@ func (w *Workspace) WriteFile(p string, text []byte, opts WriteOptions) (*WriteR
 		return nil, err
 	}
 	tmp, err := w.writeTemp(op, rel, dir, raw, mode, old)
+	if err == nil && old != nil {
+		defer w.holdReplaced(target)()
+	}
 	if err == nil {
 		if err = w.commit(op, rel, tmp, target, opts.Mode == CreateOnly); err != nil {
 			_ = w.root.Remove(tmp)

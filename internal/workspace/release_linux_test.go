@@ -1,0 +1,113 @@
+package workspace
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// waitReleases returns once every background release has closed its
+// descriptor: it takes every slot, then gives them back.
+func (w *Workspace) waitReleases() {
+	for range cap(w.releasing) {
+		w.releasing <- struct{}{}
+	}
+	for range cap(w.releasing) {
+		<-w.releasing
+	}
+}
+
+// heldInodes lists the inodes this process has descriptors on whose link
+// names end in name.
+func heldInodes(t *testing.T, name string) map[uint64]bool {
+	t.Helper()
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := map[uint64]bool{}
+	for _, e := range ents {
+		p := "/proc/self/fd/" + e.Name()
+		link, err := os.Readlink(p)
+		if err != nil || !strings.Contains(link, name) {
+			continue
+		}
+		var st syscall.Stat_t
+		if err := syscall.Stat(p, &st); err == nil {
+			held[st.Ino] = true
+		}
+	}
+	return held
+}
+
+func inode(t *testing.T, p string) uint64 {
+	t.Helper()
+	var st syscall.Stat_t
+	if err := syscall.Stat(p, &st); err != nil {
+		t.Fatal(err)
+	}
+	return st.Ino
+}
+
+// The file a write replaces is held open across the rename, so that the
+// rename does not free its blocks, and is let go once the write is over.
+func TestWriteFileHoldsTheReplacedFileAcrossTheRename(t *testing.T) {
+	for _, fsync := range []bool{true, false} {
+		t.Run(fmt.Sprintf("fsync=%v", fsync), func(t *testing.T) {
+			w, root, _ := newWS(t, WithFsync(fsync))
+			target := filepath.Join(root, "held-target.txt")
+			if err := os.WriteFile(target, []byte("old\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			old := inode(t, target)
+			var heldAtRename bool
+			testHookBeforeRename = func(string) error {
+				heldAtRename = heldInodes(t, "held-target.txt")[old]
+				return nil
+			}
+			defer func() { testHookBeforeRename = nil }()
+			if _, err := w.WriteFile("held-target.txt", []byte("new\n"), WriteOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if !heldAtRename {
+				t.Error("nothing held the replaced file when it was renamed over")
+			}
+			w.waitReleases()
+			if held := heldInodes(t, "held-target.txt"); held[old] {
+				t.Error("the replaced file is still held after the write returned and releases finished")
+			}
+			if got, _ := os.ReadFile(target); string(got) != "new\n" {
+				t.Errorf("file = %q, want the new text", got)
+			}
+		})
+	}
+}
+
+// Many writes leave no descriptor behind, whether their release ran in the
+// background or, with every slot taken, in the writer.
+func TestWriteFileReleasesEveryHold(t *testing.T) {
+	w, root, _ := newWS(t, WithFsync(false))
+	if err := os.WriteFile(filepath.Join(root, "many.txt"), []byte("0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	count := func() int {
+		ents, err := os.ReadDir("/proc/self/fd")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(ents)
+	}
+	before := count()
+	for i := range 200 {
+		if _, err := w.WriteFile("many.txt", fmt.Appendf(nil, "%d\n", i), WriteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.waitReleases()
+	if after := count(); after > before {
+		t.Errorf("%d descriptors open after 200 writes, %d before", after, before)
+	}
+}
