@@ -142,7 +142,7 @@ func (s *Service) edit(ctx context.Context, req *hashlinev1.EditRequest) (*hashl
 		return nil, err
 	}
 	if !req.GetDryRun() {
-		wr, err := s.ws.WriteFile(rel, out, workspace.WriteOptions{Mode: workspace.ReplaceOnly, Encoding: f.Encoding, Version: resp.Version, ValidUTF8: true})
+		wr, err := s.ws.WriteFile(rel, out, workspace.WriteOptions{Mode: workspace.ReplaceOnly, Encoding: f.Encoding, Version: resp.Version, Encoded: raw})
 		if err != nil {
 			return nil, err
 		}

@@ -452,3 +452,41 @@ func TestWriteReplacesFilesItCannotShow(t *testing.T) {
 		}
 	}
 }
+
+// An edit of a UTF-16 file writes UTF-16 with its byte-order mark, and the
+// version it returns is the version of those bytes, as a fresh read says.
+func TestEditKeepsUTF16(t *testing.T) {
+	for _, enc := range []workspace.Encoding{workspace.UTF16LE, workspace.UTF16BE} {
+		t.Run(string(enc), func(t *testing.T) {
+			e := newEnv(t)
+			before, err := workspace.Encode([]byte("one\r\ntwo\r\n"), enc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.seed("w.txt", string(before))
+			resp, err := e.c.Edit(e.ctx, &hashlinev1.EditRequest{Path: "w.txt",
+				Edits: []*hashlinev1.FileEdit{client.Replace(tag("one\ntwo\n", 2), "", "zwei")}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := workspace.Encode([]byte("one\r\nzwei\r\n"), enc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := e.read("w.txt"); got != string(want) {
+				t.Fatalf("file = %q, want %q", got, want)
+			}
+			if v := workspace.Version(want); resp.GetVersion() != v {
+				t.Errorf("version %s, want %s (the bytes on disk)", resp.GetVersion(), v)
+			}
+			read := newEnvAt(t, e.root)
+			r, err := read.c.Read(read.ctx, &hashlinev1.ReadRequest{Path: "w.txt"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.GetVersion() != resp.GetVersion() || r.GetEncoding() != string(enc) {
+				t.Errorf("a fresh read says version %s encoding %q; the edit said %s", r.GetVersion(), r.GetEncoding(), resp.GetVersion())
+			}
+		})
+	}
+}

@@ -101,7 +101,7 @@ func run(c config) error {
 	if err != nil {
 		return err
 	}
-	for _, name := range []string{"durable", "nofsync", "engine", "mcp", "mcp-nofsync", "peer", "floor", "floor-nofsync", "floor-inplace"} {
+	for _, name := range []string{"durable", "nofsync", "engine", "mcp", "mcp-nofsync", "peer", "floor", "floor-held", "floor-nofsync", "floor-nofsync-held", "floor-inplace"} {
 		e.roots[name] = filepath.Join(tmp, name)
 		if err := writeFixtures(e.roots[name]); err != nil {
 			return err

@@ -65,7 +65,8 @@ func (r *report) markdown() string {
 	if len(r.targets) > 0 {
 		b.WriteString("### Targets\n\n" +
 			"Read targets compare like with like: in-process tagging produces the tagged text, which is what a Read with `omitLines` returns (the default response adds a message per line; its cost is in the Read table). " +
-			"Peer targets compare `hashline mcp`, one process like the peer; `hashline mcp --server` adds a gRPC hop to a shared `hashlined`, which the peer has no counterpart for, and is reported in the tables.\n\n" +
+			"Peer targets compare `hashline mcp`, one process like the peer; `hashline mcp --server` adds a gRPC hop to a shared `hashlined`, which the peer has no counterpart for, and is reported in the tables. " +
+			"Edit targets are against the plain raw durable write; the workspace's writes free the file they replace after returning, and the Edit tables also give a raw write that does the same, for comparison.\n\n" +
 			"| target | measured | met |\n|---|---|---|\n")
 		for _, t := range r.targets {
 			met := "yes"

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"time"
 )
@@ -16,9 +17,13 @@ type contender struct {
 type samples [][]time.Duration
 
 // interleave times the contenders alternately: every round runs each once,
-// starting with a different one each round, so that a burst of load from
-// elsewhere on the machine hits all of them alike. It runs at least
-// minRounds and then stops at maxRounds or when budget is spent.
+// in a new random order, so that a burst of load from elsewhere on the
+// machine hits all of them alike, and so that no contender always follows
+// the same one (whatever a call leaves behind, a server's garbage
+// collection or a background close, lands in whichever call comes next;
+// rotating the start of a fixed cycle would keep the same neighbours). It
+// runs at least minRounds and then stops at maxRounds or when budget is
+// spent.
 func interleave(cs []contender, budget time.Duration, minRounds, maxRounds int) (samples, error) {
 	for _, c := range cs { // warm up: caches, connections, JIT
 		for range 3 {
@@ -28,10 +33,11 @@ func interleave(cs []contender, budget time.Duration, minRounds, maxRounds int) 
 		}
 	}
 	out := make(samples, len(cs))
+	// A fixed seed: the same orders in every run of the bench.
+	order := rand.New(rand.NewPCG(1, 2))
 	start := time.Now()
 	for r := 0; r < maxRounds && (r < minRounds || time.Since(start) < budget); r++ {
-		for k := range cs {
-			i := (r + k) % len(cs)
+		for _, i := range order.Perm(len(cs)) {
 			t0 := time.Now()
 			if err := cs[i].op(); err != nil {
 				return nil, fmt.Errorf("%s: %w", cs[i].name, err)

@@ -48,10 +48,12 @@ type WriteOptions struct {
 	// already: WriteFile returns it instead of hashing the content again.
 	// It is trusted, so set it only from those exact bytes.
 	Version string
-	// ValidUTF8 says the caller built text from UTF-8 it had already
-	// checked (a file read through this package, edited with checked
-	// strings), so WriteFile does not check it again. It is trusted.
-	ValidUTF8 bool
+	// Encoded, when not nil, is the file's bytes already: text as
+	// Encode(text, Encoding) returns it, built by a caller that had checked
+	// the UTF-8 (a file read through this package, edited with checked
+	// strings). WriteFile writes it as it is, without checking or encoding
+	// text again. It is trusted.
+	Encoded []byte
 }
 
 // WriteResult describes a completed write.
@@ -107,8 +109,8 @@ func (w *Workspace) WriteFile(p string, text []byte, opts WriteOptions) (*WriteR
 	if rel == "." {
 		return nil, notRegular(op, rel, fs.ModeDir)
 	}
-	raw := text
-	if !opts.ValidUTF8 || (opts.Encoding != "" && opts.Encoding != UTF8) {
+	raw := opts.Encoded
+	if raw == nil {
 		raw, err = encodeText(op, rel, text, opts.Encoding)
 	}
 	if err != nil {

@@ -352,31 +352,48 @@ func TestWriteFileFailureRemovesDirectoriesItCreated(t *testing.T) {
 	assertSameSnapshot(t, before, snapshot(t, root))
 }
 
-// ValidUTF8 only spares the check of text written as it is; text that is
-// re-encoded is always checked.
-func TestWriteFileValidUTF8SkipsOnlyTheUTF8Check(t *testing.T) {
+// Without Encoded, text is checked and encoded; with it, its bytes are
+// written as they are (the caller encoded them once already), whatever text
+// says.
+func TestWriteFileEncodedIsWrittenAsItIs(t *testing.T) {
 	w, root, _ := newWS(t)
+	utf16, err := Encode([]byte("h\u00e9llo\n"), UTF16LE)
+	if err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name    string
 		enc     Encoding
-		valid   bool
 		text    string
+		encoded []byte
+		want    []byte
 		wantErr error
 	}{
-		{"checked, invalid", UTF8, false, "a\xffb\n", ErrNotText},
-		{"vouched, valid", UTF8, true, "héllo\n", nil},
-		{"vouched, re-encoded, invalid", UTF16LE, true, "a\xffb\n", ErrNotText},
+		{"checked, invalid", UTF8, "a\xffb\n", nil, nil, ErrNotText},
+		{"re-encoded, invalid", UTF16LE, "a\xffb\n", nil, nil, ErrNotText},
+		{"encoded here", UTF16LE, "h\u00e9llo\n", nil, utf16, nil},
+		{"encoded by the caller", UTF16LE, "ignored\n", utf16, utf16, nil},
+		{"UTF-8 from the caller", UTF8, "ignored\n", []byte("h\u00e9llo\n"), []byte("h\u00e9llo\n"), nil},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			name := fmt.Sprintf("f%d.txt", i)
-			_, err := w.WriteFile(name, []byte(tt.text), WriteOptions{Encoding: tt.enc, ValidUTF8: tt.valid})
+			res, err := w.WriteFile(name, []byte(tt.text), WriteOptions{Encoding: tt.enc, Encoded: tt.encoded})
 			if !errors.Is(err, tt.wantErr) {
 				t.Fatalf("err = %v, want %v", err, tt.wantErr)
 			}
-			_, statErr := os.Stat(filepath.Join(root, name))
-			if written := statErr == nil; written != (tt.wantErr == nil) {
-				t.Errorf("file written = %v after err %v", written, err)
+			got, statErr := os.ReadFile(filepath.Join(root, name))
+			if tt.wantErr != nil {
+				if statErr == nil {
+					t.Errorf("file written after err %v", err)
+				}
+				return
+			}
+			if !bytes.Equal(got, tt.want) {
+				t.Errorf("file = %q, want %q", got, tt.want)
+			}
+			if res.Version != Version(tt.want) {
+				t.Errorf("version %s, want the version of the bytes written", res.Version)
 			}
 		})
 	}
