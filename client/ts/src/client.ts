@@ -1,7 +1,7 @@
 import { connect as netConnect } from "node:net";
 import type * as http2 from "node:http2";
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
-import { createClient as createConnectClient, type Client, type Interceptor } from "@connectrpc/connect";
+import { Code, ConnectError, createClient as createConnectClient, type Client, type Interceptor } from "@connectrpc/connect";
 import { createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
 import {
   EditRequestSchema,
@@ -52,6 +52,82 @@ export interface ClientOptions {
   nodeOptions?: http2.SecureClientSessionOptions;
   /** More Connect interceptors, run after the one that adds the headers above. */
   interceptors?: Interceptor[];
+  /**
+   * How read and grep are retried while the server is UNAVAILABLE (not
+   * listening yet, restarting); false turns retries off. Default
+   * DEFAULT_RETRY.
+   */
+  retry?: RetryOptions | false;
+}
+
+/**
+ * Retries of calls that change nothing: read, and grep until its first
+ * file arrives. Only UNAVAILABLE is retried; every other error is an
+ * answer. edit and write are never retried, because an attempt cut off
+ * after it was sent may have been applied, and sending it again could apply
+ * it twice: after UNAVAILABLE, read the file to see whether it landed.
+ */
+export interface RetryOptions {
+  /** Attempts, the first included; 1 means no retries. */
+  maxAttempts?: number;
+  /** The wait before the first retry; later waits grow by multiplier up to maxBackoffMs, each with up to 20% jitter. */
+  initialBackoffMs?: number;
+  maxBackoffMs?: number;
+  multiplier?: number;
+}
+
+/** Up to 4 attempts over about 1.5 s: rides out a server restart without hiding a server that is down. */
+export const DEFAULT_RETRY: Required<RetryOptions> = { maxAttempts: 4, initialBackoffMs: 100, maxBackoffMs: 2000, multiplier: 3 };
+
+/**
+ * Reports a unix socket nobody listens on (not created yet, or removed by a
+ * server that stopped) as UNAVAILABLE, as gRPC does and as a refused TCP
+ * connection is, instead of Connect's INTERNAL for ENOENT.
+ */
+function missingSocket(path: string): Interceptor {
+  return (next) => async (req) => {
+    try {
+      return await next(req);
+    } catch (err) {
+      if (err instanceof ConnectError && err.code === Code.Internal && causes(err).some((c) => c.code === "ENOENT" || c.code === "ECONNREFUSED")) {
+        throw new ConnectError(`no server listens on the unix socket ${path}; start hashlined with --listen unix://${path}`, Code.Unavailable, undefined, undefined, err);
+      }
+      throw err;
+    }
+  };
+}
+
+function causes(err: unknown): { code?: unknown }[] {
+  const out: { code?: unknown }[] = [];
+  for (let e: unknown = err; typeof e === "object" && e !== null && out.length < 10; e = (e as { cause?: unknown }).cause) {
+    out.push(e as { code?: unknown });
+  }
+  return out;
+}
+
+/** Runs call, and again while it fails with UNAVAILABLE and attempts remain. */
+async function retrying<T>(policy: Required<RetryOptions>, signal: AbortSignal | undefined, call: () => Promise<T>): Promise<T> {
+  let wait = policy.initialBackoffMs;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await call();
+    } catch (err) {
+      if (attempt >= policy.maxAttempts || !(err instanceof ConnectError) || err.code !== Code.Unavailable || signal?.aborted) {
+        throw err;
+      }
+    }
+    const ms = Math.min(wait, policy.maxBackoffMs) * (1 + 0.2 * Math.random());
+    await new Promise<void>((res) => {
+      const t = setTimeout(done, ms);
+      function done() {
+        clearTimeout(t);
+        signal?.removeEventListener("abort", done);
+        res();
+      }
+      signal?.addEventListener("abort", done, { once: true });
+    });
+    wait *= Math.max(policy.multiplier, 1);
+  }
 }
 
 /** Per-call options. */
@@ -68,6 +144,11 @@ export interface ReadOptions extends CallOptions {
   offset?: number;
   /** The most lines (default the server's, 2000). */
   limit?: number;
+  /**
+   * Return the page only as text, with lines left empty: much cheaper for
+   * large files, for callers that show or parse the text anyway.
+   */
+  omitLines?: boolean;
 }
 
 /** Options of edit. */
@@ -136,6 +217,8 @@ function writeMode(m: WriteModeName | WriteMode | undefined): WriteMode {
   }
 }
 
+type GrepMessage = { result: { case: "file"; value: GrepFile } | { case: "summary"; value: GrepSummary } | { case: undefined; value?: undefined } };
+
 /**
  * The matches of a grep, one GrepFile per file in path order, as an async
  * iterable. Once the loop has ended, summary holds the GrepSummary (files
@@ -150,14 +233,25 @@ export class GrepStream implements AsyncIterable<GrepFile> {
   summary: GrepSummary | undefined;
   private started = false;
 
-  constructor(private readonly open: () => AsyncIterable<{ result: { case: "file"; value: GrepFile } | { case: "summary"; value: GrepSummary } | { case: undefined; value?: undefined } }>) {}
+  constructor(
+    private readonly open: () => AsyncIterable<GrepMessage>,
+    private readonly retry: <T>(call: () => Promise<T>) => Promise<T> = (call) => call(),
+  ) {}
 
   async *[Symbol.asyncIterator](): AsyncIterator<GrepFile> {
     if (this.started) {
       throw new Error("hashline: a grep stream can be iterated once; call grep again");
     }
     this.started = true;
-    for await (const msg of this.open()) {
+    // Opening the stream and its first message are retried (retrying);
+    // once a message has arrived, an error is final.
+    let it: AsyncIterator<GrepMessage> | undefined;
+    const first = await this.retry(() => {
+      it = this.open()[Symbol.asyncIterator]();
+      return it.next();
+    });
+    for (let r = first; !r.done; r = await it!.next()) {
+      const msg = r.value;
       if (msg.result.case === "file") {
         yield msg.result.value;
       } else if (msg.result.case === "summary") {
@@ -187,6 +281,7 @@ export class HashlineClient {
   /** The generated Connect client, for calls this class does not wrap. */
   readonly rpc: Client<typeof FileService>;
   private readonly sessions: Http2SessionManager;
+  private readonly retry: Required<RetryOptions>;
 
   constructor(opts: ClientOptions = {}) {
     let baseUrl = opts.baseUrl ?? DEFAULT_BASE_URL;
@@ -208,20 +303,25 @@ export class HashlineClient {
       }
       return next(req);
     };
+    const interceptors = [headers, ...(opts.interceptors ?? [])];
+    if (opts.socketPath !== undefined) {
+      interceptors.push(missingSocket(opts.socketPath));
+    }
     const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const transport = createGrpcTransport({
       baseUrl,
       sessionManager: this.sessions,
-      interceptors: [headers, ...(opts.interceptors ?? [])],
+      interceptors,
       defaultTimeoutMs: timeoutMs > 0 ? timeoutMs : undefined,
     });
     this.rpc = createConnectClient(FileService, transport);
+    this.retry = opts.retry === false ? { ...DEFAULT_RETRY, maxAttempts: 1 } : { ...DEFAULT_RETRY, ...opts.retry };
   }
 
-  /** Reads a page of a file as tagged lines (text, lines, version, truncated, nextOffset). */
+  /** Reads a page of a file as tagged lines (text, lines, version, truncated, nextOffset); retried while UNAVAILABLE (ClientOptions.retry). */
   read(path: string, opts: ReadOptions = {}): Promise<ReadResponse> {
-    const { offset = 0, limit = 0, ...call } = opts;
-    return this.rpc.read({ path, offset, limit }, call);
+    const { offset = 0, limit = 0, omitLines = false, ...call } = opts;
+    return retrying(this.retry, call.signal, () => this.rpc.read({ path, offset, limit, omitLines }, call));
   }
 
   /**
@@ -261,7 +361,7 @@ export class HashlineClient {
       hidden,
       noIgnore,
     };
-    return new GrepStream(() => this.rpc.grep(req, call));
+    return new GrepStream(() => this.rpc.grep(req, call), (fn) => retrying(this.retry, call.signal, fn));
   }
 
   /** Closes the connection; calls in flight fail. */

@@ -25,6 +25,7 @@ import {
   staleRefs,
   type HashlineClient,
 } from "../src/index.js";
+import type { Interceptor } from "@connectrpc/connect";
 import { startServer, type Server } from "./server.js";
 
 const mainGo = 'package main\n\nfunc main() {\n\tprintln("hi")\n}\n';
@@ -75,6 +76,12 @@ describe("against a real hashlined", () => {
     assert.equal(page.truncated, true);
     assert.equal(page.nextOffset, 4);
     assert.equal(formatRead(page).split("\n")[0], `File: main.go (5 lines, version ${r.version}) [showing lines 2-3; 2 more below, continue with offset 4]`);
+
+    const textOnly = await client.read("main.go", { offset: 2, limit: 2, omitLines: true });
+    assert.equal(textOnly.lines.length, 0);
+    assert.equal(textOnly.text, formatTagged(page.lines));
+    assert.equal(textOnly.version, r.version);
+    assert.equal(textOnly.nextOffset, 4);
   });
 
   test("the agent id goes with every call", async () => {
@@ -254,6 +261,46 @@ test("a unix socket server is reached with socketPath", async () => {
   } finally {
     client.close();
     await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("read and grep are retried while the server is not up yet; edit is not", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "hashline-retry-"));
+  const sock = join(dir, "h.sock");
+  let attempts = 0;
+  const counting: Interceptor = (next) => async (req) => {
+    attempts++;
+    return next(req);
+  };
+  const retry = { maxAttempts: 20, initialBackoffMs: 50, multiplier: 1.5, maxBackoffMs: 400 };
+  const client = createClient({ socketPath: sock, interceptors: [counting], retry });
+  const once = createClient({ socketPath: sock, interceptors: [counting], retry: false });
+  let server: Server | undefined;
+  try {
+    // Nothing listens yet: an edit fails at once, as UNAVAILABLE.
+    let err = await rejection(() => client.edit("f.txt", [edits.append("two")]));
+    assert.equal(errorCode(err), Code.Unavailable);
+    assert.match(errorMessage(err), /no server listens on the unix socket/);
+    assert.equal(attempts, 1);
+    attempts = 0;
+    err = await rejection(() => once.read("f.txt"));
+    assert.equal(errorCode(err), Code.Unavailable);
+    assert.equal(attempts, 1);
+
+    attempts = 0;
+    const reading = client.read("f.txt");
+    const grepping = client.grep("one").collect();
+    server = await startServer({ "f.txt": "one\n" }, "--listen", `unix://${sock}`);
+    const r = await reading;
+    assert.equal(r.text, `1:${r.lines[0].hash}|one`);
+    const g = await grepping;
+    assert.equal(g.summary.matches, 1);
+    assert.ok(attempts > 2, `${attempts} attempts: the calls before the server listened were retried`);
+  } finally {
+    client.close();
+    once.close();
+    await server?.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 });
