@@ -16,7 +16,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -25,6 +24,7 @@ import (
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 	"github.com/hashline/hashline/internal/hashline"
 	"github.com/hashline/hashline/internal/local"
+	"github.com/hashline/hashline/internal/machine"
 	"github.com/hashline/hashline/internal/memtune"
 )
 
@@ -170,7 +170,7 @@ func run(c config) error {
 			return fmt.Errorf("%s: %w", step.name, err)
 		}
 	}
-	e.report.env = append(e.report.env, "load average at the end: "+loadAvg())
+	e.report.env = append(e.report.env, "load average at the end: "+machine.LoadAvg())
 	return e.report.write(c.out)
 }
 
@@ -212,38 +212,12 @@ func writeFixtures(root string) error {
 }
 
 func (e *env) describeMachine() {
-	cpu := "unknown CPU"
-	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		for _, l := range strings.Split(string(b), "\n") {
-			if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
-				cpu = strings.TrimSpace(v)
-				break
-			}
-		}
-	}
-	rev, _ := exec.Command("git", "rev-parse", "--short", "HEAD").Output()
-	dirty := ""
 	// The report being rewritten is not a change to what is measured.
-	if out, _ := exec.Command("git", "status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)"+e.cfg.out).Output(); len(out) > 0 {
-		dirty = " (with uncommitted changes)"
-	}
 	e.report.env = append([]string{
-		fmt.Sprintf("%s, %d cores (GOMAXPROCS %d), %s %s/%s", cpu, runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), runtime.GOOS, runtime.GOARCH),
-		fmt.Sprintf("commit %s%s, %s", strings.TrimSpace(string(rev)), dirty, time.Now().UTC().Format("2006-01-02 15:04 UTC")),
-		"load average at the start: " + loadAvg(),
+		machine.Summary(),
+		fmt.Sprintf("commit %s, %s", machine.Commit(e.cfg.out), time.Now().UTC().Format("2006-01-02 15:04 UTC")),
+		"load average at the start: " + machine.LoadAvg(),
 	}, e.report.env...)
-}
-
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "unknown"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "unknown"
-	}
-	return strings.Join(f[:3], " ")
 }
 
 // readGRPC: Read of a whole file over gRPC (loopback TCP, hashlined) vs

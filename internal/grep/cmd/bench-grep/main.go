@@ -31,7 +31,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -46,6 +45,7 @@ import (
 	"github.com/hashline/hashline/internal/daemon"
 	"github.com/hashline/hashline/internal/grep"
 	"github.com/hashline/hashline/internal/hashline"
+	"github.com/hashline/hashline/internal/machine"
 )
 
 // query is one benchmark query, as rg arguments and as our options.
@@ -111,7 +111,7 @@ func fail(format string, args ...any) {
 
 func run(corpus, rgBin, hashlinedBin string, rounds int, md, command, only string) error {
 	ctx := context.Background()
-	loadStart := loadAvg()
+	loadStart := machine.LoadAvg()
 	pruned, binaries, err := prune(corpus)
 	if err != nil {
 		return err
@@ -214,9 +214,8 @@ func run(corpus, rgBin, hashlinedBin string, rounds int, md, command, only strin
 	target := verdict(res)
 	fmt.Println(target)
 	if md != "" {
-		rev, _ := exec.Command("git", "rev-parse", "--short", "HEAD").Output()
 		ri := runInfo{files: files, bytes: bytesTotal, binaries: len(binaries), pruned: pruned, rounds: rounds,
-			rgBin: rgBin, command: command, loadStart: loadStart, loadEnd: loadAvg(), rev: strings.TrimSpace(string(rev))}
+			rgBin: rgBin, command: command, loadStart: loadStart, loadEnd: machine.LoadAvg(), rev: machine.Commit(md)}
 		if err := writeSection(md, section(table, target, ri)); err != nil {
 			return err
 		}
@@ -565,7 +564,7 @@ func section(table, target string, ri runInfo) string {
 	b.WriteString("## Grep against ripgrep\n\n")
 	fmt.Fprintf(&b, "One run of `%s`: for each query, rg, our engine in-process and Grep through a real `hashlined` over loopback gRPC, alternating (the order rotates every round), %d rounds after a warm-up round; every figure is a median of the run. Match counts (matching lines and files) equal rg's in every run, or the run fails.\n\n", ri.command, ri.rounds)
 	b.WriteString("Machine:\n\n")
-	fmt.Fprintf(&b, "- %s, %d cores (GOMAXPROCS %d), %s %s/%s, %s\n", cpuModel(), runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), runtime.GOOS, runtime.GOARCH, rgVersion)
+	fmt.Fprintf(&b, "- %s, %s\n", machine.Summary(), rgVersion)
 	if ri.rev != "" {
 		fmt.Fprintf(&b, "- commit %s, %s\n", ri.rev, time.Now().UTC().Format("2006-01-02 15:04 UTC"))
 	}
@@ -579,32 +578,6 @@ func section(table, target string, ri runInfo) string {
 	b.WriteString(table)
 	fmt.Fprintf(&b, "\n%s\n%s\n", target, mdEnd)
 	return b.String()
-}
-
-// loadAvg returns the three load averages, or "?".
-func loadAvg() string {
-	data, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	f := strings.Fields(string(data))
-	if len(f) < 3 {
-		return "?"
-	}
-	return strings.Join(f[:3], " ")
-}
-
-func cpuModel() string {
-	data, err := os.ReadFile("/proc/cpuinfo")
-	if err != nil {
-		return runtime.GOARCH
-	}
-	for line := range strings.SplitSeq(string(data), "\n") {
-		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-			return strings.TrimSpace(v)
-		}
-	}
-	return runtime.GOARCH
 }
 
 // writeSection replaces the text between the grep markers of file (or

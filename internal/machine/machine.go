@@ -1,0 +1,71 @@
+// Package machine describes the machine and the checkout a benchmark runs
+// on, for the reports that `make bench` writes.
+package machine
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+)
+
+// Summary names the CPU, the core count, GOMAXPROCS and the Go toolchain:
+// "AMD EPYC, 2 cores (GOMAXPROCS 2), go1.26.8 linux/amd64".
+func Summary() string {
+	return fmt.Sprintf("%s, %d cores (GOMAXPROCS %d), %s %s/%s", CPU(), runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+}
+
+// CPU is the first "model name" of /proc/cpuinfo, or "unknown CPU".
+func CPU() string {
+	data, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return "unknown CPU"
+	}
+	return cpuModel(string(data))
+}
+
+func cpuModel(cpuinfo string) string {
+	for line := range strings.SplitSeq(cpuinfo, "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "unknown CPU"
+}
+
+// LoadAvg is the three load averages of /proc/loadavg ("0.52 1.10 1.31"),
+// or "unknown".
+func LoadAvg() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	return loadAvg(string(data))
+}
+
+func loadAvg(s string) string {
+	f := strings.Fields(s)
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
+}
+
+// Commit is the short hash of HEAD, with " (with uncommitted changes)" when
+// tracked files other than the excluded ones (the report being written)
+// differ from it, or "" outside a git checkout.
+func Commit(exclude ...string) string {
+	rev, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output()
+	if err != nil {
+		return ""
+	}
+	args := []string{"status", "--porcelain", "--untracked-files=no", "--", "."}
+	for _, e := range exclude {
+		args = append(args, ":(exclude)"+e)
+	}
+	if out, _ := exec.Command("git", args...).Output(); len(out) > 0 {
+		return strings.TrimSpace(string(rev)) + " (with uncommitted changes)"
+	}
+	return strings.TrimSpace(string(rev))
+}
