@@ -17,13 +17,7 @@ func Summary() string {
 }
 
 // CPU is the first "model name" of /proc/cpuinfo, or "unknown CPU".
-func CPU() string {
-	data, err := os.ReadFile("/proc/cpuinfo")
-	if err != nil {
-		return "unknown CPU"
-	}
-	return cpuModel(string(data))
-}
+func CPU() string { return fromFile("/proc/cpuinfo", cpuModel) }
 
 func cpuModel(cpuinfo string) string {
 	for line := range strings.SplitSeq(cpuinfo, "\n") {
@@ -36,12 +30,13 @@ func cpuModel(cpuinfo string) string {
 
 // LoadAvg is the three load averages of /proc/loadavg ("0.52 1.10 1.31"),
 // or "unknown".
-func LoadAvg() string {
-	data, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "unknown"
-	}
-	return loadAvg(string(data))
+func LoadAvg() string { return fromFile("/proc/loadavg", loadAvg) }
+
+// fromFile parses the file at path, or parses "" if it cannot be read:
+// every parser says "unknown" of what it cannot find.
+func fromFile(path string, parse func(string) string) string {
+	data, _ := os.ReadFile(path)
+	return parse(string(data))
 }
 
 func loadAvg(s string) string {

@@ -5,26 +5,21 @@ import (
 	"testing"
 )
 
-func TestCPUModel(t *testing.T) {
-	for _, tt := range []struct{ in, want string }{
-		{"processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC 7B13\nmodel name\t: other\n", "AMD EPYC 7B13"},
-		{"processor\t: 0\nFeatures\t: fp asimd\n", "unknown CPU"},
-		{"", "unknown CPU"},
+func TestParsers(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		parse    func(string) string
+		in, want string
+	}{
+		{"cpuModel", cpuModel, "processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC 7B13\nmodel name\t: other\n", "AMD EPYC 7B13"},
+		{"cpuModel", cpuModel, "processor\t: 0\nFeatures\t: fp asimd\n", "unknown CPU"},
+		{"cpuModel", cpuModel, "", "unknown CPU"},
+		{"loadAvg", loadAvg, "0.52 1.10 1.31 2/78 14128\n", "0.52 1.10 1.31"},
+		{"loadAvg", loadAvg, "0.52 1.10", "unknown"},
+		{"loadAvg", loadAvg, "", "unknown"},
 	} {
-		if got := cpuModel(tt.in); got != tt.want {
-			t.Errorf("cpuModel(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
-func TestLoadAvg(t *testing.T) {
-	for _, tt := range []struct{ in, want string }{
-		{"0.52 1.10 1.31 2/78 14128\n", "0.52 1.10 1.31"},
-		{"0.52 1.10", "unknown"},
-		{"", "unknown"},
-	} {
-		if got := loadAvg(tt.in); got != tt.want {
-			t.Errorf("loadAvg(%q) = %q, want %q", tt.in, got, tt.want)
+		if got := tt.parse(tt.in); got != tt.want {
+			t.Errorf("%s(%q) = %q, want %q", tt.name, tt.in, got, tt.want)
 		}
 	}
 }
