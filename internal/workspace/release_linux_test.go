@@ -21,7 +21,7 @@ func (w *Workspace) waitReleases() {
 }
 
 // heldInodes lists the inodes this process has descriptors on whose link
-// names end in name.
+// names contain name (a replaced file's link ends in " (deleted)").
 func heldInodes(t *testing.T, name string) map[uint64]bool {
 	t.Helper()
 	ents, err := os.ReadDir("/proc/self/fd")
