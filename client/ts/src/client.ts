@@ -250,12 +250,21 @@ export class GrepStream implements AsyncIterable<GrepFile> {
       it = this.open()[Symbol.asyncIterator]();
       return it.next();
     });
-    for (let r = first; !r.done; r = await it!.next()) {
-      const msg = r.value;
-      if (msg.result.case === "file") {
-        yield msg.result.value;
-      } else if (msg.result.case === "summary") {
-        this.summary = msg.result.value;
+    let done = first.done;
+    try {
+      for (let r = first; !r.done; r = await it!.next()) {
+        const msg = r.value;
+        if (msg.result.case === "file") {
+          yield msg.result.value;
+        } else if (msg.result.case === "summary") {
+          this.summary = msg.result.value;
+        }
+      }
+      done = true;
+    } finally {
+      // A loop left early (break, throw) cancels the call, as for await does.
+      if (!done) {
+        await it!.return?.();
       }
     }
     if (this.summary === undefined) {

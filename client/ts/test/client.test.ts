@@ -23,8 +23,11 @@ import {
   isStaleRef,
   ref,
   staleRefs,
+  GrepFileSchema,
+  GrepStream,
   type HashlineClient,
 } from "../src/index.js";
+import { create } from "@bufbuild/protobuf";
 import type { Interceptor } from "@connectrpc/connect";
 import { startServer, type Server } from "./server.js";
 
@@ -263,6 +266,43 @@ test("a unix socket server is reached with socketPath", async () => {
     await server.stop();
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test("a grep loop left early, or a stream that fails before its first message and is retried, closes what it opened", async () => {
+  const file = { result: { case: "file" as const, value: create(GrepFileSchema, { path: "a.txt" }) } };
+  let opened = 0;
+  let closed = 0;
+  async function* stream(failFirst: boolean) {
+    opened++;
+    try {
+      if (failFirst && opened === 1) {
+        throw new ConnectError("not yet", Code.Unavailable);
+      }
+      yield file;
+      yield file;
+    } finally {
+      closed++;
+    }
+  }
+  for await (const f of new GrepStream(() => stream(false))) {
+    assert.equal(f.path, "a.txt");
+    break;
+  }
+  assert.deepEqual([opened, closed], [1, 1]);
+
+  opened = closed = 0;
+  const retryOnce = async <T>(call: () => Promise<T>): Promise<T> => {
+    try {
+      return await call();
+    } catch {
+      return call();
+    }
+  };
+  for await (const f of new GrepStream(() => stream(true), retryOnce)) {
+    assert.equal(f.path, "a.txt");
+    break;
+  }
+  assert.deepEqual([opened, closed], [2, 2]);
 });
 
 test("read and grep are retried while the server is not up yet; edit is not", async () => {
