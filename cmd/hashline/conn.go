@@ -155,9 +155,6 @@ func fail(io stdio, cmd string, err error) int {
 	return exitError
 }
 
-// printJSON writes m as protojson, the JSON grpcurl users see, indented
-// by encoding/json: protojson varies its whitespace on purpose, and a
-// shell user's diffs and our golden files need it stable.
 // printResult prints a call's response: as indented JSON with --json, else
 // as the text a model reads. It returns the exit code.
 func printResult(io stdio, op string, json bool, m proto.Message, text func() string) int {
@@ -171,6 +168,9 @@ func printResult(io stdio, op string, json bool, m proto.Message, text func() st
 	return exitOK
 }
 
+// printJSON writes m as protojson, the JSON grpcurl users see, indented
+// by encoding/json: protojson varies its whitespace on purpose, and a
+// shell user's diffs and our golden files need it stable.
 func printJSON(io stdio, m proto.Message) error {
 	b, err := protojson.Marshal(m)
 	if err != nil {
