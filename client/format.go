@@ -39,7 +39,7 @@ func FormatRead(r *hashlinev1.ReadResponse) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "File: %s (%s, version %s)", r.GetPath(), plural(int(r.GetTotalLines()), "line"), r.GetVersion())
 	if r.GetTruncated() && r.GetText() != "" {
-		first, last := pageBounds(r)
+		first, last := PageBounds(r)
 		fmt.Fprintf(&b, " [showing lines %d-%d; %d more below, continue with offset %d]",
 			first, last, r.GetTotalLines()-last, r.GetNextOffset())
 	}
@@ -51,10 +51,10 @@ func FormatRead(r *hashlinev1.ReadResponse) string {
 	return b.String()
 }
 
-// pageBounds returns the first and last line numbers of a non-empty read
+// PageBounds returns the first and last line numbers of a non-empty read
 // page: from its lines or, for a read with OmitLines, from its text, whose
 // lines are consecutive and each start with "LINE:".
-func pageBounds(r *hashlinev1.ReadResponse) (first, last int32) {
+func PageBounds(r *hashlinev1.ReadResponse) (first, last int32) {
 	if ls := r.GetLines(); len(ls) > 0 {
 		return ls[0].GetNumber(), ls[len(ls)-1].GetNumber()
 	}

@@ -8,6 +8,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 )
 
@@ -24,7 +25,8 @@ func formatRead(path string, r *hashlinev1.ReadResponse, plain bool) string {
 		return b.String()
 	}
 	ls := r.GetLines()
-	first, last := pageBounds(r)
+	f, l := client.PageBounds(r)
+	first, last := int(f), int(l)
 	if first > 1 || last < total {
 		fmt.Fprintf(&b, " [showing lines %d-%d]", first, last)
 	}
@@ -47,19 +49,6 @@ func formatRead(path string, r *hashlinev1.ReadResponse, plain bool) string {
 	}
 	b.WriteString(fence("", text))
 	return b.String()
-}
-
-// pageBounds returns the first and last line numbers of a non-empty read
-// page: from its lines or, when the read omitted them, from its text, whose
-// lines are consecutive and each start with "LINE:".
-func pageBounds(r *hashlinev1.ReadResponse) (first, last int) {
-	if ls := r.GetLines(); len(ls) > 0 {
-		return int(ls[0].GetNumber()), int(ls[len(ls)-1].GetNumber())
-	}
-	text := r.GetText()
-	n, _, _ := strings.Cut(text, ":")
-	first, _ = strconv.Atoi(n)
-	return first, first + strings.Count(text, "\n")
 }
 
 // formatEdit renders an applied edit: what was done, any warnings, the
