@@ -71,11 +71,19 @@ func (c *Cache) Touch(version string) bool {
 }
 
 func (c *Cache) touchLocked(version string) bool {
-	el, ok := c.m[version]
-	if ok {
-		c.ll.MoveToFront(el)
-	}
+	_, ok := c.lookupLocked(version)
 	return ok
+}
+
+// lookupLocked returns the snapshot of version, if held, and marks it
+// recently used.
+func (c *Cache) lookupLocked(version string) (*hashline.Document, bool) {
+	el, ok := c.m[version]
+	if !ok {
+		return nil, false
+	}
+	c.ll.MoveToFront(el)
+	return el.Value.(*cacheEntry).doc, true
 }
 
 // Put stores doc as the content of version, or marks it recently used if it
@@ -110,14 +118,13 @@ func (c *Cache) Put(version string, doc *hashline.Document) {
 func (c *Cache) Get(version string) (*hashline.Document, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	el, ok := c.m[version]
-	if !ok {
+	doc, ok := c.lookupLocked(version)
+	if ok {
+		c.hits++
+	} else {
 		c.misses++
-		return nil, false
 	}
-	c.hits++
-	c.ll.MoveToFront(el)
-	return el.Value.(*cacheEntry).doc, true
+	return doc, ok
 }
 
 // Peek is Get for a caller that only saves work with the result (a
@@ -126,12 +133,7 @@ func (c *Cache) Get(version string) (*hashline.Document, bool) {
 func (c *Cache) Peek(version string) (*hashline.Document, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	el, ok := c.m[version]
-	if !ok {
-		return nil, false
-	}
-	c.ll.MoveToFront(el)
-	return el.Value.(*cacheEntry).doc, true
+	return c.lookupLocked(version)
 }
 
 // Stats returns the current counters.
