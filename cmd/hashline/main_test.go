@@ -35,9 +35,9 @@ func TestMain(m *testing.M) {
 		// Without -race: a race-enabled binary takes over a second to start
 		// on a loaded machine, and the transcripts run it ~150 times. The
 		// same command code runs under -race in TestInProcess.
-		if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
+		if err := daemon.Build(bin, pkg); err != nil {
 			os.RemoveAll(dir)
-			panic("build " + pkg + ": " + err.Error() + "\n" + string(out))
+			panic(err)
 		}
 	}
 	code := m.Run()

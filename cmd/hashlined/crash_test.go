@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -21,6 +20,7 @@ import (
 
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/daemon"
 	"github.com/hashline/hashline/internal/workspace"
 )
 
@@ -53,10 +53,7 @@ func buildPlain(t *testing.T) string {
 	t.Helper()
 	plainOnce.Do(func() {
 		plainBinary = filepath.Join(filepath.Dir(binary), "hashlined-plain")
-		out, err := exec.Command("go", "build", "-o", plainBinary, ".").CombinedOutput()
-		if err != nil {
-			plainErr = fmt.Errorf("%v\n%s", err, out)
-		}
+		plainErr = daemon.Build(plainBinary, ".")
 	})
 	if plainErr != nil {
 		t.Fatal(plainErr)

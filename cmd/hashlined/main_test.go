@@ -31,10 +31,9 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	binary = filepath.Join(dir, "hashlined")
-	out, err := exec.Command("go", "build", "-race", "-o", binary, ".").CombinedOutput()
-	if err != nil {
+	if err := daemon.Build(binary, ".", "-race"); err != nil {
 		os.RemoveAll(dir)
-		panic("build hashlined: " + err.Error() + "\n" + string(out))
+		panic(err)
 	}
 	code := m.Run()
 	os.RemoveAll(dir)

@@ -19,12 +19,7 @@ import (
 // build compiles a command of this module into dir.
 func build(dir, pkg string) (string, error) {
 	out := filepath.Join(dir, filepath.Base(pkg))
-	cmd := exec.Command("go", "build", "-o", out, "github.com/hashline/hashline/"+pkg)
-	cmd.Stderr = os.Stderr
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("go build %s: %w", pkg, err)
-	}
-	return out, nil
+	return out, daemon.Build(out, "github.com/hashline/hashline/"+pkg)
 }
 
 // server is a hashlined process and a connection to it.

@@ -1,7 +1,7 @@
-// Package daemon runs a hashlined binary and waits until it serves. It is
-// the one reader of the line hashlined prints on stdout once it listens,
-// "hashlined: serving ROOT on ADDR", for the tests and benchmarks that
-// drive the real server.
+// Package daemon builds this module's binaries and runs a hashlined binary
+// until it serves. It is the one reader of the line hashlined prints on
+// stdout once it listens, "hashlined: serving ROOT on ADDR", for the tests
+// and benchmarks that drive the real server.
 package daemon
 
 import (
@@ -29,6 +29,17 @@ type Options struct {
 	Stderr io.Writer
 	// Timeout bounds the wait for the serving line (default 60s).
 	Timeout time.Duration
+}
+
+// Build compiles the main package pkg (an import path, or a directory
+// relative to the working directory) into the binary out with go build,
+// flags first. Its error carries go build's output.
+func Build(out, pkg string, flags ...string) error {
+	args := append(append([]string{"build"}, flags...), "-o", out, pkg)
+	if b, err := exec.Command("go", args...).CombinedOutput(); err != nil {
+		return fmt.Errorf("go build %s: %v\n%s", pkg, err, b)
+	}
+	return nil
 }
 
 // Process is a running hashlined.

@@ -3,7 +3,6 @@ package daemon_test
 import (
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -20,9 +19,9 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	bin = filepath.Join(dir, "hashlined")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/hashlined").CombinedOutput(); err != nil {
+	if err := daemon.Build(bin, "../../cmd/hashlined"); err != nil {
 		os.RemoveAll(dir)
-		panic("build hashlined: " + err.Error() + "\n" + string(out))
+		panic(err)
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
@@ -58,5 +57,13 @@ func TestStartReportsWhyItDidNotServe(t *testing.T) {
 	_, err := daemon.Start(bin, daemon.Options{Args: []string{"--root", filepath.Join(t.TempDir(), "missing"), "--listen", "127.0.0.1:0"}})
 	if err == nil || !strings.Contains(err.Error(), "exited before serving") || !strings.Contains(err.Error(), "missing") {
 		t.Fatalf("err = %v, want the exit and the server's complaint about the missing root", err)
+	}
+}
+
+// A failed build says which package and carries go build's own words.
+func TestBuildErrorCarriesTheOutput(t *testing.T) {
+	err := daemon.Build(filepath.Join(t.TempDir(), "x"), "./no-such-package")
+	if err == nil || !strings.Contains(err.Error(), "go build ./no-such-package") || !strings.Contains(err.Error(), "directory not found") {
+		t.Fatalf("err = %v", err)
 	}
 }

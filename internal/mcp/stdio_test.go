@@ -15,6 +15,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/hashline/hashline/internal/daemon"
 	"github.com/hashline/hashline/internal/workspace"
 	"github.com/hashline/hashline/server"
 )
@@ -35,10 +36,7 @@ func hashlineBinary(t *testing.T) string {
 			return
 		}
 		binPath = filepath.Join(dir, "hashline")
-		out, err := exec.Command("go", "build", "-o", binPath, "github.com/hashline/hashline/cmd/hashline").CombinedOutput()
-		if err != nil {
-			buildErr = errors.New(string(out))
-		}
+		buildErr = daemon.Build(binPath, "github.com/hashline/hashline/cmd/hashline")
 	})
 	if buildErr != nil {
 		t.Fatalf("building cmd/hashline: %v", buildErr)
