@@ -187,19 +187,9 @@ func TestWriteFileUsesTheCallersVersion(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := w.WriteFile("v.txt", text, WriteOptions{Encoding: enc, Version: Version(raw)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			f, err := w.ReadFile("v.txt")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.Version != Version(raw) || f.Version != res.Version {
-				t.Errorf("write returned %s, read computes %s, want %s", res.Version, f.Version, Version(raw))
-			}
+			checkWrittenVersion(t, w, "v.txt", text, WriteOptions{Encoding: enc, Version: Version(raw)}, Version(raw))
 			// Trusted as given: WriteFile does not hash the content again.
-			res, err = w.WriteFile("v.txt", text, WriteOptions{Encoding: enc, Version: "v1-given"})
+			res, err := w.WriteFile("v.txt", text, WriteOptions{Encoding: enc, Version: "v1-given"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -215,16 +205,23 @@ func TestWriteFileUsesTheCallersVersion(t *testing.T) {
 func TestWriteFileVersionOfLargeFile(t *testing.T) {
 	w, _, _ := newWS(t)
 	text := bytes.Repeat([]byte("a line of a large file\n"), 2*overlapHashBytes/23)
-	res, err := w.WriteFile("big.txt", text, WriteOptions{})
+	checkWrittenVersion(t, w, "big.txt", text, WriteOptions{}, Version(text))
+}
+
+// checkWrittenVersion writes text to name with opts and checks that the
+// version WriteFile returns, and the one a read then computes, are want.
+func checkWrittenVersion(t *testing.T, w *Workspace, name string, text []byte, opts WriteOptions, want string) {
+	t.Helper()
+	res, err := w.WriteFile(name, text, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := w.ReadFile("big.txt")
+	f, err := w.ReadFile(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Version != Version(text) || f.Version != res.Version {
-		t.Errorf("write returned %s, read computes %s, want %s", res.Version, f.Version, Version(text))
+	if res.Version != want || f.Version != want {
+		t.Errorf("write returned %s, read computes %s, want %s", res.Version, f.Version, want)
 	}
 }
 
