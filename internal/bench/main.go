@@ -122,7 +122,7 @@ func run(c config) error {
 	}{
 		{"hashline mcp", e.roots["mcp"], []string{hashlineBin, "mcp", "--root", e.roots["mcp"]}},
 		{"hashline mcp --fsync=false", e.roots["mcp-nofsync"], []string{hashlineBin, "mcp", "--fsync=false", "--root", e.roots["mcp-nofsync"]}},
-		{"hashline mcp --server", e.roots["durable"], []string{hashlineBin, "mcp", "--server", e.durable.addr}},
+		{"hashline mcp --server", e.roots["durable"], []string{hashlineBin, "mcp", "--server", e.durable.proc.Addr}},
 	}
 	if c.peer != "" {
 		dir, err := filepath.Abs(c.peer)

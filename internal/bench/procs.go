@@ -25,7 +25,6 @@ func build(dir, pkg string) (string, error) {
 // server is a hashlined process and a connection to it.
 type server struct {
 	proc *daemon.Process
-	addr string
 	conn *grpc.ClientConn
 	c    *client.Client
 }
@@ -39,8 +38,8 @@ func startDaemon(bin, root string, extra ...string) (*server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("hashlined %v: %w", extra, err)
 	}
-	d := &server{proc: p, addr: p.Addr}
-	d.conn, err = grpc.NewClient("passthrough:///"+d.addr,
+	d := &server{proc: p}
+	d.conn, err = grpc.NewClient("passthrough:///"+p.Addr,
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(1<<30)))
 	if err != nil {

@@ -133,7 +133,7 @@ func run(corpus, rgBin, hashlinedBin string, rounds int, md, command, only strin
 		return err
 	}
 	defer srv.stop()
-	conn, err := grpc.NewClient(srv.addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
+	conn, err := grpc.NewClient(srv.Addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(64<<20)))
 	if err != nil {
 		return err
@@ -447,10 +447,7 @@ func runGRPC(ctx context.Context, rpc hashlinev1.FileServiceClient, q query) (co
 }
 
 // server is a running hashlined.
-type server struct {
-	*daemon.Process
-	addr string
-}
+type server struct{ *daemon.Process }
 
 func startServer(bin, root string) (*server, error) {
 	p, err := daemon.Start(bin, daemon.Options{Stderr: os.Stderr,
@@ -458,7 +455,7 @@ func startServer(bin, root string) (*server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &server{Process: p, addr: p.Addr}, nil
+	return &server{p}, nil
 }
 
 // cpu returns the CPU time the server has used so far (Linux only; 0
