@@ -86,7 +86,10 @@ var testHookBeforeRename func(target string) error
 // writes a temp file (".hashline-*.tmp") in the target's directory, fsyncs
 // it, gives it the old file's mode (0644 for new files), renames it over the
 // target and fsyncs the directory. A crash at any point leaves the old file
-// or the new one, never a mix; on error the temp file is removed.
+// or the new one, never a mix; on error the temp file is removed. With
+// fsync off (WithFsync(false)) the same steps run without the two fsyncs,
+// and the temp file is preallocated first (see preallocate): readers still
+// see the old file or the new one, but a crash may lose the write.
 //
 // If p is a symlink inside the root, its target is written and the link is
 // left alone. Missing parent directories are created with mode 0755.
@@ -238,6 +241,9 @@ func (w *Workspace) writeTemp(op, rel, dir string, raw []byte, mode fs.FileMode,
 			_ = w.root.Remove(name)
 		}
 	}()
+	if !w.opts.fsync {
+		preallocate(f, len(raw))
+	}
 	if _, err = f.Write(raw); err != nil {
 		return "", osErr(op, rel, "", err)
 	}

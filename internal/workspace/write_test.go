@@ -268,14 +268,32 @@ func TestWriteFileCreateOnlyRace(t *testing.T) {
 	}
 }
 
+// TestWriteFileNoFsync: without fsync the temp file is preallocated to the
+// content's size (on Linux) before it is written; the file must hold
+// exactly the content, whatever was there before.
 func TestWriteFileNoFsync(t *testing.T) {
 	w, root, _ := newWS(t, WithFsync(false))
-	if _, err := w.WriteFile("f.txt", []byte("x"), WriteOptions{}); err != nil {
-		t.Fatal(err)
+	big := strings.Repeat("0123456789abcdef", 1<<16) // 1 MiB
+	for _, step := range []struct{ name, content string }{
+		{"created", "x"},
+		{"grown", big},
+		{"shrunk", "short\n"},
+		{"emptied", ""},
+		{"filled again", big[:4097]},
+	} {
+		res, err := w.WriteFile("f.txt", []byte(step.content), WriteOptions{})
+		if err != nil {
+			t.Fatalf("%s: %v", step.name, err)
+		}
+		b, err := os.ReadFile(filepath.Join(root, "f.txt"))
+		if err != nil || string(b) != step.content {
+			t.Fatalf("%s: file holds %d bytes (%v), want %d", step.name, len(b), err, len(step.content))
+		}
+		if res.Version != Version(b) {
+			t.Errorf("%s: version %s, want %s", step.name, res.Version, Version(b))
+		}
 	}
-	if b, _ := os.ReadFile(filepath.Join(root, "f.txt")); string(b) != "x" {
-		t.Errorf("got %q", b)
-	}
+	assertNoTemp(t, root)
 }
 
 // TestConcurrentReadsAndWrites runs under -race: readers of a file being
