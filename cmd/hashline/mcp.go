@@ -17,6 +17,7 @@ import (
 	"github.com/hashline/hashline/internal/local"
 	"github.com/hashline/hashline/internal/mcp"
 	"github.com/hashline/hashline/internal/memtune"
+	"github.com/hashline/hashline/internal/procs"
 	"github.com/hashline/hashline/internal/versions"
 	"github.com/hashline/hashline/internal/workspace"
 )
@@ -92,7 +93,9 @@ func runMCP(ctx context.Context, io stdio, args []string) int {
 	logger := slog.New(slog.NewTextHandler(io.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 
 	// A long-running process: see internal/memtune. The proxy keeps no
-	// snapshots; the embedded engine keeps the default cache.
+	// snapshots; the embedded engine keeps the default cache. One P, and a
+	// polled stdin: see internal/procs and polled.
+	procs.Serial()
 	if *addr != "" {
 		memtune.Apply(0)
 	} else {
@@ -126,7 +129,9 @@ func runMCP(ctx context.Context, io stdio, args []string) int {
 		c = e.Client
 	}
 	s := mcp.New(c, mcp.WithAgent(*agent), mcp.WithVersion(mcpVersion()), mcp.WithLogger(logger))
-	t := &sdk.IOTransport{Reader: goio.NopCloser(io.stdin), Writer: nopWriteCloser{io.stdout}}
+	in, done := polled(io.stdin)
+	defer done()
+	t := &sdk.IOTransport{Reader: goio.NopCloser(in), Writer: nopWriteCloser{io.stdout}}
 	// The session ends when the client closes stdin (how MCP clients stop a
 	// stdio server) or on SIGINT/SIGTERM; neither is a failure.
 	if err := s.Run(ctx, t); err != nil && ctx.Err() == nil && !errors.Is(err, goio.EOF) {

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/hashline/hashline/internal/procs"
 )
 
 // WriteMode says whether a write may create the file, replace it, or both.
@@ -146,7 +148,13 @@ func (w *Workspace) WriteFile(p string, text []byte, opts WriteOptions) (*WriteR
 	var hashed chan string
 	if version == "" && w.opts.fsync && len(raw) >= overlapHashBytes {
 		hashed = make(chan string, 1) // buffered: an early return leaves no goroutine behind
-		go func() { hashed <- Version(raw) }()
+		// In a process serving on one P (hashline mcp), the hash needs
+		// another to run beside the write.
+		narrow := procs.Widen()
+		go func() {
+			defer narrow()
+			hashed <- Version(raw)
+		}()
 	}
 	dir := path.Dir(target)
 	created, err := w.mkdirs(op, rel, dir)
