@@ -165,7 +165,8 @@ func (e *env) edits() error {
 		groups = append(groups, &group{
 			t: &table{
 				title: "edit_file over MCP stdio: the peer and `hashline mcp`",
-				about: "A run of its own per case, alternating only these contenders. The peer never fsyncs and writes in place, so `hashline mcp --fsync=false` is the nearest comparison; it still pays for atomicity (a temp file and a rename, priced by the raw rows above). " +
+				about: "A run of its own per case, alternating only these contenders. The peer never fsyncs and writes in place, so `hashline mcp --fsync=false` is the comparable operation, and the target; it still pays for atomicity (a temp file and a rename, priced by the raw rows above). " +
+					"The durable `hashline mcp` also fsyncs the file and its directory, which the peer does not do at all; its ratio is given for information. " +
 					"Ratios: the peer's median over ours (higher is better for us).",
 				cols: []string{"file", "edit", "raw in-place overwrite", "hashline mcp --fsync=false", "hashline mcp", "peer", "peer / ours, --fsync=false", "peer / ours, durable"},
 			},
@@ -173,10 +174,9 @@ func (e *env) edits() error {
 			row: func(n int, label string, med map[string]time.Duration) []string {
 				row := []string{ms(med[inPlace]), ms(med[mcpNo]), ms(med[mcpEd]), ms(med[peerEd])}
 				for _, name := range []string{mcpNo, mcpEd} {
-					r := float64(med[peerEd]) / float64(med[name])
-					row = append(row, fmt.Sprintf("%.2fx", r))
-					e.report.target(fmt.Sprintf("`%s` faster than the peer (%s, %s)", name, lineLabel(n), label), r, -1)
+					row = append(row, fmt.Sprintf("%.2fx", float64(med[peerEd])/float64(med[name])))
 				}
+				e.report.target(fmt.Sprintf("`%s` faster than the peer (%s, %s)", mcpNo, lineLabel(n), label), float64(med[peerEd])/float64(med[mcpNo]), -1)
 				return row
 			},
 		})
