@@ -31,7 +31,7 @@ func nonblock(t *testing.T, f *os.File) bool {
 func pipe(t *testing.T) (r, w *os.File) {
 	t.Helper()
 	var fds [2]int
-	if err := unix.Pipe2(fds[:], unix.O_CLOEXEC); err != nil {
+	if err := unix.Pipe(fds[:]); err != nil {
 		t.Fatal(err)
 	}
 	r, w = os.NewFile(uintptr(fds[0]), "r"), os.NewFile(uintptr(fds[1]), "w")
