@@ -34,6 +34,8 @@ func pipe(t *testing.T) (r, w *os.File) {
 	if err := unix.Pipe(fds[:]); err != nil {
 		t.Fatal(err)
 	}
+	unix.CloseOnExec(fds[0]) // a child started meanwhile must not keep the
+	unix.CloseOnExec(fds[1]) // write end open, or the reader never sees EOF
 	r, w = os.NewFile(uintptr(fds[0]), "r"), os.NewFile(uintptr(fds[1]), "w")
 	t.Cleanup(func() { r.Close(); w.Close() })
 	return r, w
