@@ -1,7 +1,6 @@
 package server
 
 import (
-	"io"
 	"log/slog"
 	"time"
 
@@ -52,7 +51,7 @@ func defaultOptions() options {
 		maxLineBytes:     DefaultMaxLineBytes,
 		maxEdits:         DefaultMaxEdits,
 		maxResponseBytes: DefaultMaxResponseBytes,
-		logger:           slog.New(slog.NewTextHandler(io.Discard, nil)),
+		logger:           slog.New(slog.DiscardHandler),
 		watchBuffer:      DefaultWatchBuffer,
 		watchDebounce:    DefaultWatchDebounce,
 		cacheBytes:       versions.DefaultCacheBytes,

@@ -20,6 +20,7 @@ import (
 	"github.com/hashline/hashline/internal/procs"
 	"github.com/hashline/hashline/internal/versions"
 	"github.com/hashline/hashline/internal/workspace"
+	"github.com/hashline/hashline/server"
 )
 
 func init() {
@@ -120,7 +121,10 @@ func runMCP(ctx context.Context, io stdio, args []string) int {
 		if !*fsync {
 			logger.Warn("fsync is off: a crash or power loss can lose or corrupt acknowledged writes")
 		}
-		e, err := local.Start(local.Config{Root: *root, Workspace: []workspace.Option{workspace.WithFsync(*fsync)}})
+		// The engine's own errors (a recovered panic, an internal error)
+		// go to stderr; the outcome of each call is the client's to see.
+		engineLogger := slog.New(slog.NewTextHandler(io.stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+		e, err := local.Start(local.Config{Root: *root, Workspace: []workspace.Option{workspace.WithFsync(*fsync)}, Server: []server.Option{server.WithLogger(engineLogger)}})
 		if err != nil {
 			fmt.Fprintf(io.stderr, "hashline mcp: --root: %v\n", err)
 			return exitError

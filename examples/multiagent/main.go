@@ -105,7 +105,7 @@ func run(w io.Writer, dir string) error {
 	if err := os.WriteFile(filepath.Join(dir, "TODO.md"), []byte(checklist), 0o644); err != nil {
 		return err
 	}
-	svc := server.New(ws, server.WithRequireRead(true), server.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	svc := server.New(ws, server.WithRequireRead(true), server.WithLogger(slog.New(slog.DiscardHandler)))
 	gs, _ := server.NewGRPCServer(svc, server.GRPCConfig{DefaultTimeout: time.Minute})
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"io"
 	"log/slog"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -40,7 +39,7 @@ func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l 
 // New returns an MCP server whose tools call c. Run it with
 // server.Run(ctx, &mcp.StdioTransport{}) or connect it to any transport.
 func New(c *client.Client, opts ...Option) *sdk.Server {
-	o := options{version: "dev", logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	o := options{version: "dev", logger: slog.New(slog.DiscardHandler)}
 	for _, opt := range opts {
 		opt(&o)
 	}

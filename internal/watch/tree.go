@@ -3,7 +3,6 @@ package watch
 import (
 	"context"
 	"errors"
-	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -116,7 +115,7 @@ func WatchTree(root string, handle func(context.Context, Batch), opts ...TreeOpt
 	t := &Tree{
 		root: root, fw: fw, handle: handle,
 		debounce: DefaultDebounce, maxDelay: DefaultMaxDelay,
-		logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		logger: slog.New(slog.DiscardHandler),
 		dirs:   map[string]struct{}{},
 		stop:   make(chan struct{}),
 	}
