@@ -144,6 +144,40 @@ func toFileEdits(items []editItem, rawItems func() []map[string]any) ([]*hashlin
 	return out, nil
 }
 
+// complete reports whether the arguments hold a path and edits whose
+// required values are all there and not empty (see addTool). An empty
+// new_text (a deletion) takes the validator's path, which accepts it.
+func (a *editArgs) complete() bool {
+	if a.Path == "" || len(a.Edits) == 0 {
+		return false
+	}
+	for _, it := range a.Edits {
+		ok := it.count() == 1
+		switch {
+		case it.SetLine != nil:
+			ok = ok && it.SetLine.Anchor != "" && it.SetLine.NewText != ""
+		case it.ReplaceLines != nil:
+			ok = ok && it.ReplaceLines.StartAnchor != "" && it.ReplaceLines.NewText != ""
+		case it.InsertAfter != nil:
+			ok = ok && it.InsertAfter.Anchor != "" && it.InsertAfter.Text != ""
+		case it.Replace != nil:
+			ok = ok && it.Replace.OldText != "" && it.Replace.NewText != ""
+		case it.InsertBefore != nil:
+			ok = ok && it.InsertBefore.Anchor != "" && it.InsertBefore.Text != ""
+		case it.Delete != nil:
+			ok = ok && it.Delete.StartAnchor != ""
+		case it.Append != nil:
+			ok = ok && it.Append.Text != ""
+		case it.Prepend != nil:
+			ok = ok && it.Prepend.Text != ""
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
 // count is how many operations the item holds.
 func (it editItem) count() int {
 	n := 0

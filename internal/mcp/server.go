@@ -48,10 +48,10 @@ func New(c *client.Client, opts ...Option) *sdk.Server {
 		Logger:       o.logger,
 	})
 	t := &tools{c: c, agent: o.agent}
-	sdk.AddTool(s, &sdk.Tool{Name: "read_file", Description: readDescription, Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}}, t.read)
-	sdk.AddTool(s, editTool(), t.edit)
-	sdk.AddTool(s, &sdk.Tool{Name: "write_file", Description: writeDescription}, t.write)
-	sdk.AddTool(s, &sdk.Tool{Name: "grep", Description: grepDescription, Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}}, t.grep)
+	addTool(s, &sdk.Tool{Name: "read_file", Description: readDescription, Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}}, (*readArgs).complete, t.read)
+	addTool(s, editTool(), (*editArgs).complete, t.edit)
+	addTool(s, &sdk.Tool{Name: "write_file", Description: writeDescription}, (*writeArgs).complete, t.write)
+	addTool(s, &sdk.Tool{Name: "grep", Description: grepDescription, Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}}, (*grepArgs).complete, t.grep)
 	return s
 }
 
