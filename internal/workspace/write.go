@@ -89,9 +89,9 @@ var testHookBeforeRename func(target string) error
 // it, gives it the old file's mode (0644 for new files), renames it over the
 // target and fsyncs the directory. A crash at any point leaves the old file
 // or the new one, never a mix; on error the temp file is removed. With
-// fsync off (WithFsync(false)) the same steps run without the two fsyncs,
-// and the temp file is preallocated first (see preallocate): readers still
-// see the old file or the new one, but a crash may lose the write.
+// fsync off (WithFsync(false)) the same steps run without the two fsyncs:
+// readers still see the old file or the new one, but what a crash leaves
+// is up to the filesystem.
 //
 // If p is a symlink inside the root, its target is written and the link is
 // left alone. Missing parent directories are created with mode 0755.
@@ -249,9 +249,6 @@ func (w *Workspace) writeTemp(op, rel, dir string, raw []byte, mode fs.FileMode,
 			_ = w.root.Remove(name)
 		}
 	}()
-	if !w.opts.fsync {
-		preallocate(f, len(raw))
-	}
 	if _, err = f.Write(raw); err != nil {
 		return "", osErr(op, rel, "", err)
 	}

@@ -268,9 +268,8 @@ func TestWriteFileCreateOnlyRace(t *testing.T) {
 	}
 }
 
-// TestWriteFileNoFsync: without fsync the temp file is preallocated to the
-// content's size (on Linux) before it is written; the file must hold
-// exactly the content, whatever was there before.
+// TestWriteFileNoFsync: without fsync, the file holds exactly the content,
+// whatever was there before.
 func TestWriteFileNoFsync(t *testing.T) {
 	w, root, _ := newWS(t, WithFsync(false))
 	big := strings.Repeat("0123456789abcdef", 1<<16) // 1 MiB
