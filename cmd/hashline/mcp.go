@@ -94,9 +94,13 @@ func runMCP(ctx context.Context, io stdio, args []string) int {
 	logger := slog.New(slog.NewTextHandler(io.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 
 	// A long-running process: see internal/memtune. The proxy keeps no
-	// snapshots; the embedded engine keeps the default cache. One P, and a
-	// polled stdin: see internal/procs and polled.
-	procs.Serial()
+	// snapshots; the embedded engine keeps the default cache. One P when
+	// stdin is polled: see internal/procs and polled.
+	in, polledIn, done := polled(io.stdin)
+	defer done()
+	if polledIn {
+		procs.Serial()
+	}
 	if *addr != "" {
 		memtune.Apply(0)
 	} else {
@@ -133,8 +137,6 @@ func runMCP(ctx context.Context, io stdio, args []string) int {
 		c = e.Client
 	}
 	s := mcp.New(c, mcp.WithAgent(*agent), mcp.WithVersion(mcpVersion()), mcp.WithLogger(logger))
-	in, done := polled(io.stdin)
-	defer done()
 	t := &sdk.IOTransport{Reader: goio.NopCloser(in), Writer: nopWriteCloser{io.stdout}}
 	// The session ends when the client closes stdin (how MCP clients stop a
 	// stdio server) or on SIGINT/SIGTERM; neither is a failure.

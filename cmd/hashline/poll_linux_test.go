@@ -1,5 +1,3 @@
-//go:build unix
-
 package main
 
 import (
@@ -46,9 +44,9 @@ func TestPolledPipe(t *testing.T) {
 	if nonblock(t, r) {
 		t.Fatal("the pipe is already non-blocking")
 	}
-	p, done := polled(r)
-	if p == goio.Reader(r) {
-		t.Fatal("polled returned the pipe itself")
+	p, ok, done := polled(r)
+	if !ok || p == goio.Reader(r) {
+		t.Fatalf("polled returned the pipe itself (ok %v)", ok)
 	}
 	// A read waiting in the poller gets what is written later, and EOF.
 	got := make(chan string)
@@ -82,27 +80,35 @@ func TestPolledKeepsANonblockingPipeSo(t *testing.T) {
 	if err := unix.SetNonblock(int(r.Fd()), true); err != nil {
 		t.Fatal(err)
 	}
-	_, done := polled(r)
+	_, _, done := polled(r)
 	done()
 	if !nonblock(t, r) {
 		t.Error("done cleared O_NONBLOCK, which the pipe had before")
 	}
 }
 
+// A socket is left alone: it is often stdout as well, the same open file.
 func TestPolledLeavesOtherInputsAlone(t *testing.T) {
 	f, err := os.Create(filepath.Join(t.TempDir(), "in"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	for _, r := range []goio.Reader{f, goio.MultiReader()} {
-		p, done := polled(r)
-		if p != r {
-			t.Errorf("%T: polled replaced it", r)
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sock := os.NewFile(uintptr(fds[0]), "socket") // blocking, as inherited
+	defer sock.Close()
+	defer unix.Close(fds[1])
+	for _, r := range []goio.Reader{f, sock, goio.MultiReader()} {
+		p, ok, done := polled(r)
+		if ok || p != r {
+			t.Errorf("%T: polled replaced it (ok %v)", r, ok)
 		}
 		done()
 	}
-	if nonblock(t, f) {
-		t.Error("a regular file was made non-blocking")
+	if nonblock(t, f) || nonblock(t, sock) {
+		t.Error("a regular file or a socket was made non-blocking")
 	}
 }
