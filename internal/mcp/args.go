@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -68,13 +69,17 @@ func decodeArgs[In any](raw json.RawMessage, resolved *jsonschema.Resolved, comp
 	return decodeValidated[In](raw, resolved)
 }
 
-// decodeFast takes arguments that decode strictly and are complete. A
-// "null" anywhere in them (decoded as a zero value, but refused by the
-// schema in most places) leaves them to the validator, even inside a
-// string, which costs only time.
+// decodeFast takes arguments that decode strictly and are complete. It
+// leaves to the validator's path whatever could decode differently there:
+// a "null" anywhere (decoded here as a zero value, refused by the schema
+// in most places; even inside a string, which costs only time); a key
+// twice in one object (the validator's path keeps the last value, a
+// struct decoder merges both); a key with an escape (which could spell
+// another key); and any number a strict decode refuses (2.0 for an
+// integer, which the validator's path turns into 2).
 func decodeFast[In any](raw json.RawMessage, complete func(*In) bool) (In, bool) {
 	var in In
-	if len(raw) == 0 || bytes.Contains(raw, []byte("null")) {
+	if len(raw) == 0 || bytes.Contains(raw, []byte("null")) || !plainKeys(raw) {
 		return in, false
 	}
 	rest, err := segjson.Parse(raw, &in, strict)
@@ -84,24 +89,76 @@ func decodeFast[In any](raw json.RawMessage, complete func(*In) bool) (In, bool)
 	return in, true
 }
 
-// decodeValidated is what the SDK does: decode into a map, validate it
-// against the schema, then decode into In, leaving unset the unknown keys
+// plainKeys reports whether every object in the JSON text b has distinct
+// keys without escapes. Malformed text may pass; the strict decode that
+// follows refuses it.
+func plainKeys(b []byte) bool {
+	var objects [][][]byte // per open object or array: its keys so far; nil for an array
+	afterOpenOrComma := false
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '{':
+			objects = append(objects, [][]byte{})
+			afterOpenOrComma = true
+		case '[':
+			objects = append(objects, nil)
+			afterOpenOrComma = false
+		case '}', ']':
+			if len(objects) > 0 {
+				objects = objects[:len(objects)-1]
+			}
+			afterOpenOrComma = false
+		case ',':
+			afterOpenOrComma = true
+		case '"':
+			j := i + 1
+			escaped := false
+			for ; j < len(b) && b[j] != '"'; j++ {
+				if b[j] == '\\' {
+					escaped = true
+					j++
+				}
+			}
+			if afterOpenOrComma && len(objects) > 0 && objects[len(objects)-1] != nil {
+				key := b[i+1 : min(j, len(b))]
+				top := objects[len(objects)-1]
+				if escaped || slices.ContainsFunc(top, func(k []byte) bool { return bytes.Equal(k, key) }) {
+					return false
+				}
+				objects[len(objects)-1] = append(top, key)
+			}
+			afterOpenOrComma = false
+			i = j
+		}
+	}
+	return true
+}
+
+// decodeValidated is what the SDK does: decode into a map (a repeated key
+// keeps its last value), apply the schema's defaults and validate, encode
+// the map again, and decode that into In, leaving unset the unknown keys
 // the schema allows (in edit items).
 func decodeValidated[In any](raw json.RawMessage, resolved *jsonschema.Resolved) (In, error) {
 	var in In
-	v := map[string]any{}
+	m := map[string]any{}
 	if len(raw) > 0 {
-		if err := segjson.Unmarshal(raw, &v); err != nil {
+		if err := segjson.Unmarshal(raw, &m); err != nil {
 			return in, fmt.Errorf("validating \"arguments\": unmarshaling arguments: %w", err)
 		}
 	}
-	if err := resolved.Validate(v); err != nil {
+	var v any = m
+	if err := resolved.ApplyDefaults(&v); err != nil {
+		return in, fmt.Errorf("validating \"arguments\": applying schema defaults:\n%w", err)
+	}
+	if err := resolved.Validate(&v); err != nil {
 		return in, fmt.Errorf("validating \"arguments\": %w", err)
 	}
-	if len(raw) > 0 {
-		if _, err := segjson.Parse(raw, &in, segjson.DontMatchCaseInsensitiveStructFields); err != nil {
-			return in, err
-		}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return in, fmt.Errorf("validating \"arguments\": marshalling with defaults: %v", err)
+	}
+	if _, err := segjson.Parse(data, &in, segjson.DontMatchCaseInsensitiveStructFields); err != nil {
+		return *new(In), err
 	}
 	return in, nil
 }

@@ -73,6 +73,9 @@ func TestDecodeArgs(t *testing.T) {
 		{"read: trailing data", `{"path":"a"} {}`, false, read},
 		{"read: not an object", `["a"]`, false, read},
 		{"read: null in a string", `{"path":"null.go"}`, false, read},
+		{"read: exponent for an integer", `{"path":"a","limit":1e2}`, false, read},
+		{"read: a key twice", `{"path":"a","path":"b"}`, false, read},
+		{"read: an escaped key", `{"p\u0061th":"a"}`, false, read},
 		{"edit: one set_line", `{"path":"a","edits":[{"set_line":{"anchor":"1:ab","new_text":"x"}}]}`, true, edit},
 		{"edit: every operation", `{"path":"a","edits":[
 			{"set_line":{"anchor":"1:ab","new_text":"x"}},
@@ -90,6 +93,10 @@ func TestDecodeArgs(t *testing.T) {
 		{"edit: two operations in an item", `{"path":"a","edits":[{"append":{"text":"x"},"prepend":{"text":"y"}}]}`, false, edit},
 		{"edit: null operation", `{"path":"a","edits":[{"set_line":null,"append":{"text":"x"}}]}`, false, edit},
 		{"edit: no edits", `{"path":"a","edits":[]}`, false, edit},
+		{"edit: an operation twice in an item", `{"path":"a","edits":[{"replace":{"old_text":"a","new_text":"b","all":true},"replace":{"old_text":"c","new_text":"d"}}]}`, false, edit},
+		{"edit: set_line twice, the last incomplete", `{"path":"a","edits":[{"set_line":{"anchor":"1:ab","new_text":"x"},"set_line":{"anchor":"2:cd"}}]}`, false, edit},
+		{"edit: edits twice", `{"path":"a","edits":[{"append":{"text":"x"}}],"edits":[{"prepend":{"text":"y"}}]}`, false, edit},
+		{"edit: the same key in two objects", `{"path":"a","edits":[{"append":{"text":"x"}},{"append":{"text":"y"}}]}`, true, edit},
 		{"edit: edits not a list", `{"path":"a","edits":"x"}`, false, edit},
 		{"write: content", `{"path":"a","content":"x\n"}`, true, write},
 		{"write: empty content", `{"path":"a","content":""}`, false, write},
@@ -103,6 +110,41 @@ func TestDecodeArgs(t *testing.T) {
 				t.Errorf("fast path taken: %v, want %v", fast, c.fast)
 			}
 		})
+	}
+}
+
+// TestDecodeArgsRepeatedKeys: a repeated key keeps its last value, as the
+// SDK's decode into a map does; the two values are not merged.
+func TestDecodeArgsRepeatedKeys(t *testing.T) {
+	raw := `{"path":"a","edits":[{"replace":{"old_text":"a","new_text":"b","all":true},"replace":{"old_text":"c","new_text":"d"}}]}`
+	got, err := decodeArgs(json.RawMessage(raw), resolvedFor[editArgs](t), (*editArgs).complete)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := got.Edits[0].Replace; r == nil || *r != (replaceOp{OldText: "c", NewText: "d"}) {
+		t.Fatalf("replace = %+v, want the last one alone (all false)", r)
+	}
+	raw = `{"path":"a","limit":2.0,"offset":1e1}`
+	a, err := decodeArgs(json.RawMessage(raw), resolvedFor[readArgs](t), (*readArgs).complete)
+	if err != nil || a.Limit != 2 || a.Offset != 10 {
+		t.Fatalf("%s: %+v, %v; want limit 2 and offset 10, as the SDK took them", raw, a, err)
+	}
+}
+
+func TestPlainKeys(t *testing.T) {
+	for raw, want := range map[string]bool{
+		`{"a":1,"b":{"a":2},"c":[{"a":3},{"a":4}]}`: true,
+		`{"a":"a","b":"a"}`:                         true,
+		`["a","a",{"a":1}]`:                         true,
+		`{"a":1,"a":2}`:                             false,
+		`{"b":{"a":1,"a":2}}`:                       false,
+		`{"c":[{"a":1,"a":2}]}`:                     false,
+		`{"a\u0062":1}`:                             false,
+		`{"a":"x\"y","b":1}`:                        true,
+	} {
+		if got := plainKeys([]byte(raw)); got != want {
+			t.Errorf("plainKeys(%s) = %v, want %v", raw, got, want)
+		}
 	}
 }
 
@@ -124,6 +166,8 @@ func FuzzDecodeArgs(f *testing.F) {
 		`{"path":"a","edits":[{"set_line":{"anchor":"1:ab","new_text":"x","z":1}}]}`,
 		`{"path":"a","limit":1e2}`,
 		`{"path":"\u0061","limit":-0}`,
+		`{"path":"a","edits":[{"replace":{"old_text":"a","new_text":"b","all":true},"replace":{"old_text":"c","new_text":"d"}}]}`,
+		`{"path":"a","path":"b","limit":2.0}`,
 	} {
 		f.Add(s)
 	}
