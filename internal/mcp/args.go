@@ -26,22 +26,12 @@ type handler[In any] func(context.Context, *sdk.CallToolRequest, In) (*sdk.CallT
 // stack for the validator's recursion. A tool call that does a 100-line
 // edit takes about 0.8 ms in all. Here arguments are first decoded
 // strictly (exact key names, no unknown key at any depth, no null, no type
-// mismatch; see decodeArgs), and complete then checks that every required
+// mismatch, no repeated or escaped key; see decodeFast), and complete then checks that every required
 // value is present and not empty; in that case the schema accepts them too
 // (FuzzDecodeArgs checks this). Anything else is judged by the schema, with
 // the SDK's messages.
 func addTool[In any](s *sdk.Server, t *sdk.Tool, complete func(*In) bool, h handler[In]) {
-	if t.InputSchema == nil {
-		schema, err := jsonschema.For[In](&jsonschema.ForOptions{})
-		if err != nil {
-			panic(err) // the argument types are static
-		}
-		t.InputSchema = schema
-	}
-	resolved, err := t.InputSchema.(*jsonschema.Schema).Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
-	if err != nil {
-		panic(err)
-	}
+	resolved := resolveSchema[In](t)
 	s.AddTool(t, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		in, err := decodeArgs(req.Params.Arguments, resolved, complete)
 		if err != nil {
@@ -53,6 +43,23 @@ func addTool[In any](s *sdk.Server, t *sdk.Tool, complete func(*In) bool, h hand
 		}
 		return res, nil
 	})
+}
+
+// resolveSchema gives t the input schema inferred from In, as sdk.AddTool
+// does, unless it has one, and returns it resolved for validation.
+func resolveSchema[In any](t *sdk.Tool) *jsonschema.Resolved {
+	if t.InputSchema == nil {
+		schema, err := jsonschema.For[In](&jsonschema.ForOptions{})
+		if err != nil {
+			panic(err) // the argument types are static
+		}
+		t.InputSchema = schema
+	}
+	resolved, err := t.InputSchema.(*jsonschema.Schema).Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
+	if err != nil {
+		panic(err)
+	}
+	return resolved
 }
 
 // strict is how arguments are decoded without the validator: key names

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // resolved is each argument type's schema, as the tools declare it.
@@ -17,19 +18,11 @@ func resolvedFor[In any](t testing.TB) *jsonschema.Resolved {
 	if r, ok := resolved[rt]; ok {
 		return r
 	}
-	var schema *jsonschema.Schema
+	tool := &sdk.Tool{}
 	if rt == reflect.TypeFor[editArgs]() {
-		schema = editTool().InputSchema.(*jsonschema.Schema)
-	} else {
-		var err error
-		if schema, err = jsonschema.For[In](&jsonschema.ForOptions{}); err != nil {
-			t.Fatal(err)
-		}
+		tool = editTool()
 	}
-	r, err := schema.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := resolveSchema[In](tool)
 	resolved[rt] = r
 	return r
 }
