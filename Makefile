@@ -23,7 +23,7 @@ build: ## Build bin/hashlined and bin/hashline
 	go build -o bin/ ./cmd/hashlined ./cmd/hashline
 
 .PHONY: test
-test: checkgenerate lint breaking unit smoke test-ts ## Everything CI runs: generated code current, lint, API compatibility, race tests, grpcurl smoke test, TypeScript client tests
+test: checkgenerate lint crossbuild breaking unit smoke test-ts ## Everything CI runs: generated code current, lint, cross-builds, API compatibility, race tests, grpcurl smoke test, TypeScript client tests
 
 .PHONY: unit
 unit: ## go test -race ./... (fuzz seed corpora and examples included)
@@ -65,6 +65,13 @@ lint: tools/ts/node_modules ## buf lint, buf format, go vet, gofmt, type-check g
 	go vet ./...
 	cd tools/ts && npm run --silent check-gen
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^gen/')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+# The binaries (hashline mcp in desktop clients above all) must build where
+# the README says they run; Linux is built by every other target.
+.PHONY: crossbuild
+crossbuild: ## go build ./... for Windows and macOS
+	GOOS=windows GOARCH=amd64 go build ./...
+	GOOS=darwin GOARCH=arm64 go build ./...
 
 # The API as first released: every later change must stay wire- and
 # source-compatible with it (buf breaking, FILE rules).

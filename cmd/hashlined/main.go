@@ -369,9 +369,9 @@ func listen(addr string) (net.Listener, func(), error) {
 		os.Remove(path)
 	}
 	// Create the socket already private: no window with umask permissions.
-	old := syscall.Umask(0o177)
+	restore := privateFiles()
 	lis, err := net.Listen("unix", path)
-	syscall.Umask(old)
+	restore()
 	if err != nil {
 		return nil, nil, fmt.Errorf("--listen %s: %w", addr, err)
 	}

@@ -1,8 +1,12 @@
+//go:build linux
+
 // Command bench-grep compares our search with ripgrep on one corpus, in one
 // run: for each query it runs rg, the in-process engine (internal/grep) and
 // Grep through a real hashlined over loopback gRPC, alternating between the
 // three for several rounds, then prints the medians and their ratio to rg.
 // Every run's match count must equal rg's, or it fails.
+//
+// It reads CPU times from /proc, so it is built on Linux only.
 //
 // It is run by scripts/bench-grep.sh (make bench-grep), which installs rg,
 // copies the corpus and builds the binaries.
