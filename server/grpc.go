@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"runtime/debug"
 	"time"
 
@@ -81,6 +82,7 @@ type GRPCConfig struct {
 func NewGRPCServer(svc *Service, cfg GRPCConfig) (*grpc.Server, *health.Server) {
 	unary, stream := chains(svc, cfg)
 	opts := []grpc.ServerOption{grpc.ChainUnaryInterceptor(unary...), grpc.ChainStreamInterceptor(stream...)}
+	opts = append(opts, transportOptions()...)
 	if cfg.MaxRecvBytes > 0 {
 		opts = append(opts, grpc.MaxRecvMsgSize(cfg.MaxRecvBytes))
 	}
@@ -109,6 +111,35 @@ func NewGRPCServer(svc *Service, cfg GRPCConfig) (*grpc.Server, *health.Server) 
 		cfg.Metrics.grpc.InitializeMetrics(gs)
 	}
 	return gs, hs
+}
+
+// Flow-control windows of every connection (see transportOptions): a
+// request up to streamWindow bytes is sent without waiting for the server,
+// and one connection has at most connWindow bytes unread. They are the
+// largest windows grpc's dynamic flow control would grow to.
+const (
+	streamWindow = 4 << 20
+	connWindow   = 16 << 20
+)
+
+// transportOptions cut what every call costs the server in thread wake-ups,
+// which dominate a small call's time on a virtual machine (BENCHMARKS.md):
+//   - Static flow-control windows. With grpc's dynamic windows, every
+//     request that carries data makes the server send a ping to estimate
+//     the link's bandwidth-delay product, and read the client's answer:
+//     one more write and one more wake-up per call. Our calls are small
+//     and our clients mostly local, where that estimate buys nothing.
+//   - A worker goroutine per P runs the handlers, instead of a new
+//     goroutine per call whose stack grows through the interceptors each
+//     time; when every worker is busy grpc starts a goroutine as before.
+//
+// Options given in GRPCConfig.ServerOptions come later and win.
+func transportOptions() []grpc.ServerOption {
+	return []grpc.ServerOption{
+		grpc.StaticStreamWindowSize(streamWindow),
+		grpc.StaticConnWindowSize(connWindow),
+		grpc.NumStreamWorkers(uint32(runtime.GOMAXPROCS(0))),
+	}
 }
 
 // chains returns NewGRPCServer's interceptor chains, outermost first.
