@@ -61,7 +61,7 @@ func (r *report) markdown() string {
 	for _, e := range r.env {
 		b.WriteString("- " + e + "\n")
 	}
-	b.WriteString("- The machine was shared with other builds and tests while this ran (see the load averages): absolute times are noisy, ratios are what to read.\n\n")
+	b.WriteString("- The load averages count this benchmark's own processes too. Absolute times are noisy; the ratios, measured alternately in the same run, are what to read.\n\n")
 	if len(r.targets) > 0 {
 		b.WriteString("### Targets\n\n" +
 			"Read targets compare like with like: in-process tagging produces the tagged text, which is what a Read with `omitLines` returns (the default response adds a message per line; its cost is in the Read table). " +

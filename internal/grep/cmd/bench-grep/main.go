@@ -569,7 +569,7 @@ func section(table, target string, ri runInfo) string {
 	if ri.rev != "" {
 		fmt.Fprintf(&b, "- commit %s, %s\n", ri.rev, time.Now().UTC().Format("2006-01-02 15:04 UTC"))
 	}
-	fmt.Fprintf(&b, "- load average at the start: %s; at the end: %s (2 cores: other builds and tests shared the machine; read the ratios, not the absolute times)\n\n", ri.loadStart, ri.loadEnd)
+	fmt.Fprintf(&b, "- load average at the start: %s; at the end: %s (2 cores; they count this benchmark's own processes too; read the ratios, not the absolute times)\n\n", ri.loadStart, ri.loadEnd)
 	fmt.Fprintf(&b, "Corpus: a copy of `$(go env GOROOT)/src`, %d text files, %.0f MB searched; %d binary files are skipped by both; %d files were removed from the copy because the tools treat them differently by design (symlinks, which rg does not follow; non-UTF-8 files, which we skip; NUL bytes past the first 8 KiB, which rg's binary detection finds and ours does not). rg's file list, less binary and empty files, is checked to be exactly the files we search.\n\n",
 		ri.files, float64(ri.bytes)/1e6, ri.binaries, ri.pruned)
 	b.WriteString("- rg: `rg --no-config --no-require-git --no-ignore-global --no-ignore-parent -n --stats`, printing numbered lines to a pipe read by the driver (`--no-require-git` so that it honours the .gitignore files as we do, outside a git repository).\n")
