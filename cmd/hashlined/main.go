@@ -363,7 +363,7 @@ func listen(addr string) (net.Listener, func(), error) {
 		}
 		// Only a refused connection proves the socket is dead; a busy or
 		// slow server must not lose its socket file.
-		if !errors.Is(err, syscall.ECONNREFUSED) {
+		if !refused(err) {
 			return nil, nil, fmt.Errorf("--listen %s: the socket exists and its server did not answer (%v); remove it if no server owns it", addr, err)
 		}
 		os.Remove(path)
