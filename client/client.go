@@ -90,6 +90,25 @@ func WithDialOptions(opts ...grpc.DialOption) Option {
 	return func(o *options) { o.dialOpts = append(o.dialOpts, opts...) }
 }
 
+// flowWindow is the HTTP/2 flow-control window Dial sets for each call and
+// for the connection: the most grpc's dynamic windows grow to.
+const flowWindow = 16 << 20
+
+// TransportOptions are the dial options Dial uses for the transport, for
+// connections made with grpc.NewClient and wrapped with New: static HTTP/2
+// flow-control windows of 16 MiB per call and per connection. With grpc's
+// dynamic windows, every response that carries data makes the client send
+// a window update and a ping to estimate the link's bandwidth, which the
+// server must read and answer; hashlined's static windows do the same on
+// its side. On the benchmark machine this cut the server's CPU per call by
+// 6-9%.
+func TransportOptions() []grpc.DialOption {
+	return []grpc.DialOption{
+		grpc.WithStaticStreamWindowSize(flowWindow),
+		grpc.WithStaticConnWindowSize(flowWindow),
+	}
+}
+
 // Dial connects to a server at target: "host:port" or "unix:///path.sock".
 // Connections are plaintext unless WithDialOptions gives credentials.
 func Dial(target string, opts ...Option) (*Client, error) {
@@ -102,7 +121,7 @@ func Dial(target string, opts ...Option) (*Client, error) {
 		// should not depend on a resolver.
 		target = "passthrough:///" + target
 	}
-	dialOpts := append([]grpc.DialOption{
+	dialOpts := []grpc.DialOption{
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithStatsHandler(sentTracker{}),
 		// Reconnect soon after a refused connection (grpc's default waits
@@ -111,7 +130,9 @@ func Dial(target string, opts ...Option) (*Client, error) {
 			Backoff:           backoff.Config{BaseDelay: 100 * time.Millisecond, Multiplier: 1.6, Jitter: 0.2, MaxDelay: 5 * time.Second},
 			MinConnectTimeout: 5 * time.Second,
 		}),
-	}, o.dialOpts...)
+	}
+	dialOpts = append(dialOpts, TransportOptions()...)
+	dialOpts = append(dialOpts, o.dialOpts...) // the caller's come last and win
 	conn, err := grpc.NewClient(target, dialOpts...)
 	if err != nil {
 		return nil, fmt.Errorf("hashline: dial %s: %w", target, err)

@@ -9,6 +9,9 @@ import (
 	"os"
 	"path/filepath"
 
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 	"github.com/hashline/hashline/internal/workspace"
@@ -96,4 +99,33 @@ func ExampleFromStatus() {
 	// Output:
 	// true
 	// true
+}
+
+// A connection made with grpc.NewClient (here with its own message limit)
+// gets the transport of client.Dial from TransportOptions, and New wraps it.
+func ExampleTransportOptions() {
+	dir, _ := os.MkdirTemp("", "hashline-example")
+	defer os.RemoveAll(dir)
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("one\ntwo\n"), 0o644)
+	addr, stop := startServer(dir)
+	defer stop()
+
+	opts := append(client.TransportOptions(),
+		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(256<<20)))
+	conn, err := grpc.NewClient("passthrough:///"+addr, opts...)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer conn.Close()
+	c := client.New(conn, client.WithAgentID("orchestrator"))
+
+	r, err := c.Read(context.Background(), &hashlinev1.ReadRequest{Path: "notes.txt"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(r.GetText())
+	// Output:
+	// 1:60|one
+	// 2:f4|two
 }

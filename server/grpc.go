@@ -113,31 +113,33 @@ func NewGRPCServer(svc *Service, cfg GRPCConfig) (*grpc.Server, *health.Server) 
 	return gs, hs
 }
 
-// Flow-control windows of every connection (see transportOptions): a
-// request up to streamWindow bytes is sent without waiting for the server,
-// and one connection has at most connWindow bytes unread. They are the
-// largest windows grpc's dynamic flow control would grow to.
-const (
-	streamWindow = 4 << 20
-	connWindow   = 16 << 20
-)
+// flowWindow is the HTTP/2 flow-control window of every call and of every
+// connection (see transportOptions): the most grpc's dynamic windows grow
+// to, so a request up to this size is sent without waiting for the server.
+const flowWindow = 16 << 20
 
 // transportOptions cut what every call costs the server in thread wake-ups,
-// which dominate a small call's time on a virtual machine (BENCHMARKS.md):
+// which dominate a small call's time on a virtual machine (README,
+// Transport):
 //   - Static flow-control windows. With grpc's dynamic windows, every
-//     request that carries data makes the server send a ping to estimate
-//     the link's bandwidth-delay product, and read the client's answer:
-//     one more write and one more wake-up per call. Our calls are small
-//     and our clients mostly local, where that estimate buys nothing.
-//   - A worker goroutine per P runs the handlers, instead of a new
+//     request that carries data makes the server send a window update and
+//     a ping to estimate the link's bandwidth-delay product, and read the
+//     client's answer: one more write and one more wake-up per call. Our
+//     calls are small and our clients mostly local, where that estimate
+//     buys nothing. (Clients that keep dynamic windows still ping the
+//     server after each response; client.Dial does not.)
+//   - Handlers run on one worker goroutine per P, instead of a new
 //     goroutine per call whose stack grows through the interceptors each
-//     time; when every worker is busy grpc starts a goroutine as before.
+//     time. When every worker is busy (a Watch or Grep stream holds one
+//     until it ends), grpc starts a goroutine for the call as before.
 //
-// Options given in GRPCConfig.ServerOptions come later and win.
+// Options in GRPCConfig.ServerOptions come later: they can change the
+// window sizes and the number of workers, but not bring back dynamic
+// windows.
 func transportOptions() []grpc.ServerOption {
 	return []grpc.ServerOption{
-		grpc.StaticStreamWindowSize(streamWindow),
-		grpc.StaticConnWindowSize(connWindow),
+		grpc.StaticStreamWindowSize(flowWindow),
+		grpc.StaticConnWindowSize(flowWindow),
 		grpc.NumStreamWorkers(uint32(runtime.GOMAXPROCS(0))),
 	}
 }

@@ -2,13 +2,21 @@ package server_test
 
 import (
 	"bytes"
+	"context"
+	"io"
+	"maps"
 	"net"
+	"os"
+	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
 
+	"github.com/hashline/hashline/client"
+	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 	"github.com/hashline/hashline/internal/workspace"
 	"github.com/hashline/hashline/server"
 )
@@ -18,8 +26,8 @@ import (
 // control each request carrying data would make the server send a
 // WINDOW_UPDATE and a bandwidth-estimating PING, and read the answer: one
 // more write and one more wake-up per call. The server's static windows
-// (4 MiB per stream, 16 MiB per connection) are announced once, at
-// connection start, and a call is answered with its response frames alone.
+// (16 MiB per stream and per connection) are announced once, at connection
+// start, and a call is answered with its response frames alone.
 func TestTransportFramesPerCall(t *testing.T) {
 	ws, err := workspace.Open(t.TempDir())
 	if err != nil {
@@ -83,8 +91,8 @@ func TestTransportFramesPerCall(t *testing.T) {
 			t.Fatalf("frame %v before the server's windows", f.Header())
 		}
 	}
-	if streamWindow != 4<<20 {
-		t.Errorf("stream window %d, want %d", streamWindow, 4<<20)
+	if streamWindow != 16<<20 {
+		t.Errorf("stream window %d, want %d", streamWindow, 16<<20)
 	}
 	if got, want := connIncrement+65535, uint32(16<<20); got != want {
 		t.Errorf("connection window %d, want %d", got, want)
@@ -142,5 +150,108 @@ func TestTransportFramesPerCall(t *testing.T) {
 				return
 			}
 		}
+	}
+}
+
+// TestClientFramesPerCall counts the frames client.Dial's connection sends
+// through a proxy over a run of calls: with the static windows of
+// client.TransportOptions, no ping and no window update follows each
+// response, which the server would have to read and answer.
+func TestClientFramesPerCall(t *testing.T) {
+	ws, err := workspace.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	if err := os.WriteFile(filepath.Join(ws.Dir(), "f.txt"), []byte("alpha\nbeta\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gs, _ := server.NewGRPCServer(server.New(ws), server.GRPCConfig{})
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go gs.Serve(lis)
+	t.Cleanup(gs.Stop)
+
+	// The proxy copies both ways and parses what the client sends.
+	plis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { plis.Close() })
+	var mu sync.Mutex
+	sent := map[http2.FrameType]int{}
+	go func() {
+		cc, err := plis.Accept()
+		if err != nil {
+			return
+		}
+		defer cc.Close()
+		sc, err := net.Dial("tcp", lis.Addr().String())
+		if err != nil {
+			return
+		}
+		defer sc.Close()
+		go io.Copy(cc, sc)
+		pr, pw := io.Pipe()
+		go func() {
+			defer pr.Close()
+			if _, err := io.ReadFull(pr, make([]byte, len(http2.ClientPreface))); err != nil {
+				return
+			}
+			fr := http2.NewFramer(nil, pr)
+			for {
+				f, err := fr.ReadFrame()
+				if err != nil {
+					return
+				}
+				if p, ok := f.(*http2.PingFrame); ok && p.IsAck() {
+					continue // answers to the server's own pings
+				}
+				mu.Lock()
+				// Settings and the connection's window come before the
+				// first call; count from there.
+				if f.Header().Type == http2.FrameHeaders || sent[http2.FrameHeaders] > 0 {
+					sent[f.Header().Type]++
+				}
+				mu.Unlock()
+			}
+		}()
+		io.Copy(sc, io.TeeReader(cc, pw))
+		pw.Close()
+	}()
+
+	c, err := client.Dial(plis.Addr().String(), client.WithAgentID("frames"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	const calls = 20
+	for range calls {
+		if _, err := c.Read(ctx, &hashlinev1.ReadRequest{Path: "f.txt"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.Close() // the proxy has parsed everything once the connection is gone
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		mu.Lock()
+		n := sent[http2.FrameHeaders]
+		got := maps.Clone(sent)
+		mu.Unlock()
+		if n >= calls {
+			if got[http2.FramePing] != 0 || got[http2.FrameWindowUpdate] != 0 {
+				t.Errorf("the client sent %d pings and %d window updates over %d calls, want none: %v",
+					got[http2.FramePing], got[http2.FrameWindowUpdate], calls, got)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the proxy saw %d request HEADERS frames, want %d: %v", n, calls, got)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -39,9 +39,10 @@ func startDaemon(bin, root string, extra ...string) (*server, error) {
 		return nil, fmt.Errorf("hashlined %v: %w", extra, err)
 	}
 	d := &server{proc: p}
-	d.conn, err = grpc.NewClient("passthrough:///"+p.Addr,
+	// The transport of client.Dial, with a larger message limit.
+	d.conn, err = grpc.NewClient("passthrough:///"+p.Addr, append(client.TransportOptions(),
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(1<<30)))
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(1<<30)))...)
 	if err != nil {
 		d.close()
 		return nil, err
