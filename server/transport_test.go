@@ -29,20 +29,8 @@ import (
 // (16 MiB per stream and per connection) are announced once, at connection
 // start, and a call is answered with its response frames alone.
 func TestTransportFramesPerCall(t *testing.T) {
-	ws, err := workspace.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ws.Close() })
-	gs, _ := server.NewGRPCServer(server.New(ws), server.GRPCConfig{})
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go gs.Serve(lis)
-	t.Cleanup(gs.Stop)
-
-	conn, err := net.Dial("tcp", lis.Addr().String())
+	_, addr := serveLoopback(t)
+	conn, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,21 +146,10 @@ func TestTransportFramesPerCall(t *testing.T) {
 // client.TransportOptions, no ping and no window update follows each
 // response, which the server would have to read and answer.
 func TestClientFramesPerCall(t *testing.T) {
-	ws, err := workspace.Open(t.TempDir())
-	if err != nil {
+	root, addr := serveLoopback(t)
+	if err := os.WriteFile(filepath.Join(root, "f.txt"), []byte("alpha\nbeta\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { ws.Close() })
-	if err := os.WriteFile(filepath.Join(ws.Dir(), "f.txt"), []byte("alpha\nbeta\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	gs, _ := server.NewGRPCServer(server.New(ws), server.GRPCConfig{})
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go gs.Serve(lis)
-	t.Cleanup(gs.Stop)
 
 	// The proxy copies both ways and parses what the client sends.
 	plis, err := net.Listen("tcp", "127.0.0.1:0")
@@ -188,7 +165,7 @@ func TestClientFramesPerCall(t *testing.T) {
 			return
 		}
 		defer cc.Close()
-		sc, err := net.Dial("tcp", lis.Addr().String())
+		sc, err := net.Dial("tcp", addr)
 		if err != nil {
 			return
 		}
@@ -254,4 +231,24 @@ func TestClientFramesPerCall(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// serveLoopback serves a new workspace with NewGRPCServer on a free
+// loopback port, as hashlined does, and returns its root and address.
+func serveLoopback(t *testing.T) (root, addr string) {
+	t.Helper()
+	root = t.TempDir()
+	ws, err := workspace.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	gs, _ := server.NewGRPCServer(server.New(ws), server.GRPCConfig{})
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go gs.Serve(lis)
+	t.Cleanup(gs.Stop)
+	return root, lis.Addr().String()
 }
