@@ -57,8 +57,14 @@ func analyze(re *syntax.Regexp) litInfo {
 	case syntax.OpEmptyMatch:
 		return exactly(true, lit{})
 	case syntax.OpLiteral:
+		if slices.Contains(re.Rune, utf8.RuneError) {
+			return litInfo{} // see matchesInvalid
+		}
 		return exactly(true, newLit(string(re.Rune), re.Flags&syntax.FoldCase != 0))
 	case syntax.OpCharClass:
+		if matchesInvalid(re.Rune) {
+			return litInfo{}
+		}
 		return analyzeClass(re)
 	case syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
 		syntax.OpWordBoundary, syntax.OpNoWordBoundary:
@@ -87,6 +93,19 @@ func analyze(re *syntax.Regexp) litInfo {
 		return analyzeAlternate(re.Sub)
 	}
 	return litInfo{}
+}
+
+// matchesInvalid reports whether a class holds U+FFFD. Go's regexp reads
+// each byte that is not valid UTF-8 as U+FFFD, so such a class (or a
+// literal U+FFFD) also matches bytes that are not its UTF-8 encoding, and
+// no literal can stand for it.
+func matchesInvalid(ranges []rune) bool {
+	for i := 0; i < len(ranges); i += 2 {
+		if ranges[i] <= utf8.RuneError && utf8.RuneError <= ranges[i+1] {
+			return true
+		}
+	}
+	return false
 }
 
 func exactly(pure bool, l lit) litInfo {

@@ -96,6 +96,9 @@ func FuzzScan(f *testing.F) {
 		{`a\nb`, "a\nb\n"},
 		{`(?i)\x{3C3}\x{3A3}`, "\u03c2\u03c3\n"},
 		{`x\r`, "x\r\nx\ry\n"},
+		// Go's regexp reads a byte that is not UTF-8 as U+FFFD.
+		{`a\x{FFFD}b`, "a\xc0b\na\uFFFDb\n"},
+		{`[\x{FFFC}-\x{FFFE}]x`, "\xffx\n"},
 	}
 	for _, s := range seeds {
 		f.Add(s.pattern, s.text)
