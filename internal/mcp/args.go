@@ -26,10 +26,10 @@ type handler[In any] func(context.Context, *sdk.CallToolRequest, In) (*sdk.CallT
 // stack for the validator's recursion. A tool call that does a 100-line
 // edit takes about 0.8 ms in all. Here arguments are first decoded
 // strictly (exact key names, no unknown key at any depth, no null, no type
-// mismatch, no repeated or escaped key; see decodeFast), and complete then checks that every required
-// value is present and not empty; in that case the schema accepts them too
-// (FuzzDecodeArgs checks this). Anything else is judged by the schema, with
-// the SDK's messages.
+// mismatch, no repeated or escaped key; see decodeFast), and complete then
+// checks that every required value is present and not empty; in that case
+// the schema accepts them too (FuzzDecodeArgs checks this). Anything else is
+// judged by the schema, with the SDK's messages.
 func addTool[In any](s *sdk.Server, t *sdk.Tool, complete func(*In) bool, h handler[In]) {
 	resolved := resolveSchema[In](t)
 	s.AddTool(t, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
