@@ -31,10 +31,11 @@ func AgentID(ctx context.Context) string {
 	if g := grantFrom(ctx); g != nil {
 		return g.Agent
 	}
-	if md, ok := metadata.FromIncomingContext(ctx); ok {
-		if v := md.Get(AgentMetadataKey); len(v) > 0 && v[0] != "" {
-			return v[0]
-		}
+	// ValueFromIncomingContext looks the key up without copying the whole
+	// metadata, as FromIncomingContext does; several interceptors and
+	// handlers ask for the agent on every call.
+	if v := metadata.ValueFromIncomingContext(ctx, AgentMetadataKey); len(v) > 0 && v[0] != "" {
+		return v[0]
 	}
 	return "anonymous"
 }
