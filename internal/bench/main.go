@@ -293,27 +293,24 @@ func (e *env) readMCP() error {
 		title: "read_file over MCP stdio: the peer vs `hashline mcp`",
 		about: "Each call is `read_file {\"path\": FILE, \"limit\": 2000}` (2000 is both servers' default page) from the same Go MCP client over the server process's stdin/stdout. " +
 			"Both return the first 2000 lines of a longer file (the peer reads and splits the whole file first; so do we). " +
-			"`hashline mcp` runs the engine in-process; `hashline mcp --server` forwards to `hashlined` over loopback gRPC. Ratio: the peer's time over ours (higher is better for us).",
+			"`hashline mcp` runs the engine in-process; `hashline mcp --server` forwards to `hashlined` over loopback gRPC. " +
+			"The ping row is MCP's `ping` request, alternated the same way: one JSON-RPC round trip over stdio with no tool behind it, the floor every tool call pays (as the empty gRPC call is for the service). " +
+			"Ratio: the peer's time over ours (higher is better for us).",
 		cols: append([]string{"file"}, names...),
 	}
-	for _, n := range sizes {
-		path := fmt.Sprintf("r%d.go", n)
+	// row measures one call on every server, alternated, and adds its row;
+	// target names the row's target, if it has one.
+	row := func(label, target string, call func(m *mcpServer) error) error {
 		var cs []contender
 		for _, name := range names {
 			m := e.mcps[name]
-			cs = append(cs, contender{name, func() error {
-				text, err := m.call("read_file", map[string]any{"path": path, "limit": 2000})
-				if err == nil && strings.Count(text, "\n") < min(n, 2000) {
-					err = fmt.Errorf("short read: %.200s", text)
-				}
-				return err
-			}})
+			cs = append(cs, contender{name, func() error { return call(m) }})
 		}
 		s, err := interleave(cs, e.cfg.budget, e.cfg.minRounds, 2000)
 		if err != nil {
 			return err
 		}
-		row := []string{lineLabel(n)}
+		r := []string{label}
 		peer, hasPeer := indexOf(names, "peer")
 		for i := range names {
 			cell := ms(median(s[i]))
@@ -323,14 +320,32 @@ func (e *env) readMCP() error {
 				// --server mode adds a gRPC hop to a shared hashlined,
 				// which the peer has no counterpart for: reported in the
 				// table, not a target.
-				if names[i] == "hashline mcp" {
-					e.report.target(fmt.Sprintf("`%s` read_file of %s faster than the peer (peer/ours > 1)", names[i], lineLabel(n)), float64(median(s[peer]))/float64(median(s[i])), -1)
+				if target != "" && names[i] == "hashline mcp" {
+					e.report.target(fmt.Sprintf(target, names[i]), float64(median(s[peer]))/float64(median(s[i])), -1)
 				}
 			}
-			row = append(row, cell)
+			r = append(r, cell)
 		}
-		t.rows = append(t.rows, row)
-		log.Printf("read_file %s: %v", lineLabel(n), row[1:])
+		t.rows = append(t.rows, r)
+		log.Printf("read_file %s: %v", label, r[1:])
+		return nil
+	}
+	// Not a read: one JSON-RPC round trip with no tool behind it.
+	if err := row("ping", "", func(m *mcpServer) error { return m.ping() }); err != nil {
+		return err
+	}
+	for _, n := range sizes {
+		path := fmt.Sprintf("r%d.go", n)
+		err := row(lineLabel(n), "`%s` read_file of "+lineLabel(n)+" faster than the peer (peer/ours > 1)", func(m *mcpServer) error {
+			text, err := m.call("read_file", map[string]any{"path": path, "limit": 2000})
+			if err == nil && strings.Count(text, "\n") < min(n, 2000) {
+				err = fmt.Errorf("short read: %.200s", text)
+			}
+			return err
+		})
+		if err != nil {
+			return err
+		}
 	}
 	e.report.add(t)
 	return nil

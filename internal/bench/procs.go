@@ -101,4 +101,12 @@ func (m *mcpServer) call(tool string, args map[string]any) (string, error) {
 	return text, nil
 }
 
+// ping makes one MCP ping request: a round trip with no tool behind it.
+func (m *mcpServer) ping() error {
+	if err := m.cs.Ping(context.Background(), nil); err != nil {
+		return fmt.Errorf("%s ping: %w", m.name, err)
+	}
+	return nil
+}
+
 func (m *mcpServer) close() { m.cs.Close() }
