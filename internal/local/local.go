@@ -64,10 +64,12 @@ func Start(cfg Config) (*Engine, error) {
 	lis := bufconn.Listen(1 << 20)
 	e := &Engine{ws: ws, gs: gs, served: make(chan error, 1)}
 	go func() { e.served <- gs.Serve(lis) }()
-	conn, err := grpc.NewClient("passthrough:///local",
+	// Streaming calls go over this connection, with client.Dial's
+	// transport: no flow-control pings between two ends of one process.
+	conn, err := grpc.NewClient("passthrough:///local", append(client.TransportOptions(),
 		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
-	)
+	)...)
 	if err != nil {
 		gs.Stop()
 		ws.Close()

@@ -45,6 +45,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
+	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 	"github.com/hashline/hashline/internal/daemon"
 	"github.com/hashline/hashline/internal/grep"
@@ -137,8 +138,10 @@ func run(corpus, rgBin, hashlinedBin string, rounds int, md, command, only strin
 		return err
 	}
 	defer srv.stop()
-	conn, err := grpc.NewClient(srv.Addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(64<<20)))
+	// The transport of client.Dial, with a larger message limit.
+	conn, err := grpc.NewClient(srv.Addr, append(client.TransportOptions(),
+		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(64<<20)))...)
 	if err != nil {
 		return err
 	}
