@@ -299,7 +299,7 @@ func (e *env) readMCP() error {
 		cols: append([]string{"file"}, names...),
 	}
 	// row measures one call on every server, alternated, and adds its row;
-	// target names the row's target, if it has one.
+	// target, if not empty, is the row's target for `hashline mcp`.
 	row := func(label, target string, call func(m *mcpServer) error) error {
 		var cs []contender
 		for _, name := range names {
@@ -321,13 +321,13 @@ func (e *env) readMCP() error {
 				// which the peer has no counterpart for: reported in the
 				// table, not a target.
 				if target != "" && names[i] == "hashline mcp" {
-					e.report.target(fmt.Sprintf(target, names[i]), float64(median(s[peer]))/float64(median(s[i])), -1)
+					e.report.target(target, float64(median(s[peer]))/float64(median(s[i])), -1)
 				}
 			}
 			r = append(r, cell)
 		}
 		t.rows = append(t.rows, r)
-		log.Printf("read_file %s: %v", label, r[1:])
+		log.Printf("MCP %s: %v", label, r[1:])
 		return nil
 	}
 	// Not a read: one JSON-RPC round trip with no tool behind it.
@@ -336,7 +336,7 @@ func (e *env) readMCP() error {
 	}
 	for _, n := range sizes {
 		path := fmt.Sprintf("r%d.go", n)
-		err := row(lineLabel(n), "`%s` read_file of "+lineLabel(n)+" faster than the peer (peer/ours > 1)", func(m *mcpServer) error {
+		err := row(lineLabel(n), "`hashline mcp` read_file of "+lineLabel(n)+" faster than the peer (peer/ours > 1)", func(m *mcpServer) error {
 			text, err := m.call("read_file", map[string]any{"path": path, "limit": 2000})
 			if err == nil && strings.Count(text, "\n") < min(n, 2000) {
 				err = fmt.Errorf("short read: %.200s", text)
