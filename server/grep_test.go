@@ -220,14 +220,30 @@ func TestGrepContextLinesHaveNoSubmatches(t *testing.T) {
 	}
 }
 
+// TestGrepStopsWhenTheClientGoesAway cancels the call on the first file.
+// The client's windows are static and small, and the matches are larger
+// than them, so the server cannot send its summary before it sees the
+// cancellation: with dynamic windows on a fast transport it could finish
+// first, and a client reading buffered messages after cancelling could
+// then get the summary and no error.
 func TestGrepStopsWhenTheClientGoesAway(t *testing.T) {
-	e := newEnv(t)
+	root := t.TempDir()
+	line := strings.Repeat("x", 1000) + "\n"
 	for i := range 200 {
-		e.write(fmt.Sprintf("d/f%03d.txt", i), "x\n")
+		if err := os.WriteFile(filepath.Join(root, fmt.Sprintf("f%03d.txt", i)), []byte(line), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
-	ctx, cancel := context.WithCancel(e.ctx)
+	ws, err := workspace.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	const window = 64 << 10 // the smallest grpc allows; the matches are about 200 KB
+	c := serveOverBufconn(t, server.New(ws), grpc.WithStaticStreamWindowSize(window), grpc.WithStaticConnWindowSize(window))
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
-	_, err := e.c.Grep(ctx, &hashlinev1.GrepRequest{Pattern: "x", MaxMatches: 1000}, func(*hashlinev1.GrepFile) error {
+	_, err = c.Grep(ctx, &hashlinev1.GrepRequest{Pattern: "x", MaxMatches: 1000}, func(*hashlinev1.GrepFile) error {
 		cancel()
 		return nil
 	})
@@ -300,15 +316,16 @@ func medianOf(ds []time.Duration) time.Duration {
 }
 
 // serveOverBufconn serves svc with the full server stack on an in-memory
-// listener and returns a client, closed at cleanup.
-func serveOverBufconn(tb testing.TB, svc *server.Service) *client.Client {
+// listener and returns a client, closed at cleanup; opts are added to the
+// client's connection.
+func serveOverBufconn(tb testing.TB, svc *server.Service, opts ...grpc.DialOption) *client.Client {
 	gs, _ := server.NewGRPCServer(svc, server.GRPCConfig{DefaultTimeout: time.Minute})
 	lis := bufconn.Listen(1 << 20)
 	go gs.Serve(lis)
 	tb.Cleanup(gs.Stop)
-	conn, err := grpc.NewClient("passthrough:///bufnet",
+	conn, err := grpc.NewClient("passthrough:///bufnet", append([]grpc.DialOption{
 		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
-		grpc.WithTransportCredentials(insecure.NewCredentials()))
+		grpc.WithTransportCredentials(insecure.NewCredentials())}, opts...)...)
 	if err != nil {
 		tb.Fatal(err)
 	}
