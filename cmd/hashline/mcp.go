@@ -10,7 +10,6 @@ import (
 	"runtime/debug"
 	"strings"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"google.golang.org/grpc"
 
 	"github.com/hashline/hashline/client"
@@ -136,20 +135,15 @@ func runMCP(ctx context.Context, io stdio, args []string) int {
 		defer e.Close()
 		c = e.Client
 	}
-	s := mcp.New(c, mcp.WithAgent(*agent), mcp.WithVersion(mcpVersion()), mcp.WithLogger(logger))
-	t := &sdk.IOTransport{Reader: goio.NopCloser(in), Writer: nopWriteCloser{io.stdout}}
 	// The session ends when the client closes stdin (how MCP clients stop a
 	// stdio server) or on SIGINT/SIGTERM; neither is a failure.
-	if err := s.Run(ctx, t); err != nil && ctx.Err() == nil && !errors.Is(err, goio.EOF) {
+	err := mcp.Serve(ctx, c, goio.NopCloser(in), io.stdout, mcp.WithAgent(*agent), mcp.WithVersion(mcpVersion()), mcp.WithLogger(logger))
+	if err != nil && ctx.Err() == nil && !errors.Is(err, goio.EOF) {
 		fmt.Fprintf(io.stderr, "hashline mcp: %v\n", err)
 		return exitError
 	}
 	return exitOK
 }
-
-type nopWriteCloser struct{ goio.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 // mcpVersion is the module version the binary was built from, as MCP
 // clients are told.

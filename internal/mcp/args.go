@@ -29,19 +29,20 @@ type handler[In any] func(context.Context, *sdk.CallToolRequest, In) (*sdk.CallT
 // mismatch, no repeated or escaped key; see decodeFast), and complete then
 // checks that every required value is present and not empty; in that case
 // the schema accepts them too (FuzzDecodeArgs checks this). Anything else is
-// judged by the schema, with the SDK's messages.
-func addTool[In any](s *sdk.Server, t *sdk.Tool, complete func(*In) bool, h handler[In]) {
+// judged by the schema, with the SDK's messages. With a splicer, every
+// result's long texts are left to it (see splicer.hold).
+func addTool[In any](s *sdk.Server, sp *splicer, t *sdk.Tool, complete func(*In) bool, h handler[In]) {
 	resolved := resolveSchema[In](t)
 	s.AddTool(t, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		in, err := decodeArgs(req.Params.Arguments, resolved, complete)
 		if err != nil {
-			return errorResult(err.Error()), nil
+			return sp.hold(errorResult(err.Error())), nil
 		}
 		res, _, err := h(ctx, req, in)
 		if err != nil {
-			return errorResult(err.Error()), nil
+			return sp.hold(errorResult(err.Error())), nil
 		}
-		return res, nil
+		return sp.hold(res), nil
 	})
 }
 

@@ -3,6 +3,8 @@ package mcp_test
 import (
 	"bytes"
 	"context"
+	"errors"
+	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -25,8 +27,9 @@ import (
 // engine, and a real hashlined-style gRPC server on loopback.
 var backends = []string{"embedded", "server"}
 
-// session is an MCP client session talking to the bridge over the SDK's
-// in-memory transport, on a fresh temp workspace.
+// session is an MCP client session talking to the bridge as hashline mcp
+// serves it (mcp.Serve, newline-delimited JSON over a stream pair), on a
+// fresh temp workspace.
 type session struct {
 	t    testing.TB
 	root string
@@ -75,19 +78,58 @@ func newSessionOn(t testing.TB, backend string, cfg local.Config, opts ...mcp.Op
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
-	ct, st := sdk.NewInMemoryTransports()
-	ss, err := mcp.New(c, opts...).Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ss.Close() })
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test-client", Version: "v0"}, nil).Connect(ctx, ct, nil)
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test-client", Version: "v0"}, nil).Connect(ctx, serve(t, ctx, c, opts...), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cs.Close() })
 	s.cs, s.ctx, s.c = cs, ctx, c
 	return s
+}
+
+// serve runs mcp.Serve, as hashline mcp does, over a pair of pipes in
+// place of stdin and stdout, and returns the client's end. The test ends
+// by closing the client's end, and checks that Serve then returns.
+func serve(t testing.TB, ctx context.Context, c *client.Client, opts ...mcp.Option) sdk.Transport {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		err := mcp.Serve(ctx, c, inR, outW, opts...)
+		outW.Close()
+		done <- err
+	}()
+	t.Cleanup(func() {
+		inW.Close()
+		select {
+		case err := <-done:
+			if err != nil && !errors.Is(err, io.EOF) && ctx.Err() == nil {
+				t.Errorf("mcp.Serve: %v", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Errorf("mcp.Serve did not return after its input ended")
+		}
+	})
+	return &sdk.IOTransport{Reader: outR, Writer: inW}
+}
+
+// memorySession is a session over the SDK's in-memory transport to the
+// server mcp.New returns, on the same service client as s.
+func (s *session) memorySession(opts ...mcp.Option) *sdk.ClientSession {
+	s.t.Helper()
+	ct, st := sdk.NewInMemoryTransports()
+	ss, err := mcp.New(s.c, opts...).Connect(s.ctx, st, nil)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	s.t.Cleanup(func() { ss.Close() })
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test-client", Version: "v0"}, nil).Connect(s.ctx, ct, nil)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	s.t.Cleanup(func() { cs.Close() })
+	return cs
 }
 
 // startServer serves root over gRPC on a loopback port, as hashlined does,

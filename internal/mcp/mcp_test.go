@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/hashline/hashline/internal/mcp"
 )
 
@@ -444,5 +446,58 @@ func TestNumbersBeyondInt32(t *testing.T) {
 	}
 	if got := s.fail("grep", map[string]any{"pattern": "a", "limit": -1<<32 + 1}); !strings.Contains(got, "negative") {
 		t.Errorf("grep limit -2^32+1: want a negative-number error, got:\n%s", got)
+	}
+}
+
+// TestServeMatchesNew makes the same calls through mcp.Serve (what hashline
+// mcp runs: long texts are spliced into the output, see splice.go) and
+// through mcp.New on the SDK's in-memory transport, and wants the same
+// results, long and short, successes and tool errors.
+func TestServeMatchesNew(t *testing.T) {
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			s := newSession(t, backend)
+			mem := s.memorySession()
+			var big strings.Builder
+			for i := range 3000 {
+				fmt.Fprintf(&big, "\tx%d := \"<a href=\\\"%d\\\">&amp;</a>\" // héllo 世界 🙂 \u2028\n", i, i)
+			}
+			s.write("big.go", big.String())
+			s.write("small.go", mainGo)
+			s.write("w.txt", "old\n")
+			stale := []map[string]any{}
+			for i := 1; i <= 40; i++ {
+				stale = append(stale, map[string]any{"set_line": map[string]any{"anchor": fmt.Sprintf("%d:zz", i*50), "new_text": "x"}})
+			}
+			for _, tc := range []struct {
+				name, tool string
+				args       map[string]any
+				isError    bool
+			}{
+				{"a long page", "read_file", map[string]any{"path": "big.go"}, false},
+				{"a long plain page", "read_file", map[string]any{"path": "big.go", "plain": true, "offset": 100}, false},
+				{"a short read", "read_file", map[string]any{"path": "small.go"}, false},
+				{"many grep matches", "grep", map[string]any{"pattern": "href", "limit": 500, "post": 1}, false},
+				{"a long stale-reference view", "edit_file", map[string]any{"path": "big.go", "edits": stale}, true},
+				{"a short tool error", "read_file", map[string]any{"path": "nope.go"}, true},
+				{"an argument error", "read_file", map[string]any{"path": 5}, true},
+				{"a write", "write_file", map[string]any{"path": "w.txt", "content": "new\n"}, false},
+			} {
+				t.Run(tc.name, func(t *testing.T) {
+					viaServe, isErr := s.call(tc.tool, tc.args)
+					res, err := mem.CallTool(s.ctx, &sdk.CallToolParams{Name: tc.tool, Arguments: tc.args})
+					if err != nil {
+						t.Fatal(err)
+					}
+					viaNew := res.Content[0].(*sdk.TextContent).Text
+					if isErr != tc.isError || res.IsError != tc.isError {
+						t.Fatalf("isError: Serve %v, New %v, want %v\n%.300s", isErr, res.IsError, tc.isError, viaServe)
+					}
+					if viaServe != viaNew {
+						t.Errorf("Serve and New differ:\nServe %.300q\nNew   %.300q", viaServe, viaNew)
+					}
+				})
+			}
+		})
 	}
 }

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"io"
 	"log/slog"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -36,9 +37,30 @@ func WithAgent(name string) Option { return func(o *options) { o.agent = name } 
 // discards. It must never write to stdout, which carries the protocol.
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
 
-// New returns an MCP server whose tools call c. Run it with
-// server.Run(ctx, &mcp.StdioTransport{}) or connect it to any transport.
+// New returns an MCP server whose tools call c. Connect it to any
+// transport; to serve a client over a stream pair (stdio), Serve does the
+// same with less encoding.
 func New(c *client.Client, opts ...Option) *sdk.Server {
+	return newServer(c, nil, opts...)
+}
+
+// Serve serves one MCP client over in and out (hashline mcp: stdin and
+// stdout, newline-delimited JSON-RPC, the SDK's IOTransport) with the tools
+// New gives, until in ends or ctx is done. Long result texts are written by
+// a splicer instead of being encoded by the SDK three times over.
+func Serve(ctx context.Context, c *client.Client, in io.ReadCloser, out io.Writer, opts ...Option) error {
+	sp := newSplicer(out)
+	return newServer(c, sp, opts...).Run(ctx, &sdk.IOTransport{Reader: in, Writer: nopCloser{sp}})
+}
+
+// nopCloser leaves closing the stream to its owner.
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
+
+// newServer is New; with a splicer sp, tool results hold their long texts
+// for sp to write (see splicer.hold), so it must be the transport's writer.
+func newServer(c *client.Client, sp *splicer, opts ...Option) *sdk.Server {
 	o := options{version: "dev", logger: slog.New(slog.DiscardHandler)}
 	for _, opt := range opts {
 		opt(&o)
@@ -48,10 +70,10 @@ func New(c *client.Client, opts ...Option) *sdk.Server {
 		Logger:       o.logger,
 	})
 	t := &tools{c: c, agent: o.agent}
-	addTool(s, &sdk.Tool{Name: "read_file", Description: readDescription, Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}}, (*readArgs).complete, t.read)
-	addTool(s, editTool(), (*editArgs).complete, t.edit)
-	addTool(s, &sdk.Tool{Name: "write_file", Description: writeDescription}, (*writeArgs).complete, t.write)
-	addTool(s, &sdk.Tool{Name: "grep", Description: grepDescription, Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}}, (*grepArgs).complete, t.grep)
+	addTool(s, sp, &sdk.Tool{Name: "read_file", Description: readDescription, Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}}, (*readArgs).complete, t.read)
+	addTool(s, sp, editTool(), (*editArgs).complete, t.edit)
+	addTool(s, sp, &sdk.Tool{Name: "write_file", Description: writeDescription}, (*writeArgs).complete, t.write)
+	addTool(s, sp, &sdk.Tool{Name: "grep", Description: grepDescription, Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}}, (*grepArgs).complete, t.grep)
 	return s
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -94,6 +95,18 @@ func TestStdioSubprocess(t *testing.T) {
 				t.Fatalf("read: %v %s", isErr, text)
 			}
 			lines := tagged(t, text)
+			// A long page: its text is spliced into the output (splice.go).
+			var big strings.Builder
+			for i := range 2500 {
+				fmt.Fprintf(&big, "s%d := \"<\\\"%d\\\">\" // 世界\n", i, i)
+			}
+			if err := os.WriteFile(filepath.Join(root, "big.go"), []byte(big.String()), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			text, isErr = callText(t, cs, "read_file", map[string]any{"path": "big.go"})
+			if page := tagged(t, text); isErr || len(page) != 2000 || !strings.HasSuffix(page[1999], `|s1999 := "<\"1999\">" // 世界`) {
+				t.Fatalf("long read: %v, %d lines, last %q", isErr, len(page), page[len(page)-1])
+			}
 			text, isErr = callText(t, cs, "edit_file", map[string]any{"path": "f.go", "edits": []map[string]any{
 				{"set_line": map[string]any{"anchor": ref(lines[2]), "new_text": "var x = 2"}},
 			}})
