@@ -43,9 +43,9 @@ export interface ClientOptions {
   /** A bearer token (sent as "authorization: Bearer TOKEN") for a server started with --tokens. */
   token?: string;
   /**
-   * The deadline of every call that does not set its own, in milliseconds;
-   * 0 means none. Default DEFAULT_TIMEOUT_MS. For grep it covers the whole
-   * stream.
+   * The deadline of every call that does not set its own, in milliseconds
+   * (rounded up to a whole one); 0 means none. Default DEFAULT_TIMEOUT_MS.
+   * For grep it covers the whole stream.
    */
   timeoutMs?: number;
   /** Options for node's http2.connect, e.g. { ca } to trust a private CA. */
@@ -130,9 +130,19 @@ async function retrying<T>(policy: Required<RetryOptions>, signal: AbortSignal |
   }
 }
 
+/**
+ * call with its deadline rounded up to whole milliseconds: gRPC's timeout
+ * header takes an integer, and Connect would send a fraction as it is
+ * ("0.5m"), which the server refuses as a malformed request.
+ */
+function wholeMs<T extends CallOptions>(call: T): T {
+  const t = call.timeoutMs;
+  return t === undefined || Number.isInteger(t) ? call : { ...call, timeoutMs: Math.ceil(t) };
+}
+
 /** Per-call options. */
 export interface CallOptions {
-  /** This call's deadline in milliseconds, instead of the client's default. */
+  /** This call's deadline in milliseconds (rounded up to a whole one), instead of the client's default. */
   timeoutMs?: number;
   /** Cancels the call. */
   signal?: AbortSignal;
@@ -321,7 +331,7 @@ export class HashlineClient {
       baseUrl,
       sessionManager: this.sessions,
       interceptors,
-      defaultTimeoutMs: timeoutMs > 0 ? timeoutMs : undefined,
+      defaultTimeoutMs: timeoutMs > 0 ? Math.ceil(timeoutMs) : undefined,
     });
     this.rpc = createConnectClient(FileService, transport);
     this.retry = opts.retry === false ? { ...DEFAULT_RETRY, maxAttempts: 1 } : { ...DEFAULT_RETRY, ...opts.retry };
@@ -330,7 +340,7 @@ export class HashlineClient {
   /** Reads a page of a file as tagged lines (text, lines, version, truncated, nextOffset); retried while UNAVAILABLE (ClientOptions.retry). */
   read(path: string, opts: ReadOptions = {}): Promise<ReadResponse> {
     const { offset = 0, limit = 0, omitLines = false, ...call } = opts;
-    return retrying(this.retry, call.signal, () => this.rpc.read({ path, offset, limit, omitLines }, call));
+    return retrying(this.retry, call.signal, () => this.rpc.read({ path, offset, limit, omitLines }, wholeMs(call)));
   }
 
   /**
@@ -344,13 +354,13 @@ export class HashlineClient {
     if (context !== undefined) {
       req.context = context;
     }
-    return this.rpc.edit(req, call);
+    return this.rpc.edit(req, wholeMs(call));
   }
 
   /** Creates or overwrites a whole file with content, written byte for byte. */
   write(path: string, content: string, opts: WriteOptions = {}): Promise<WriteResponse> {
     const { mode, expectedVersion = "", ...call } = opts;
-    return this.rpc.write({ path, content, mode: writeMode(mode), expectedVersion }, call);
+    return this.rpc.write({ path, content, mode: writeMode(mode), expectedVersion }, wholeMs(call));
   }
 
   /** Searches files with an RE2 pattern; iterate the result for the files, then read its summary. */
@@ -370,7 +380,7 @@ export class HashlineClient {
       hidden,
       noIgnore,
     };
-    return new GrepStream(() => this.rpc.grep(req, call), (fn) => retrying(this.retry, call.signal, fn));
+    return new GrepStream(() => this.rpc.grep(req, wholeMs(call)), (fn) => retrying(this.retry, call.signal, fn));
   }
 
   /** Closes the connection; calls in flight fail. */

@@ -56,6 +56,7 @@ describe("against a real hashlined", () => {
       "src/a.ts": "// TODO: one\nexport const a = 1;\n",
       "src/b.ts": "export const b = 2; // todo two\n\n\n// TODO three\n",
       "src/c.ts": "export const c = 3;\n",
+      "big/lines.txt": Array.from({ length: 100_000 }, (_, i) => `line ${i}\n`).join(""),
     });
     client = createClient({ baseUrl: `http://${server.addr}`, agentId: "ts-agent" });
   });
@@ -246,8 +247,29 @@ describe("against a real hashlined", () => {
   });
 
   test("a call past its deadline fails with DEADLINE_EXCEEDED", async () => {
-    const err = await rejection(() => client.read("main.go", { timeoutMs: 0.001 }));
+    // 100,000 matching lines cannot be streamed in 1 ms.
+    const err = await rejection(() => client.grep("line", { path: "big", timeoutMs: 1 }).collect());
     assert.equal(errorCode(err), Code.DeadlineExceeded);
+  });
+
+  test("a fractional deadline is sent in whole milliseconds, rounded up", async () => {
+    // gRPC's timeout header takes an integer; "0.001m" was refused as a
+    // malformed request (INTERNAL, HTTP 400) whenever it reached the server
+    // before the client's own timer fired.
+    const sent: (string | null)[] = [];
+    const capture: Interceptor = (next) => async (req) => {
+      sent.push(req.header.get("grpc-timeout"));
+      return next(req);
+    };
+    const c = createClient({ baseUrl: `http://${server.addr}`, agentId: "ts-agent", interceptors: [capture], timeoutMs: 2500.5 });
+    try {
+      await c.read("main.go");
+      await c.read("main.go", { timeoutMs: 20_000.001 });
+      await c.grep("TODO", { timeoutMs: 9_999.2 }).collect();
+    } finally {
+      c.close();
+    }
+    assert.deepEqual(sent, ["2501m", "20001m", "10000m"]);
   });
 });
 
