@@ -35,9 +35,11 @@ const spliceMin = 512
 // to how the text's characters are escaped.
 //
 // Each placeholder is replaced once, in the response that carries it: the
-// SDK writes a response for every call, after the handler returns, cancelled
-// or not. The nonce is never written, so no file content or argument can
-// name a pending text.
+// SDK writes a response for every call after its handler returns, cancelled
+// or not. The exceptions are responses dropped as the session shuts down
+// (and a batch that never completes); their texts stay here until Serve
+// returns and the splicer goes with it. The nonce is never written, so no
+// file content or argument can name a pending text.
 type splicer struct {
 	w      io.Writer
 	marker []byte // `"\u0000hl` + nonce + `:`, how a placeholder starts on the wire
@@ -108,9 +110,13 @@ func (s *splicer) Write(p []byte) (int, error) {
 			break
 		}
 		digits := rest[i+len(s.marker):]
+		var enc []byte
 		j := bytes.IndexByte(digits, '"')
-		enc, ok := s.take(digits[:max(j, 0)])
-		if j < 0 || !ok {
+		ok := j >= 0
+		if ok {
+			enc, ok = s.take(digits[:j])
+		}
+		if !ok {
 			// Not one of ours after all: leave it as written.
 			out = append(out, rest[:i+len(s.marker)]...)
 			rest = rest[i+len(s.marker):]
