@@ -99,32 +99,25 @@ func (s *splicer) hold(res *sdk.CallToolResult) *sdk.CallToolResult {
 func (s *splicer) Write(p []byte) (int, error) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	if !bytes.Contains(p, s.marker) {
+	i := bytes.Index(p, s.marker)
+	if i < 0 {
 		return s.w.Write(p)
 	}
 	out := s.out[:0]
 	rest := p
-	for {
-		i := bytes.Index(rest, s.marker)
-		if i < 0 {
-			break
-		}
-		digits := rest[i+len(s.marker):]
-		var enc []byte
-		j := bytes.IndexByte(digits, '"')
-		ok := j >= 0
-		if ok {
-			enc, ok = s.take(digits[:j])
-		}
-		if !ok {
-			// Not one of ours after all: leave it as written.
-			out = append(out, rest[:i+len(s.marker)]...)
-			rest = rest[i+len(s.marker):]
-			continue
-		}
+	for ; i >= 0; i = bytes.Index(rest, s.marker) {
 		out = append(out, rest[:i]...)
-		out = append(out, enc...)
-		rest = digits[j+1:]
+		digits := rest[i+len(s.marker):]
+		if j := bytes.IndexByte(digits, '"'); j >= 0 {
+			if enc, ok := s.take(digits[:j]); ok {
+				out = append(out, enc...)
+				rest = digits[j+1:]
+				continue
+			}
+		}
+		// Not one of ours after all: leave it as written.
+		out = append(out, s.marker...)
+		rest = digits
 	}
 	out = append(out, rest...)
 	if cap(out) <= 1<<20 {
