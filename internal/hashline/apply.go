@@ -1,11 +1,9 @@
 package hashline
 
 import (
-	"bytes"
 	"fmt"
 	"slices"
 	"strings"
-	"unsafe"
 )
 
 // ApplyOptions controls what Apply reports besides the new document.
@@ -64,7 +62,10 @@ type segment struct {
 // emitter builds the new text and remembers, for line endings, what the last
 // emitted line looks like.
 type emitter struct {
-	out       []byte
+	// out is a strings.Builder, grown once to the most the batch can
+	// write, for its allocation: a Builder's buffer is not zeroed first,
+	// and on a large file zeroing costs as much as the copy.
+	out       strings.Builder
 	starts    []int // offset in out of each emitted line
 	lines     int
 	openLast  bool // the last emitted line has no ending yet
@@ -81,8 +82,8 @@ func (e *emitter) line(content, eol string) {
 	if e.openLast {
 		e.close(e.dom)
 	}
-	e.starts = append(e.starts, len(e.out))
-	e.out = append(e.out, content...)
+	e.starts = append(e.starts, e.out.Len())
+	e.out.WriteString(content)
 	e.lines++
 	e.openLast, e.lastEOL = true, 0
 	e.lastEmpty, e.lastCR = content == "", strings.HasSuffix(content, "\r")
@@ -98,7 +99,7 @@ func (e *emitter) close(eol string) {
 	if eol == "\n" && e.lastCR {
 		eol = "\r\n"
 	}
-	e.out = append(e.out, eol...)
+	e.out.WriteString(eol)
 	e.openLast, e.lastEOL = false, len(eol)
 }
 
@@ -119,21 +120,27 @@ func (p *Plan) Apply(d *Document, opts ApplyOptions) (*Result, error) {
 		return nil, err
 	}
 	n := d.Len()
-	em := &emitter{out: make([]byte, 0, len(d.text)+p.addedBytes()), starts: make([]int, 0, n+p.addedLines()+1), dom: d.DominantEOL()}
+	em := &emitter{starts: make([]int, 0, n+p.addedLines()+1), dom: d.DominantEOL()}
+	em.out.Grow(len(d.text) + p.addedBytes())
 	segs := make([]segment, 0, 2*len(p.Changes)+1)
 	copyLines := func(from, to int) {
 		if from >= to {
 			return
 		}
-		s := segment{change: -1, start: from, end: to, outStart: len(em.out), newLine: em.lines, newLines: to - from}
+		s := segment{change: -1, start: from, end: to, outStart: em.out.Len(), newLine: em.lines, newLines: to - from}
 		// No line can be open here: only the old last line, or a change
 		// ending at it, lacks an ending, and no untouched line follows them.
 		// The copied lines' starts move by the same amount as their text.
-		shift := len(em.out) - d.starts[from]
-		for _, st := range d.starts[from:to] {
-			em.starts = append(em.starts, st+shift)
+		shift := em.out.Len() - d.starts[from]
+		k := len(em.starts)
+		em.starts = append(em.starts, d.starts[from:to]...)
+		if shift != 0 {
+			moved := em.starts[k:]
+			for i := range moved {
+				moved[i] += shift
+			}
 		}
-		em.out = append(em.out, d.text[d.starts[from]:d.starts[to]]...)
+		em.out.WriteString(d.text[d.starts[from]:d.starts[to]])
 		em.lines += to - from
 		last := d.EOL(to)
 		em.openLast, em.lastEOL = last == "", len(last)
@@ -143,7 +150,7 @@ func (p *Plan) Apply(d *Document, opts ApplyOptions) (*Result, error) {
 	prev := 0
 	for ci, c := range p.Changes {
 		copyLines(prev, c.Start)
-		s := segment{change: ci, start: c.Start, end: c.End, outStart: len(em.out), newLine: em.lines, newLines: len(c.Lines)}
+		s := segment{change: ci, start: c.Start, end: c.End, outStart: em.out.Len(), newLine: em.lines, newLines: len(c.Lines)}
 		k := c.End - c.Start
 		for i, l := range c.Lines {
 			eol := em.dom
@@ -159,6 +166,7 @@ func (p *Plan) Apply(d *Document, opts ApplyOptions) (*Result, error) {
 		prev = c.End
 	}
 	copyLines(prev, n)
+	strip := 0
 	switch {
 	case em.lines == 0:
 	case em.openLast && em.lastEmpty:
@@ -167,23 +175,26 @@ func (p *Plan) Apply(d *Document, opts ApplyOptions) (*Result, error) {
 	case !d.FinalNewline() && !em.openLast && !em.lastEmpty:
 		// The old file had no final newline; the new one must not gain
 		// one, unless that would make an empty last line vanish.
-		em.out = em.out[:len(em.out)-em.lastEOL]
+		strip = em.lastEOL
 	}
+	// em.out is never written again, so the new document shares it.
+	newText := em.out.String()
+	newText = newText[:len(newText)-strip]
 	for i := range segs {
 		if i+1 < len(segs) {
 			segs[i].outEnd = segs[i+1].outStart
 		} else {
-			segs[i].outEnd = len(em.out)
+			segs[i].outEnd = len(newText)
 		}
 		// Stripping the final ending may cut into earlier, empty-output
 		// segments' bounds.
-		segs[i].outStart = min(segs[i].outStart, len(em.out))
-		segs[i].outEnd = min(segs[i].outEnd, len(em.out))
+		segs[i].outStart = min(segs[i].outStart, len(newText))
+		segs[i].outEnd = min(segs[i].outEnd, len(newText))
 	}
-	if string(em.out) == d.text {
+	if unchanged(d, segs, newText) {
 		return nil, p.noChange()
 	}
-	if !d.bom && bytes.HasPrefix(em.out, []byte(utf8BOM)) {
+	if !d.bom && strings.HasPrefix(newText, utf8BOM) {
 		// On disk the result would start with a byte order mark, which
 		// every reader (this one too) takes as a BOM, not as content:
 		// the first line would silently lose a character.
@@ -193,10 +204,11 @@ func (p *Plan) Apply(d *Document, opts ApplyOptions) (*Result, error) {
 		}}}
 	}
 	res := &Result{}
-	// em.out is never written again, so the new document can share it, and
-	// its lines are where the emitter put them: no second split.
-	newText := unsafe.String(unsafe.SliceData(em.out), len(em.out))
-	res.Doc = newDocument(newText, d.bom, append(em.starts, len(em.out)))
+	// The new document's lines are where the emitter put them, and its
+	// endings are the old ones plus what the changed runs changed: no
+	// second pass over the text.
+	crlf, lf := endings(d, segs, newText)
+	res.Doc = newDocument(newText, d.bom, append(em.starts, len(newText)), crlf, lf)
 	ctx := max(opts.Context, 0)
 	edits, changed, replaced := diffEdits(d, segs, newText)
 	oldLabel, newLabel := opts.OldLabel, opts.NewLabel

@@ -122,3 +122,24 @@ func BenchmarkApplyEdits10(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkApplyEdit1 replaces one line in the middle of the 100k-line
+// file, with diff and windows: the common edit, where the cost is all in
+// the lines the edit does not touch.
+func BenchmarkApplyEdit1(b *testing.B) {
+	data := genGoFile(100_000)
+	d := ParseDocument(data)
+	h := Hasher{}
+	edits := []Edit{{Op: OpReplace, Start: fmt.Sprintf("%d:%s", 50_000, h.Sum(d.Line(50_000))), Text: "\tx := 1"}}
+	opts := ApplyOptions{Hasher: h, Context: 3, OldLabel: "a/big.go", NewLabel: "b/big.go"}
+	if _, err := ApplyEdits(d, edits, opts); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ApplyEdits(d, edits, opts); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

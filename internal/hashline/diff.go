@@ -108,10 +108,10 @@ func hunkRange(start, count int) string {
 func diffEdits(d *Document, segs []segment, newText string) (edits []lineEdit, changed map[int]bool, replaced [][2]int) {
 	changed = map[int]bool{}
 	for _, s := range segs {
-		oldStart, oldEnd := d.starts[s.start], d.starts[s.end]
-		if d.text[oldStart:oldEnd] == newText[s.outStart:s.outEnd] {
+		if same(d, s, newText) {
 			continue
 		}
+		oldStart, oldEnd := d.starts[s.start], d.starts[s.end]
 		e := lineEdit{from: s.start, to: s.end}
 		if s.change >= 0 {
 			changed[s.change] = true
@@ -144,6 +144,62 @@ func diffEdits(d *Document, segs []segment, newText string) (edits []lineEdit, c
 		edits = append(edits, e)
 	}
 	return edits, changed, replaced
+}
+
+// same reports whether segment s left its old bytes as they were. An
+// untouched run is a byte-for-byte copy that only the final ending can
+// shorten or lengthen, so its length decides without reading it: on a large
+// file, the runs between the changes are nearly all of it.
+func same(d *Document, s segment, newText string) bool {
+	old := d.text[d.starts[s.start]:d.starts[s.end]]
+	if s.change < 0 {
+		return len(old) == s.outEnd-s.outStart
+	}
+	return old == newText[s.outStart:s.outEnd]
+}
+
+// unchanged reports whether newText is d's text. Segment by segment is not
+// enough (a deletion and an insertion of the same line are two segments
+// that changed and a text that did not), but the runs before the first
+// segment that changed and after the last one are the same bytes in both
+// texts, so only the span between them is compared: on a large file, a
+// few lines instead of all of it.
+func unchanged(d *Document, segs []segment, newText string) bool {
+	if len(newText) != len(d.text) {
+		return false
+	}
+	first, last := -1, -1
+	for i, s := range segs {
+		if !same(d, s, newText) {
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	if first < 0 {
+		return true
+	}
+	// With equal lengths, the span has the same offsets in both texts.
+	from, to := d.starts[segs[first].start], d.starts[segs[last].end]
+	return d.text[from:to] == newText[from:to]
+}
+
+// endings counts the CRLF and bare LF endings of newText from d's counts
+// and the segments that changed. Every "\r\n" in either text lies inside
+// one segment: old segments start at line starts, and a new one starts at a
+// line start or with the ending that closes the line before it, whole.
+func endings(d *Document, segs []segment, newText string) (crlf, lf int) {
+	crlf, nl := d.crlf, d.crlf+d.lf
+	for _, s := range segs {
+		if same(d, s, newText) {
+			continue
+		}
+		old, neu := d.text[d.starts[s.start]:d.starts[s.end]], newText[s.outStart:s.outEnd]
+		crlf += strings.Count(neu, "\r\n") - strings.Count(old, "\r\n")
+		nl += strings.Count(neu, "\n") - strings.Count(old, "\n")
+	}
+	return crlf, nl - crlf
 }
 
 // commonLines returns the byte lengths of the whole lines a and b share at

@@ -112,20 +112,9 @@ func (d *Document) Hash(h Hasher, n int) string { return h.format(d.sum(n)) }
 
 // newDocument is a document of text (without its BOM) whose line starts
 // are already known: starts[i] is where line i begins and the last entry
-// is len(text). The endings are counted from the bytes before each start.
-func newDocument(text string, bom bool, starts []int) *Document {
-	d := &Document{text: text, bom: bom, starts: starts}
-	for j := 1; j < len(starts); j++ {
-		end, begin := starts[j], starts[j-1]
-		if end == begin || text[end-1] != '\n' {
-			continue // only the last line may lack an ending
-		}
-		if end-2 >= begin && text[end-2] == '\r' {
-			d.crlf++
-		} else {
-			d.lf++
-		}
-	}
+// is len(text). crlf and lf count its CRLF and bare LF endings.
+func newDocument(text string, bom bool, starts []int, crlf, lf int) *Document {
+	d := &Document{text: text, bom: bom, starts: starts, crlf: crlf, lf: lf}
 	d.sums = make([]atomic.Pointer[sumChunk], (d.Len()+sumChunkLen-1)/sumChunkLen)
 	return d
 }

@@ -164,6 +164,15 @@ func TestApplyEditsBatchRules(t *testing.T) {
 		{name: "a batch that changes nothing is refused", in: abcd, edits: []Edit{
 			{Op: OpReplace, Start: "@2", End: "@3", Text: "b\nc"},
 		}, reason: ReasonNoChange, mention: []string{"edit 0 (replace 2:", "leaves the file unchanged"}},
+		{name: "deleting a line and inserting it again changes nothing", in: abcd, edits: []Edit{
+			{Op: OpDelete, Start: "@2"}, {Op: OpInsertAfter, Start: "@2", Text: "b"},
+		}, reason: ReasonNoChange},
+		{name: "changes of the same size far apart are still a change", in: abcd, edits: []Edit{
+			{Op: OpReplace, Start: "@1", Text: "b"}, {Op: OpReplace, Start: "@4", Text: "a"},
+		}, want: "b\nb\nc\na\n"},
+		{name: "deleting the lines after a last line without newline keeps it without one", in: "a\nb\nc", edits: []Edit{
+			{Op: OpDelete, Start: "@2", End: "@3"},
+		}, want: "a"},
 		{name: "text with pasted tags is stripped with a warning", in: abcd, edits: []Edit{
 			{Op: OpReplace, Start: "@2", Text: "2:aa|x\n3:bb|y\n"},
 		}, want: "a\nx\ny\nc\nd\n", warns: []string{"edit 0: text carried hashline prefixes"}},
