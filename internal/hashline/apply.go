@@ -209,6 +209,7 @@ func (p *Plan) Apply(d *Document, opts ApplyOptions) (*Result, error) {
 	// second pass over the text.
 	crlf, lf := endings(d, segs, newText)
 	res.Doc = newDocument(newText, d.bom, append(em.starts, len(newText)), crlf, lf)
+	carrySums(d, res.Doc, segs)
 	ctx := max(opts.Context, 0)
 	edits, changed, replaced := diffEdits(d, segs, newText)
 	oldLabel, newLabel := opts.OldLabel, opts.NewLabel

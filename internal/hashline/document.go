@@ -107,6 +107,75 @@ func (d *Document) fillSums(k int) *sumChunk {
 	return c
 }
 
+// carrySums gives nd, the document Apply built from d and segs, the line
+// sums d already had for the lines the batch copied, so that the windows
+// shown after an edit and a later read do not hash those lines again. A
+// chunk that sits in one run of copied lines, moved by a whole number of
+// chunks (by none, when the batch kept the line count), is shared as it is;
+// a chunk that mixes copied lines whose sums are known with new lines gets
+// them copied and hashes only its new lines. Chunks of new lines only, or
+// of lines d never hashed, are left to be computed when first needed.
+func carrySums(d, nd *Document, segs []segment) {
+	si := 0
+	for k := range nd.sums {
+		first, last := k*sumChunkLen, min((k+1)*sumChunkLen, nd.Len()) // 0-based [first, last)
+		for si < len(segs) && segs[si].newLine+segs[si].newLines <= first {
+			si++
+		}
+		if si == len(segs) {
+			return
+		}
+		if s := segs[si]; s.change < 0 && s.newLine <= first && last <= s.newLine+s.newLines {
+			if off := s.start - s.newLine; off%sumChunkLen == 0 {
+				nd.sums[k].Store(d.sums[k+off/sumChunkLen].Load())
+				continue
+			}
+		}
+		if !carried(d, segs[si:], first, last) {
+			continue // hashed if and when its lines are shown
+		}
+		c := new(sumChunk)
+		for i, sj := first, si; i < last; i++ {
+			for segs[sj].newLine+segs[sj].newLines <= i {
+				sj++
+			}
+			if s := segs[sj]; s.change < 0 {
+				o := s.start + i - s.newLine
+				c[i-first] = d.sums[o/sumChunkLen].Load()[o%sumChunkLen]
+			} else {
+				c[i-first] = Sum32(nd.Line(i + 1))
+			}
+		}
+		nd.sums[k].Store(c)
+	}
+}
+
+// carried reports whether the new lines [first, last) include copied lines
+// and d has the sums of all of them. segs starts at the segment holding
+// line first.
+func carried(d *Document, segs []segment, first, last int) bool {
+	copied := false
+	for _, s := range segs {
+		if s.newLine >= last {
+			break
+		}
+		if s.change >= 0 || s.newLines == 0 {
+			continue
+		}
+		from, to := max(first, s.newLine), min(last, s.newLine+s.newLines) // new lines, 0-based
+		if from >= to {
+			continue
+		}
+		for c := (s.start + from - s.newLine) / sumChunkLen; c <= (s.start+to-1-s.newLine)/sumChunkLen; c++ {
+			if d.sums[c].Load() == nil {
+				return false
+			}
+		}
+		copied = true
+	}
+	return copied
+}
+
 // Hash returns the hash of line n (1-based, in range) as h formats it.
 func (d *Document) Hash(h Hasher, n int) string { return h.format(d.sum(n)) }
 
