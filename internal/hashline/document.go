@@ -24,7 +24,8 @@ type Document struct {
 	crlf   int   // number of "\r\n" endings
 	lf     int   // number of bare "\n" endings
 	// sums caches the lines' Sum32 in chunks of sumChunkLen lines, each
-	// computed the first time one of its lines is tagged. A document is
+	// computed the first time one of its lines is tagged, or carried over
+	// from the document an edit was applied to (carrySums). A document is
 	// immutable and may be shared (the version cache keeps it), so a
 	// file read again is tagged without hashing its lines again.
 	sums []atomic.Pointer[sumChunk]
