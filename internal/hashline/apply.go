@@ -63,8 +63,8 @@ type segment struct {
 // emitted line looks like.
 type emitter struct {
 	// out is a strings.Builder, grown once to the most the batch can
-	// write, for its allocation: a Builder's buffer is not zeroed first,
-	// and on a large file zeroing costs as much as the copy.
+	// write (see Apply), for its allocation: a Builder's buffer is not
+	// zeroed first, and on a large file zeroing costs as much as the copy.
 	out       strings.Builder
 	starts    []int // offset in out of each emitted line
 	lines     int
@@ -121,7 +121,9 @@ func (p *Plan) Apply(d *Document, opts ApplyOptions) (*Result, error) {
 	}
 	n := d.Len()
 	em := &emitter{starts: make([]int, 0, n+p.addedLines()+1), dom: d.DominantEOL()}
-	em.out.Grow(len(d.text) + p.addedBytes())
+	// The old text, the new lines with endings, and the ending that may
+	// close an old last line without one.
+	em.out.Grow(len(d.text) + p.addedBytes() + len("\r\n"))
 	segs := make([]segment, 0, 2*len(p.Changes)+1)
 	copyLines := func(from, to int) {
 		if from >= to {

@@ -147,9 +147,9 @@ func diffEdits(d *Document, segs []segment, newText string) (edits []lineEdit, c
 }
 
 // same reports whether segment s left its old bytes as they were. An
-// untouched run is a byte-for-byte copy that only the final ending can
-// shorten or lengthen, so its length decides without reading it: on a large
-// file, the runs between the changes are nearly all of it.
+// untouched run is a byte-for-byte copy that only the stripping of the
+// final ending can shorten, so its length decides without reading it: on a
+// large file, the runs between the changes are nearly all of it.
 func same(d *Document, s segment, newText string) bool {
 	old := d.text[d.starts[s.start]:d.starts[s.end]]
 	if s.change < 0 {
@@ -187,8 +187,9 @@ func unchanged(d *Document, segs []segment, newText string) bool {
 
 // endings counts the CRLF and bare LF endings of newText from d's counts
 // and the segments that changed. Every "\r\n" in either text lies inside
-// one segment: old segments start at line starts, and a new one starts at a
-// line start or with the ending that closes the line before it, whole.
+// one segment: old segments start at line starts, and a new one is empty or
+// starts at a line start or with the whole ending that closes the line
+// before it.
 func endings(d *Document, segs []segment, newText string) (crlf, lf int) {
 	crlf, nl := d.crlf, d.crlf+d.lf
 	for _, s := range segs {

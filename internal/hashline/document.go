@@ -27,7 +27,9 @@ type Document struct {
 	// computed the first time one of its lines is tagged, or carried over
 	// from the document an edit was applied to (carrySums). A document is
 	// immutable and may be shared (the version cache keeps it), so a
-	// file read again is tagged without hashing its lines again.
+	// file read again is tagged without hashing its lines again. A chunk
+	// may be shared with another document, so the last one can hold
+	// entries past Len() that are that document's; they are never read.
 	sums []atomic.Pointer[sumChunk]
 }
 
@@ -111,11 +113,13 @@ func (d *Document) fillSums(k int) *sumChunk {
 // carrySums gives nd, the document Apply built from d and segs, the line
 // sums d already had for the lines the batch copied, so that the windows
 // shown after an edit and a later read do not hash those lines again. A
-// chunk that sits in one run of copied lines, moved by a whole number of
-// chunks (by none, when the batch kept the line count), is shared as it is;
-// a chunk that mixes copied lines whose sums are known with new lines gets
-// them copied and hashes only its new lines. Chunks of new lines only, or
-// of lines d never hashed, are left to be computed when first needed.
+// chunk that sits in one run of copied lines moved by a whole number of
+// chunks (or not moved: the run before the first change, and runs after
+// changes that add as many lines as they remove) is shared as it is. Any
+// other chunk that holds copied lines gets its sums copied line by line,
+// and its new lines hashed, if d knew the sums of all its copied lines;
+// otherwise, and for chunks of new lines only, it is left to be computed
+// when first needed.
 func carrySums(d, nd *Document, segs []segment) {
 	si := 0
 	for k := range nd.sums {
