@@ -44,12 +44,105 @@ func (s *Service) edit(ctx context.Context, req *hashlinev1.EditRequest) (*hashl
 	}
 	defer unlock()
 
-	f, doc, err := s.load(rel, key)
+	var f *workspace.File
+	var doc *hashline.Document
+	if sf, sdoc, c := s.speculate(rel, key); c != nil {
+		resp, serr := s.editFile(ctx, req, edits, context, rel, key, sf, sdoc, c.same)
+		if !errors.Is(serr, errSnapshotStale) {
+			return resp, serr
+		}
+		f, doc, err = c.f, c.got, c.err
+		if err == nil && doc == nil {
+			doc = s.parsed(f)
+		}
+	} else {
+		f, doc, err = s.load(rel, key)
+	}
 	if err != nil {
 		if errors.Is(err, workspace.ErrNotFound) {
 			return nil, errors.Join(err, errors.New("Edit changes existing files; create it with Write"))
 		}
 		return nil, err
+	}
+	return s.editFile(ctx, req, edits, context, rel, key, f, doc, nil)
+}
+
+// speculateBytes is the size from which Edit works on the snapshot it
+// holds while it reads the file to check it (see speculate). Measured over
+// gRPC on the benchmark machine, alternating with the plain path: 11-13%
+// off a 2.8 MB edit, 6% off 0.8 MB, nothing at 0.27 MB, where the read is
+// no longer worth handing to another goroutine.
+const speculateBytes = 256 << 10
+
+// errSnapshotStale is what a speculative edit returns when the file no
+// longer holds the snapshot it was made from; Edit then starts again from
+// the file. It never reaches a caller.
+var errSnapshotStale = errors.New("hashline: the file changed behind the snapshot")
+
+// snapshotCheck is a background load of a file, to tell whether it still
+// holds the snapshot an edit is being made from.
+type snapshotCheck struct {
+	done chan struct{}
+	doc  *hashline.Document // the snapshot
+	// Set once done is closed: the load's results.
+	f   *workspace.File
+	got *hashline.Document
+	err error
+}
+
+// speculate lets an Edit of a large file overlap its read of the file with
+// its work. If the server holds the snapshot of the version it last read or
+// wrote at rel, parsed, and it is at least speculateBytes, speculate returns
+// that snapshot as the file, and starts reading the file in the background
+// to check that it still holds exactly those bytes (as load does: bytes,
+// not sizes or times). The edit is then planned, applied and written to its
+// temp file from the snapshot while the read runs, and c.same must pass
+// before anything of it is shown or done: before the rename, and before any
+// error or dry-run result is returned. When it fails, the edit starts again
+// from what the read found, as if it had not speculated. It returns a nil
+// check when there is no such snapshot.
+func (s *Service) speculate(rel, key string) (*workspace.File, *hashline.Document, *snapshotCheck) {
+	v, ok := s.latest.Seen("", key)
+	if !ok {
+		return nil, nil, nil
+	}
+	d, ok := s.cache.Peek(v)
+	if !ok || len(d.Text()) < speculateBytes {
+		return nil, nil, nil
+	}
+	c := &snapshotCheck{done: make(chan struct{}), doc: d}
+	go func() {
+		defer close(c.done)
+		c.f, c.got, c.err = s.readKnown(rel, key)
+	}()
+	raw := d.View()
+	return &workspace.File{Path: rel, Text: raw, Raw: raw, Version: v, Encoding: workspace.UTF8}, d, c
+}
+
+// same waits for the check and returns errSnapshotStale unless the file
+// held exactly the snapshot.
+func (c *snapshotCheck) same() error {
+	<-c.done
+	if c.err != nil || c.got != c.doc {
+		return errSnapshotStale
+	}
+	return nil
+}
+
+// editFile is Edit on the file f as loaded, parsed as doc. With a gate
+// (a speculative edit, see speculate), it passes the gate before it
+// returns anything or renames the new file into place, and returns the
+// gate's error if it fails.
+func (s *Service) editFile(ctx context.Context, req *hashlinev1.EditRequest, edits []hashline.Edit, context int, rel, key string, f *workspace.File, doc *hashline.Document, gate func() error) (resp *hashlinev1.EditResponse, err error) {
+	if gate != nil {
+		defer func() {
+			// Any outcome before the rename, a result or an error, stands
+			// only if the file was the snapshot; the rename itself is gated
+			// in WriteFile. Passing the gate twice is cheap.
+			if gerr := gate(); gerr != nil {
+				resp, err = nil, gerr
+			}
+		}()
 	}
 	h := s.opts.hasher
 	agent := AgentID(ctx)
@@ -58,16 +151,21 @@ func (s *Service) edit(ctx context.Context, req *hashlinev1.EditRequest) (*hashl
 		return nil, &notReadError{path: f.Path, agent: agent, edit: i, op: edits[i].Op}
 	}
 	s.known(key, f.Version, doc) // a base for whoever reads it next
+	// passed reports whether a speculative edit's file was its snapshot,
+	// before a side effect that must not happen otherwise.
+	passed := func() bool { return gate == nil || gate() == nil }
 	rb, err := s.rebase(req, f, doc, seen, edits)
 	if err != nil {
 		// The conflict shows current lines: retries use them.
-		s.views.See(agent, key, f.Version)
+		if passed() {
+			s.views.See(agent, key, f.Version)
+		}
 		return nil, err
 	}
 	plan, err := hashline.PlanEdits(doc, rb.edits, h)
 	if err != nil {
 		var b *hashline.BatchError
-		if errors.As(err, &b) && len(b.Stale()) > 0 {
+		if errors.As(err, &b) && len(b.Stale()) > 0 && passed() {
 			s.views.See(agent, key, f.Version)
 		}
 		return nil, s.planError(err, f.Version)
@@ -101,7 +199,7 @@ func (s *Service) edit(ctx context.Context, req *hashlinev1.EditRequest) (*hashl
 		return nil, fmt.Errorf("%w: %s would be %d bytes after this edit, over the %d-byte limit; split the file or write less",
 			workspace.ErrTooLarge, f.Path, len(raw), limit)
 	}
-	resp := &hashlinev1.EditResponse{
+	resp = &hashlinev1.EditResponse{
 		Path:        f.Path,
 		Diff:        res.Diff,
 		Replaced:    s.tagged(res.Replaced),
@@ -142,7 +240,7 @@ func (s *Service) edit(ctx context.Context, req *hashlinev1.EditRequest) (*hashl
 		return nil, err
 	}
 	if !req.GetDryRun() {
-		wr, err := s.ws.WriteFile(rel, out, workspace.WriteOptions{Mode: workspace.ReplaceOnly, Encoding: f.Encoding, Version: resp.Version, Encoded: raw})
+		wr, err := s.ws.WriteFile(rel, out, workspace.WriteOptions{Mode: workspace.ReplaceOnly, Encoding: f.Encoding, Version: resp.Version, Encoded: raw, BeforeCommit: gate})
 		if err != nil {
 			return nil, err
 		}

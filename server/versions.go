@@ -67,10 +67,16 @@ func (s *Service) load(rel, key string) (*workspace.File, *hashline.Document, er
 	if err != nil || doc != nil {
 		return f, doc, err
 	}
+	return f, s.parsed(f), nil
+}
+
+// parsed is f's text split into lines: the cached parse of its version if
+// there is one, else a new one.
+func (s *Service) parsed(f *workspace.File) *hashline.Document {
 	if d, ok := s.cache.Peek(f.Version); ok {
-		return f, d, nil
+		return d
 	}
-	return f, parseFile(f), nil
+	return parseFile(f)
 }
 
 // sawGrep is saw for a file Grep showed. Grep searches raw bytes; only valid

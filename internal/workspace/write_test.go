@@ -412,3 +412,71 @@ func TestWriteFileEncodedIsWrittenAsItIs(t *testing.T) {
 		})
 	}
 }
+
+// TestWriteFileBeforeCommit checks the hook a caller can verify something
+// in while the write is in flight: it runs once, with the temp file complete
+// and the target still old; its error abandons the write and comes back as
+// it is, leaving no temp file behind.
+func TestWriteFileBeforeCommit(t *testing.T) {
+	errNo := errors.New("not now")
+	for _, fsync := range []bool{true, false} {
+		for _, refuse := range []bool{false, true} {
+			t.Run(fmt.Sprintf("fsync=%v refuse=%v", fsync, refuse), func(t *testing.T) {
+				w, root, _ := newWS(t, WithFsync(fsync))
+				big := strings.Repeat("new line\n", 40000) // over the size hashed beside the write
+				mustWrite(t, filepath.Join(root, "f.txt"), "old\n", 0o640)
+				calls := 0
+				res, err := w.WriteFile("f.txt", []byte(big), WriteOptions{Mode: ReplaceOnly, BeforeCommit: func() error {
+					calls++
+					temps := 0
+					ents, err := os.ReadDir(root)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, e := range ents {
+						if IsTempName(e.Name()) {
+							temps++
+							if b, err := os.ReadFile(filepath.Join(root, e.Name())); err != nil || string(b) != big {
+								t.Errorf("temp file %s holds %d bytes (%v), want the new content", e.Name(), len(b), err)
+							}
+						}
+					}
+					if temps != 1 {
+						t.Errorf("%d temp files when the hook runs, want 1", temps)
+					}
+					if b, _ := os.ReadFile(filepath.Join(root, "f.txt")); string(b) != "old\n" {
+						t.Errorf("the target already holds %q when the hook runs", b)
+					}
+					if refuse {
+						return errNo
+					}
+					return nil
+				}})
+				if calls != 1 {
+					t.Errorf("the hook ran %d times, want once", calls)
+				}
+				want := big
+				if refuse {
+					want = "old\n"
+					if !errors.Is(err, errNo) || res != nil {
+						t.Fatalf("WriteFile = %v, %v; want the hook's error", res, err)
+					}
+				} else if err != nil || res.Version != Version([]byte(big)) {
+					t.Fatalf("WriteFile = %v, %v", res, err)
+				}
+				if b, _ := os.ReadFile(filepath.Join(root, "f.txt")); string(b) != want {
+					t.Errorf("the file holds %d bytes, want %d", len(b), len(want))
+				}
+				if fi, err := os.Stat(filepath.Join(root, "f.txt")); err != nil || fi.Mode().Perm() != 0o640 {
+					t.Errorf("mode after the write: %v, %v; want 0640 kept", fi.Mode(), err)
+				}
+				ents, _ := os.ReadDir(root)
+				for _, e := range ents {
+					if IsTempName(e.Name()) {
+						t.Errorf("temp file %s left behind", e.Name())
+					}
+				}
+			})
+		}
+	}
+}
