@@ -57,7 +57,7 @@ func analyze(re *syntax.Regexp) litInfo {
 	case syntax.OpEmptyMatch:
 		return exactly(true, lit{})
 	case syntax.OpLiteral:
-		if slices.Contains(re.Rune, utf8.RuneError) {
+		if slices.ContainsFunc(re.Rune, notLiteral) {
 			return litInfo{} // see matchesInvalid
 		}
 		return exactly(true, newLit(string(re.Rune), re.Flags&syntax.FoldCase != 0))
@@ -95,18 +95,29 @@ func analyze(re *syntax.Regexp) litInfo {
 	return litInfo{}
 }
 
-// matchesInvalid reports whether a class holds U+FFFD. Go's regexp reads
-// each byte that is not valid UTF-8 as U+FFFD, so such a class (or a
-// literal U+FFFD) also matches bytes that are not its UTF-8 encoding, and
-// no literal can stand for it.
+// matchesInvalid reports whether a class holds U+FFFD or a rune that is
+// not a Unicode scalar value (a surrogate, U+D800 to U+DFFF). Go's regexp
+// reads each byte that is not valid UTF-8 as U+FFFD, so such a class (or a
+// literal U+FFFD) also matches bytes that are not its UTF-8 encoding; and a
+// surrogate matches nothing, while its UTF-8 encoding in Go is that of
+// U+FFFD. No literal can stand for either.
 func matchesInvalid(ranges []rune) bool {
 	for i := 0; i < len(ranges); i += 2 {
-		if ranges[i] <= utf8.RuneError && utf8.RuneError <= ranges[i+1] {
+		lo, hi := ranges[i], ranges[i+1]
+		if lo <= utf8.RuneError && utf8.RuneError <= hi ||
+			lo <= surrogateMax && surrogateMin <= hi || hi > utf8.MaxRune {
 			return true
 		}
 	}
 	return false
 }
+
+// The surrogates, which are runes but not Unicode scalar values.
+const surrogateMin, surrogateMax = 0xD800, 0xDFFF
+
+// notLiteral reports whether a rune of a literal has no UTF-8 encoding of
+// its own that the regexp matches (see matchesInvalid).
+func notLiteral(r rune) bool { return r == utf8.RuneError || !utf8.ValidRune(r) }
 
 func exactly(pure bool, l lit) litInfo {
 	return litInfo{exact: []lit{l}, hasExact: true, pure: pure}

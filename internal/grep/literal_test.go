@@ -99,6 +99,9 @@ func FuzzScan(f *testing.F) {
 		// Go's regexp reads a byte that is not UTF-8 as U+FFFD.
 		{`a\x{FFFD}b`, "a\xc0b\na\uFFFDb\n"},
 		{`[\x{FFFC}-\x{FFFE}]x`, "\xffx\n"},
+		// A surrogate matches nothing; Go encodes it as U+FFFD.
+		{`\x{D800}`, "\uFFFD\n"},
+		{`[\x{D7FF}-\x{D801}]`, "\uFFFD\n\uD7FF\n"},
 	}
 	for _, s := range seeds {
 		f.Add(s.pattern, s.text)
