@@ -20,7 +20,9 @@ import (
 // file large enough that Edit works from the snapshot the server holds
 // while it reads the file to check it. Whatever happened to the file
 // outside the server between the agent's read and the edit, the result must
-// be the one an edit made from the file as it is would have.
+// be the one an edit made from the file as it is would have. Changes that
+// keep the file's size get past the size check and are caught only by the
+// comparison; the others are turned away before the edit speculates.
 func TestEditOfLargeFileChangedOutside(t *testing.T) {
 	var b strings.Builder
 	for i := range 8000 { // 320 KB, over the size Edit speculates from
@@ -30,6 +32,11 @@ func TestEditOfLargeFileChangedOutside(t *testing.T) {
 	line := func(s string, n int) string { return strings.SplitAfter(s, "\n")[n-1] }
 	replace := func(s string, n int, text string) string {
 		return strings.Replace(s, line(s, n), text+"\n", 1)
+	}
+	// upper rewrites line n in capitals: the file keeps its size, so only
+	// the comparison of bytes can tell it from the snapshot.
+	upper := func(s string, n int) string {
+		return replace(s, n, strings.ToUpper(strings.TrimSuffix(line(s, n), "\n")))
 	}
 	const target, elsewhere = 2000, 10
 	edited := replace(orig, target, "\tedited := true")
@@ -45,6 +52,15 @@ func TestEditOfLargeFileChangedOutside(t *testing.T) {
 		{name: "rewritten with the same bytes", outside: func(p string) error {
 			return os.WriteFile(p, []byte(orig), 0o644)
 		}, want: edited},
+		{name: "another line changed, same size", outside: func(p string) error {
+			return os.WriteFile(p, []byte(upper(orig, elsewhere)), 0o644)
+		}, want: upper(edited, elsewhere)},
+		{name: "the referenced line changed, same size", outside: func(p string) error {
+			return os.WriteFile(p, []byte(upper(orig, target)), 0o644)
+		}, code: codes.Aborted, reason: "STALE_REF"},
+		{name: "another line changed, same size, dry run", dryRun: true, outside: func(p string) error {
+			return os.WriteFile(p, []byte(upper(orig, elsewhere)), 0o644)
+		}, want: upper(edited, elsewhere)},
 		{name: "another line changed", outside: func(p string) error {
 			return os.WriteFile(p, []byte(replace(orig, elsewhere, "\toutside := 1")), 0o644)
 		}, want: replace(edited, elsewhere, "\toutside := 1")},
@@ -116,5 +132,50 @@ func TestEditOfLargeFileChangedOutside(t *testing.T) {
 				t.Fatalf("read after the edit: version %s, text %q", r.GetVersion(), r.GetText())
 			}
 		})
+	}
+}
+
+// TestEditOfLargeFileRebasedWhileChangedOutside: the speculative path with
+// a rebase. Agent a's tags come from a version that another agent's edit
+// has since replaced, and the file was then changed outside the server,
+// keeping its size. The edit must be rebased onto the file as it is.
+func TestEditOfLargeFileRebasedWhileChangedOutside(t *testing.T) {
+	var b strings.Builder
+	for i := range 8000 {
+		fmt.Fprintf(&b, "\tvalue%05d := compute(%05d) // a line\n", i+1, i+1)
+	}
+	orig := b.String()
+	e := newEnv(t)
+	e.seed("big.go", orig) // agent "test" has seen orig
+	other := client.New(e.conn, client.WithAgentID("other"))
+	if _, err := other.Read(e.ctx, &hashlinev1.ReadRequest{Path: "big.go", Limit: 1}); err != nil {
+		t.Fatal(err)
+	}
+	// The other agent inserts a line at the top: every line moves down.
+	if _, err := other.Edit(e.ctx, &hashlinev1.EditRequest{Path: "big.go",
+		Edits: []*hashlinev1.FileEdit{client.InsertBefore(tag(orig, 1), "// top")}}); err != nil {
+		t.Fatal(err)
+	}
+	// Outside the server, line 11 (orig's line 10) is rewritten in capitals.
+	cur := e.read("big.go")
+	lines := strings.SplitAfter(cur, "\n")
+	lines[10] = strings.ToUpper(lines[10])
+	outside := strings.Join(lines, "")
+	if err := os.WriteFile(filepath.Join(e.root, "big.go"), []byte(outside), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Agent "test" edits orig's line 2000 with the tag it read.
+	resp, err := e.c.Edit(e.ctx, &hashlinev1.EditRequest{Path: "big.go",
+		Edits: []*hashlinev1.FileEdit{client.Replace(tag(orig, 2000), "", "\tedited := true")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines[2000] = "\tedited := true\n" // orig's line 2000 is line 2001 now
+	want := strings.Join(lines, "")
+	if got := e.read("big.go"); got != want {
+		t.Fatalf("the file differs from the edit rebased onto it (%d bytes, want %d)", len(got), len(want))
+	}
+	if resp.GetRebasedFrom() == "" || resp.GetVersion() != workspace.Version([]byte(want)) {
+		t.Fatalf("rebasedFrom %q, version %s", resp.GetRebasedFrom(), resp.GetVersion())
 	}
 }

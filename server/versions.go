@@ -119,11 +119,20 @@ type rebased struct {
 // other changes touched them. When the base is unknown, or the references
 // were not made against it, the batch is returned as it is, to be checked
 // against the current file by line number and hash.
+// rebaseBase is the version an Edit's references are read against: the
+// request's baseVersion, else the one the agent last saw ("" if none).
+func rebaseBase(req *hashlinev1.EditRequest, seen string) string {
+	if b := req.GetBaseVersion(); b != "" {
+		return b
+	}
+	return seen
+}
+
 func (s *Service) rebase(req *hashlinev1.EditRequest, f *workspace.File, doc *hashline.Document, seen string, edits []hashline.Edit) (*rebased, error) {
 	out := &rebased{edits: edits}
-	base, how := req.GetBaseVersion(), "gave as baseVersion"
-	if base == "" {
-		base, how = seen, "last saw"
+	base, how := rebaseBase(req, seen), "gave as baseVersion"
+	if req.GetBaseVersion() == "" {
+		how = "last saw"
 	}
 	if base == "" || base == f.Version {
 		return out, nil
