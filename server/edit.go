@@ -107,7 +107,7 @@ type snapshotCheck struct {
 // not the snapshot.
 func (s *Service) speculate(rel, key string) (*workspace.File, *hashline.Document, *snapshotCheck) {
 	v, ok := s.latest.Seen("", key)
-	if !ok {
+	if !ok || v == "" {
 		return nil, nil, nil
 	}
 	d, ok := s.cache.Peek(v)
@@ -165,7 +165,7 @@ func (s *Service) editFile(ctx context.Context, req *hashlinev1.EditRequest, edi
 	if i := needsRead(edits); s.opts.requireRead && !hasSeen && i >= 0 {
 		return nil, &notReadError{path: f.Path, agent: agent, edit: i, op: edits[i].Op}
 	}
-	s.known(key, f.Version, doc) // a base for whoever reads it next
+	s.known(key, f.Version, doc, exactText(f.Encoding)) // a base for whoever reads it next
 	// passed reports whether a speculative edit's file was its snapshot,
 	// before a side effect that must not happen otherwise.
 	passed := func() bool { return gate == nil || gate() == nil }
@@ -268,7 +268,7 @@ func (s *Service) editFile(ctx context.Context, req *hashlinev1.EditRequest, edi
 		}
 		resp.Version = wr.Version
 		s.publishEdit(ctx, f, wr, out)
-		s.saw(ctx, key, wr.Version, res.Doc)
+		s.saw(ctx, key, wr.Version, res.Doc, exactText(f.Encoding))
 	}
 	if gate != nil {
 		// A dry run's result is logged only once it stands.
@@ -415,7 +415,7 @@ func (s *Service) write(ctx context.Context, req *hashlinev1.WriteRequest) (*has
 	}
 	s.publishWrite(ctx, cur, wr, content)
 	doc := hashline.ParseText(req.GetContent()) // no copy of the content
-	s.saw(ctx, key, wr.Version, doc)
+	s.saw(ctx, key, wr.Version, doc, exactText(opts.Encoding))
 	return &hashlinev1.WriteResponse{
 		Path:       wr.Path,
 		Version:    wr.Version,

@@ -84,7 +84,7 @@ func (s *Service) read(ctx context.Context, req *hashlinev1.ReadRequest) (*hashl
 		resp.NextOffset = int32(end + 1)
 	}
 	// Edits this agent makes from these tags rebase from this version.
-	s.saw(ctx, key, f.Version, doc)
+	s.saw(ctx, key, f.Version, doc, exactText(f.Encoding))
 	return resp, nil
 }
 

@@ -26,18 +26,30 @@ func (s *Service) viewKey(rel string) string { return s.ws.LockKey(rel) }
 
 // saw records that the calling agent was shown version of the file whose
 // view key is key, and keeps what known keeps.
-func (s *Service) saw(ctx context.Context, key, version string, doc *hashline.Document) {
-	s.known(key, version, doc)
+func (s *Service) saw(ctx context.Context, key, version string, doc *hashline.Document, exact bool) {
+	s.known(key, version, doc, exact)
 	s.views.See(AgentID(ctx), key, version)
 }
 
 // known keeps doc, the text of version, as a snapshot for later rebases
 // and records version as the latest the server has seen of the file whose
-// view key is key.
-func (s *Service) known(key, version string, doc *hashline.Document) {
+// view key is key. Only a snapshot whose bytes are the file's (exact: UTF-8
+// text, not a decoded UTF-16 file) is a latest version that readKnown may
+// compare a file with; otherwise the latest is recorded as none. Comparing
+// a UTF-8 file with the decoded text of a UTF-16 version would find it
+// equal after a conversion that kept the text, and give it the UTF-16
+// file's version.
+func (s *Service) known(key, version string, doc *hashline.Document, exact bool) {
 	s.cache.Put(version, doc)
+	if !exact {
+		version = ""
+	}
 	s.latest.See("", key, version)
 }
+
+// exactText reports whether a file of encoding enc holds its text as it is,
+// so that a snapshot of the text is a snapshot of the file's bytes.
+func exactText(enc workspace.Encoding) bool { return enc == "" || enc == workspace.UTF8 }
 
 // readKnown reads the file rel (view key key). When its bytes are exactly
 // the cached snapshot of the version the server last read or wrote there,
@@ -48,7 +60,7 @@ func (s *Service) known(key, version string, doc *hashline.Document) {
 func (s *Service) readKnown(rel, key string) (f *workspace.File, doc *hashline.Document, err error) {
 	f, err = s.ws.ReadFileWith(rel, workspace.ReadOptions{Known: func(raw []byte) (string, []byte) {
 		v, ok := s.latest.Seen("", key)
-		if !ok {
+		if !ok || v == "" {
 			return "", nil
 		}
 		if d, ok := s.cache.Peek(v); ok && d.Equal(raw) {
@@ -88,7 +100,7 @@ func (s *Service) sawGrep(ctx context.Context, f *hashlinev1.GrepFile, raw []byt
 	if !s.cache.Touch(f.GetVersion()) && utf8.Valid(raw) {
 		doc = hashline.ParseDocument(raw)
 	}
-	s.saw(ctx, s.viewKey(f.GetPath()), f.GetVersion(), doc)
+	s.saw(ctx, s.viewKey(f.GetPath()), f.GetVersion(), doc, utf8.Valid(raw))
 }
 
 // needsRead returns the index of the first edit that refers to existing
