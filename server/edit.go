@@ -51,10 +51,7 @@ func (s *Service) edit(ctx context.Context, req *hashlinev1.EditRequest) (*hashl
 		if !errors.Is(serr, errSnapshotStale) {
 			return resp, serr
 		}
-		f, doc, err = c.f, c.got, c.err
-		if err == nil && doc == nil {
-			doc = s.parsed(f)
-		}
+		f, doc, err = c.f, c.doc, c.err
 	} else {
 		f, doc, err = s.load(rel, key)
 	}
@@ -82,11 +79,11 @@ var errSnapshotStale = errors.New("hashline: the file changed behind the snapsho
 // snapshotCheck is a background load of a file, to tell whether it still
 // holds the snapshot an edit is being made from.
 type snapshotCheck struct {
-	done chan struct{}
-	doc  *hashline.Document // the snapshot
-	// Set once done is closed: the load's results.
+	done    chan struct{}
+	version string // the snapshot's
+	// Set once done is closed: what load returned.
 	f   *workspace.File
-	got *hashline.Document
+	doc *hashline.Document
 	err error
 }
 
@@ -106,39 +103,30 @@ type snapshotCheck struct {
 // nil check when there is no such snapshot, or the file's size shows it is
 // not the snapshot.
 func (s *Service) speculate(rel, key string) (*workspace.File, *hashline.Document, *snapshotCheck) {
-	v, ok := s.latest.Seen("", key)
-	if !ok || v == "" {
-		return nil, nil, nil
-	}
-	d, ok := s.cache.Peek(v)
+	v, d, ok := s.snapshot(key)
 	if !ok || len(d.Text()) < speculateBytes {
 		return nil, nil, nil
 	}
-	// A size that differs proves the file is not the snapshot (a UTF-16
-	// file never is: its snapshot is the decoded text), so an edit made
-	// from it would only be thrown away. An equal size proves nothing;
-	// the comparison decides.
-	size := int64(len(d.Text()))
-	if d.BOM() {
-		size += int64(len("\xef\xbb\xbf")) // the UTF-8 BOM
-	}
-	if fi, err := s.ws.Root().Stat(rel); err != nil || fi.Size() != size {
+	// A size that differs proves the file is not the snapshot, so an edit
+	// made from it would only be thrown away. An equal size proves
+	// nothing; the comparison decides.
+	if fi, err := s.ws.Root().Stat(rel); err != nil || fi.Size() != int64(d.Size()) {
 		return nil, nil, nil
 	}
-	c := &snapshotCheck{done: make(chan struct{}), doc: d}
+	c := &snapshotCheck{done: make(chan struct{}), version: v}
 	go func() {
 		defer close(c.done)
-		c.f, c.got, c.err = s.readKnown(rel, key)
+		c.f, c.doc, c.err = s.load(rel, key)
 	}()
 	raw := d.View()
 	return &workspace.File{Path: rel, Text: raw, Raw: raw, Version: v, Encoding: workspace.UTF8}, d, c
 }
 
 // same waits for the check and returns errSnapshotStale unless the file
-// held exactly the snapshot.
+// held exactly the snapshot: a version is the hash of the file's bytes.
 func (c *snapshotCheck) same() error {
 	<-c.done
-	if c.err != nil || c.got != c.doc {
+	if c.err != nil || c.f.Version != c.version {
 		return errSnapshotStale
 	}
 	return nil
@@ -149,16 +137,21 @@ func (c *snapshotCheck) same() error {
 // returns anything or renames the new file into place, and returns the
 // gate's error if it fails.
 func (s *Service) editFile(ctx context.Context, req *hashlinev1.EditRequest, edits []hashline.Edit, context int, rel, key string, f *workspace.File, doc *hashline.Document, gate func() error) (resp *hashlinev1.EditResponse, err error) {
-	if gate != nil {
-		defer func() {
-			// Any outcome before the rename, a result or an error, stands
-			// only if the file was the snapshot; the rename itself is gated
-			// in WriteFile. Passing the gate twice is cheap.
-			if gerr := gate(); gerr != nil {
-				resp, err = nil, gerr
-			}
-		}()
+	// stands passes the gate, if there is one, before a side effect that
+	// must not happen otherwise. Passing it again is cheap.
+	stands := func() error {
+		if gate == nil {
+			return nil
+		}
+		return gate()
 	}
+	defer func() {
+		// Any outcome, a result or an error, stands only if the file was
+		// the snapshot; the rename itself is gated in WriteFile.
+		if gerr := stands(); gerr != nil {
+			resp, err = nil, gerr
+		}
+	}()
 	h := s.opts.hasher
 	agent := AgentID(ctx)
 	seen, hasSeen := s.views.Seen(agent, key)
@@ -166,20 +159,17 @@ func (s *Service) editFile(ctx context.Context, req *hashlinev1.EditRequest, edi
 		return nil, &notReadError{path: f.Path, agent: agent, edit: i, op: edits[i].Op}
 	}
 	s.known(key, f.Version, doc, exactText(f.Encoding)) // a base for whoever reads it next
-	// passed reports whether a speculative edit's file was its snapshot,
-	// before a side effect that must not happen otherwise.
-	passed := func() bool { return gate == nil || gate() == nil }
-	if base := rebaseBase(req, seen); gate != nil && base != "" && base != f.Version {
+	if base := rebaseBase(req, seen); base != "" && base != f.Version {
 		// A rebase looks its base up in the cache, which counts hits and
 		// misses: only once, from the file as it is.
-		if err := gate(); err != nil {
+		if err := stands(); err != nil {
 			return nil, err
 		}
 	}
 	rb, err := s.rebase(req, f, doc, seen, edits)
 	if err != nil {
 		// The conflict shows current lines: retries use them.
-		if passed() {
+		if stands() == nil {
 			s.views.See(agent, key, f.Version)
 		}
 		return nil, err
@@ -187,7 +177,7 @@ func (s *Service) editFile(ctx context.Context, req *hashlinev1.EditRequest, edi
 	plan, err := hashline.PlanEdits(doc, rb.edits, h)
 	if err != nil {
 		var b *hashline.BatchError
-		if errors.As(err, &b) && len(b.Stale()) > 0 && passed() {
+		if errors.As(err, &b) && len(b.Stale()) > 0 && stands() == nil {
 			s.views.See(agent, key, f.Version)
 		}
 		return nil, s.planError(err, f.Version)
@@ -270,11 +260,9 @@ func (s *Service) editFile(ctx context.Context, req *hashlinev1.EditRequest, edi
 		s.publishEdit(ctx, f, wr, out)
 		s.saw(ctx, key, wr.Version, res.Doc, exactText(f.Encoding))
 	}
-	if gate != nil {
-		// A dry run's result is logged only once it stands.
-		if err := gate(); err != nil {
-			return nil, err
-		}
+	// A dry run's result is logged only once it stands.
+	if err := stands(); err != nil {
+		return nil, err
 	}
 	s.opts.logger.DebugContext(ctx, "edit", "path", f.Path, "edits", len(edits), "dryRun", req.GetDryRun(), "version", resp.Version, "rebasedFrom", rb.from)
 	return resp, nil

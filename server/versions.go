@@ -59,17 +59,25 @@ func exactText(enc workspace.Encoding) bool { return enc == "" || enc == workspa
 // server is never missed.
 func (s *Service) readKnown(rel, key string) (f *workspace.File, doc *hashline.Document, err error) {
 	f, err = s.ws.ReadFileWith(rel, workspace.ReadOptions{Known: func(raw []byte) (string, []byte) {
-		v, ok := s.latest.Seen("", key)
-		if !ok || v == "" {
-			return "", nil
-		}
-		if d, ok := s.cache.Peek(v); ok && d.Equal(raw) {
+		if v, d, ok := s.snapshot(key); ok && d.Equal(raw) {
 			doc = d
 			return v, d.View()
 		}
 		return "", nil
 	}})
 	return f, doc, err
+}
+
+// snapshot returns the version the server last read or wrote at the file
+// whose view key is key, and its parse, when the cache still holds it and
+// its bytes are the file's (see known).
+func (s *Service) snapshot(key string) (string, *hashline.Document, bool) {
+	v, ok := s.latest.Seen("", key)
+	if !ok || v == "" {
+		return "", nil, false
+	}
+	d, ok := s.cache.Peek(v)
+	return v, d, ok
 }
 
 // load is readKnown that also returns the parsed text, taken from the

@@ -282,6 +282,15 @@ func (d *Document) View() []byte {
 	return unsafe.Slice(unsafe.StringData(d.text), len(d.text))
 }
 
+// Size returns the length of the file contents, BOM included, as Bytes
+// would return them.
+func (d *Document) Size() int {
+	if d.bom {
+		return len(utf8BOM) + len(d.text)
+	}
+	return len(d.text)
+}
+
 // Equal reports whether b is exactly the document's contents, BOM
 // included, as Bytes would return them, without copying.
 func (d *Document) Equal(b []byte) bool {
