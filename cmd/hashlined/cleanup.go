@@ -11,7 +11,8 @@ import (
 )
 
 // sweepTemp removes the temporary files (workspace.IsTempName) that a
-// crash or kill -9 left in the middle of a write. It walks the tree in the
+// crash or kill -9 left in the middle of a write, and the spare files (and
+// files replaced through them) a killed server left in workspace.SpareDir. It walks the tree in the
 // background while the server already serves: until it is done the
 // leftovers are harmless, because Grep skips those names and every other
 // call refuses them. Only files older than started are removed, so the

@@ -87,7 +87,8 @@ func (e *env) editors() []*editor {
 // the floors, and the MCP servers against the peer. On two cores the work a
 // process does after answering (Go's or Bun's garbage collection after a
 // large edit) lands in whichever call comes next, so a contender that is
-// not compared is kept out of the run.
+// not compared is kept out of the run; and every call is followed by a
+// pause (-settle) in which the background work of writes is done.
 func (e *env) edits() error {
 	byName := map[string]*editor{}
 	for _, ed := range e.editors() {
@@ -139,9 +140,10 @@ func (e *env) edits() error {
 			title: "Edit: the service against the physical floor",
 			about: "Every contender toggles its own copy of the file between the same two states, so each call writes the same bytes. " + floors +
 				"gRPC Edit: `hashlined` on loopback (refs checked, batch planned and applied, diff and fresh windows computed, atomic durable write). " +
-				"In-process Edit: the same service and interceptors in this process (`internal/local`, as `hashline --local` and `hashline mcp` run it), durable, with no RPC: the difference to gRPC Edit is the round trip between processes. " +
+				"In-process Edit: the same service and interceptors in this process (`internal/local`, as `hashline mcp` runs it, spare files included), durable, with no RPC: the difference to gRPC Edit is the round trip between processes. " +
 				"Empty gRPC call: `grpc.health.v1.Health/Check` on the same `hashlined`, alternated with the edits: the cost of one round trip between processes when the machine is not busy with calls, which every gRPC Edit pays on top of its work. " +
 				"`--fsync=false` is the same server with fsync off (unsafe: a crash can lose acknowledged edits; for benchmarks only). " +
+				"Every call is followed by an untimed pause (`-settle`), so that what a write leaves running in the background (`hashlined` and `hashline mcp` free the replaced file and make their next spare file, README \"How a write lands\"; the floors that free the old file after close it) is done before the next call, as between an agent's calls. " +
 				"Two runs per case: the durable contenders alternate in one, each with its ratio to the raw durable write; the unsynced ones in another, each with its ratio to the raw atomic write. Target: gRPC Edit <= 1.5x the raw durable write (the plain one, as issue 7 defines the floor).",
 			cols: append(append([]string{"file", "edit"}, serviceDurable...), serviceUnsynced...),
 		},
@@ -213,7 +215,7 @@ func (e *env) edits() error {
 							return nil
 						}})
 					}
-					s, err := interleave(cs, e.cfg.budget, e.cfg.minRounds, 1000)
+					s, err := interleaveSettled(cs, e.cfg.budget, e.cfg.minRounds, 1000, e.cfg.settle)
 					if err != nil {
 						return err
 					}

@@ -26,6 +26,7 @@ import (
 	"github.com/hashline/hashline/internal/local"
 	"github.com/hashline/hashline/internal/machine"
 	"github.com/hashline/hashline/internal/memtune"
+	"github.com/hashline/hashline/internal/workspace"
 )
 
 type config struct {
@@ -35,6 +36,7 @@ type config struct {
 	loadDur   time.Duration
 	loadRound int
 	minRounds int
+	settle    time.Duration
 	steps     map[string]bool // -only; empty runs every step
 }
 
@@ -45,8 +47,9 @@ func main() {
 	var c config
 	flag.StringVar(&c.out, "out", "BENCHMARKS.md", "report to write (its grep section is kept)")
 	flag.StringVar(&c.peer, "peer", "tools/peer", "directory whose node_modules holds bun and mcp-hashline-edit-server (npm ci there); empty skips the peer")
-	flag.DurationVar(&c.budget, "budget", 4*time.Second, "time per table row (every row runs at least -min-rounds rounds)")
+	flag.DurationVar(&c.budget, "budget", 4*time.Second, "time per table row, counting only the timed calls (every row runs at least -min-rounds rounds)")
 	flag.IntVar(&c.minRounds, "min-rounds", 15, "fewest rounds per table row")
+	flag.DurationVar(&c.settle, "settle", 2*time.Millisecond, "pause after every call in the Edit tables, so each call starts with the background work of the one before done")
 	flag.DurationVar(&c.loadDur, "load-duration", time.Second, "length of one load run")
 	flag.IntVar(&c.loadRound, "load-rounds", 5, "load runs per contender and concurrency, alternated")
 	only := flag.String("only", "", "comma-separated steps to run (read, mcp, edit, load); empty runs them all. A partial run is for measuring: write it to another -out")
@@ -110,7 +113,9 @@ func run(c config) error {
 	if e.durable, err = startDaemon(hashlined, e.roots["durable"]); err != nil {
 		return err
 	}
-	if e.engine, err = local.Start(local.Config{Root: e.roots["engine"], Client: []client.Option{client.WithAgentID("bench")}}); err != nil {
+	// The engine as hashline mcp runs it.
+	engineWS := []workspace.Option{workspace.WithSpareFiles(true)}
+	if e.engine, err = local.Start(local.Config{Root: e.roots["engine"], Workspace: engineWS, Client: []client.Option{client.WithAgentID("bench")}}); err != nil {
 		return err
 	}
 	if e.nofsync, err = startDaemon(hashlined, e.roots["nofsync"], "--fsync=false"); err != nil {

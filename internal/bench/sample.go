@@ -25,6 +25,17 @@ type samples [][]time.Duration
 // runs at least minRounds and then stops at maxRounds or when budget is
 // spent.
 func interleave(cs []contender, budget time.Duration, minRounds, maxRounds int) (samples, error) {
+	return interleaveSettled(cs, budget, minRounds, maxRounds, 0)
+}
+
+// interleaveSettled is interleave with a pause of settle after every call,
+// not timed and not counted against the budget, so that the work a call
+// leaves running in the background (a server freeing the file it replaced,
+// making its next spare file; a floor's background close) is done before
+// the next call starts, as it is between an agent's calls, which come
+// seconds apart. Without it that work lands in whichever call comes next,
+// and makes the contenders look alike.
+func interleaveSettled(cs []contender, budget time.Duration, minRounds, maxRounds int, settle time.Duration) (samples, error) {
 	for _, c := range cs { // warm up: caches, connections, JIT
 		for range 3 {
 			if err := c.op(); err != nil {
@@ -35,14 +46,19 @@ func interleave(cs []contender, budget time.Duration, minRounds, maxRounds int) 
 	out := make(samples, len(cs))
 	// A fixed seed: the same orders in every run of the bench.
 	order := rand.New(rand.NewPCG(1, 2))
-	start := time.Now()
-	for r := 0; r < maxRounds && (r < minRounds || time.Since(start) < budget); r++ {
+	var spent time.Duration
+	for r := 0; r < maxRounds && (r < minRounds || spent < budget); r++ {
 		for _, i := range order.Perm(len(cs)) {
 			t0 := time.Now()
 			if err := cs[i].op(); err != nil {
 				return nil, fmt.Errorf("%s: %w", cs[i].name, err)
 			}
-			out[i] = append(out[i], time.Since(t0))
+			d := time.Since(t0)
+			out[i] = append(out[i], d)
+			spent += d
+			if settle > 0 {
+				time.Sleep(settle)
+			}
 		}
 	}
 	return out, nil

@@ -23,6 +23,7 @@ const maxSymlinks = 40
 type options struct {
 	maxFileBytes int64
 	fsync        bool
+	spares       bool
 }
 
 // Option configures Open.
@@ -58,6 +59,8 @@ type Workspace struct {
 	// releasing holds a token per replaced file being freed in the
 	// background (release.go).
 	releasing chan struct{}
+	// spare is the pool of spare files (WithSpareFiles), or nil.
+	spare *spares
 }
 
 // Open opens the workspace rooted at the existing directory root.
@@ -89,11 +92,21 @@ func Open(root string, opts ...Option) (*Workspace, error) {
 	if err != nil {
 		return nil, osErr("open", dir, "", err)
 	}
-	return &Workspace{root: r, dir: dir, realDir: realDir, opts: o, releasing: make(chan struct{}, releaseSlots)}, nil
+	w := &Workspace{root: r, dir: dir, realDir: realDir, opts: o, releasing: make(chan struct{}, releaseSlots)}
+	if o.spares {
+		w.spare = newSpares()
+	}
+	return w, nil
 }
 
-// Close releases the root directory handle.
-func (w *Workspace) Close() error { return w.root.Close() }
+// Close removes the spare files (WithSpareFiles) and releases the root
+// directory handle. No write may be in progress.
+func (w *Workspace) Close() error {
+	if w.spare != nil {
+		w.spare.close(w)
+	}
+	return w.root.Close()
+}
 
 // Dir returns the absolute, cleaned root directory as it was given to Open
 // (symlinks in it are not evaluated).
@@ -267,13 +280,22 @@ const (
 	tempSuffix = ".tmp"
 )
 
-// IsTempName reports whether name (a base name or a path) is one of the
-// temporary files WriteFile creates, so directory walkers can skip what a
-// crash mid-write left behind.
+// IsTempName reports whether name (a base name or a path) is, or lies in,
+// one of the temporary files and directories WriteFile creates (temp files,
+// the spare files' directory), so that directory walkers skip them and what
+// a crash mid-write left behind, and the API refuses to name them.
 func IsTempName(name string) bool {
-	base := path.Base(filepath.ToSlash(name))
-	return len(base) > len(tempPrefix)+len(tempSuffix) &&
-		strings.HasPrefix(base, tempPrefix) && strings.HasSuffix(base, tempSuffix)
+	name = filepath.ToSlash(name)
+	if !strings.Contains(name, tempPrefix) {
+		return false
+	}
+	for part := range strings.SplitSeq(name, "/") {
+		if len(part) > len(tempPrefix)+len(tempSuffix) &&
+			strings.HasPrefix(part, tempPrefix) && strings.HasSuffix(part, tempSuffix) {
+			return true
+		}
+	}
+	return false
 }
 
 // LockKey returns a key naming the file that rel resolves to, so callers

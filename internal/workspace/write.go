@@ -163,10 +163,33 @@ func (w *Workspace) WriteFile(p string, text []byte, opts WriteOptions) (*WriteR
 			hashed <- Version(raw)
 		}()
 	}
+	spared := false
+	if old != nil && opts.Mode != CreateOnly {
+		spared, err = w.writeSpare(op, rel, target, raw, mode, old, opts)
+	}
+	if !spared {
+		err = w.writeRenamed(op, rel, target, raw, mode, old, opts)
+	}
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case hashed != nil:
+		version = <-hashed
+	case version == "":
+		version = Version(raw)
+	}
+	return &WriteResult{Path: rel, Raw: raw, Version: version, Created: old == nil}, nil
+}
+
+// writeRenamed is WriteFile's write through a new temp file renamed over
+// the target (or linked, for CreateOnly), with the target's directory
+// synced after, and any directories it had to create.
+func (w *Workspace) writeRenamed(op, rel, target string, raw []byte, mode fs.FileMode, old fs.FileInfo, opts WriteOptions) error {
 	dir := path.Dir(target)
 	created, err := w.mkdirs(op, rel, dir)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	tmp, err := w.writeTemp(op, rel, dir, raw, mode, old)
 	if err == nil && opts.BeforeCommit != nil {
@@ -188,7 +211,7 @@ func (w *Workspace) WriteFile(p string, text []byte, opts WriteOptions) (*WriteR
 		for i := len(created) - 1; i >= 0; i-- {
 			_ = w.root.Remove(created[i])
 		}
-		return nil, err
+		return err
 	}
 	if w.opts.fsync {
 		// The rename is durable once the directory holding it is synced;
@@ -199,19 +222,11 @@ func (w *Workspace) WriteFile(p string, text []byte, opts WriteOptions) (*WriteR
 		}
 		for _, d := range dirs {
 			if err := w.syncDir(d); err != nil {
-				e := osErr(op, rel, d, err).(*Error)
-				e.Msg = "the file was replaced, but syncing its directory failed, so the change may not survive a crash: " + e.Msg
-				return nil, e
+				return syncFailed(op, rel, d, err)
 			}
 		}
 	}
-	switch {
-	case hashed != nil:
-		version = <-hashed
-	case version == "":
-		version = Version(raw)
-	}
-	return &WriteResult{Path: rel, Raw: raw, Version: version, Created: old == nil}, nil
+	return nil
 }
 
 // mkdirs creates dir and any missing parents, returning those it created,
@@ -255,14 +270,23 @@ func (w *Workspace) writeTemp(op, rel, dir string, raw []byte, mode fs.FileMode,
 	if err != nil {
 		return "", osErr(op, rel, dir, err)
 	}
+	if err = w.fill(op, rel, f, raw, mode, old); err != nil {
+		_ = w.root.Remove(name)
+		return "", err
+	}
+	return name, nil
+}
+
+// fill writes raw to the empty file f, gives it mode and old's owner, syncs
+// it (with fsync on) and closes it, on error too.
+func (w *Workspace) fill(op, rel string, f *os.File, raw []byte, mode fs.FileMode, old fs.FileInfo) (err error) {
 	defer func() {
-		if err != nil {
-			_ = f.Close()
-			_ = w.root.Remove(name)
+		if cerr := f.Close(); err == nil && cerr != nil {
+			err = osErr(op, rel, "", cerr)
 		}
 	}()
 	if _, err = f.Write(raw); err != nil {
-		return "", osErr(op, rel, "", err)
+		return osErr(op, rel, "", err)
 	}
 	// Owner and mode are set on the descriptor before the rename, so the
 	// target is never visible with the wrong ones; chown first, because it
@@ -271,17 +295,14 @@ func (w *Workspace) writeTemp(op, rel, dir string, raw []byte, mode fs.FileMode,
 		keepOwner(f, old)
 	}
 	if err = f.Chmod(mode); err != nil {
-		return "", osErr(op, rel, "", err)
+		return osErr(op, rel, "", err)
 	}
 	if w.opts.fsync {
 		if err = f.Sync(); err != nil {
-			return "", osErr(op, rel, "", err)
+			return osErr(op, rel, "", err)
 		}
 	}
-	if err = f.Close(); err != nil {
-		return "", osErr(op, rel, "", err)
-	}
-	return name, nil
+	return nil
 }
 
 // commit moves the finished temp file to target. For create-only writes it
@@ -293,6 +314,11 @@ func (w *Workspace) commit(op, rel, tmp, target string, createOnly bool) error {
 			return osErr(op, rel, "", err)
 		}
 	}
+	return w.place(op, rel, tmp, target, createOnly)
+}
+
+// place is commit without the test hook.
+func (w *Workspace) place(op, rel, tmp, target string, createOnly bool) error {
 	if createOnly {
 		err := w.root.Link(tmp, target)
 		switch {
@@ -338,6 +364,14 @@ func (w *Workspace) syncDir(dir string) error {
 		err = cerr
 	}
 	return err
+}
+
+// syncFailed is the error of a write whose directory could not be synced
+// after the file was replaced.
+func syncFailed(op, rel, dir string, err error) error {
+	e := osErr(op, rel, dir, err).(*Error)
+	e.Msg = "the file was replaced, but syncing its directory failed, so the change may not survive a crash: " + e.Msg
+	return e
 }
 
 func exists(op, p string) error {

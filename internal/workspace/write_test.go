@@ -15,8 +15,24 @@ import (
 	"testing"
 )
 
+// writeCase is one case of TestWriteFile.
+type writeCase struct {
+	name     string
+	setup    func(t *testing.T, root, outside string)
+	path     string
+	text     string
+	opts     WriteOptions
+	maxBytes int64
+	// For successful writes: the file that must hold the text (defaults
+	// to path), its mode, and whether it was created.
+	target  string
+	mode    fs.FileMode
+	created bool
+	err     error
+}
+
 func TestWriteFile(t *testing.T) {
-	type setup func(t *testing.T, root, outside string)
+	type setup = func(t *testing.T, root, outside string)
 	file := func(name, content string, mode fs.FileMode) setup {
 		return func(t *testing.T, root, _ string) { mustWrite(t, filepath.Join(root, name), content, mode) }
 	}
@@ -25,24 +41,11 @@ func TestWriteFile(t *testing.T) {
 	}
 	link := func(target, name string) setup {
 		return func(t *testing.T, root, outside string) {
-			target = strings.NewReplacer("$ROOT", root, "$OUT", outside).Replace(target)
-			mustSymlink(t, target, filepath.Join(root, name))
+			to := strings.NewReplacer("$ROOT", root, "$OUT", outside).Replace(target)
+			mustSymlink(t, to, filepath.Join(root, name))
 		}
 	}
-	tests := []struct {
-		name     string
-		setup    setup
-		path     string
-		text     string
-		opts     WriteOptions
-		maxBytes int64
-		// For successful writes: the file that must hold the text (defaults
-		// to path), its mode, and whether it was created.
-		target  string
-		mode    fs.FileMode
-		created bool
-		err     error
-	}{
+	tests := []writeCase{
 		{name: "a new file is created with mode 0644", path: "new.txt", text: "hi\n", mode: 0o644, created: true},
 		{name: "missing parents are created", path: "a/b/c.txt", text: "deep\n", mode: 0o644, created: true},
 		{name: "an existing 0600 file keeps its mode", setup: file("p.txt", "old", 0o600), path: "p.txt", text: "new", mode: 0o600},
@@ -82,45 +85,63 @@ func TestWriteFile(t *testing.T) {
 		{name: "an unknown encoding is refused", path: "l1.txt", text: "x", opts: WriteOptions{Encoding: "latin1"}, err: ErrNotText},
 		{name: "an empty path is invalid", path: " ", text: "x", err: ErrInvalidPath},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			w, root, outside, p, before := caseWS(t, tt.maxBytes, tt.setup, tt.path)
-			res, err := within(t, func() (*WriteResult, error) { return w.WriteFile(p, []byte(tt.text), tt.opts) })
-			assertNoTemp(t, root, outside)
-			if tt.err != nil {
-				assertErr(t, err, tt.err)
-				assertSameSnapshot(t, before, snapshot(t, root, outside))
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			target := tt.target
-			if target == "" {
-				target = tt.path
-			}
-			got, err := os.ReadFile(filepath.Join(root, target))
-			if err != nil {
-				t.Fatal(err)
-			}
-			fi, _ := os.Lstat(filepath.Join(root, target))
-			if string(got) != tt.text || !bytes.Equal(res.Raw, got) || fi.Mode() != tt.mode {
-				t.Errorf("on disk %q mode %v; want %q mode %v", got, fi.Mode(), tt.text, tt.mode)
-			}
-			if res.Created != tt.created || res.Version != Version(got) {
-				t.Errorf("Created = %v, Version = %s; want %v, %s", res.Created, res.Version, tt.created, Version(got))
-			}
-			// Links stay links: compare everything but the target's content.
-			after := snapshot(t, root, outside)
-			for name, desc := range before {
-				if strings.HasPrefix(desc, "L") && after[name] != desc {
-					t.Errorf("symlink %s changed: %q -> %q", name, desc, after[name])
-				}
-			}
-			if after[filepath.Join(outside, "secret.txt")] != before[filepath.Join(outside, "secret.txt")] {
-				t.Error("the file outside the root changed")
-			}
-		})
+	for _, spares := range []bool{false, true} {
+		for _, tt := range tests {
+			t.Run(fmt.Sprintf("spares=%v/%s", spares, tt.name), func(t *testing.T) {
+				testWriteFileCase(t, spares, tt)
+			})
+		}
+	}
+}
+
+// testWriteFileCase is one case of TestWriteFile; with spares, the
+// workspace has its spare files ready, and a replace must go through one.
+func testWriteFileCase(t *testing.T, spares bool, tt writeCase) {
+	w, root, outside, p, before := caseWS(t, tt.maxBytes, tt.setup, tt.path)
+	var spared map[uint64]bool
+	if spares {
+		spared = primeSpares(t, w)
+	}
+	res, err := within(t, func() (*WriteResult, error) { return w.WriteFile(p, []byte(tt.text), tt.opts) })
+	assertNoTemp(t, root, outside)
+	if spares {
+		assertSparesClean(t, w)
+	}
+	if tt.err != nil {
+		assertErr(t, err, tt.err)
+		assertSameSnapshot(t, before, snapshot(t, root, outside))
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := tt.target
+	if target == "" {
+		target = tt.path
+	}
+	got, err := os.ReadFile(filepath.Join(root, target))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, _ := os.Lstat(filepath.Join(root, target))
+	if string(got) != tt.text || !bytes.Equal(res.Raw, got) || fi.Mode() != tt.mode {
+		t.Errorf("on disk %q mode %v; want %q mode %v", got, fi.Mode(), tt.text, tt.mode)
+	}
+	if res.Created != tt.created || res.Version != Version(got) {
+		t.Errorf("Created = %v, Version = %s; want %v, %s", res.Created, res.Version, tt.created, Version(got))
+	}
+	if spares && !tt.created && !spared[inode(t, filepath.Join(root, target))] {
+		t.Error("the replace did not go through a spare file")
+	}
+	// Links stay links: compare everything but the target's content.
+	after := snapshot(t, root, outside)
+	for name, desc := range before {
+		if strings.HasPrefix(desc, "L") && after[name] != desc {
+			t.Errorf("symlink %s changed: %q -> %q", name, desc, after[name])
+		}
+	}
+	if after[filepath.Join(outside, "secret.txt")] != before[filepath.Join(outside, "secret.txt")] {
+		t.Error("the file outside the root changed")
 	}
 }
 
@@ -298,10 +319,19 @@ func TestWriteFileNoFsync(t *testing.T) {
 // TestConcurrentReadsAndWrites runs under -race: readers of a file being
 // rewritten see the old or the new content, never a mix.
 func TestConcurrentReadsAndWrites(t *testing.T) {
-	w, _, _ := newWS(t)
+	for _, spares := range []bool{false, true} {
+		t.Run(fmt.Sprintf("spares=%v", spares), func(t *testing.T) { testConcurrentReadsAndWrites(t, spares) })
+	}
+}
+
+func testConcurrentReadsAndWrites(t *testing.T, spares bool) {
+	w, root, _ := newWS(t)
 	olds, news := strings.Repeat("a", 5000), strings.Repeat("b", 5000)
 	if _, err := w.WriteFile("shared.txt", []byte(olds), WriteOptions{}); err != nil {
 		t.Fatal(err)
+	}
+	if spares {
+		primeSpares(t, w)
 	}
 	var wg sync.WaitGroup
 	for i := range 4 {
@@ -327,6 +357,10 @@ func TestConcurrentReadsAndWrites(t *testing.T) {
 		})
 	}
 	wg.Wait()
+	assertNoTemp(t, root)
+	if spares {
+		assertSparesClean(t, w)
+	}
 }
 
 func TestWriteFileKeepsOwner(t *testing.T) {
@@ -419,64 +453,72 @@ func TestWriteFileEncodedIsWrittenAsItIs(t *testing.T) {
 // it is, leaving no temp file behind.
 func TestWriteFileBeforeCommit(t *testing.T) {
 	errNo := errors.New("not now")
-	for _, fsync := range []bool{true, false} {
-		for _, refuse := range []bool{false, true} {
-			t.Run(fmt.Sprintf("fsync=%v refuse=%v", fsync, refuse), func(t *testing.T) {
-				w, root, _ := newWS(t, WithFsync(fsync))
-				big := strings.Repeat("new line\n", 40000) // over the size hashed beside the write
-				mustWrite(t, filepath.Join(root, "f.txt"), "old\n", 0o640)
-				calls := 0
-				res, err := w.WriteFile("f.txt", []byte(big), WriteOptions{Mode: ReplaceOnly, BeforeCommit: func() error {
-					calls++
-					temps := 0
-					ents, err := os.ReadDir(root)
-					if err != nil {
-						t.Fatal(err)
+	for _, spares := range []bool{false, true} {
+		for _, fsync := range []bool{true, false} {
+			for _, refuse := range []bool{false, true} {
+				t.Run(fmt.Sprintf("spares=%v fsync=%v refuse=%v", spares, fsync, refuse), func(t *testing.T) {
+					w, root, _ := newWS(t, WithFsync(fsync))
+					big := strings.Repeat("new line\n", 40000) // over the size hashed beside the write
+					mustWrite(t, filepath.Join(root, "f.txt"), "old\n", 0o640)
+					if spares {
+						primeSpares(t, w)
 					}
-					for _, e := range ents {
-						if IsTempName(e.Name()) {
-							temps++
-							if b, err := os.ReadFile(filepath.Join(root, e.Name())); err != nil || string(b) != big {
-								t.Errorf("temp file %s holds %d bytes (%v), want the new content", e.Name(), len(b), err)
+					calls := 0
+					res, err := w.WriteFile("f.txt", []byte(big), WriteOptions{Mode: ReplaceOnly, BeforeCommit: func() error {
+						calls++
+						// One temp file (or spare) holds the new content;
+						// the other spares are empty.
+						temps := 0
+						err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+							if err != nil || !d.Type().IsRegular() || !IsTempName(d.Name()) {
+								return err
 							}
+							if b, err := os.ReadFile(p); err != nil || len(b) > 0 {
+								temps++
+								if string(b) != big {
+									t.Errorf("temp file %s holds %d bytes (%v), want the new content", p, len(b), err)
+								}
+							}
+							return nil
+						})
+						if err != nil {
+							t.Fatal(err)
 						}
+						if temps != 1 {
+							t.Errorf("%d temp files with content when the hook runs, want 1", temps)
+						}
+						if b, _ := os.ReadFile(filepath.Join(root, "f.txt")); string(b) != "old\n" {
+							t.Errorf("the target already holds %q when the hook runs", b)
+						}
+						if refuse {
+							return errNo
+						}
+						return nil
+					}})
+					if calls != 1 {
+						t.Errorf("the hook ran %d times, want once", calls)
 					}
-					if temps != 1 {
-						t.Errorf("%d temp files when the hook runs, want 1", temps)
-					}
-					if b, _ := os.ReadFile(filepath.Join(root, "f.txt")); string(b) != "old\n" {
-						t.Errorf("the target already holds %q when the hook runs", b)
-					}
+					want := big
 					if refuse {
-						return errNo
+						want = "old\n"
+						if !errors.Is(err, errNo) || res != nil {
+							t.Fatalf("WriteFile = %v, %v; want the hook's error", res, err)
+						}
+					} else if err != nil || res.Version != Version([]byte(big)) {
+						t.Fatalf("WriteFile = %v, %v", res, err)
 					}
-					return nil
-				}})
-				if calls != 1 {
-					t.Errorf("the hook ran %d times, want once", calls)
-				}
-				want := big
-				if refuse {
-					want = "old\n"
-					if !errors.Is(err, errNo) || res != nil {
-						t.Fatalf("WriteFile = %v, %v; want the hook's error", res, err)
+					if b, _ := os.ReadFile(filepath.Join(root, "f.txt")); string(b) != want {
+						t.Errorf("the file holds %d bytes, want %d", len(b), len(want))
 					}
-				} else if err != nil || res.Version != Version([]byte(big)) {
-					t.Fatalf("WriteFile = %v, %v", res, err)
-				}
-				if b, _ := os.ReadFile(filepath.Join(root, "f.txt")); string(b) != want {
-					t.Errorf("the file holds %d bytes, want %d", len(b), len(want))
-				}
-				if fi, err := os.Stat(filepath.Join(root, "f.txt")); err != nil || fi.Mode().Perm() != 0o640 {
-					t.Errorf("mode after the write: %v, %v; want 0640 kept", fi.Mode(), err)
-				}
-				ents, _ := os.ReadDir(root)
-				for _, e := range ents {
-					if IsTempName(e.Name()) {
-						t.Errorf("temp file %s left behind", e.Name())
+					if fi, err := os.Stat(filepath.Join(root, "f.txt")); err != nil || fi.Mode().Perm() != 0o640 {
+						t.Errorf("mode after the write: %v, %v; want 0640 kept", fi.Mode(), err)
 					}
-				}
-			})
+					assertNoTemp(t, root)
+					if spares {
+						assertSparesClean(t, w)
+					}
+				})
+			}
 		}
 	}
 }
