@@ -54,7 +54,7 @@ func runMCP(ctx context.Context, io stdio, args []string) int {
 	agent := fs.String("agent", "", `agent name sent with every call (default: "mcp/" + the MCP client's name)`)
 	token := fs.String("token", io.getenv("HASHLINE_TOKEN"), "with --server: bearer token for a hashlined started with --tokens (env HASHLINE_TOKEN)")
 	fsync := fs.Bool("fsync", true, "embedded engine: fsync files and directories on write; false is UNSAFE (a crash can lose acknowledged edits) and meant for benchmarks")
-	spareFiles := fs.Bool("spare-files", true, "embedded engine, on Linux: replace files through empty files made ahead in "+workspace.SpareDir+" at the root (removed on exit): faster writes; false writes a new temp file beside each file")
+	spareFiles := fs.Bool("spare-files", true, "embedded engine, on Linux with fsync: replace files through empty files made ahead in "+workspace.SpareDir+" at the root (removed on exit): faster durable writes; false writes a new temp file beside each file")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), mcpUsage)
 		fs.PrintDefaults()

@@ -254,8 +254,6 @@ func content(rng *rand.Rand, id, gen int) []byte {
 	return b.Bytes()
 }
 
-// checkTempInvisible makes sure no temp file on disk shows through the API:
-// Grep skips them, Read refuses their names.
 // staleTemps lists the temp files under root older than since, that is,
 // not the spares of a server started since then.
 func staleTemps(t *testing.T, root string, since time.Time) []string {
@@ -272,6 +270,8 @@ func staleTemps(t *testing.T, root string, since time.Time) []string {
 	return stale
 }
 
+// checkTempInvisible makes sure no temp file on disk shows through the API:
+// Grep skips them, Read refuses their names.
 func checkTempInvisible(t *testing.T, c *client.Client, root string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)

@@ -23,15 +23,9 @@ func BenchmarkWriteFile4K(b *testing.B) { benchWriteFile(b) }
 // BenchmarkWriteFile4KSpares replaces the file through spare files
 // (WithSpareFiles). The calls come back to back, so the worker's
 // background work (a new spare, synced; the replaced file removed) runs
-// beside the next write instead of between an agent's calls.
+// beside the next write instead of between an agent's calls. (Without
+// fsync no spare is used.)
 func BenchmarkWriteFile4KSpares(b *testing.B) { benchWriteFile(b, WithSpareFiles(true)) }
-
-// BenchmarkWriteFile4KSparesNoFsync shows what the spare files save
-// without the disk: the creation of a file, and the writeback that
-// renaming over a file starts on ext4.
-func BenchmarkWriteFile4KSparesNoFsync(b *testing.B) {
-	benchWriteFile(b, WithSpareFiles(true), WithFsync(false))
-}
 
 func benchWriteFile(b *testing.B, opts ...Option) {
 	w, err := Open(b.TempDir(), opts...)

@@ -25,8 +25,7 @@
 //     over the target and fsyncs the directory, so a crash leaves either the
 //     old file or the new one, never a mix, and never a partial target. With
 //     WithSpareFiles, a replace on Linux writes an empty file made ahead of
-//     time instead and exchanges it with the target (renameat2), with the
-//     same guarantees.
+//     time in SpareDir instead of creating one, and renames it the same way.
 //
 // Every error wraps exactly one of the package's sentinel errors (test with
 // errors.Is) and carries a message that names the path and tells the caller

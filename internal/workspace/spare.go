@@ -14,23 +14,30 @@ const SpareDir = tempPrefix + "spare" + tempSuffix
 // usual.
 const spareFiles = 4
 
-// WithSpareFiles makes WriteFile replace existing files through spare
-// files made ahead of time, on Linux, where renameat2 can exchange two
-// names: the new content is written to a spare (an empty file already
-// created and, with fsync on, synced), the spare and the target are
-// exchanged in one atomic step, and the directory is synced. Creating a
-// file and unlinking the replaced one then happen after the write, in the
-// background, instead of during it: on ext4 a durable replace of a small
-// file takes about 0.7x the time of a new temp file and a rename. Readers
-// see exactly what a rename gives them (the old file or the new one; a
-// reader holding the old file keeps it whole), and the guarantees of
-// WriteFile are unchanged.
+// WithSpareFiles makes WriteFile replace existing files, with fsync on and
+// on Linux, through spare files made ahead of time: empty files, created
+// and synced in the background in SpareDir at the root. A replace writes
+// the new content into a spare, gives it the old file's mode, owner and
+// group, syncs it, renames it over the target and syncs the target's
+// directory: the temp file's steps, without creating the file (whose first
+// fsync on ext4 also writes its directory) during the write. On the
+// benchmark machine 4 KiB replaces back to back take about 0.9x the time.
+// Readers, watchers and a crash see what they see with a temp file: the
+// rename.
 //
-// The spares live in a directory named ".hashline-spare.tmp" at the root,
-// made on the first replace and removed by Close. It is for long-running
-// servers; a process that writes once gains nothing from it. Elsewhere
-// than Linux, on a filesystem that cannot exchange names, and when the
-// directory cannot be made, writes go the usual way.
+// A write uses the temp file when no spare is ready (the first replace, or
+// more than spareFiles at once), for new files and create-only writes, for
+// files on another device than the root, in a directory with a default
+// ACL or another SELinux label than the spare directory (a new file takes
+// those from its directory), and when a spare is not the file the server
+// made (someone removed or replaced it) or the rename fails. The spare
+// files are off for good when the directory cannot be made or opened, is
+// not a directory only the server's user can write to, or making a spare
+// fails.
+//
+// Close removes the spares, and the directory when nothing else is left
+// in it. For long-running servers; a process that writes once gains
+// nothing from it.
 func WithSpareFiles(on bool) Option {
 	return func(o *options) { o.spares = on }
 }

@@ -1,33 +1,42 @@
 package workspace
 
 import (
+	"bytes"
 	"crypto/rand"
 	"errors"
 	"io/fs"
 	"os"
 	"path"
-	"slices"
 	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
 
 // spares is a workspace's pool of spare files (WithSpareFiles). A writer
-// takes one, fills it and exchanges it with its target; the worker makes
-// new ones and removes the files exchanged out, after the writes.
+// takes one, fills it and renames it over its target; the worker makes new
+// ones, after the writes.
 type spares struct {
 	mu      sync.Mutex
 	state   spareState
 	started bool     // the worker was started (done will be closed)
 	dir     *os.File // SpareDir, open from the first top-up until close
 	dirFd   int
-	dev     uint64   // the device of dir: only files on it can be exchanged
-	ready   []string // names in dir of empty spare files
-	used    []string // names in dir now holding replaced files, to remove
+	dev     uint64 // the device of dir: only files on it can take a spare's place
+	label   []byte // dir's SELinux label, or nil
+	ready   []*spare
+	served  int // writes done through a spare, for tests
 	kick    chan struct{}
 	stop    chan struct{}
 	done    chan struct{}
+}
+
+// spare is an empty file the worker created, and keeps open for writing.
+type spare struct {
+	f    *os.File
+	name string // in SpareDir
+	ino  uint64
 }
 
 type spareState int
@@ -35,119 +44,120 @@ type spareState int
 const (
 	spareIdle spareState = iota // no replace yet: nothing made
 	spareOn
-	spareOff // the directory could not be made, or names cannot be exchanged
+	spareOff // the directory could not be made or is not the server's alone
 )
+
+// spareRename is renameat(2), replaced by tests to make it fail.
+var spareRename = unix.Renameat
 
 func newSpares() *spares {
 	return &spares{kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 }
 
-// writeSpare is WriteFile's replace of the existing file target (old is
-// its Lstat) through a spare file. It reports false, having done nothing,
-// when no spare is ready for target, and the caller writes a temporary
-// file instead; otherwise the write is done, or failed with err.
+// writeSpare is WriteFile's durable replace of the existing file target
+// (old is its Lstat) through a spare file. It reports false, having done
+// nothing, when it cannot use one, and the caller writes a temporary file
+// instead; otherwise the write is done, or failed with err.
 func (w *Workspace) writeSpare(op, rel, target string, raw []byte, mode fs.FileMode, old fs.FileInfo, opts WriteOptions) (bool, error) {
 	s := w.spare
-	if s == nil {
+	if s == nil || !w.opts.fsync {
+		// Without fsync the spare saves nothing: what a rename over a
+		// file costs then is the writeback ext4 starts for the new data.
 		return false, nil
 	}
-	name, sdir, ok := s.take(w, old)
-	if !ok {
-		return false, nil
-	}
-	fd, err := unix.Openat(sdir, name, unix.O_WRONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	dir := path.Dir(target)
+	d, err := w.root.Open(dir)
 	if err != nil {
-		return false, nil // someone removed it: write the usual way
+		return false, nil // the usual way reports it
 	}
-	drop := func() { _ = unix.Unlinkat(sdir, name, 0) }
-	if err := w.fill(op, rel, os.NewFile(uintptr(fd), path.Join(SpareDir, name)), raw, mode, old); err != nil {
-		drop()
+	defer d.Close()
+	tdir := int(d.Fd())
+	sp := s.take(w, old, tdir)
+	if sp == nil {
+		return false, nil
+	}
+	// fill closes the file.
+	if err := w.fill(op, rel, sp.f, raw, mode, old); err != nil {
+		_ = unix.Unlinkat(s.dirFd, sp.name, 0)
 		return true, err
 	}
 	if opts.BeforeCommit != nil {
 		if err := opts.BeforeCommit(); err != nil {
-			drop()
+			_ = unix.Unlinkat(s.dirFd, sp.name, 0)
 			return true, err
 		}
 	}
 	if testHookBeforeRename != nil {
 		if err := testHookBeforeRename(target); err != nil {
-			drop()
+			_ = unix.Unlinkat(s.dirFd, sp.name, 0)
 			return true, osErr(op, rel, "", err)
 		}
 	}
-	dir := path.Dir(target)
-	d, err := w.root.Open(dir)
-	if err != nil {
-		drop()
-		return true, osErr(op, rel, dir, err)
-	}
-	defer d.Close()
-	tdir, base := int(d.Fd()), path.Base(target)
-	err = unix.Renameat2(sdir, name, tdir, base, unix.RENAME_EXCHANGE)
-	switch {
-	case err != nil && !existsAt(sdir, name):
-		// Someone removed the spare (another server's sweep at its start,
-		// git clean): write the content again, the usual way. The check
-		// before the commit has passed.
+	// Write the content again, the usual way, when the spare is gone or
+	// not what was filled (someone removed or replaced it), or the rename
+	// fails (a directory in the file's place now, a directory that refuses
+	// renames from others): the temp file's rename gives the usual answers.
+	// The check before the commit has passed.
+	again := func() (bool, error) {
 		opts.BeforeCommit = nil
-		return true, w.writeRenamed(op, rel, target, raw, mode, old, opts)
-	case err != nil:
-		if errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EOPNOTSUPP) {
-			s.disable() // this filesystem cannot exchange names
-		}
-		// A rename gives the usual answers: a file deleted meanwhile is
-		// created again, and a directory there now is named in the error.
-		if err := w.place(op, rel, path.Join(SpareDir, name), target, false); err != nil {
-			drop()
-			return true, err
-		}
-	case isDirAt(sdir, name):
-		// A directory was put where the file was after it was checked. A
-		// rename would have refused to replace it; so does this, by
-		// exchanging the two back.
-		if unix.Renameat2(sdir, name, tdir, base, unix.RENAME_EXCHANGE) == nil {
-			drop()
-		}
-		return true, notRegular(op, rel, fs.ModeDir)
-	default:
-		s.discard(name)
+		return true, w.writeRenamed(op, rel, target, raw, mode, old, opts, false)
 	}
-	if w.opts.fsync {
-		if err := d.Sync(); err != nil {
-			return true, syncFailed(op, rel, dir, err)
-		}
+	var st unix.Stat_t
+	if unix.Fstatat(s.dirFd, sp.name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Ino != sp.ino || uint64(st.Dev) != s.dev {
+		return again()
+	}
+	// The replaced file is held across the rename, so that the rename does
+	// not free its blocks (release.go).
+	defer w.holdReplaced(target)()
+	if err := spareRename(s.dirFd, sp.name, tdir, path.Base(target)); err != nil {
+		_ = unix.Unlinkat(s.dirFd, sp.name, 0)
+		return again()
+	}
+	s.mu.Lock()
+	s.served++
+	s.mu.Unlock()
+	if err := d.Sync(); err != nil {
+		return true, syncFailed(op, rel, dir, err)
 	}
 	return true, nil
 }
 
-func existsAt(dirFd int, name string) bool {
-	var st unix.Stat_t
-	return unix.Fstatat(dirFd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil
-}
-
-func isDirAt(dirFd int, name string) bool {
-	var st unix.Stat_t
-	return unix.Fstatat(dirFd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR
-}
-
-// take returns a ready spare on old's device and the descriptor of the
-// directory it is in, and asks the worker to make another. The first call
-// starts the worker and returns none.
-func (s *spares) take(w *Workspace, old fs.FileInfo) (name string, dirFd int, ok bool) {
+// take returns a ready spare for a file like old in the directory open as
+// tdir, or nil, and asks the worker to make another. The first call starts
+// the worker and returns none. A spare is for files on its device whose
+// directory has no default ACL and the spare directory's SELinux label,
+// since a new file takes those from the directory it is created in (the
+// owner and group are set from old).
+func (s *spares) take(w *Workspace, old fs.FileInfo, tdir int) *spare {
 	st, _ := old.Sys().(*syscall.Stat_t)
+	if st == nil {
+		return nil
+	}
+	n, err := unix.Fgetxattr(tdir, "system.posix_acl_default", nil)
+	acl := err == nil && n > 0
+	label := selinuxLabel(tdir)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.state == spareOff {
-		return "", 0, false
+		return nil
 	}
 	s.start(w)
-	if st == nil || s.dir == nil || uint64(st.Dev) != s.dev || len(s.ready) == 0 {
-		return "", 0, false
+	if acl || s.dir == nil || uint64(st.Dev) != s.dev || !bytes.Equal(label, s.label) || len(s.ready) == 0 {
+		return nil
 	}
-	name = s.ready[len(s.ready)-1]
+	sp := s.ready[len(s.ready)-1]
 	s.ready = s.ready[:len(s.ready)-1]
-	return name, s.dirFd, true
+	return sp
+}
+
+// selinuxLabel returns the SELinux label of the open file fd, or nil.
+func selinuxLabel(fd int) []byte {
+	var buf [256]byte
+	n, err := unix.Fgetxattr(fd, "security.selinux", buf[:])
+	if err != nil || n <= 0 {
+		return nil
+	}
+	return bytes.Clone(buf[:n])
 }
 
 // start starts the worker if it is not running yet, and wakes it; s.mu is
@@ -157,34 +167,13 @@ func (s *spares) start(w *Workspace) {
 		s.state, s.started = spareOn, true
 		go s.run(w)
 	}
-	s.wake()
-}
-
-// discard hands the worker a spare name that now holds a replaced file.
-func (s *spares) discard(name string) {
-	s.mu.Lock()
-	s.used = append(s.used, name)
-	s.wake()
-	s.mu.Unlock()
-}
-
-// wake asks the worker to run; s.mu is held.
-func (s *spares) wake() {
 	select {
 	case s.kick <- struct{}{}:
 	default:
 	}
 }
 
-func (s *spares) disable() {
-	s.mu.Lock()
-	s.state = spareOff
-	s.mu.Unlock()
-}
-
-// run is the worker: each time it is woken it tops the pool up, then
-// removes the replaced files, which frees them (on a disk with online
-// discard, the slow part of a replace).
+// run is the worker: each time it is woken it tops the pool up.
 func (s *spares) run(w *Workspace) {
 	defer close(s.done)
 	for {
@@ -194,27 +183,19 @@ func (s *spares) run(w *Workspace) {
 		case <-s.kick:
 		}
 		if err := s.topUp(w); err != nil {
-			s.disable()
+			s.mu.Lock()
+			s.state = spareOff
+			s.mu.Unlock()
 			return
 		}
-		s.mu.Lock()
-		used := slices.Clone(s.used)
-		s.mu.Unlock()
-		for _, name := range used {
-			_ = unix.Unlinkat(s.dirFd, name, 0)
-		}
-		s.mu.Lock()
-		s.used = s.used[len(used):] // discard only appends
-		s.mu.Unlock()
 	}
 }
 
 // topUp makes the directory on its first run, then spare files until
-// spareFiles are ready: each created empty and, with fsync on, synced, so
-// that a writer's fsync of a spare has little but its content to write (on
-// ext4, the first fsync of a new file also writes its directory). Whether
-// a spare's name survives a crash does not matter, so the directory itself
-// is not synced.
+// spareFiles are ready: each created empty and synced, so that a writer's
+// fsync of a spare has little but its content to write (on ext4, the first
+// fsync of a new file also writes its directory). Whether a spare's name
+// survives a crash does not matter, so the directory itself is not synced.
 func (s *spares) topUp(w *Workspace) error {
 	if s.dir == nil {
 		d, dev, err := w.openSpareDir()
@@ -222,43 +203,32 @@ func (s *spares) topUp(w *Workspace) error {
 			return err
 		}
 		s.mu.Lock()
-		s.dir, s.dirFd, s.dev = d, int(d.Fd()), dev
+		s.dir, s.dirFd, s.dev, s.label = d, int(d.Fd()), dev, selinuxLabel(int(d.Fd()))
 		s.mu.Unlock()
 	}
 	s.mu.Lock()
 	need := spareFiles - len(s.ready)
 	s.mu.Unlock()
-	if need <= 0 {
-		return nil
-	}
-	made := make([]string, 0, need)
-	var err error
 	for range need {
 		name := tempPrefix + rand.Text() + tempSuffix
-		var fd int
-		fd, err = unix.Openat(s.dirFd, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+		fd, err := unix.Openat(s.dirFd, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
 		if err != nil {
-			break
+			return err
 		}
-		if w.opts.fsync {
-			err = unix.Fsync(fd)
+		var st unix.Stat_t
+		if err = unix.Fsync(fd); err == nil {
+			err = unix.Fstat(fd, &st)
 		}
-		_ = unix.Close(fd)
 		if err != nil {
+			_ = unix.Close(fd)
 			_ = unix.Unlinkat(s.dirFd, name, 0)
-			break
+			return err
 		}
-		made = append(made, name)
+		sp := &spare{f: os.NewFile(uintptr(fd), path.Join(SpareDir, name)), name: name, ino: st.Ino}
+		s.mu.Lock()
+		s.ready = append(s.ready, sp)
+		s.mu.Unlock()
 	}
-	if err != nil {
-		for _, name := range made {
-			_ = unix.Unlinkat(s.dirFd, name, 0)
-		}
-		return err
-	}
-	s.mu.Lock()
-	s.ready = append(s.ready, made...)
-	s.mu.Unlock()
 	return nil
 }
 
@@ -266,7 +236,10 @@ func (s *spares) topUp(w *Workspace) error {
 const spareIgnore = "# hashline keeps spare files here while it runs, and removes them when it stops.\n*\n"
 
 // openSpareDir makes SpareDir (if missing) with its .gitignore and opens
-// it, refusing anything but a plain directory in its place.
+// it. It must be a plain directory that only the server's user can write
+// to, since whoever can put files in it could have them written and
+// renamed into the tree. Empty files a killed server left in it are
+// removed; anything else is left to the sweep (hashlined --clean-temp).
 func (w *Workspace) openSpareDir() (*os.File, uint64, error) {
 	if err := w.root.Mkdir(SpareDir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return nil, 0, err
@@ -283,23 +256,58 @@ func (w *Workspace) openSpareDir() (*os.File, uint64, error) {
 		return nil, 0, err
 	}
 	fi, err := d.Stat()
-	if err != nil || !os.SameFile(lfi, fi) {
-		d.Close()
-		return nil, 0, errors.Join(err, errors.New(SpareDir+" changed while it was opened"))
+	if err == nil && !os.SameFile(lfi, fi) {
+		err = errors.New(SpareDir + " changed while it was opened")
 	}
-	fd, err := unix.Openat(int(d.Fd()), ".gitignore", unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o644)
-	switch {
-	case err == nil:
-		_, err = unix.Write(fd, []byte(spareIgnore))
-		_ = unix.Close(fd)
-	case errors.Is(err, unix.EEXIST):
-		err = nil
+	st, _ := fi.Sys().(*syscall.Stat_t)
+	if err == nil && (st == nil || int(st.Uid) != os.Geteuid() || fi.Mode().Perm()&0o022 != 0) {
+		err = errors.New(SpareDir + " is not the server's alone")
+	}
+	if err == nil {
+		err = writeSpareIgnore(int(d.Fd()))
 	}
 	if err != nil {
-		d.Close()
+		_ = d.Close()
 		return nil, 0, err
 	}
-	return d, uint64(fi.Sys().(*syscall.Stat_t).Dev), nil
+	removeStaleSpares(d, w.opened)
+	return d, uint64(st.Dev), nil
+}
+
+// writeSpareIgnore creates the .gitignore in the spare directory dirFd, if
+// missing.
+func writeSpareIgnore(dirFd int) error {
+	fd, err := unix.Openat(dirFd, ".gitignore", unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o644)
+	if errors.Is(err, unix.EEXIST) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	_, err = unix.Write(fd, []byte(spareIgnore))
+	if cerr := unix.Close(fd); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// removeStaleSpares removes the empty temp files in the spare directory
+// older than before: spares a killed server left. A file with content
+// could be one a crash left named twice, here and in the tree, on a
+// filesystem without a journal; the sweep, which sees the whole tree,
+// decides about those.
+func removeStaleSpares(d *os.File, before time.Time) {
+	entries, err := d.ReadDir(-1)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		fi, err := e.Info()
+		if err != nil || !fi.Mode().IsRegular() || !IsTempName(e.Name()) || fi.Size() != 0 || !fi.ModTime().Before(before) {
+			continue
+		}
+		_ = unix.Unlinkat(int(d.Fd()), e.Name(), 0)
+	}
 }
 
 // close stops the worker and removes the spare files, and the directory
@@ -318,13 +326,16 @@ func (s *spares) close(w *Workspace) {
 	if s.dir == nil {
 		return
 	}
-	for _, name := range append(s.ready, s.used...) {
-		_ = unix.Unlinkat(s.dirFd, name, 0)
+	for _, sp := range s.ready {
+		_ = sp.f.Close()
+		_ = unix.Unlinkat(s.dirFd, sp.name, 0)
 	}
-	s.ready, s.used = nil, nil
-	if names, err := s.dir.Readdirnames(-1); err == nil && len(names) == 1 && names[0] == ".gitignore" {
-		if unix.Unlinkat(s.dirFd, ".gitignore", 0) == nil {
-			_ = w.root.Remove(SpareDir)
+	s.ready = nil
+	if entries, err := fs.ReadDir(w.root.FS(), SpareDir); err == nil && len(entries) == 1 && entries[0].Name() == ".gitignore" {
+		if unix.Unlinkat(s.dirFd, ".gitignore", 0) == nil && w.root.Remove(SpareDir) != nil {
+			// Another server put a spare in meanwhile: keep the
+			// directory out of git status for it.
+			_ = writeSpareIgnore(s.dirFd)
 		}
 	}
 	_ = s.dir.Close()

@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // primeSpares gives w a pool of spare files (as WithSpareFiles would, had
@@ -24,41 +27,61 @@ func primeSpares(t *testing.T, w *Workspace) map[uint64]bool {
 	return readySpares(t, w)
 }
 
-// readySpares waits until the worker has made every spare and removed
-// every replaced file, and returns the spares' inode numbers.
+// readySpares waits until the worker has made every spare, and returns
+// their inode numbers.
 func readySpares(t *testing.T, w *Workspace) map[uint64]bool {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		s := w.spare
 		s.mu.Lock()
-		names, used, state := slices.Clone(s.ready), len(s.used), s.state
+		ready, state := slices.Clone(s.ready), s.state
 		s.mu.Unlock()
 		if state == spareOff {
 			t.Fatal("the spare files are off")
 		}
-		if len(names) == spareFiles && used == 0 {
+		if len(ready) == spareFiles {
 			inodes := map[uint64]bool{}
-			for _, name := range names {
-				inodes[inode(t, filepath.Join(w.dir, SpareDir, name))] = true
+			for _, sp := range ready {
+				inodes[sp.ino] = true
 			}
 			return inodes
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%d spares ready and %d to remove after 10s, want %d and 0", len(names), used, spareFiles)
+			t.Fatalf("%d spares ready after 10s, want %d", len(ready), spareFiles)
 		}
 		time.Sleep(time.Millisecond)
 	}
 }
 
+// served is the number of writes w has done through a spare.
+func served(w *Workspace) int {
+	if w.spare == nil {
+		return 0
+	}
+	w.spare.mu.Lock()
+	defer w.spare.mu.Unlock()
+	return w.spare.served
+}
+
+// spareState is the pool's state.
+func stateOf(w *Workspace) spareState {
+	w.spare.mu.Lock()
+	defer w.spare.mu.Unlock()
+	return w.spare.state
+}
+
 // assertSparesClean waits for the worker and checks that the spare
 // directory holds the .gitignore and the ready spares, all empty: no new
-// content and no replaced file left in it.
+// content left in it.
 func assertSparesClean(t *testing.T, w *Workspace) {
 	t.Helper()
 	readySpares(t, w)
+	var ready []string
 	w.spare.mu.Lock()
-	ready := slices.Clone(w.spare.ready)
+	for _, sp := range w.spare.ready {
+		ready = append(ready, sp.name)
+	}
 	w.spare.mu.Unlock()
 	entries, err := os.ReadDir(filepath.Join(w.dir, SpareDir))
 	if err != nil {
@@ -82,59 +105,71 @@ func assertSparesClean(t *testing.T, w *Workspace) {
 }
 
 func TestWriteFileThroughSpare(t *testing.T) {
-	for _, fsync := range []bool{true, false} {
-		t.Run(fmt.Sprintf("fsync=%v", fsync), func(t *testing.T) {
-			w, root, _ := newWS(t, WithSpareFiles(true), WithFsync(fsync))
-			p := filepath.Join(root, "dir", "a.txt")
-			mustWrite(t, p, "one\n", 0o640)
-			if _, err := w.WriteFile("dir/new.txt", []byte("new\n"), WriteOptions{}); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := os.Stat(filepath.Join(root, SpareDir)); !errors.Is(err, os.ErrNotExist) {
-				t.Fatalf("spare directory after creating a file: %v, want none yet", err)
-			}
-			// The first replace finds no spare and starts making them.
-			if _, err := w.WriteFile("dir/a.txt", []byte("two\n"), WriteOptions{}); err != nil {
-				t.Fatal(err)
-			}
-			spares := readySpares(t, w)
-			ignore, err := os.ReadFile(filepath.Join(root, SpareDir, ".gitignore"))
-			if err != nil || string(ignore) != spareIgnore {
-				t.Fatalf(".gitignore = %q, %v", ignore, err)
-			}
-			reader, err := os.Open(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer reader.Close()
+	w, root, _ := newWS(t, WithSpareFiles(true))
+	p := filepath.Join(root, "dir", "a.txt")
+	mustWrite(t, p, "one\n", 0o640)
+	if _, err := w.WriteFile("dir/new.txt", []byte("new\n"), WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, SpareDir)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("spare directory after creating a file: %v, want none yet", err)
+	}
+	// The first replace finds no spare and starts making them.
+	if _, err := w.WriteFile("dir/a.txt", []byte("two\n"), WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	spares := readySpares(t, w)
+	ignore, err := os.ReadFile(filepath.Join(root, SpareDir, ".gitignore"))
+	if err != nil || string(ignore) != spareIgnore {
+		t.Fatalf(".gitignore = %q, %v", ignore, err)
+	}
+	if fi, err := os.Stat(filepath.Join(root, SpareDir)); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("spare directory: %v, %v; want mode 0700", fi, err)
+	}
+	reader, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
 
-			res, err := w.WriteFile("dir/a.txt", []byte("three\n"), WriteOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := inode(t, p); !spares[got] {
-				t.Errorf("the file's inode %d is none of the spares' %v", got, spares)
-			}
-			if b, _ := os.ReadFile(p); string(b) != "three\n" || res.Version != Version(b) || res.Created {
-				t.Errorf("file %q, result %+v", b, res)
-			}
-			if fi, _ := os.Stat(p); fi.Mode().Perm() != 0o640 {
-				t.Errorf("mode %v, want 0640 kept", fi.Mode().Perm())
-			}
-			// A reader of the replaced file keeps it whole, as after a rename.
-			if b, err := io.ReadAll(reader); err != nil || string(b) != "two\n" {
-				t.Errorf("reader of the replaced file got %q, %v", b, err)
-			}
-			assertSparesClean(t, w)
-			assertNoTemp(t, root)
+	res, err := w.WriteFile("dir/a.txt", []byte("three\n"), WriteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := inode(t, p); !spares[got] || served(w) != 1 {
+		t.Errorf("the file's inode %d, spares' %v, %d writes through a spare; want one of them, 1", got, spares, served(w))
+	}
+	if b, _ := os.ReadFile(p); string(b) != "three\n" || res.Version != Version(b) || res.Created {
+		t.Errorf("file %q, result %+v", b, res)
+	}
+	if fi, _ := os.Stat(p); fi.Mode().Perm() != 0o640 {
+		t.Errorf("mode %v, want 0640 kept", fi.Mode().Perm())
+	}
+	// A reader of the replaced file keeps it whole, as after a rename.
+	if b, err := io.ReadAll(reader); err != nil || string(b) != "two\n" {
+		t.Errorf("reader of the replaced file got %q, %v", b, err)
+	}
+	assertSparesClean(t, w)
+	assertNoTemp(t, root)
 
-			if err := w.Close(); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := os.Stat(filepath.Join(root, SpareDir)); !errors.Is(err, os.ErrNotExist) {
-				t.Errorf("spare directory after Close: %v, want removed", err)
-			}
-		})
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, SpareDir)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("spare directory after Close: %v, want removed", err)
+	}
+}
+
+// Without fsync a spare saves nothing, so none is made.
+func TestWriteFileWithoutFsyncUsesNoSpares(t *testing.T) {
+	w, root, _ := newWS(t, WithSpareFiles(true), WithFsync(false))
+	for i := range 3 {
+		if _, err := w.WriteFile("a.txt", fmt.Appendf(nil, "%d\n", i), WriteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, SpareDir)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("spare directory with fsync off: %v, want none", err)
 	}
 }
 
@@ -158,6 +193,80 @@ func TestCloseLeavesASharedSpareDirectory(t *testing.T) {
 	}
 }
 
+// Empty spares a killed server left are removed when the directory is
+// opened; files with content are left to the sweep.
+func TestOpenSpareDirRemovesEmptyLeftovers(t *testing.T) {
+	w, root, _ := newWS(t)
+	dir := filepath.Join(root, SpareDir)
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	empty, full, young := filepath.Join(dir, tempPrefix+"EMPTY"+tempSuffix), filepath.Join(dir, tempPrefix+"FULL"+tempSuffix), filepath.Join(dir, tempPrefix+"YOUNG"+tempSuffix)
+	mustWrite(t, empty, "", 0o600)
+	mustWrite(t, full, "content\n", 0o600)
+	long := time.Now().Add(-time.Hour)
+	for _, p := range []string{empty, full} {
+		if err := os.Chtimes(p, long, long); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustWrite(t, young, "", 0o600) // made after the workspace was opened
+	primeSpares(t, w)
+	for p, want := range map[string]bool{empty: false, full: true, young: true} {
+		if _, err := os.Stat(p); (err == nil) != want {
+			t.Errorf("%s exists: %v, want %v", filepath.Base(p), err == nil, want)
+		}
+	}
+}
+
+// A spare directory others can write to, or that is not a directory, is
+// not used: whoever can put files in it could have them renamed into the
+// tree.
+func TestSpareDirectoryNotTheServers(t *testing.T) {
+	for name, setup := range map[string]func(t *testing.T, dir string){
+		"writable by others": func(t *testing.T, dir string) {
+			if err := os.Mkdir(dir, 0o777); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(dir, 0o777); err != nil {
+				t.Fatal(err)
+			}
+		},
+		"a file":    func(t *testing.T, dir string) { mustWrite(t, dir, "x", 0o600) },
+		"a symlink": func(t *testing.T, dir string) { mustSymlink(t, "elsewhere", dir) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			w, root, _ := newWS(t, WithSpareFiles(true))
+			setup(t, filepath.Join(root, SpareDir))
+			mustWrite(t, filepath.Join(root, "a.txt"), "old\n", 0o644)
+			for i := range 3 {
+				text := fmt.Sprintf("write %d\n", i)
+				if _, err := w.WriteFile("a.txt", []byte(text), WriteOptions{}); err != nil {
+					t.Fatal(err)
+				}
+				if b, _ := os.ReadFile(filepath.Join(root, "a.txt")); string(b) != text {
+					t.Fatalf("file holds %q, want %q", b, text)
+				}
+			}
+			waitOff(t, w)
+			if served(w) != 0 {
+				t.Errorf("%d writes through a spare, want none", served(w))
+			}
+		})
+	}
+}
+
+func waitOff(t *testing.T, w *Workspace) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for stateOf(w) != spareOff {
+		if time.Now().After(deadline) {
+			t.Fatal("the spare files are still on")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
 // The spare directory removed under a running workspace (git clean -x):
 // writes go on, the usual way.
 func TestWriteFileAfterSpareDirectoryRemoved(t *testing.T) {
@@ -177,82 +286,132 @@ func TestWriteFileAfterSpareDirectoryRemoved(t *testing.T) {
 		}
 	}
 	assertNoTemp(t, root)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		w.spare.mu.Lock()
-		off := w.spare.state == spareOff
-		w.spare.mu.Unlock()
-		if off {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the spare files are still on without their directory")
-		}
-		time.Sleep(time.Millisecond)
+	waitOff(t, w)
+	if served(w) != 0 {
+		t.Errorf("%d writes through a spare, want none", served(w))
 	}
 }
 
-// What is in the target's place when the spare is exchanged decides the
-// outcome, as it would for a rename.
+// A directory with a default ACL gives new files their ACL, which a spare,
+// made elsewhere, would not have: such a directory's files are written the
+// usual way.
+func TestWriteFileSkipsSpareUnderDefaultACL(t *testing.T) {
+	w, root, _ := newWS(t)
+	dir := filepath.Join(root, "acl")
+	mustWrite(t, filepath.Join(dir, "a.txt"), "old\n", 0o644)
+	// A POSIX ACL xattr: version 2, then (tag, perm, id) entries for the
+	// owner (rwx), the group (r-x) and others (r-x).
+	acl := binary.LittleEndian.AppendUint32(nil, 2)
+	for _, e := range [][2]uint16{{0x01, 7}, {0x04, 5}, {0x20, 5}} {
+		acl = binary.LittleEndian.AppendUint16(acl, e[0])
+		acl = binary.LittleEndian.AppendUint16(acl, e[1])
+		acl = binary.LittleEndian.AppendUint32(acl, 0xffffffff)
+	}
+	if err := unix.Setxattr(dir, "system.posix_acl_default", acl, 0); err != nil {
+		t.Skipf("cannot set a default ACL here: %v", err)
+	}
+	mustWrite(t, filepath.Join(root, "plain.txt"), "old\n", 0o644)
+	primeSpares(t, w)
+	if _, err := w.WriteFile("acl/a.txt", []byte("new\n"), WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if served(w) != 0 {
+		t.Errorf("a file under a default ACL was written through a spare")
+	}
+	if _, err := w.WriteFile("plain.txt", []byte("new\n"), WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if served(w) != 1 {
+		t.Errorf("a file without one was not") // the test's control
+	}
+}
+
+// filledSpare is the one file in the spare directory that is not empty:
+// the spare being written.
+func filledSpare(t *testing.T, root string) string {
+	t.Helper()
+	spares, _ := filepath.Glob(filepath.Join(root, SpareDir, tempPrefix+"*"))
+	var filled []string
+	for _, p := range spares {
+		if fi, err := os.Stat(p); err == nil && fi.Size() > 0 {
+			filled = append(filled, p)
+		}
+	}
+	if len(filled) != 1 {
+		t.Fatalf("%d spares with content, want 1", len(filled))
+	}
+	return filled[0]
+}
+
+// What is in the way when the spare is renamed into place decides the
+// outcome, as it would for a temp file's rename.
 func TestWriteFileThroughSpareRaces(t *testing.T) {
 	tests := []struct {
 		name  string
-		race  func(t *testing.T, target string)
+		race  func(t *testing.T, root, target string)
 		err   error
-		check func(t *testing.T, target string)
-		// respawned: the content was written again, through a temp file.
-		respawned bool
+		check func(t *testing.T, root, target string)
+		// spared: the write went through the spare (else through a temp
+		// file, after the spare could not be used).
+		spared bool
 	}{
 		{name: "a directory put in the file's place stays, and the write fails",
-			race: func(t *testing.T, target string) {
+			race: func(t *testing.T, _, target string) {
 				if err := os.Remove(target); err != nil {
 					t.Fatal(err)
 				}
 				mustWrite(t, filepath.Join(target, "inner"), "x", 0o644)
 			},
 			err: ErrNotRegular,
-			check: func(t *testing.T, target string) {
+			check: func(t *testing.T, _, target string) {
 				if b, err := os.ReadFile(filepath.Join(target, "inner")); err != nil || string(b) != "x" {
 					t.Errorf("directory content: %q, %v", b, err)
 				}
 			}},
 		{name: "a file deleted meanwhile is created again",
-			race: func(t *testing.T, target string) {
+			race: func(t *testing.T, _, target string) {
 				if err := os.Remove(target); err != nil {
 					t.Fatal(err)
 				}
 			},
-			check: func(t *testing.T, target string) {
-				if b, err := os.ReadFile(target); err != nil || string(b) != "new\n" {
-					t.Errorf("file holds %q, %v", b, err)
-				}
-			}},
-		{name: "a spare removed meanwhile (another server's sweep) is written again",
-			race: func(t *testing.T, target string) {
-				spares, _ := filepath.Glob(filepath.Join(filepath.Dir(target), SpareDir, tempPrefix+"*"))
-				for _, p := range spares {
-					if err := os.Remove(p); err != nil {
-						t.Fatal(err)
-					}
-				}
-			},
-			check: func(t *testing.T, target string) {
-				if b, err := os.ReadFile(target); err != nil || string(b) != "new\n" {
-					t.Errorf("file holds %q, %v", b, err)
-				}
-			},
-			respawned: true},
+			spared: true},
 		{name: "a file put in its place is replaced",
-			race: func(t *testing.T, target string) {
+			race: func(t *testing.T, _, target string) {
 				if err := os.Remove(target); err != nil {
 					t.Fatal(err)
 				}
 				mustWrite(t, target, "theirs\n", 0o600)
 			},
-			check: func(t *testing.T, target string) {
-				if b, err := os.ReadFile(target); err != nil || string(b) != "new\n" {
-					t.Errorf("file holds %q, %v", b, err)
+			spared: true},
+		{name: "a spare removed meanwhile (another server's sweep): written again",
+			race: func(t *testing.T, root, _ string) {
+				if err := os.Remove(filledSpare(t, root)); err != nil {
+					t.Fatal(err)
 				}
+			}},
+		{name: "a spare replaced by a link to a file outside: written again, the outside file untouched",
+			race: func(t *testing.T, root, _ string) {
+				p := filledSpare(t, root)
+				if err := os.Remove(p); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Link(filepath.Join(filepath.Dir(root), "outside", "secret.txt"), p); err != nil {
+					t.Fatal(err)
+				}
+			},
+			check: func(t *testing.T, root, _ string) {
+				if b, _ := os.ReadFile(filepath.Join(filepath.Dir(root), "outside", "secret.txt")); string(b) != "secret\n" {
+					t.Errorf("the outside file holds %q", b)
+				}
+				// The link is left in the spare directory, for the sweep.
+				p := filledSpare(t, root)
+				if err := os.Remove(p); err != nil {
+					t.Fatal(err)
+				}
+			}},
+		{name: "a rename the filesystem refuses (EXDEV): written again",
+			race: func(t *testing.T, _, _ string) {
+				spareRename = func(int, string, int, string) error { return unix.EXDEV }
 			}},
 	}
 	for _, tt := range tests {
@@ -260,25 +419,25 @@ func TestWriteFileThroughSpareRaces(t *testing.T) {
 			w, root, _ := newWS(t)
 			target := filepath.Join(root, "t.txt")
 			mustWrite(t, target, "old\n", 0o644)
-			spares := primeSpares(t, w)
-			testHookBeforeRename = func(string) error { tt.race(t, target); return nil }
-			defer func() { testHookBeforeRename = nil }()
+			primeSpares(t, w)
+			testHookBeforeRename = func(string) error { tt.race(t, root, target); return nil }
+			defer func() { testHookBeforeRename, spareRename = nil, unix.Renameat }()
 			_, err := w.WriteFile("t.txt", []byte("new\n"), WriteOptions{})
-			testHookBeforeRename = nil
+			testHookBeforeRename, spareRename = nil, unix.Renameat
 			if tt.err != nil {
 				assertErr(t, err, tt.err)
 			} else if err != nil {
 				t.Fatal(err)
-			} else if !tt.respawned && !spares[inode(t, target)] {
-				// (A respawned write's temp file may reuse a removed
-				// spare's inode number: nothing to check there.)
-				t.Error("the write did not go through a spare")
+			} else if b, _ := os.ReadFile(target); string(b) != "new\n" {
+				t.Errorf("file holds %q", b)
 			}
-			tt.check(t, target)
+			if got := served(w) == 1; got != tt.spared {
+				t.Errorf("written through the spare: %v, want %v", got, tt.spared)
+			}
+			if tt.check != nil {
+				tt.check(t, root, target)
+			}
 			assertNoTemp(t, root)
-			if tt.respawned {
-				return // the worker's list names the removed spares
-			}
 			assertSparesClean(t, w)
 		})
 	}

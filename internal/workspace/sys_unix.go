@@ -12,17 +12,21 @@ import (
 // writer; it has no effect on regular files.
 const openNonblock = syscall.O_NONBLOCK
 
-// keepOwner gives the new file the owner of the file it replaces, when they
-// differ and the server may change it (it runs as root, or only the group
-// differs and the server's user is in it). It is best effort: a rewrite by
-// an unprivileged server takes the file over, as any editor's would.
+// keepOwner gives the new file f the owner and group of the file it
+// replaces, when they differ and the server may change them (it runs as
+// root, or only the group differs and the server's user is in it). The new
+// file's are compared, not the server's: a file created in a setgid
+// directory takes the directory's group. It is best effort: a rewrite by an
+// unprivileged server takes the file over, as any editor's would.
 func keepOwner(f *os.File, old fs.FileInfo) {
 	st, ok := old.Sys().(*syscall.Stat_t)
 	if !ok {
 		return
 	}
-	if int(st.Uid) == os.Geteuid() && int(st.Gid) == os.Getegid() {
-		return
+	if fi, err := f.Stat(); err == nil {
+		if cur, ok := fi.Sys().(*syscall.Stat_t); ok && cur.Uid == st.Uid && cur.Gid == st.Gid {
+			return
+		}
 	}
 	_ = f.Chown(int(st.Uid), int(st.Gid))
 }

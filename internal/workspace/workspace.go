@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // DefaultMaxFileBytes is the default size limit for reads and writes.
@@ -60,7 +61,8 @@ type Workspace struct {
 	// background (release.go).
 	releasing chan struct{}
 	// spare is the pool of spare files (WithSpareFiles), or nil.
-	spare *spares
+	spare  *spares
+	opened time.Time
 }
 
 // Open opens the workspace rooted at the existing directory root.
@@ -92,7 +94,7 @@ func Open(root string, opts ...Option) (*Workspace, error) {
 	if err != nil {
 		return nil, osErr("open", dir, "", err)
 	}
-	w := &Workspace{root: r, dir: dir, realDir: realDir, opts: o, releasing: make(chan struct{}, releaseSlots)}
+	w := &Workspace{root: r, dir: dir, realDir: realDir, opts: o, releasing: make(chan struct{}, releaseSlots), opened: time.Now()}
 	if o.spares {
 		w.spare = newSpares()
 	}

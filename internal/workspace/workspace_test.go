@@ -117,6 +117,10 @@ func TestIsTempName(t *testing.T) {
 	tests := map[string]bool{
 		".hashline-ABCDEF234567.tmp":     true,
 		"dir/.hashline-ABCDEF234567.tmp": true,
+		".hashline-spare.tmp":            true,
+		".hashline-spare.tmp/.gitignore": true,
+		"a/.hashline-x.tmp/b":            true,
+		"a/.hashline-x.tmpb/c":           false,
 		".hashline-.tmp":                 false,
 		"hashline-x.tmp":                 false,
 		".hashline-x.txt":                false,

@@ -168,7 +168,7 @@ func (w *Workspace) WriteFile(p string, text []byte, opts WriteOptions) (*WriteR
 		spared, err = w.writeSpare(op, rel, target, raw, mode, old, opts)
 	}
 	if !spared {
-		err = w.writeRenamed(op, rel, target, raw, mode, old, opts)
+		err = w.writeRenamed(op, rel, target, raw, mode, old, opts, true)
 	}
 	if err != nil {
 		return nil, err
@@ -184,8 +184,9 @@ func (w *Workspace) WriteFile(p string, text []byte, opts WriteOptions) (*WriteR
 
 // writeRenamed is WriteFile's write through a new temp file renamed over
 // the target (or linked, for CreateOnly), with the target's directory
-// synced after, and any directories it had to create.
-func (w *Workspace) writeRenamed(op, rel, target string, raw []byte, mode fs.FileMode, old fs.FileInfo, opts WriteOptions) error {
+// synced after, and any directories it had to create. hook says whether
+// testHookBeforeRename runs (not again when a spare's write falls back).
+func (w *Workspace) writeRenamed(op, rel, target string, raw []byte, mode fs.FileMode, old fs.FileInfo, opts WriteOptions, hook bool) error {
 	dir := path.Dir(target)
 	created, err := w.mkdirs(op, rel, dir)
 	if err != nil {
@@ -201,7 +202,7 @@ func (w *Workspace) writeRenamed(op, rel, target string, raw []byte, mode fs.Fil
 		defer w.holdReplaced(target)()
 	}
 	if err == nil {
-		if err = w.commit(op, rel, tmp, target, opts.Mode == CreateOnly); err != nil {
+		if err = w.commit(op, rel, tmp, target, opts.Mode == CreateOnly, hook); err != nil {
 			_ = w.root.Remove(tmp)
 		}
 	}
@@ -308,17 +309,12 @@ func (w *Workspace) fill(op, rel string, f *os.File, raw []byte, mode fs.FileMod
 // commit moves the finished temp file to target. For create-only writes it
 // hard-links instead, which fails if target exists, and then drops the temp
 // name; the caller removes the temp file on error.
-func (w *Workspace) commit(op, rel, tmp, target string, createOnly bool) error {
-	if testHookBeforeRename != nil {
+func (w *Workspace) commit(op, rel, tmp, target string, createOnly, hook bool) error {
+	if hook && testHookBeforeRename != nil {
 		if err := testHookBeforeRename(target); err != nil {
 			return osErr(op, rel, "", err)
 		}
 	}
-	return w.place(op, rel, tmp, target, createOnly)
-}
-
-// place is commit without the test hook.
-func (w *Workspace) place(op, rel, tmp, target string, createOnly bool) error {
 	if createOnly {
 		err := w.root.Link(tmp, target)
 		switch {

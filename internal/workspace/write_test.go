@@ -98,9 +98,8 @@ func TestWriteFile(t *testing.T) {
 // workspace has its spare files ready, and a replace must go through one.
 func testWriteFileCase(t *testing.T, spares bool, tt writeCase) {
 	w, root, outside, p, before := caseWS(t, tt.maxBytes, tt.setup, tt.path)
-	var spared map[uint64]bool
 	if spares {
-		spared = primeSpares(t, w)
+		primeSpares(t, w)
 	}
 	res, err := within(t, func() (*WriteResult, error) { return w.WriteFile(p, []byte(tt.text), tt.opts) })
 	assertNoTemp(t, root, outside)
@@ -130,7 +129,7 @@ func testWriteFileCase(t *testing.T, spares bool, tt writeCase) {
 	if res.Created != tt.created || res.Version != Version(got) {
 		t.Errorf("Created = %v, Version = %s; want %v, %s", res.Created, res.Version, tt.created, Version(got))
 	}
-	if spares && !tt.created && !spared[inode(t, filepath.Join(root, target))] {
+	if spares && !tt.created && served(w) != 1 {
 		t.Error("the replace did not go through a spare file")
 	}
 	// Links stay links: compare everything but the target's content.
@@ -360,32 +359,66 @@ func testConcurrentReadsAndWrites(t *testing.T, spares bool) {
 	assertNoTemp(t, root)
 	if spares {
 		assertSparesClean(t, w)
+		if served(w) == 0 {
+			t.Error("no write went through a spare")
+		}
 	}
 }
 
+// TestWriteFileKeepsOwner: a rewrite keeps the owner, group and mode,
+// also when the file is the server's but its directory (or the spare
+// directory, made at the root) is setgid, so that a new file there takes
+// another group.
 func TestWriteFileKeepsOwner(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("changing a file's owner needs root")
 	}
-	w, root, _ := newWS(t)
-	name := filepath.Join(root, "theirs.txt")
-	mustWrite(t, name, "old", 0o640)
-	if err := os.Chown(name, 1234, 5678); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(name, 0o640|fs.ModeSetgid); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.WriteFile("theirs.txt", []byte("new"), WriteOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	fi, err := os.Stat(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st := fi.Sys().(*syscall.Stat_t)
-	if st.Uid != 1234 || st.Gid != 5678 || fi.Mode() != 0o640|fs.ModeSetgid {
-		t.Errorf("owner %d:%d mode %v; want 1234:5678 %v", st.Uid, st.Gid, fi.Mode(), 0o640|fs.ModeSetgid)
+	for _, spares := range []bool{false, true} {
+		for _, setgidRoot := range []bool{false, true} {
+			t.Run(fmt.Sprintf("spares=%v setgid root=%v", spares, setgidRoot), func(t *testing.T) {
+				w, root, _ := newWS(t)
+				name := filepath.Join(root, "sub", "theirs.txt")
+				mustWrite(t, name, "old", 0o640)
+				uid, gid, mode := 1234, 5678, 0o640|fs.ModeSetgid
+				if setgidRoot {
+					// A file of the server's own, in a plain directory
+					// under a setgid root of another group.
+					uid, gid, mode = os.Geteuid(), os.Getegid(), 0o640
+					if err := os.Chown(root, -1, 4321); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.Chmod(root, 0o755|fs.ModeSetgid); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.Chmod(filepath.Dir(name), 0o755); err != nil { // not setgid
+						t.Fatal(err)
+					}
+				}
+				if err := os.Chown(name, uid, gid); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Chmod(name, mode); err != nil {
+					t.Fatal(err)
+				}
+				if spares {
+					primeSpares(t, w)
+				}
+				if _, err := w.WriteFile("sub/theirs.txt", []byte("new"), WriteOptions{}); err != nil {
+					t.Fatal(err)
+				}
+				if spares && served(w) != 1 {
+					t.Error("the write did not go through a spare")
+				}
+				fi, err := os.Stat(name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				st := fi.Sys().(*syscall.Stat_t)
+				if int(st.Uid) != uid || int(st.Gid) != gid || fi.Mode() != mode {
+					t.Errorf("owner %d:%d mode %v; want %d:%d %v", st.Uid, st.Gid, fi.Mode(), uid, gid, mode)
+				}
+			})
+		}
 	}
 }
 
@@ -468,13 +501,16 @@ func TestWriteFileBeforeCommit(t *testing.T) {
 						calls++
 						// One temp file (or spare) holds the new content;
 						// the other spares are empty.
-						temps := 0
+						temps, inSpareDir := 0, 0
 						err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 							if err != nil || !d.Type().IsRegular() || !IsTempName(d.Name()) {
 								return err
 							}
 							if b, err := os.ReadFile(p); err != nil || len(b) > 0 {
 								temps++
+								if filepath.Base(filepath.Dir(p)) == SpareDir {
+									inSpareDir++
+								}
 								if string(b) != big {
 									t.Errorf("temp file %s holds %d bytes (%v), want the new content", p, len(b), err)
 								}
@@ -484,8 +520,8 @@ func TestWriteFileBeforeCommit(t *testing.T) {
 						if err != nil {
 							t.Fatal(err)
 						}
-						if temps != 1 {
-							t.Errorf("%d temp files with content when the hook runs, want 1", temps)
+						if temps != 1 || (inSpareDir == 1) != (spares && fsync) {
+							t.Errorf("%d temp files with content when the hook runs, %d of them spares; want 1, a spare: %v", temps, inSpareDir, spares && fsync)
 						}
 						if b, _ := os.ReadFile(filepath.Join(root, "f.txt")); string(b) != "old\n" {
 							t.Errorf("the target already holds %q when the hook runs", b)
