@@ -22,10 +22,11 @@ import (
 // touched. Symlinks are not followed and nothing outside the root is
 // looked at.
 //
-// A file in the spare directory is kept if a file in the tree is the same
-// file: on a filesystem without a journal, a crash can leave a spare's
-// name on disk after the rename that moved it into the tree, and removing
-// that name would free the file the tree still names.
+// A file in the spare directory is kept if a running server holds it (a
+// spare of hashline mcp on the same root), or if a file in the tree is the
+// same file: on a filesystem without a journal, a crash can leave a
+// spare's name on disk after the rename that moved it into the tree, and
+// removing that name would free the file the tree still names.
 func sweepTemp(ctx context.Context, root *os.Root, started time.Time, logger *slog.Logger) {
 	removed := 0
 	remove := func(p string) {
@@ -80,7 +81,9 @@ func sweepTemp(ctx context.Context, root *os.Root, started time.Time, logger *sl
 	}
 	if ctx.Err() == nil {
 		for _, c := range spares {
-			remove(c.path)
+			if !workspace.SpareInUse(root, c.path) { // another server's
+				remove(c.path)
+			}
 		}
 	}
 	if removed > 0 {

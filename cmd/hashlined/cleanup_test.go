@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 import (
@@ -6,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -36,13 +39,7 @@ func TestSweepTempRemovesOnlyStaleTempFiles(t *testing.T) {
 		if err := os.WriteFile(p, []byte("x"), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		mt := started.Add(time.Second)
-		if f.stale {
-			mt = old
-		}
-		if err := os.Chtimes(p, mt, mt); err != nil {
-			t.Fatal(err)
-		}
+		age(t, p, f.stale, started)
 	}
 	// A link and a directory with temp names, and a temp file outside
 	// reached through a linked directory: none of them is touched.
@@ -61,19 +58,11 @@ func TestSweepTempRemovesOnlyStaleTempFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	r, err := os.OpenRoot(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	sweepTemp(context.Background(), r, started, slog.New(slog.NewTextHandler(io.Discard, nil)))
-
+	remove := map[string]bool{}
 	for name, f := range files {
-		_, err := os.Stat(filepath.Join(root, name))
-		if gone := os.IsNotExist(err); gone != f.remove {
-			t.Errorf("%s: removed = %v, want %v", name, gone, f.remove)
-		}
+		remove[name] = f.remove
 	}
+	sweepAndCheck(t, root, started, root, remove)
 	for _, p := range []string{victim, filepath.Join(root, ".hashline-FFFFFFFFFFFFFFFFFFFFFFFFFF.tmp"), filepath.Join(root, ".hashline-GGGGGGGGGGGGGGGGGGGGGGGGGG.tmp")} {
 		if _, err := os.Lstat(p); err != nil {
 			t.Errorf("%s was touched: %v", p, err)
@@ -87,7 +76,6 @@ func TestSweepTempRemovesOnlyStaleTempFiles(t *testing.T) {
 func TestSweepTempKeepsASpareTheTreeNamesToo(t *testing.T) {
 	root := t.TempDir()
 	started := time.Now()
-	old := started.Add(-time.Hour)
 	spares := filepath.Join(root, workspace.SpareDir)
 	if err := os.MkdirAll(filepath.Join(root, "src"), 0o755); err != nil {
 		t.Fatal(err)
@@ -102,6 +90,7 @@ func TestSweepTempKeepsASpareTheTreeNamesToo(t *testing.T) {
 	files := map[string]struct {
 		content string
 		link    bool // another name of src/a.txt
+		hold    bool // a running server's spare (locked)
 		stale   bool
 		remove  bool
 	}{
@@ -109,6 +98,7 @@ func TestSweepTempKeepsASpareTheTreeNamesToo(t *testing.T) {
 		".hashline-KILLEDBBBBBBBBBBBBBBBBBBBB.tmp": {content: "half", stale: true, remove: true},
 		".hashline-TWICECCCCCCCCCCCCCCCCCCCCC.tmp": {link: true, stale: true, remove: false},
 		".hashline-LIVEDDDDDDDDDDDDDDDDDDDDDD.tmp": {stale: false, remove: false},
+		".hashline-HELDEEEEEEEEEEEEEEEEEEEEEE.tmp": {hold: true, stale: true, remove: false},
 		".gitignore": {content: "*\n", stale: true, remove: false},
 	}
 	for name, f := range files {
@@ -122,25 +112,56 @@ func TestSweepTempKeepsASpareTheTreeNamesToo(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if f.stale {
-			if err := os.Chtimes(p, old, old); err != nil {
+		age(t, p, f.stale, started)
+		if f.hold {
+			h, err := os.Open(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer h.Close()
+			if err := syscall.Flock(int(h.Fd()), syscall.LOCK_EX); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
+	remove := map[string]bool{}
+	for name, f := range files {
+		remove[name] = f.remove
+	}
+	sweepAndCheck(t, root, started, spares, remove)
+	if b, err := os.ReadFile(tree); err != nil || string(b) != "the new content\n" {
+		t.Errorf("src/a.txt: %q, %v", b, err)
+	}
+}
+
+// sweepAndCheck sweeps root as a server started at started would, and
+// checks which of the files in dir are gone.
+func sweepAndCheck(t *testing.T, root string, started time.Time, dir string, remove map[string]bool) {
+	t.Helper()
 	r, err := os.OpenRoot(root)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
 	sweepTemp(context.Background(), r, started, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	for name, f := range files {
-		_, err := os.Stat(filepath.Join(spares, name))
-		if gone := os.IsNotExist(err); gone != f.remove {
-			t.Errorf("%s: removed = %v, want %v", name, gone, f.remove)
+	for name, want := range remove {
+		_, err := os.Stat(filepath.Join(dir, name))
+		if gone := os.IsNotExist(err); gone != want {
+			t.Errorf("%s: removed = %v, want %v", name, gone, want)
 		}
 	}
-	if b, err := os.ReadFile(tree); err != nil || string(b) != "the new content\n" {
-		t.Errorf("src/a.txt: %q, %v", b, err)
+}
+
+// age dates the file p an hour before started if stale, else a second
+// after it: set explicitly, since a new file's time may be a clock tick
+// behind time.Now.
+func age(t *testing.T, p string, stale bool, started time.Time) {
+	t.Helper()
+	mt := started.Add(time.Second)
+	if stale {
+		mt = started.Add(-time.Hour)
+	}
+	if err := os.Chtimes(p, mt, mt); err != nil {
+		t.Fatal(err)
 	}
 }

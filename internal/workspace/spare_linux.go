@@ -1,7 +1,6 @@
 package workspace
 
 import (
-	"bytes"
 	"crypto/rand"
 	"errors"
 	"io/fs"
@@ -9,7 +8,6 @@ import (
 	"path"
 	"sync"
 	"syscall"
-	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -23,8 +21,8 @@ type spares struct {
 	started bool     // the worker was started (done will be closed)
 	dir     *os.File // SpareDir, open from the first top-up until close
 	dirFd   int
-	dev     uint64 // the device of dir: only files on it can take a spare's place
-	label   []byte // dir's SELinux label, or nil
+	dev     uint64    // the device of dir: only files on it can take a spare's place
+	traits  dirTraits // what a file created in dir takes from it
 	ready   []*spare
 	served  int // writes done through a spare, for tests
 	kick    chan struct{}
@@ -60,9 +58,11 @@ func newSpares() *spares {
 // instead; otherwise the write is done, or failed with err.
 func (w *Workspace) writeSpare(op, rel, target string, raw []byte, mode fs.FileMode, old fs.FileInfo, opts WriteOptions) (bool, error) {
 	s := w.spare
-	if s == nil || !w.opts.fsync {
+	if s == nil || !w.opts.fsync || len(raw) == 0 {
 		// Without fsync the spare saves nothing: what a rename over a
 		// file costs then is the writeback ext4 starts for the new data.
+		// An empty file is not written through one, so that an empty
+		// file in the spare directory is always a spare.
 		return false, nil
 	}
 	dir := path.Dir(target)
@@ -71,8 +71,12 @@ func (w *Workspace) writeSpare(op, rel, target string, raw []byte, mode fs.FileM
 		return false, nil // the usual way reports it
 	}
 	defer d.Close()
+	dfi, err := d.Stat()
+	if err != nil {
+		return false, nil
+	}
 	tdir := int(d.Fd())
-	sp := s.take(w, old, tdir)
+	sp := s.take(w, old, dfi, tdir)
 	if sp == nil {
 		return false, nil
 	}
@@ -106,6 +110,12 @@ func (w *Workspace) writeSpare(op, rel, target string, raw []byte, mode fs.FileM
 	if unix.Fstatat(s.dirFd, sp.name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Ino != sp.ino || uint64(st.Dev) != s.dev {
 		return again()
 	}
+	// The directory was opened before the write: it must still be the
+	// one the path leads to inside the root, not one moved elsewhere.
+	if fi, err := w.root.Lstat(dir); err != nil || !os.SameFile(fi, dfi) {
+		_ = unix.Unlinkat(s.dirFd, sp.name, 0)
+		return again()
+	}
 	// The replaced file is held across the rename, so that the rename does
 	// not free its blocks (release.go).
 	defer w.holdReplaced(target)()
@@ -122,42 +132,81 @@ func (w *Workspace) writeSpare(op, rel, target string, raw []byte, mode fs.FileM
 	return true, nil
 }
 
-// take returns a ready spare for a file like old in the directory open as
-// tdir, or nil, and asks the worker to make another. The first call starts
-// the worker and returns none. A spare is for files on its device whose
-// directory has no default ACL and the spare directory's SELinux label,
-// since a new file takes those from the directory it is created in (the
-// owner and group are set from old).
-func (s *spares) take(w *Workspace, old fs.FileInfo, tdir int) *spare {
+// take returns a ready spare for a file like old in the directory dfi,
+// open as tdir, or nil, and asks the worker to make another. The first call
+// starts the worker and returns none. A spare is only for files on its
+// device, in a directory that gives a new file what the spare directory
+// gave the spare (dirTraits): otherwise the new file would differ from one
+// made beside it.
+func (s *spares) take(w *Workspace, old, dfi fs.FileInfo, tdir int) *spare {
 	st, _ := old.Sys().(*syscall.Stat_t)
 	if st == nil {
 		return nil
 	}
-	n, err := unix.Fgetxattr(tdir, "system.posix_acl_default", nil)
-	acl := err == nil && n > 0
-	label := selinuxLabel(tdir)
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.state == spareOff {
+		s.mu.Unlock()
 		return nil
 	}
 	s.start(w)
-	if acl || s.dir == nil || uint64(st.Dev) != s.dev || !bytes.Equal(label, s.label) || len(s.ready) == 0 {
+	ok := s.dir != nil && uint64(st.Dev) == s.dev && len(s.ready) > 0
+	want := s.traits
+	s.mu.Unlock()
+	if !ok || traitsOf(tdir, dfi) != want {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.ready) == 0 || s.state == spareOff {
 		return nil
 	}
 	sp := s.ready[len(s.ready)-1]
 	s.ready = s.ready[:len(s.ready)-1]
+	s.start(w) // make the next one
 	return sp
 }
 
-// selinuxLabel returns the SELinux label of the open file fd, or nil.
-func selinuxLabel(fd int) []byte {
-	var buf [256]byte
-	n, err := unix.Fgetxattr(fd, "security.selinux", buf[:])
-	if err != nil || n <= 0 {
-		return nil
+// dirTraits is what a file created in a directory takes from it, besides
+// what WriteFile sets (mode, owner and group, when it may).
+type dirTraits struct {
+	gid   uint32 // the group: the directory's if it is setgid, else the server's
+	acl   bool   // the directory has a default ACL
+	label string // the SELinux label, which a new file's derives from
+	flags uint32 // the inode flags new files inherit (chattr: no COW, sync, ...)
+}
+
+// inheritedFlags are the inode flags (FS_*_FL) a new file takes from its
+// directory: SECRM, UNRM, COMPR, SYNC, NODUMP, NOATIME, NOCOMP,
+// JOURNAL_DATA, NOTAIL, NOCOW, DAX and PROJINHERIT.
+const inheritedFlags = 0x1 | 0x2 | 0x4 | 0x8 | 0x40 | 0x80 | 0x400 | 0x4000 | 0x8000 | 0x800000 | 0x2000000 | 0x20000000
+
+// traitsOf reads the traits of the directory fi, open as fd.
+func traitsOf(fd int, fi fs.FileInfo) dirTraits {
+	t := dirTraits{gid: uint32(os.Getegid())}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && fi.Mode()&fs.ModeSetgid != 0 {
+		t.gid = st.Gid
 	}
-	return bytes.Clone(buf[:n])
+	n, err := unix.Fgetxattr(fd, "system.posix_acl_default", nil)
+	t.acl = err == nil && n > 0
+	t.label = selinuxLabel(fd)
+	if flags, err := unix.IoctlGetUint32(fd, unix.FS_IOC_GETFLAGS); err == nil {
+		t.flags = flags & inheritedFlags
+	}
+	return t
+}
+
+// selinuxLabel returns the SELinux label of the open file fd, "" if it has
+// none, or a string no label equals if it cannot be read.
+func selinuxLabel(fd int) string {
+	n, err := unix.Fgetxattr(fd, "security.selinux", nil)
+	if err != nil || n <= 0 {
+		return ""
+	}
+	buf := make([]byte, n)
+	if n, err = unix.Fgetxattr(fd, "security.selinux", buf); err != nil {
+		return "\x00unreadable"
+	}
+	return string(buf[:n])
 }
 
 // start starts the worker if it is not running yet, and wakes it; s.mu is
@@ -198,12 +247,12 @@ func (s *spares) run(w *Workspace) {
 // survives a crash does not matter, so the directory itself is not synced.
 func (s *spares) topUp(w *Workspace) error {
 	if s.dir == nil {
-		d, dev, err := w.openSpareDir()
+		d, fi, err := w.openSpareDir()
 		if err != nil {
 			return err
 		}
 		s.mu.Lock()
-		s.dir, s.dirFd, s.dev, s.label = d, int(d.Fd()), dev, selinuxLabel(int(d.Fd()))
+		s.dir, s.dirFd, s.dev, s.traits = d, int(d.Fd()), uint64(fi.Sys().(*syscall.Stat_t).Dev), traitsOf(int(d.Fd()), fi)
 		s.mu.Unlock()
 	}
 	s.mu.Lock()
@@ -215,8 +264,13 @@ func (s *spares) topUp(w *Workspace) error {
 		if err != nil {
 			return err
 		}
+		// The lock tells other servers sharing the directory that the
+		// spare is in use (spareInUse); it goes with the descriptor.
 		var st unix.Stat_t
-		if err = unix.Fsync(fd); err == nil {
+		if err = unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB); err == nil {
+			err = unix.Fsync(fd)
+		}
+		if err == nil {
 			err = unix.Fstat(fd, &st)
 		}
 		if err != nil {
@@ -238,40 +292,47 @@ const spareIgnore = "# hashline keeps spare files here while it runs, and remove
 // openSpareDir makes SpareDir (if missing) with its .gitignore and opens
 // it. It must be a plain directory that only the server's user can write
 // to, since whoever can put files in it could have them written and
-// renamed into the tree. Empty files a killed server left in it are
-// removed; anything else is left to the sweep (hashlined --clean-temp).
-func (w *Workspace) openSpareDir() (*os.File, uint64, error) {
+// renamed into the tree. A default ACL it took from the root is removed,
+// so that spares have none. Empty spares no server holds are removed;
+// anything else is left to the sweep (hashlined --clean-temp).
+func (w *Workspace) openSpareDir() (*os.File, fs.FileInfo, error) {
 	if err := w.root.Mkdir(SpareDir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-		return nil, 0, err
+		return nil, nil, err
 	}
 	lfi, err := w.root.Lstat(SpareDir)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, err
 	}
 	if !lfi.IsDir() {
-		return nil, 0, errors.New(SpareDir + " is not a directory")
+		return nil, nil, errors.New(SpareDir + " is not a directory")
 	}
 	d, err := w.root.Open(SpareDir)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, err
 	}
 	fi, err := d.Stat()
 	if err == nil && !os.SameFile(lfi, fi) {
 		err = errors.New(SpareDir + " changed while it was opened")
 	}
-	st, _ := fi.Sys().(*syscall.Stat_t)
-	if err == nil && (st == nil || int(st.Uid) != os.Geteuid() || fi.Mode().Perm()&0o022 != 0) {
-		err = errors.New(SpareDir + " is not the server's alone")
+	if err == nil {
+		if st, ok := fi.Sys().(*syscall.Stat_t); !ok || int(st.Uid) != os.Geteuid() || fi.Mode().Perm()&0o022 != 0 {
+			err = errors.New(SpareDir + " is not the server's alone")
+		}
+	}
+	if err == nil {
+		if rerr := unix.Fremovexattr(int(d.Fd()), "system.posix_acl_default"); rerr != nil && !errors.Is(rerr, unix.ENODATA) && !errors.Is(rerr, unix.EOPNOTSUPP) {
+			err = rerr
+		}
 	}
 	if err == nil {
 		err = writeSpareIgnore(int(d.Fd()))
 	}
 	if err != nil {
 		_ = d.Close()
-		return nil, 0, err
+		return nil, nil, err
 	}
-	removeStaleSpares(d, w.opened)
-	return d, uint64(st.Dev), nil
+	removeStaleSpares(d)
+	return d, fi, nil
 }
 
 // writeSpareIgnore creates the .gitignore in the spare directory dirFd, if
@@ -292,22 +353,46 @@ func writeSpareIgnore(dirFd int) error {
 }
 
 // removeStaleSpares removes the empty temp files in the spare directory
-// older than before: spares a killed server left. A file with content
-// could be one a crash left named twice, here and in the tree, on a
-// filesystem without a journal; the sweep, which sees the whole tree,
-// decides about those.
-func removeStaleSpares(d *os.File, before time.Time) {
+// that no server holds (spareInUse): spares a killed server left. Files
+// with content are left to the sweep, which sees the whole tree: on a
+// filesystem without a journal, a crash can leave a spare's name on disk
+// beside the file it became (never an empty one: see writeSpare).
+func removeStaleSpares(d *os.File) {
 	entries, err := d.ReadDir(-1)
 	if err != nil {
 		return
 	}
 	for _, e := range entries {
 		fi, err := e.Info()
-		if err != nil || !fi.Mode().IsRegular() || !IsTempName(e.Name()) || fi.Size() != 0 || !fi.ModTime().Before(before) {
+		if err != nil || !fi.Mode().IsRegular() || !IsTempName(e.Name()) || fi.Size() != 0 || spareInUse(int(d.Fd()), e.Name()) {
 			continue
 		}
 		_ = unix.Unlinkat(int(d.Fd()), e.Name(), 0)
 	}
+}
+
+// spareInUse reports whether a server holds the spare name in the spare
+// directory dirFd (the worker locks each spare it makes), or whether that
+// cannot be told.
+func spareInUse(dirFd int, name string) bool {
+	fd, err := unix.Openat(dirFd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return true
+	}
+	defer unix.Close(fd)
+	return unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB) != nil
+}
+
+// SpareInUse reports whether the file at rel, in SpareDir under root, is a
+// spare a running server holds, or whether that cannot be told; a sweep
+// leaves those alone.
+func SpareInUse(root *os.Root, rel string) bool {
+	d, err := root.Open(path.Dir(rel))
+	if err != nil {
+		return true
+	}
+	defer d.Close()
+	return spareInUse(int(d.Fd()), path.Base(rel))
 }
 
 // close stops the worker and removes the spare files, and the directory

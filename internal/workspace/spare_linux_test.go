@@ -193,30 +193,96 @@ func TestCloseLeavesASharedSpareDirectory(t *testing.T) {
 	}
 }
 
-// Empty spares a killed server left are removed when the directory is
-// opened; files with content are left to the sweep.
+// Empty spares no server holds (a killed server's) are removed when the
+// directory is opened; held ones (another server's) and files with content
+// are not.
 func TestOpenSpareDirRemovesEmptyLeftovers(t *testing.T) {
 	w, root, _ := newWS(t)
 	dir := filepath.Join(root, SpareDir)
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	empty, full, young := filepath.Join(dir, tempPrefix+"EMPTY"+tempSuffix), filepath.Join(dir, tempPrefix+"FULL"+tempSuffix), filepath.Join(dir, tempPrefix+"YOUNG"+tempSuffix)
+	empty, full, held := filepath.Join(dir, tempPrefix+"EMPTY"+tempSuffix), filepath.Join(dir, tempPrefix+"FULL"+tempSuffix), filepath.Join(dir, tempPrefix+"HELD"+tempSuffix)
 	mustWrite(t, empty, "", 0o600)
 	mustWrite(t, full, "content\n", 0o600)
-	long := time.Now().Add(-time.Hour)
-	for _, p := range []string{empty, full} {
-		if err := os.Chtimes(p, long, long); err != nil {
-			t.Fatal(err)
-		}
+	mustWrite(t, held, "", 0o600)
+	f, err := os.Open(held)
+	if err != nil {
+		t.Fatal(err)
 	}
-	mustWrite(t, young, "", 0o600) // made after the workspace was opened
+	defer f.Close()
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
 	primeSpares(t, w)
-	for p, want := range map[string]bool{empty: false, full: true, young: true} {
+	for p, want := range map[string]bool{empty: false, full: true, held: true} {
 		if _, err := os.Stat(p); (err == nil) != want {
 			t.Errorf("%s exists: %v, want %v", filepath.Base(p), err == nil, want)
 		}
 	}
+	if !SpareInUse(w.root, filepath.Join(SpareDir, filepath.Base(held))) || SpareInUse(w.root, filepath.Join(SpareDir, filepath.Base(full))) {
+		t.Error("SpareInUse tells a held file from one not held wrongly")
+	}
+}
+
+// Two servers on one root share the spare directory: the second one to
+// open it leaves the first one's spares alone.
+func TestSpareDirectorySharedByTwoServers(t *testing.T) {
+	a, root, _ := newWS(t, WithSpareFiles(true))
+	mustWrite(t, filepath.Join(root, "a.txt"), "old\n", 0o644)
+	primeSpares(t, a)
+	b, err := Open(root, WithSpareFiles(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	primeSpares(t, b)
+	if _, err := a.WriteFile("a.txt", []byte("new\n"), WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if served(a) != 1 {
+		t.Error("the first server's write did not go through its spare")
+	}
+	entries, _ := os.ReadDir(filepath.Join(root, SpareDir))
+	if len(entries) != 2*spareFiles+1 {
+		t.Errorf("%d entries in the shared spare directory, want %d spares and .gitignore", len(entries), 2*spareFiles)
+	}
+}
+
+// A default ACL the root gives the spare directory is removed, so that
+// spares have no ACL that a file made beside the target would not have.
+func TestSpareDirectoryDropsTheRootsDefaultACL(t *testing.T) {
+	w, root, _ := newWS(t)
+	mustWrite(t, filepath.Join(root, "sub", "a.txt"), "old\n", 0o640)
+	if err := unix.Setxattr(root, "system.posix_acl_default", defaultACL(), 0); err != nil {
+		t.Skipf("cannot set a default ACL here: %v", err)
+	}
+	primeSpares(t, w)
+	if _, err := unix.Getxattr(filepath.Join(root, SpareDir), "system.posix_acl_default", nil); !errors.Is(err, unix.ENODATA) {
+		t.Errorf("the spare directory's default ACL: %v, want none", err)
+	}
+	if _, err := w.WriteFile("sub/a.txt", []byte("new\n"), WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if served(w) != 1 {
+		t.Error("the write did not go through a spare")
+	}
+	if _, err := unix.Getxattr(filepath.Join(root, "sub", "a.txt"), "system.posix_acl_access", nil); !errors.Is(err, unix.ENODATA) {
+		t.Errorf("the file's ACL: %v, want none", err)
+	}
+}
+
+// defaultACL is a POSIX ACL xattr: version 2, then (tag, perm, id) entries
+// for the owner (rwx), a named user 4242 (rwx), the group (r-x), the mask
+// (rwx) and others (r-x).
+func defaultACL() []byte {
+	acl := binary.LittleEndian.AppendUint32(nil, 2)
+	for _, e := range [][3]uint32{{0x01, 7, 0xffffffff}, {0x02, 7, 4242}, {0x04, 5, 0xffffffff}, {0x10, 7, 0xffffffff}, {0x20, 5, 0xffffffff}} {
+		acl = binary.LittleEndian.AppendUint16(acl, uint16(e[0]))
+		acl = binary.LittleEndian.AppendUint16(acl, uint16(e[1]))
+		acl = binary.LittleEndian.AppendUint32(acl, e[2])
+	}
+	return acl
 }
 
 // A spare directory others can write to, or that is not a directory, is
@@ -239,31 +305,34 @@ func TestSpareDirectoryNotTheServers(t *testing.T) {
 			w, root, _ := newWS(t, WithSpareFiles(true))
 			setup(t, filepath.Join(root, SpareDir))
 			mustWrite(t, filepath.Join(root, "a.txt"), "old\n", 0o644)
-			for i := range 3 {
-				text := fmt.Sprintf("write %d\n", i)
-				if _, err := w.WriteFile("a.txt", []byte(text), WriteOptions{}); err != nil {
-					t.Fatal(err)
-				}
-				if b, _ := os.ReadFile(filepath.Join(root, "a.txt")); string(b) != text {
-					t.Fatalf("file holds %q, want %q", b, text)
-				}
-			}
-			waitOff(t, w)
-			if served(w) != 0 {
-				t.Errorf("%d writes through a spare, want none", served(w))
-			}
+			writesWithoutSpares(t, w, root)
 		})
 	}
 }
 
-func waitOff(t *testing.T, w *Workspace) {
+// writesWithoutSpares replaces a.txt three times, checks each write, and
+// that the spare files went off without serving any.
+func writesWithoutSpares(t *testing.T, w *Workspace, root string) {
 	t.Helper()
+	for i := range 3 {
+		text := fmt.Sprintf("write %d\n", i)
+		if _, err := w.WriteFile("a.txt", []byte(text), WriteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := os.ReadFile(filepath.Join(root, "a.txt")); string(b) != text {
+			t.Fatalf("file holds %q, want %q", b, text)
+		}
+	}
+	assertNoTemp(t, root)
 	deadline := time.Now().Add(10 * time.Second)
 	for stateOf(w) != spareOff {
 		if time.Now().After(deadline) {
 			t.Fatal("the spare files are still on")
 		}
 		time.Sleep(time.Millisecond)
+	}
+	if served(w) != 0 {
+		t.Errorf("%d writes through a spare, want none", served(w))
 	}
 }
 
@@ -276,20 +345,7 @@ func TestWriteFileAfterSpareDirectoryRemoved(t *testing.T) {
 	if err := os.RemoveAll(filepath.Join(root, SpareDir)); err != nil {
 		t.Fatal(err)
 	}
-	for i := range 3 {
-		text := fmt.Sprintf("write %d\n", i)
-		if _, err := w.WriteFile("a.txt", []byte(text), WriteOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		if b, _ := os.ReadFile(filepath.Join(root, "a.txt")); string(b) != text {
-			t.Fatalf("file holds %q, want %q", b, text)
-		}
-	}
-	assertNoTemp(t, root)
-	waitOff(t, w)
-	if served(w) != 0 {
-		t.Errorf("%d writes through a spare, want none", served(w))
-	}
+	writesWithoutSpares(t, w, root)
 }
 
 // A directory with a default ACL gives new files their ACL, which a spare,
@@ -299,15 +355,7 @@ func TestWriteFileSkipsSpareUnderDefaultACL(t *testing.T) {
 	w, root, _ := newWS(t)
 	dir := filepath.Join(root, "acl")
 	mustWrite(t, filepath.Join(dir, "a.txt"), "old\n", 0o644)
-	// A POSIX ACL xattr: version 2, then (tag, perm, id) entries for the
-	// owner (rwx), the group (r-x) and others (r-x).
-	acl := binary.LittleEndian.AppendUint32(nil, 2)
-	for _, e := range [][2]uint16{{0x01, 7}, {0x04, 5}, {0x20, 5}} {
-		acl = binary.LittleEndian.AppendUint16(acl, e[0])
-		acl = binary.LittleEndian.AppendUint16(acl, e[1])
-		acl = binary.LittleEndian.AppendUint32(acl, 0xffffffff)
-	}
-	if err := unix.Setxattr(dir, "system.posix_acl_default", acl, 0); err != nil {
+	if err := unix.Setxattr(dir, "system.posix_acl_default", defaultACL(), 0); err != nil {
 		t.Skipf("cannot set a default ACL here: %v", err)
 	}
 	mustWrite(t, filepath.Join(root, "plain.txt"), "old\n", 0o644)
@@ -383,7 +431,7 @@ func TestWriteFileThroughSpareRaces(t *testing.T) {
 				mustWrite(t, target, "theirs\n", 0o600)
 			},
 			spared: true},
-		{name: "a spare removed meanwhile (another server's sweep): written again",
+		{name: "a spare removed meanwhile: written again",
 			race: func(t *testing.T, root, _ string) {
 				if err := os.Remove(filledSpare(t, root)); err != nil {
 					t.Fatal(err)

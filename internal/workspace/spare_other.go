@@ -2,10 +2,12 @@
 
 package workspace
 
-import "io/fs"
+import (
+	"io/fs"
+	"os"
+)
 
-// spares is Linux only (renameat2 with RENAME_EXCHANGE); elsewhere every
-// replace writes a temporary file.
+// spares is Linux only; elsewhere every replace writes a temporary file.
 type spares struct{}
 
 func newSpares() *spares { return nil }
@@ -15,3 +17,6 @@ func (w *Workspace) writeSpare(string, string, string, []byte, fs.FileMode, fs.F
 }
 
 func (s *spares) close(*Workspace) {}
+
+// SpareInUse is always false where there are no spares.
+func SpareInUse(*os.Root, string) bool { return false }

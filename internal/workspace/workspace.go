@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // DefaultMaxFileBytes is the default size limit for reads and writes.
@@ -61,8 +60,7 @@ type Workspace struct {
 	// background (release.go).
 	releasing chan struct{}
 	// spare is the pool of spare files (WithSpareFiles), or nil.
-	spare  *spares
-	opened time.Time
+	spare *spares
 }
 
 // Open opens the workspace rooted at the existing directory root.
@@ -94,7 +92,7 @@ func Open(root string, opts ...Option) (*Workspace, error) {
 	if err != nil {
 		return nil, osErr("open", dir, "", err)
 	}
-	w := &Workspace{root: r, dir: dir, realDir: realDir, opts: o, releasing: make(chan struct{}, releaseSlots), opened: time.Now()}
+	w := &Workspace{root: r, dir: dir, realDir: realDir, opts: o, releasing: make(chan struct{}, releaseSlots)}
 	if o.spares {
 		w.spare = newSpares()
 	}

@@ -129,7 +129,7 @@ func testWriteFileCase(t *testing.T, spares bool, tt writeCase) {
 	if res.Created != tt.created || res.Version != Version(got) {
 		t.Errorf("Created = %v, Version = %s; want %v, %s", res.Created, res.Version, tt.created, Version(got))
 	}
-	if spares && !tt.created && served(w) != 1 {
+	if spares && !tt.created && tt.text != "" && served(w) != 1 {
 		t.Error("the replace did not go through a spare file")
 	}
 	// Links stay links: compare everything but the target's content.
@@ -366,38 +366,49 @@ func testConcurrentReadsAndWrites(t *testing.T, spares bool) {
 }
 
 // TestWriteFileKeepsOwner: a rewrite keeps the owner, group and mode,
-// also when the file is the server's but its directory (or the spare
-// directory, made at the root) is setgid, so that a new file there takes
-// another group.
+// also when the file is the server's but a new file in its directory (or
+// in the spare directory, made at the root) takes a setgid directory's
+// group.
 func TestWriteFileKeepsOwner(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("changing a file's owner needs root")
 	}
+	setgid := func(t *testing.T, dir string) {
+		t.Helper()
+		if err := os.Chown(dir, -1, 4321); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(dir, 0o755|fs.ModeSetgid); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name             string
+		setgidRoot, sub  bool
+		uid, gid         int
+		mode             fs.FileMode
+		servedWithSpares bool // a spare is made like a file in sub
+	}{
+		{name: "another user's file", uid: 1234, gid: 5678, mode: 0o640 | fs.ModeSetgid, servedWithSpares: true},
+		{name: "the server's file in a setgid directory", sub: true, uid: os.Geteuid(), gid: os.Getegid(), mode: 0o640},
+		{name: "the server's file, root and directory setgid alike", setgidRoot: true, sub: true, uid: os.Geteuid(), gid: os.Getegid(), mode: 0o640, servedWithSpares: true},
+	}
 	for _, spares := range []bool{false, true} {
-		for _, setgidRoot := range []bool{false, true} {
-			t.Run(fmt.Sprintf("spares=%v setgid root=%v", spares, setgidRoot), func(t *testing.T) {
+		for _, tt := range tests {
+			t.Run(fmt.Sprintf("spares=%v/%s", spares, tt.name), func(t *testing.T) {
 				w, root, _ := newWS(t)
 				name := filepath.Join(root, "sub", "theirs.txt")
 				mustWrite(t, name, "old", 0o640)
-				uid, gid, mode := 1234, 5678, 0o640|fs.ModeSetgid
-				if setgidRoot {
-					// A file of the server's own, in a plain directory
-					// under a setgid root of another group.
-					uid, gid, mode = os.Geteuid(), os.Getegid(), 0o640
-					if err := os.Chown(root, -1, 4321); err != nil {
-						t.Fatal(err)
-					}
-					if err := os.Chmod(root, 0o755|fs.ModeSetgid); err != nil {
-						t.Fatal(err)
-					}
-					if err := os.Chmod(filepath.Dir(name), 0o755); err != nil { // not setgid
-						t.Fatal(err)
-					}
+				if tt.setgidRoot {
+					setgid(t, root)
 				}
-				if err := os.Chown(name, uid, gid); err != nil {
+				if tt.sub {
+					setgid(t, filepath.Dir(name))
+				}
+				if err := os.Chown(name, tt.uid, tt.gid); err != nil {
 					t.Fatal(err)
 				}
-				if err := os.Chmod(name, mode); err != nil {
+				if err := os.Chmod(name, tt.mode); err != nil {
 					t.Fatal(err)
 				}
 				if spares {
@@ -406,16 +417,16 @@ func TestWriteFileKeepsOwner(t *testing.T) {
 				if _, err := w.WriteFile("sub/theirs.txt", []byte("new"), WriteOptions{}); err != nil {
 					t.Fatal(err)
 				}
-				if spares && served(w) != 1 {
-					t.Error("the write did not go through a spare")
+				if got := served(w) == 1; got != (spares && tt.servedWithSpares) {
+					t.Errorf("written through a spare: %v, want %v", got, spares && tt.servedWithSpares)
 				}
 				fi, err := os.Stat(name)
 				if err != nil {
 					t.Fatal(err)
 				}
 				st := fi.Sys().(*syscall.Stat_t)
-				if int(st.Uid) != uid || int(st.Gid) != gid || fi.Mode() != mode {
-					t.Errorf("owner %d:%d mode %v; want %d:%d %v", st.Uid, st.Gid, fi.Mode(), uid, gid, mode)
+				if int(st.Uid) != tt.uid || int(st.Gid) != tt.gid || fi.Mode() != tt.mode {
+					t.Errorf("owner %d:%d mode %v; want %d:%d %v", st.Uid, st.Gid, fi.Mode(), tt.uid, tt.gid, tt.mode)
 				}
 			})
 		}
