@@ -26,14 +26,17 @@ const spareFiles = 4
 // rename.
 //
 // A write uses the temp file when no spare is ready (the first replace, or
-// more than spareFiles at once), for new files and create-only writes, for
-// files on another device than the root, in a directory with a default
-// ACL or another SELinux label than the spare directory (a new file takes
-// those from its directory), and when a spare is not the file the server
-// made (someone removed or replaced it) or the rename fails. The spare
-// files are off for good when the directory cannot be made or opened, is
-// not a directory only the server's user can write to, or making a spare
-// fails.
+// more than spareFiles at once); for new files, create-only writes and
+// empty content; for files on another device than the root; where a file
+// created in the target's directory would differ from one created in the
+// spare directory (a setgid group, a default ACL, an SELinux label,
+// inherited inode flags); when the target's directory is no longer where
+// the path leads; and when a spare is not the file the server made
+// (someone removed or replaced it) or the rename fails. The spare files
+// are off for good when the directory cannot be made or opened, is not a
+// directory only the server's user can write to, or making a spare fails.
+// Each spare is locked (flock) while the server holds it, so servers
+// sharing a root leave each other's alone (SpareInUse).
 //
 // Close removes the spares, and the directory when nothing else is left
 // in it. For long-running servers; a process that writes once gains

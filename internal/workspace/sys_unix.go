@@ -28,5 +28,8 @@ func keepOwner(f *os.File, old fs.FileInfo) {
 			return
 		}
 	}
-	_ = f.Chown(int(st.Uid), int(st.Gid))
+	if f.Chown(int(st.Uid), int(st.Gid)) != nil {
+		// Not root: the group alone, if the server's user is in it.
+		_ = f.Chown(-1, int(st.Gid))
+	}
 }
