@@ -19,11 +19,11 @@ const spareFiles = 4
 // and synced in the background in SpareDir at the root. A replace writes
 // the new content into a spare, gives it the old file's mode, owner and
 // group, syncs it, renames it over the target and syncs the target's
-// directory: the temp file's steps, without creating the file (whose first
-// fsync on ext4 also writes its directory) during the write. On the
-// benchmark machine 4 KiB replaces back to back take about 0.9x the time.
-// Readers, watchers and a crash see what they see with a temp file: the
-// rename.
+// directory: the temp file's steps, without creating the file during the
+// write (on ext4 without a journal, a new file's first fsync also writes
+// its directory). On the benchmark machine 4 KiB replaces back to back
+// take about 0.9x the time. Readers, watchers and a crash see what they
+// see with a temp file: the rename.
 //
 // A write uses the temp file when no spare is ready (the first replace, or
 // more than spareFiles at once); for new files, create-only writes and

@@ -242,8 +242,9 @@ func (s *spares) run(w *Workspace) {
 
 // topUp makes the directory on its first run, then spare files until
 // spareFiles are ready: each created empty and synced, so that a writer's
-// fsync of a spare has little but its content to write (on ext4, the first
-// fsync of a new file also writes its directory). Whether a spare's name
+// fsync of a spare has little but its content to write (on ext4 without a
+// journal, a new file's first fsync also writes its directory). Whether a
+// spare's name
 // survives a crash does not matter, so the directory itself is not synced.
 func (s *spares) topUp(w *Workspace) error {
 	if s.dir == nil {
