@@ -80,20 +80,22 @@ func (w *Workspace) writeSpare(op, rel, target string, raw []byte, mode fs.FileM
 	if sp == nil {
 		return false, nil
 	}
+	// drop removes the spare when it will not become the file.
+	drop := func() { _ = unix.Unlinkat(s.dirFd, sp.name, 0) }
 	// fill closes the file.
 	if err := w.fill(op, rel, sp.f, raw, mode, old); err != nil {
-		_ = unix.Unlinkat(s.dirFd, sp.name, 0)
+		drop()
 		return true, err
 	}
 	if opts.BeforeCommit != nil {
 		if err := opts.BeforeCommit(); err != nil {
-			_ = unix.Unlinkat(s.dirFd, sp.name, 0)
+			drop()
 			return true, err
 		}
 	}
 	if testHookBeforeRename != nil {
 		if err := testHookBeforeRename(target); err != nil {
-			_ = unix.Unlinkat(s.dirFd, sp.name, 0)
+			drop()
 			return true, osErr(op, rel, "", err)
 		}
 	}
@@ -113,14 +115,14 @@ func (w *Workspace) writeSpare(op, rel, target string, raw []byte, mode fs.FileM
 	// The directory was opened before the write: it must still be the
 	// one the path leads to inside the root, not one moved elsewhere.
 	if fi, err := w.root.Lstat(dir); err != nil || !os.SameFile(fi, dfi) {
-		_ = unix.Unlinkat(s.dirFd, sp.name, 0)
+		drop()
 		return again()
 	}
 	// The replaced file is held across the rename, so that the rename does
 	// not free its blocks (release.go).
 	defer w.holdReplaced(target)()
 	if err := spareRename(s.dirFd, sp.name, tdir, path.Base(target)); err != nil {
-		_ = unix.Unlinkat(s.dirFd, sp.name, 0)
+		drop()
 		return again()
 	}
 	s.mu.Lock()
@@ -244,8 +246,8 @@ func (s *spares) run(w *Workspace) {
 // spareFiles are ready: each created empty and synced, so that a writer's
 // fsync of a spare has little but its content to write (on ext4 without a
 // journal, a new file's first fsync also writes its directory). Whether a
-// spare's name
-// survives a crash does not matter, so the directory itself is not synced.
+// spare's name survives a crash does not matter, so the directory itself
+// is not synced.
 func (s *spares) topUp(w *Workspace) error {
 	if s.dir == nil {
 		d, fi, err := w.openSpareDir()

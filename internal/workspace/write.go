@@ -59,11 +59,11 @@ type WriteOptions struct {
 	// BeforeCommit, when set, runs once the temp file is complete (and
 	// synced, with fsync on), just before it replaces the target. (When a
 	// spare file cannot replace the target after it has run, the content
-	// is written again through a temp file, without running it again.) An error
-	// from it abandons the write: the temp file is removed, the target is
-	// left as it was, and WriteFile returns that error as it is. A caller
-	// can check something slow here, such as that the file still holds the
-	// bytes the new content was made from, while the disk works.
+	// is written again through a temp file, without running it again.) An
+	// error from it abandons the write: the temp file is removed, the
+	// target is left as it was, and WriteFile returns that error as it is.
+	// A caller can check something slow here, such as that the file still
+	// holds the bytes the new content was made from, while the disk works.
 	BeforeCommit func() error
 }
 
