@@ -10,15 +10,8 @@ import (
 )
 
 // waitReleases returns once every background release has closed its
-// descriptor: it takes every slot, then gives them back.
-func (w *Workspace) waitReleases() {
-	for range cap(w.releasing) {
-		w.releasing <- struct{}{}
-	}
-	for range cap(w.releasing) {
-		<-w.releasing
-	}
-}
+// descriptor.
+func (w *Workspace) waitReleases() { w.after.Wait() }
 
 // heldInodes lists the inodes this process has descriptors on whose link
 // names contain name (a replaced file's link ends in " (deleted)").

@@ -18,16 +18,18 @@ import (
 type spares struct {
 	mu      sync.Mutex
 	state   spareState
-	started bool     // the worker was started (done will be closed)
-	dir     *os.File // SpareDir, open from the first top-up until close
-	dirFd   int
-	dev     uint64    // the device of dir: only files on it can take a spare's place
-	traits  dirTraits // what a file created in dir takes from it
-	ready   []*spare
-	served  int // writes done through a spare, for tests
-	kick    chan struct{}
-	stop    chan struct{}
-	done    chan struct{}
+	started bool // the worker was started (done will be closed)
+	// refilling: a refill is scheduled and has not run yet.
+	refilling bool
+	dir       *os.File // SpareDir, open from the first top-up until close
+	dirFd     int
+	dev       uint64    // the device of dir: only files on it can take a spare's place
+	traits    dirTraits // what a file created in dir takes from it
+	ready     []*spare
+	served    int // writes done through a spare, for tests
+	kick      chan struct{}
+	stop      chan struct{}
+	done      chan struct{}
 }
 
 // spare is an empty file the worker created, and keeps open for writing.
@@ -135,8 +137,8 @@ func (w *Workspace) writeSpare(op, rel, target string, raw []byte, mode fs.FileM
 }
 
 // take returns a ready spare for a file like old in the directory dfi,
-// open as tdir, or nil, and asks the worker to make another. The first call
-// starts the worker and returns none. A spare is only for files on its
+// open as tdir, or nil, and has the worker make another after the write
+// (refill). The first call returns none. A spare is only for files on its
 // device, in a directory that gives a new file what the spare directory
 // gave the spare (dirTraits): otherwise the new file would differ from one
 // made beside it.
@@ -150,7 +152,7 @@ func (s *spares) take(w *Workspace, old, dfi fs.FileInfo, tdir int) *spare {
 		s.mu.Unlock()
 		return nil
 	}
-	s.start(w)
+	s.refill(w)
 	ok := s.dir != nil && uint64(st.Dev) == s.dev && len(s.ready) > 0
 	want := s.traits
 	s.mu.Unlock()
@@ -164,8 +166,26 @@ func (s *spares) take(w *Workspace, old, dfi fs.FileInfo, tdir int) *spare {
 	}
 	sp := s.ready[len(s.ready)-1]
 	s.ready = s.ready[:len(s.ready)-1]
-	s.start(w) // make the next one
 	return sp
+}
+
+// refill has the worker top the pool up (the first call starts it) once
+// the write that took a spare is over (afterWrite): making a spare syncs
+// it, and beside the write's own fsyncs that one would delay them. s.mu is
+// held.
+func (s *spares) refill(w *Workspace) {
+	if s.refilling {
+		return
+	}
+	s.refilling = true
+	w.afterWrite(func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.refilling = false
+		if s.state != spareOff {
+			s.start(w)
+		}
+	})
 }
 
 // dirTraits is what a file created in a directory takes from it, besides

@@ -243,6 +243,7 @@ func TestSpareDirectorySharedByTwoServers(t *testing.T) {
 	if served(a) != 1 {
 		t.Error("the first server's write did not go through its spare")
 	}
+	readySpares(t, a) // the one it took is made again after the write
 	entries, _ := os.ReadDir(filepath.Join(root, SpareDir))
 	if len(entries) != 2*spareFiles+1 {
 		t.Errorf("%d entries in the shared spare directory, want %d spares and .gitignore", len(entries), 2*spareFiles)
@@ -488,5 +489,46 @@ func TestWriteFileThroughSpareRaces(t *testing.T) {
 			assertNoTemp(t, root)
 			assertSparesClean(t, w)
 		})
+	}
+}
+
+// What a write through a spare leaves to do, freeing the replaced file and
+// making the next spare, waits until the write is over: nothing of it runs
+// beside the write, whose fsyncs a new spare's would delay.
+func TestWriteFileLeavesItsBackgroundWorkForAfter(t *testing.T) {
+	w, root, _ := newWS(t, WithSpareFiles(true))
+	p := filepath.Join(root, "a.txt")
+	mustWrite(t, p, "old\n", 0o644)
+	primeSpares(t, w)
+	old := inode(t, p)
+	var later []func()
+	testHookAfterWrite = func(fn func()) { later = append(later, fn) }
+	defer func() { testHookAfterWrite = nil }()
+	if _, err := w.WriteFile("a.txt", []byte("new\n"), WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if served(w) != 1 {
+		t.Fatal("the write did not go through a spare")
+	}
+	w.spare.mu.Lock()
+	ready := len(w.spare.ready)
+	w.spare.mu.Unlock()
+	if ready != spareFiles-1 || !heldInodes(t, "a.txt")[old] || len(later) != 2 {
+		t.Fatalf("when the write returned: %d spares ready, replaced file held %v, %d things left for after; want %d, true, 2",
+			ready, heldInodes(t, "a.txt")[old], len(later), spareFiles-1)
+	}
+	// A second write before that work runs does not ask for another refill.
+	if _, err := w.WriteFile("a.txt", []byte("newer\n"), WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if len(later) != 3 {
+		t.Fatalf("%d things left for after two writes, want 3 (two releases, one refill)", len(later))
+	}
+	for _, fn := range later {
+		fn()
+	}
+	readySpares(t, w)
+	if heldInodes(t, "a.txt")[old] {
+		t.Error("the replaced file is still held after the work left for after ran")
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // DefaultMaxFileBytes is the default size limit for reads and writes.
@@ -59,6 +60,8 @@ type Workspace struct {
 	// releasing holds a token per replaced file being freed in the
 	// background (release.go).
 	releasing chan struct{}
+	// after counts the work afterWrite has scheduled and not finished.
+	after sync.WaitGroup
 	// spare is the pool of spare files (WithSpareFiles), or nil.
 	spare *spares
 }
@@ -99,9 +102,11 @@ func Open(root string, opts ...Option) (*Workspace, error) {
 	return w, nil
 }
 
-// Close removes the spare files (WithSpareFiles) and releases the root
-// directory handle. No write may be in progress.
+// Close waits for the work writes left behind (afterWrite), removes the
+// spare files (WithSpareFiles) and releases the root directory handle. No
+// write may be in progress.
 func (w *Workspace) Close() error {
+	w.after.Wait()
 	if w.spare != nil {
 		w.spare.close(w)
 	}
