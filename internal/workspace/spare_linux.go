@@ -78,6 +78,8 @@ func (w *Workspace) writeSpare(op, rel, target string, raw []byte, mode fs.FileM
 		return false, nil
 	}
 	tdir := int(d.Fd())
+	// Whatever happens, the pool is topped up once the write is over.
+	defer s.refill(w)
 	sp := s.take(w, old, dfi, tdir)
 	if sp == nil {
 		return false, nil
@@ -137,11 +139,10 @@ func (w *Workspace) writeSpare(op, rel, target string, raw []byte, mode fs.FileM
 }
 
 // take returns a ready spare for a file like old in the directory dfi,
-// open as tdir, or nil, and has the worker make another after the write
-// (refill). The first call returns none. A spare is only for files on its
-// device, in a directory that gives a new file what the spare directory
-// gave the spare (dirTraits): otherwise the new file would differ from one
-// made beside it.
+// open as tdir, or nil (always before the first refill). A spare is only
+// for files on its device, in a directory that gives a new file what the
+// spare directory gave the spare (dirTraits): otherwise the new file would
+// differ from one made beside it.
 func (s *spares) take(w *Workspace, old, dfi fs.FileInfo, tdir int) *spare {
 	st, _ := old.Sys().(*syscall.Stat_t)
 	if st == nil {
@@ -152,7 +153,6 @@ func (s *spares) take(w *Workspace, old, dfi fs.FileInfo, tdir int) *spare {
 		s.mu.Unlock()
 		return nil
 	}
-	s.refill(w)
 	ok := s.dir != nil && uint64(st.Dev) == s.dev && len(s.ready) > 0
 	want := s.traits
 	s.mu.Unlock()
@@ -169,12 +169,14 @@ func (s *spares) take(w *Workspace, old, dfi fs.FileInfo, tdir int) *spare {
 	return sp
 }
 
-// refill has the worker top the pool up (the first call starts it) once
-// the write that took a spare is over (afterWrite): making a spare syncs
-// it, and beside the write's own fsyncs that one would delay them. s.mu is
-// held.
+// refill has the worker top the pool up (the first call starts it),
+// shortly after the write that calls it has returned (afterWrite): making a
+// spare syncs it, and beside the write's own fsyncs that one would delay
+// them.
 func (s *spares) refill(w *Workspace) {
-	if s.refilling {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.refilling || s.state == spareOff {
 		return
 	}
 	s.refilling = true
