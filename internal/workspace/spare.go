@@ -16,7 +16,8 @@ const spareFiles = 4
 
 // WithSpareFiles makes WriteFile replace existing files, with fsync on and
 // on Linux, through spare files made ahead of time: empty files, created
-// and synced in the background in SpareDir at the root. A replace writes
+// and synced in the background in SpareDir at the root, the next one
+// shortly after the write that took one (afterWrite). A replace writes
 // the new content into a spare, gives it the old file's mode, owner and
 // group, syncs it, renames it over the target and syncs the target's
 // directory: the temp file's steps, without creating the file during the
