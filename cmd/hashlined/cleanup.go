@@ -22,11 +22,12 @@ import (
 // touched. Symlinks are not followed and nothing outside the root is
 // looked at.
 //
-// A file in the spare directory is kept if a running server holds it (a
-// spare of hashline mcp on the same root), or if a file in the tree is the
-// same file: on a filesystem without a journal, a crash can leave a
-// spare's name on disk after the rename that moved it into the tree, and
-// removing that name would free the file the tree still names.
+// A file in a spare directory (the root's, or a nested workspace root's)
+// is kept if a running server holds it (a spare of hashline mcp on the
+// same root), or if a file in the tree is the same file: on a filesystem
+// without a journal, a crash can leave a spare's name on disk after the
+// rename that moved it into the tree, and removing that name would free
+// the file the tree still names.
 func sweepTemp(ctx context.Context, root *os.Root, started time.Time, logger *slog.Logger) {
 	removed := 0
 	remove := func(p string) {
@@ -48,13 +49,30 @@ func sweepTemp(ctx context.Context, root *os.Root, started time.Time, logger *sl
 		fi   fs.FileInfo
 	}
 	var spares []candidate
-	if entries, err := fs.ReadDir(root.FS(), workspace.SpareDir); err == nil {
+	// collect adds the stale files of the spare directory dir: the root's,
+	// or a nested workspace root's (another server may serve a
+	// subdirectory).
+	collect := func(dir string) {
+		entries, err := fs.ReadDir(root.FS(), dir)
+		if err != nil {
+			return
+		}
 		for _, e := range entries {
 			if fi, ok := stale(e); ok {
-				spares = append(spares, candidate{path.Join(workspace.SpareDir, e.Name()), fi})
+				spares = append(spares, candidate{path.Join(dir, e.Name()), fi})
 			}
 		}
 	}
+	// keep drops the candidates that the regular file d also names.
+	keep := func(d fs.DirEntry) {
+		if len(spares) > 0 && d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil {
+				spares = slices.DeleteFunc(spares, func(c candidate) bool { return os.SameFile(c.fi, fi) })
+			}
+		}
+	}
+	collect(workspace.SpareDir)
+	nested := false
 	err := fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
 		if ctx.Err() != nil {
 			return fs.SkipAll
@@ -62,20 +80,36 @@ func sweepTemp(ctx context.Context, root *os.Root, started time.Time, logger *sl
 		if err != nil {
 			return nil // an unreadable directory: skip it, keep sweeping
 		}
-		if p == workspace.SpareDir {
+		if d.IsDir() && d.Name() == workspace.SpareDir {
+			if p != workspace.SpareDir {
+				collect(p)
+				nested = true
+			}
 			return fs.SkipDir
 		}
 		if _, ok := stale(d); ok {
 			remove(p)
 			return nil
 		}
-		if len(spares) > 0 && d.Type().IsRegular() {
-			if fi, err := d.Info(); err == nil {
-				spares = slices.DeleteFunc(spares, func(c candidate) bool { return os.SameFile(c.fi, fi) })
-			}
-		}
+		keep(d)
 		return nil
 	})
+	if err == nil && nested && len(spares) > 0 {
+		// A nested spare directory's candidates were found during the
+		// walk, after files it may share: compare them with the whole tree.
+		err = fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+			switch {
+			case ctx.Err() != nil || len(spares) == 0:
+				return fs.SkipAll
+			case err != nil:
+				return nil
+			case d.IsDir() && d.Name() == workspace.SpareDir:
+				return fs.SkipDir
+			}
+			keep(d)
+			return nil
+		})
+	}
 	if err != nil {
 		logger.Warn("sweeping stale temporary files failed", "err", err)
 	}
