@@ -15,10 +15,12 @@ const releaseSlots = 8
 // behind starts (freeing the replaced file, making the next spare file):
 // long enough for the caller to send its reply first, on a machine with
 // little CPU to spare. Started at once, that work ran beside the reply
-// and, for the spare, issued its own fsync beside the write's: on the
-// machine in BENCHMARKS.md, alternating builds, a one-line gRPC Edit of a
-// 100-line file took 1.08 ms with the work started at once and 1.02–1.04
-// ms with it started after 300 µs, 1 ms or 1.5 ms alike.
+// and, for the spare, issued its own fsync beside the write's. On the
+// machine in BENCHMARKS.md, two servers of each build alternating in
+// random order, a one-line gRPC Edit of a 100-line file took 1.15–1.17 ms
+// with the work started at once and 1.03–1.08 ms with it started after the
+// write (this delay, and the refill moved after the write in
+// spare_linux.go); delays of 300 µs, 1 ms and 1.5 ms measured alike.
 const afterWriteDelay = 300 * time.Microsecond
 
 // afterWrite runs fn in its own goroutine afterWriteDelay from now.
