@@ -104,11 +104,12 @@ func (s *Service) parsed(f *workspace.File) *hashline.Document {
 // cached (the view is recorded either way).
 // A version already cached is not parsed again.
 func (s *Service) sawGrep(ctx context.Context, f *hashlinev1.GrepFile, raw []byte) {
+	exact := utf8.Valid(raw)
 	var doc *hashline.Document
-	if !s.cache.Touch(f.GetVersion()) && utf8.Valid(raw) {
+	if !s.cache.Touch(f.GetVersion()) && exact {
 		doc = hashline.ParseDocument(raw)
 	}
-	s.saw(ctx, s.viewKey(f.GetPath()), f.GetVersion(), doc, utf8.Valid(raw))
+	s.saw(ctx, s.viewKey(f.GetPath()), f.GetVersion(), doc, exact)
 }
 
 // needsRead returns the index of the first edit that refers to existing
@@ -132,13 +133,6 @@ type rebased struct {
 	warnings []string
 }
 
-// rebase resolves the batch's base: the request's baseVersion, else the
-// version this agent last saw (seen), else the current file. When the base
-// is an older version whose snapshot is cached, the references are carried
-// onto doc (the current file); a *versions.ConflictError is returned when
-// other changes touched them. When the base is unknown, or the references
-// were not made against it, the batch is returned as it is, to be checked
-// against the current file by line number and hash.
 // rebaseBase is the version an Edit's references are read against: the
 // request's baseVersion, else the one the agent last saw ("" if none).
 func rebaseBase(req *hashlinev1.EditRequest, seen string) string {
@@ -148,6 +142,13 @@ func rebaseBase(req *hashlinev1.EditRequest, seen string) string {
 	return seen
 }
 
+// rebase resolves the batch's base: the request's baseVersion, else the
+// version this agent last saw (seen), else the current file. When the base
+// is an older version whose snapshot is cached, the references are carried
+// onto doc (the current file); a *versions.ConflictError is returned when
+// other changes touched them. When the base is unknown, or the references
+// were not made against it, the batch is returned as it is, to be checked
+// against the current file by line number and hash.
 func (s *Service) rebase(req *hashlinev1.EditRequest, f *workspace.File, doc *hashline.Document, seen string, edits []hashline.Edit) (*rebased, error) {
 	out := &rebased{edits: edits}
 	base, how := rebaseBase(req, seen), "gave as baseVersion"
