@@ -67,6 +67,11 @@ func (w *Workspace) writeSpare(op, rel, target string, raw []byte, mode fs.FileM
 		// file in the spare directory is always a spare.
 		return false, nil
 	}
+	// Whatever happens, the pool is topped up once the write is over.
+	defer s.refill(w)
+	if !s.anyReady() {
+		return false, nil // the directory is not opened for nothing
+	}
 	dir := path.Dir(target)
 	d, err := w.root.Open(dir)
 	if err != nil {
@@ -78,9 +83,7 @@ func (w *Workspace) writeSpare(op, rel, target string, raw []byte, mode fs.FileM
 		return false, nil
 	}
 	tdir := int(d.Fd())
-	// Whatever happens, the pool is topped up once the write is over.
-	defer s.refill(w)
-	sp := s.take(w, old, dfi, tdir)
+	sp := s.take(old, dfi, tdir)
 	if sp == nil {
 		return false, nil
 	}
@@ -138,12 +141,20 @@ func (w *Workspace) writeSpare(op, rel, target string, raw []byte, mode fs.FileM
 	return true, nil
 }
 
+// anyReady reports whether a spare may be ready: the pool is on and not
+// empty. take decides.
+func (s *spares) anyReady() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.state != spareOff && s.dir != nil && len(s.ready) > 0
+}
+
 // take returns a ready spare for a file like old in the directory dfi,
 // open as tdir, or nil (always before the first refill). A spare is only
 // for files on its device, in a directory that gives a new file what the
 // spare directory gave the spare (dirTraits): otherwise the new file would
 // differ from one made beside it.
-func (s *spares) take(w *Workspace, old, dfi fs.FileInfo, tdir int) *spare {
+func (s *spares) take(old, dfi fs.FileInfo, tdir int) *spare {
 	st, _ := old.Sys().(*syscall.Stat_t)
 	if st == nil {
 		return nil
