@@ -25,6 +25,7 @@ type targetResult struct {
 	what  string
 	value float64 // the measured ratio
 	limit float64 // > 0: value must be <= limit; < 0: value must be > 1
+	note  string  // what the figure is made of, if the target has a note
 }
 
 func (t targetResult) met() bool {
@@ -45,7 +46,12 @@ func newReport() *report { return &report{} }
 func (r *report) add(t *table) { r.tables = append(r.tables, t) }
 
 func (r *report) target(what string, value, limit float64) {
-	r.targets = append(r.targets, targetResult{what, value, limit})
+	r.targets = append(r.targets, targetResult{what: what, value: value, limit: limit})
+}
+
+// targetNote is target with a note on what the limit leaves room for.
+func (r *report) targetNote(what string, value, limit float64, note string) {
+	r.targets = append(r.targets, targetResult{what, value, limit, note})
 }
 
 // markdown renders the section this program owns, markers included.
@@ -67,13 +73,14 @@ func (r *report) markdown() string {
 			"Read targets compare like with like: in-process tagging produces the tagged text, which is what a Read with `omitLines` returns (the default response adds a message per line; its cost is in the Read table). " +
 			"Peer targets compare `hashline mcp`, one process like the peer; `hashline mcp --server` adds a gRPC hop to a shared `hashlined`, which the peer has no counterpart for, and is reported in the tables. " +
 			"Edit targets are against the plain raw durable write; the workspace's writes free the file they replace after returning, and the Edit tables also give a raw write that does the same, for comparison.\n\n" +
-			"| target | measured | met |\n|---|---|---|\n")
+			"The last column says, for the Edit targets, what the limit leaves room for: the in-process Edit (the same engine and disk writes, no RPC) and the empty gRPC call (one round trip between processes) of the same run, added up, are what a gRPC Edit would take if the two cost nothing more together.\n\n"+
+			"| target | measured | met | budget |\n|---|---|---|---|\n")
 		for _, t := range r.targets {
 			met := "yes"
 			if !t.met() {
 				met = "**no**"
 			}
-			fmt.Fprintf(&b, "| %s | %.2fx | %s |\n", t.what, t.value, met)
+			fmt.Fprintf(&b, "| %s | %.2fx | %s | %s |\n", t.what, t.value, met, t.note)
 		}
 		b.WriteString("\n")
 	}

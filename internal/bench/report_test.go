@@ -43,14 +43,29 @@ func TestMergeKeepsTheGrepSectionAndOwnsTheRest(t *testing.T) {
 
 func TestReportShowsMissedTargets(t *testing.T) {
 	r := newReport()
-	r.target("edit", 1.7, 1.5)
+	r.targetNote("edit", 1.7, 1.5, "a note")
 	r.target("read", 1.2, 2)
 	r.target("peer", 0.8, -1)
 	r.add(&table{title: "T", cols: []string{"a", "b"}, rows: [][]string{{"1", ms(1500 * time.Microsecond)}}})
 	md := r.markdown()
-	for _, want := range []string{"| edit | 1.70x | **no** |", "| read | 1.20x | yes |", "| peer | 0.80x | **no** |", "| 1 | 1.50 ms |", mainBegin, mainEnd} {
+	for _, want := range []string{"| edit | 1.70x | **no** | a note |", "| read | 1.20x | yes |  |", "| peer | 0.80x | **no** |  |", "| 1 | 1.50 ms |", mainBegin, mainEnd} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report lacks %q:\n%s", want, md)
+		}
+	}
+}
+
+func TestEditBudget(t *testing.T) {
+	us := time.Microsecond
+	for _, tc := range []struct {
+		floor, inProc, empty time.Duration
+		want                 string
+	}{
+		{660 * us, 650 * us, 320 * us, "1.5x is 0.99 ms; in-process Edit 0.65 ms + empty gRPC call 0.32 ms = 0.97 ms, leaving 0.02 ms"},
+		{650 * us, 710 * us, 300 * us, "1.5x is 0.97 ms; in-process Edit 0.71 ms + empty gRPC call 0.30 ms = 1.01 ms, already 0.04 ms over"},
+	} {
+		if got := editBudget(tc.floor, tc.inProc, tc.empty); got != tc.want {
+			t.Errorf("editBudget(%v, %v, %v) =\n%q, want\n%q", tc.floor, tc.inProc, tc.empty, got, tc.want)
 		}
 	}
 }
