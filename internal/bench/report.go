@@ -73,7 +73,7 @@ func (r *report) markdown() string {
 			"Read targets compare like with like: in-process tagging produces the tagged text, which is what a Read with `omitLines` returns (the default response adds a message per line; its cost is in the Read table). " +
 			"Peer targets compare `hashline mcp`, one process like the peer; `hashline mcp --server` adds a gRPC hop to a shared `hashlined`, which the peer has no counterpart for, and is reported in the tables. " +
 			"Edit targets are against the plain raw durable write; the workspace's writes free the file they replace after returning, and the Edit tables also give a raw write that does the same, for comparison.\n\n" +
-			"The last column says, for the Edit targets, what the limit leaves room for: the in-process Edit (the same engine and disk writes, no RPC) and the empty gRPC call (one round trip between processes) of the same run, added up, are what a gRPC Edit would take if the two cost nothing more together.\n\n"+
+			"The last column says, for the Edit targets, what the limit leaves room for: the in-process Edit (the same engine and disk writes, no RPC) and the empty gRPC call (one round trip between processes) of the same run, added up, are what a gRPC Edit would take if the two cost nothing more together.\n\n" +
 			"| target | measured | met | budget |\n|---|---|---|---|\n")
 		for _, t := range r.targets {
 			met := "yes"
