@@ -294,32 +294,68 @@ func (s *spares) topUp(w *Workspace) error {
 	s.mu.Lock()
 	need := spareFiles - len(s.ready)
 	s.mu.Unlock()
-	for range need {
-		name := tempPrefix + rand.Text() + tempSuffix
-		fd, err := unix.Openat(s.dirFd, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+	// A spare can be lost to another server between its creation and its
+	// lock (makeSpare); each loss costs one more try, up to need more.
+	for tries := 2 * need; need > 0 && tries > 0; tries-- {
+		sp, err := s.makeSpare()
 		if err != nil {
 			return err
 		}
-		// The lock tells other servers sharing the directory that the
-		// spare is in use (spareInUse); it goes with the descriptor.
-		var st unix.Stat_t
-		if err = unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB); err == nil {
-			err = unix.Fsync(fd)
+		if sp == nil {
+			continue
 		}
-		if err == nil {
-			err = unix.Fstat(fd, &st)
-		}
-		if err != nil {
-			_ = unix.Close(fd)
-			_ = unix.Unlinkat(s.dirFd, name, 0)
-			return err
-		}
-		sp := &spare{f: os.NewFile(uintptr(fd), path.Join(SpareDir, name)), name: name, ino: st.Ino}
 		s.mu.Lock()
 		s.ready = append(s.ready, sp)
 		s.mu.Unlock()
+		need--
 	}
 	return nil
+}
+
+// testHookSpareCreated, if set, runs between a spare's creation and its
+// lock, so tests can play another server there.
+var testHookSpareCreated func(dirFd int, name string)
+
+// makeSpare creates, locks and syncs one spare file. It returns nil, and no
+// error, when another server took the new file for a killed server's
+// leftover before it was locked (removeStaleSpare): that server holds the
+// lock, or has removed the name already.
+func (s *spares) makeSpare() (*spare, error) {
+	name := tempPrefix + rand.Text() + tempSuffix
+	fd, err := unix.Openat(s.dirFd, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if testHookSpareCreated != nil {
+		testHookSpareCreated(s.dirFd, name)
+	}
+	// The lock tells other servers sharing the directory that the spare is
+	// in use (removeStaleSpare); it goes with the descriptor.
+	var st unix.Stat_t
+	err = unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB)
+	if err == nil {
+		err = unix.Fstat(fd, &st)
+	}
+	if errors.Is(err, unix.EWOULDBLOCK) || err == nil && !sameInode(s.dirFd, name, &st) {
+		_ = unix.Close(fd)
+		return nil, nil
+	}
+	if err == nil {
+		err = unix.Fsync(fd)
+	}
+	if err != nil {
+		_ = unix.Close(fd)
+		_ = unix.Unlinkat(s.dirFd, name, 0)
+		return nil, err
+	}
+	return &spare{f: os.NewFile(uintptr(fd), path.Join(SpareDir, name)), name: name, ino: st.Ino}, nil
+}
+
+// sameInode reports whether name in the directory dirFd is the file st
+// describes.
+func sameInode(dirFd int, name string, st *unix.Stat_t) bool {
+	var nst unix.Stat_t
+	return unix.Fstatat(dirFd, name, &nst, unix.AT_SYMLINK_NOFOLLOW) == nil && nst.Ino == st.Ino && nst.Dev == st.Dev
 }
 
 // spareIgnore is the .gitignore in SpareDir.
@@ -331,7 +367,47 @@ const spareIgnore = "# hashline keeps spare files here while it runs, and remove
 // renamed into the tree. A default ACL it took from the root is removed,
 // so that spares have none. Empty spares no server holds are removed;
 // anything else is left to the sweep (hashlined --clean-temp).
+//
+// The directory stays locked shared (flock) while it is open, which tells
+// a server sharing it that stops (spares.close) not to remove it. If that
+// server removed it between the open and the lock, it is made again.
 func (w *Workspace) openSpareDir() (*os.File, fs.FileInfo, error) {
+	for tries := 3; ; tries-- {
+		d, fi, err := w.openSpareDirOnce()
+		if err != nil {
+			return nil, nil, err
+		}
+		if testHookSpareDirOpened != nil {
+			testHookSpareDirOpened()
+		}
+		err = unix.Flock(int(d.Fd()), unix.LOCK_SH)
+		if err == nil {
+			if lfi, lerr := w.root.Lstat(SpareDir); lerr != nil || !os.SameFile(lfi, fi) {
+				if tries > 1 {
+					_ = d.Close()
+					continue
+				}
+				err = errors.New(SpareDir + " keeps being removed while it is opened")
+			}
+		}
+		if err == nil {
+			err = writeSpareIgnore(int(d.Fd()))
+		}
+		if err != nil {
+			_ = d.Close()
+			return nil, nil, err
+		}
+		removeStaleSpares(d)
+		return d, fi, nil
+	}
+}
+
+// testHookSpareDirOpened, if set, runs between the spare directory's open
+// and its lock.
+var testHookSpareDirOpened func()
+
+// openSpareDirOnce makes SpareDir if missing, opens it and checks it.
+func (w *Workspace) openSpareDirOnce() (*os.File, fs.FileInfo, error) {
 	if err := w.root.Mkdir(SpareDir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return nil, nil, err
 	}
@@ -360,14 +436,10 @@ func (w *Workspace) openSpareDir() (*os.File, fs.FileInfo, error) {
 			err = rerr
 		}
 	}
-	if err == nil {
-		err = writeSpareIgnore(int(d.Fd()))
-	}
 	if err != nil {
 		_ = d.Close()
 		return nil, nil, err
 	}
-	removeStaleSpares(d)
 	return d, fi, nil
 }
 
@@ -389,22 +461,38 @@ func writeSpareIgnore(dirFd int) error {
 }
 
 // removeStaleSpares removes the empty temp files in the spare directory
-// that no server holds (spareInUse): spares a killed server left. Files
-// with content are left to the sweep, which sees the whole tree: on a
-// filesystem without a journal, a crash can leave a spare's name on disk
-// beside the file it became (never an empty one: see writeSpare).
+// that no server holds: spares a killed server left. Files with content
+// are left to the sweep, which sees the whole tree: on a filesystem without
+// a journal, a crash can leave a spare's name on disk beside the file it
+// became (never an empty one: see writeSpare).
 func removeStaleSpares(d *os.File) {
 	entries, err := d.ReadDir(-1)
 	if err != nil {
 		return
 	}
 	for _, e := range entries {
-		fi, err := e.Info()
-		if err != nil || !fi.Mode().IsRegular() || !IsTempName(e.Name()) || fi.Size() != 0 || spareInUse(int(d.Fd()), e.Name()) {
-			continue
+		if e.Type().IsRegular() && IsTempName(e.Name()) {
+			removeStaleSpare(int(d.Fd()), e.Name())
 		}
-		_ = unix.Unlinkat(int(d.Fd()), e.Name(), 0)
 	}
+}
+
+// removeStaleSpare removes name, in the spare directory dirFd, if it is an
+// empty file no server holds. It holds the file's lock while it removes
+// it, so that a server that has just made the file (makeSpare) either
+// fails to lock it or finds its name gone, and makes another.
+func removeStaleSpare(dirFd int, name string) {
+	fd, err := unix.Openat(dirFd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB) != nil || unix.Fstat(fd, &st) != nil ||
+		st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size != 0 || !sameInode(dirFd, name, &st) {
+		return
+	}
+	_ = unix.Unlinkat(dirFd, name, 0)
 }
 
 // spareInUse reports whether a server holds the spare name in the spare
@@ -452,6 +540,13 @@ func (s *spares) close(w *Workspace) {
 		_ = unix.Unlinkat(s.dirFd, sp.name, 0)
 	}
 	s.ready = nil
+	// Every server using the directory holds it locked shared
+	// (openSpareDir): only the last one gets it exclusive, and removes it.
+	if unix.Flock(s.dirFd, unix.LOCK_EX|unix.LOCK_NB) != nil {
+		_ = s.dir.Close()
+		s.dir = nil
+		return
+	}
 	if entries, err := fs.ReadDir(w.root.FS(), SpareDir); err == nil && len(entries) == 1 && entries[0].Name() == ".gitignore" {
 		if unix.Unlinkat(s.dirFd, ".gitignore", 0) == nil && w.root.Remove(SpareDir) != nil {
 			// Another server put a spare in meanwhile: keep the

@@ -532,3 +532,108 @@ func TestWriteFileLeavesItsBackgroundWorkForAfter(t *testing.T) {
 		t.Error("the replaced file is still held after the work left for after ran")
 	}
 }
+
+// Another server opening the shared directory can take a spare this one
+// has just made, before it is locked, for a killed server's leftover: it
+// removes the name, or holds the file's lock at that moment. The pool makes
+// another spare in its place and stays on, and every spare it keeps still
+// has its name.
+func TestSpareLostBeforeItsLockIsMadeAgain(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		other func(t *testing.T, dirFd int, name string)
+	}{
+		{"removed", func(_ *testing.T, dirFd int, name string) { removeStaleSpare(dirFd, name) }},
+		{"locked while removed", func(t *testing.T, dirFd int, name string) {
+			fd, err := unix.Openat(dirFd, name, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			t.Cleanup(func() { _ = unix.Close(fd) })
+			if err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB); err != nil {
+				t.Error(err)
+			}
+			_ = unix.Unlinkat(dirFd, name, 0)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w, _, _ := newWS(t, WithSpareFiles(true))
+			lost := 0
+			testHookSpareCreated = func(dirFd int, name string) {
+				if lost < 2 {
+					lost++
+					tc.other(t, dirFd, name)
+				}
+			}
+			defer func() { testHookSpareCreated = nil }()
+			primeSpares(t, w)
+			assertSparesClean(t, w)
+			if lost != 2 {
+				t.Errorf("%d spares lost, want 2", lost)
+			}
+		})
+	}
+}
+
+// A server that stops leaves the shared spare directory to a server still
+// using it, even one with no spare in it at that moment (all taken): that
+// one makes its next spares there. The last server to stop removes it.
+func TestSpareDirectoryKeptForAServerWithNoSpareReady(t *testing.T) {
+	a, root, _ := newWS(t, WithSpareFiles(true))
+	primeSpares(t, a)
+	a.spare.mu.Lock()
+	taken := a.spare.ready
+	a.spare.ready = nil
+	a.spare.mu.Unlock()
+	for _, sp := range taken {
+		_ = sp.f.Close()
+		if err := unix.Unlinkat(a.spare.dirFd, sp.name, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := Open(root, WithSpareFiles(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	primeSpares(t, b)
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(root, SpareDir)
+	if _, err := os.Stat(dir); err != nil {
+		t.Fatalf("the spare directory after the other server stopped: %v, want kept", err)
+	}
+	a.spare.mu.Lock()
+	a.spare.start(a)
+	a.spare.mu.Unlock()
+	assertSparesClean(t, a)
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the spare directory after the last server stopped: %v, want removed", err)
+	}
+}
+
+// A server that stops can remove the spare directory between another's
+// open of it and that one's lock: the directory is made again.
+func TestSpareDirectoryRemovedBeforeItsLockIsMadeAgain(t *testing.T) {
+	w, root, _ := newWS(t, WithSpareFiles(true))
+	dir := filepath.Join(root, SpareDir)
+	removed := 0
+	testHookSpareDirOpened = func() {
+		if removed == 0 {
+			removed++
+			if err := os.RemoveAll(dir); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	defer func() { testHookSpareDirOpened = nil }()
+	primeSpares(t, w)
+	assertSparesClean(t, w)
+	if removed != 1 {
+		t.Errorf("the directory was removed %d times, want once", removed)
+	}
+}
