@@ -177,7 +177,10 @@ func (s *Service) editFile(ctx context.Context, req *hashlinev1.EditRequest, edi
 	plan, err := hashline.PlanEdits(doc, rb.edits, h)
 	if err != nil {
 		var b *hashline.BatchError
-		if errors.As(err, &b) && len(b.Stale()) > 0 && stands() == nil {
+		// The error shows current tags (fresh lines of stale references,
+		// or the lines an oldText could mean): retries use them, so they
+		// are read against this version, not rebased from an older one.
+		if errors.As(err, &b) && b.ShowsTags() && stands() == nil {
 			s.views.See(agent, key, f.Version)
 		}
 		return nil, s.planError(err, f.Version)

@@ -425,3 +425,66 @@ func TestCreatedFilesNeedNoRead(t *testing.T) {
 		t.Errorf("view stats %+v, want one (agent, file) pair", s)
 	}
 }
+
+// TestTagsAnErrorShowsAreReadAgainstItsVersion: an error that shows an
+// agent tags of the current file (the lines an ambiguous oldText could
+// mean, or lines like a missing one) moves that agent's view to the
+// current version, as a stale reference's fresh lines do, so the next edit
+// made from those tags lands on the line shown instead of being rebased
+// from the version the agent read before. An error that shows no tags
+// leaves the view, so tags of that older read are still rebased.
+func TestTagsAnErrorShowsAreReadAgainstItsVersion(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		before string
+		miss   *hashlinev1.FileEdit // refused, with or without tags
+		shown  string               // what the error shows, in the file after the prepend ("" for nothing)
+		next   func(before, now string) *hashlinev1.FileEdit
+		want   string
+	}{
+		{
+			name:   "ambiguous oldText",
+			before: "func a() {\n\tif x {\n\t\ty()\n\t}\n}\n",
+			miss:   client.ReplaceText("}\n", "} // done\n", false),
+			shown:  "5:", // the inner "\t}", line 5 once the header is on top
+			next:   func(_, now string) *hashlinev1.FileEdit { return client.Replace(tag(now, 5), "", "\t} // end if") },
+			want:   "// header\nfunc a() {\n\tif x {\n\t\ty()\n\t} // end if\n}\n",
+		},
+		{
+			name:   "lines with similar text",
+			before: "x\n\tfoo()\n\t\tfoo()\ny\n",
+			miss:   client.ReplaceText("foo() ", "bar()", false),
+			shown:  "|\tfoo()",
+			next:   func(_, now string) *hashlinev1.FileEdit { return client.Replace(tag(now, 3), "", "\tbar()") },
+			want:   "// header\nx\n\tbar()\n\t\tfoo()\ny\n",
+		},
+		{
+			name:   "no tags shown",
+			before: "x\n\tfoo()\n\t\tfoo()\ny\n",
+			miss:   client.ReplaceText("nowhere", "bar()", false),
+			next:   func(before, _ string) *hashlinev1.FileEdit { return client.Replace(tag(before, 2), "", "\tbar()") },
+			want:   "// header\nx\n\tbar()\n\t\tfoo()\ny\n",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t)
+			e.write("f.go", tc.before)
+			a, b := e.agent("a"), e.agent("b")
+			e.readAs(a, "f.go")
+			e.readAs(b, "f.go")
+			e.editAs(b, "f.go", client.Prepend("// header\n"))
+			now := e.read("f.go")
+			_, err := a.Edit(e.ctx, &hashlinev1.EditRequest{Path: "f.go", Edits: []*hashlinev1.FileEdit{tc.miss}})
+			if err == nil {
+				t.Fatal("the edit was accepted; want it refused")
+			}
+			if tc.shown != "" && !strings.Contains(err.Error(), tc.shown) {
+				t.Fatalf("the error does not show %q: %v", tc.shown, err)
+			}
+			e.editAs(a, "f.go", tc.next(tc.before, now))
+			if got := e.read("f.go"); got != tc.want {
+				t.Errorf("after the refused edit, the next one gave\n%q, want\n%q", got, tc.want)
+			}
+		})
+	}
+}

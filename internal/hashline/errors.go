@@ -65,6 +65,9 @@ type Problem struct {
 	// Fresh holds the current lines around Line (two before, two after), so
 	// a model can retry without another read.
 	Fresh []TaggedLine
+	// ShowsTags: Message shows tags of the current file (the lines an
+	// ambiguous or missing oldText could mean), which a model may use next.
+	ShowsTags bool
 }
 
 // BatchError reports every problem of a refused batch. Nothing of a batch
@@ -169,6 +172,14 @@ func reasonRank(r Reason) int {
 }
 
 // Stale returns the stale-reference problems, in edit order.
+// ShowsTags reports whether the error shows the model tags of the current
+// file: stale references' fresh lines, or lines named in a message
+// (Problem.ShowsTags). A model's next references may then come from this
+// version, not from the one it last read.
+func (e *BatchError) ShowsTags() bool {
+	return slices.ContainsFunc(e.Problems, func(p Problem) bool { return p.Reason == ReasonStaleRef || p.ShowsTags })
+}
+
 func (e *BatchError) Stale() []Problem {
 	var out []Problem
 	for _, p := range e.Problems {

@@ -93,9 +93,10 @@ func (r *resolver) replaceText(i int, e Edit) {
 	}
 	first := strings.Index(j.s, old)
 	if first < 0 {
+		similar := r.closeLines(old)
 		r.problem(Problem{
-			EditIndex: i, Field: "oldText", Reason: ReasonTextNotFound,
-			Message: fmt.Sprintf("edit %d (oldText): oldText does not occur in the file; it must match exactly, including indentation; re-read the file, or use replace with line refs%s", i, r.closeLines(old)),
+			EditIndex: i, Field: "oldText", Reason: ReasonTextNotFound, ShowsTags: similar != "",
+			Message: fmt.Sprintf("edit %d (oldText): oldText does not occur in the file; it must match exactly, including indentation; re-read the file, or use replace with line refs%s", i, similar),
 		})
 		return
 	}
@@ -183,7 +184,7 @@ func (r *resolver) ambiguous(i int, j *joinedText, old string, first int) {
 		more = fmt.Sprintf(" and %d more", len(lines)-show)
 	}
 	r.problem(Problem{
-		EditIndex: i, Field: "oldText", Reason: ReasonAmbiguousText,
+		EditIndex: i, Field: "oldText", Reason: ReasonAmbiguousText, ShowsTags: true,
 		Message: fmt.Sprintf("edit %d (oldText): oldText occurs %d times, starting on lines %s%s; add surrounding lines to make it unique, set all to replace every occurrence, or use replace with one of these refs", i, count, strings.Join(tags, ", "), more),
 	})
 }
