@@ -38,6 +38,11 @@ type Config struct {
 	Client []client.Option
 }
 
+// MaxRecvBytes is the largest message a client of the engine, or of a
+// hashlined that hashline mcp --server forwards to, accepts: hashlined's
+// default --max-recv-bytes.
+const MaxRecvBytes = 64 << 20
+
 // Engine is a running in-process service and a client connected to it.
 type Engine struct {
 	Client *client.Client
@@ -65,10 +70,14 @@ func Start(cfg Config) (*Engine, error) {
 	e := &Engine{ws: ws, gs: gs, served: make(chan error, 1)}
 	go func() { e.served <- gs.Serve(lis) }()
 	// Streaming calls go over this connection, with client.Dial's
-	// transport: no flow-control pings between two ends of one process.
+	// transport: no flow-control pings between two ends of one process. It
+	// accepts messages as large as hashline mcp --server does from a
+	// hashlined (MaxRecvBytes), not grpc's 4 MiB: a Grep sends one message
+	// per file, and a file with many matches can pass 4 MiB.
 	conn, err := grpc.NewClient("passthrough:///local", append(client.TransportOptions(),
 		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(MaxRecvBytes)),
 	)...)
 	if err != nil {
 		gs.Stop()

@@ -168,5 +168,13 @@ func decodeValidated[In any](raw json.RawMessage, resolved *jsonschema.Resolved)
 	if _, err := segjson.Parse(data, &in, segjson.DontMatchCaseInsensitiveStructFields); err != nil {
 		return *new(In), err
 	}
+	if va, ok := any(&in).(validatedArgs); ok {
+		va.validated(m)
+	}
 	return in, nil
 }
+
+// validatedArgs is implemented by arguments that look at what the
+// validator's path decoded: the unknown keys the schema allows are dropped
+// from In, and only this path can meet them (decodeFast refuses them).
+type validatedArgs interface{ validated(m map[string]any) }

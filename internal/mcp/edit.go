@@ -17,6 +17,19 @@ import (
 type editArgs struct {
 	Path  string     `json:"path" jsonschema:"File path, relative to the workspace root (or absolute inside it)"`
 	Edits []editItem `json:"edits" jsonschema:"Edit operations, each an object with exactly one of the keys below; all refer to the file as last read"`
+	// items are the edits as the validator's path decoded them, keys the
+	// schema allows but editItem lacks included; nil from the fast path,
+	// which takes no unknown key.
+	items []map[string]any
+}
+
+// validated keeps the decoded edit items (validatedArgs).
+func (a *editArgs) validated(m map[string]any) {
+	list, _ := m["edits"].([]any)
+	for _, it := range list {
+		obj, _ := it.(map[string]any)
+		a.items = append(a.items, obj)
+	}
 }
 
 // editItem is one edit: exactly one field is set. The first four are the
@@ -82,13 +95,14 @@ func editTool() *sdk.Tool {
 // name them.
 var editVariants = []string{"set_line", "replace_lines", "insert_after", "replace", "insert_before", "delete", "append", "prepend"}
 
-// toFileEdits converts the items, or explains every bad one at once; rawItems
-// returns the items as decoded JSON objects, for naming their keys.
-func toFileEdits(items []editItem, rawItems func() []map[string]any) ([]*hashlinev1.FileEdit, error) {
+// toFileEdits converts the items, or explains every bad one at once. raw
+// holds the items as decoded JSON objects when some may carry keys
+// editItem lacks (nil otherwise); rawItems decodes them, for naming the
+// keys of an item without exactly one operation.
+func toFileEdits(items []editItem, raw []map[string]any, rawItems func() []map[string]any) ([]*hashlinev1.FileEdit, error) {
 	out := make([]*hashlinev1.FileEdit, 0, len(items))
 	var problems []string
-	var raw []map[string]any
-	if slices.ContainsFunc(items, func(it editItem) bool { return it.count() != 1 }) {
+	if raw == nil && slices.ContainsFunc(items, func(it editItem) bool { return it.count() != 1 }) {
 		raw = rawItems()
 	}
 	for i, it := range items {
@@ -117,7 +131,17 @@ func toFileEdits(items []editItem, rawItems func() []map[string]any) ([]*hashlin
 		if op := it.Prepend; op != nil {
 			set = append(set, client.Prepend(op.Text))
 		}
-		switch {
+		switch unknown := unknownKeys(raw, i); {
+		case len(set) == 1 && len(unknown) > 0:
+			// An operation misspelt beside a good one, or a field put beside
+			// its operation instead of in it: applying the good one alone
+			// would change the file in a way nobody asked for.
+			hint := ""
+			if slices.ContainsFunc(unknown, func(k string) bool { return slices.Contains(opFields, k) }) {
+				hint = ` An operation's fields go inside its object, e.g. {"replace_lines": {"start_anchor": "2:f4", "end_anchor": "3:f8", "new_text": "..."}}.`
+			}
+			problems = append(problems, fmt.Sprintf("edits[%d] has %s and unknown keys [%s]; an item holds exactly one of: %s, and nothing else.%s",
+				i, strings.Join(known(raw, i), ", "), strings.Join(unknown, ", "), strings.Join(editVariants, ", "), hint))
 		case len(set) == 1:
 			out = append(out, set[0])
 			continue
@@ -190,6 +214,25 @@ func (it editItem) count() int {
 	return n
 }
 
+// opFields are the keys of the operations' own objects.
+var opFields = []string{"anchor", "new_text", "start_anchor", "end_anchor", "text", "old_text", "all"}
+
+// unknownKeys lists, sorted, the keys of item i of raw that are not
+// operations.
+func unknownKeys(raw []map[string]any, i int) []string {
+	var ks []string
+	if i >= len(raw) {
+		return ks
+	}
+	for k := range raw[i] {
+		if !slices.Contains(editVariants, k) {
+			ks = append(ks, k)
+		}
+	}
+	slices.Sort(ks)
+	return ks
+}
+
 // known lists the operation keys item i of raw has.
 func known(raw []map[string]any, i int) []string {
 	var ks []string
@@ -208,7 +251,7 @@ func (t *tools) edit(ctx context.Context, req *sdk.CallToolRequest, a editArgs) 
 	if len(a.Edits) == 0 {
 		return errorResult(fmt.Sprintf("Error editing %s: edits is empty; give at least one edit (set_line, replace_lines, insert_after, ...)", a.Path)), nil, nil
 	}
-	edits, err := toFileEdits(a.Edits, func() []map[string]any {
+	edits, err := toFileEdits(a.Edits, a.items, func() []map[string]any {
 		// Only to name the keys of bad items, so decoded only then.
 		var raw struct {
 			Edits []map[string]any `json:"edits"`

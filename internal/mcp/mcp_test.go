@@ -407,7 +407,7 @@ func TestAgentName(t *testing.T) {
 		opts []mcp.Option
 		want string
 	}{
-		{"defaults to the MCP client's name", nil, "agent=mcp/test-client"},
+		{"defaults to the MCP client's name and a tag of the session", nil, "agent=mcp/test-client/"},
 		{"can be set", []mcp.Option{mcp.WithAgent("alice")}, "agent=alice"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

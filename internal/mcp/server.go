@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"crypto/rand"
 	"io"
 	"log/slog"
 
@@ -28,9 +29,15 @@ type options struct {
 func WithVersion(v string) Option { return func(o *options) { o.version = v } }
 
 // WithAgent names the agent every call is made as (x-agent-id). Without it
-// each call is made as "mcp/" followed by the name the MCP client gave when
-// it connected (e.g. "mcp/claude-ai"), or "mcp" if it gave none, so that
-// several desktop clients sharing one hashlined keep separate read state.
+// each call is made as "mcp/", the name the MCP client gave when it
+// connected, and a random tag drawn once per server (New or Serve), e.g.
+// "mcp/claude-ai/3f9a1c0b". Two sessions of one client (two windows, each
+// starting its own hashline mcp) are then two agents to a shared
+// hashlined, as they must be: the server rebases each one's references
+// from the version that agent read, and one name for both would let one
+// session's edit replace the version the other's references were made
+// against. A name given here is used as it is, so give each session its
+// own.
 func WithAgent(name string) Option { return func(o *options) { o.agent = name } }
 
 // WithLogger sets the logger of the MCP session machinery; the default
@@ -69,7 +76,7 @@ func newServer(c *client.Client, sp *splicer, opts ...Option) *sdk.Server {
 		Instructions: instructions,
 		Logger:       o.logger,
 	})
-	t := &tools{c: c, agent: o.agent}
+	t := &tools{c: c, agent: o.agent, tag: rand.Text()[:8]}
 	addTool(s, sp, &sdk.Tool{Name: "read_file", Description: readDescription, Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}}, (*readArgs).complete, t.read)
 	addTool(s, sp, editTool(), (*editArgs).complete, t.edit)
 	addTool(s, sp, &sdk.Tool{Name: "write_file", Description: writeDescription}, (*writeArgs).complete, t.write)
@@ -82,18 +89,20 @@ func newServer(c *client.Client, sp *splicer, opts ...Option) *sdk.Server {
 type tools struct {
 	c     *client.Client
 	agent string
+	tag   string // this server's part of the default agent name (WithAgent)
 }
 
 // ctx names the calling agent for the server.
 func (t *tools) ctx(ctx context.Context, req *sdk.CallToolRequest) context.Context {
 	agent := t.agent
 	if agent == "" {
-		agent = "mcp"
+		agent = "mcp/"
 		if req != nil && req.Session != nil {
 			if p := req.Session.InitializeParams(); p != nil && p.ClientInfo != nil && p.ClientInfo.Name != "" {
-				agent += "/" + p.ClientInfo.Name
+				agent += p.ClientInfo.Name + "/"
 			}
 		}
+		agent += t.tag
 	}
 	return metadata.AppendToOutgoingContext(ctx, server.AgentMetadataKey, agent)
 }

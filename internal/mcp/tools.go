@@ -125,8 +125,20 @@ func failure(doing, path string, err error) *sdk.CallToolResult {
 		hint := ""
 		switch e.Code {
 		case codes.Unavailable:
-			if e.Reason == "" {
+			if e.Reason == "" && changes(doing) {
+				// The client retries a change only if it was never sent: this
+				// one may have been cut off after the server applied it.
+				hint = "; the hashline server could not be reached or the connection broke: the change may or may not have been applied. Check that hashlined is running at the address given to hashline mcp --server, then read_file " + path + " and look before making the change again"
+			} else if e.Reason == "" {
 				hint = "; the hashline server is unreachable: check that hashlined is running at the address given to hashline mcp --server, then retry"
+			}
+		case codes.DeadlineExceeded, codes.Canceled:
+			if changes(doing) {
+				hint = "; the change may or may not have been applied: read_file " + path + " and look before making it again"
+			}
+		case codes.ResourceExhausted:
+			if e.Reason == "" && doing == "searching" {
+				hint = "; the results are too large for one answer: give a smaller limit, a narrower path or glob, or less context"
 			}
 		case codes.Unauthenticated:
 			hint = "; the hashline server wants a token: give hashline mcp --token TOKEN (or HASHLINE_TOKEN) in the MCP client's configuration"
@@ -135,6 +147,9 @@ func failure(doing, path string, err error) *sdk.CallToolResult {
 	}
 	return errorResult(fmt.Sprintf("Error %s %s: %v", doing, path, err))
 }
+
+// changes reports whether failure's doing is a call that changes a file.
+func changes(doing string) bool { return doing == "editing" || doing == "writing" }
 
 // int32Sat converts a number a model sent to the service's int32 fields,
 // saturating instead of wrapping: an offset past any file stays past it, a
