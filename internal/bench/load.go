@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"math/rand/v2"
 	"slices"
 	"sync"
 	"time"
@@ -54,17 +55,19 @@ func (e *env) load() error {
 	}
 	t := &table{
 		title: "Unary load: throughput and latency vs an empty call",
-		about: fmt.Sprintf("A Go load client on one gRPC connection to `hashlined` on loopback TCP; N workers call in a loop for %s per run, %d runs per cell, the contenders alternated run by run. "+
+		about: fmt.Sprintf("A Go load client on one gRPC connection to `hashlined` on loopback TCP; N workers call in a loop for %s per run, %d runs per cell, the contenders alternated run by run, in a new random order each round. "+
 			"Throughput: median of the runs; p50/p99: over every call of the runs. The empty call is `grpc.health.v1.Health/Check` on the same server (the transport ceiling); "+
 			"ratios are the contender's throughput (or p50) over the empty call's. Edits: each worker toggles one line of its own 100-line file (edits to one file are serialised by design). "+
 			"The `--fsync=false` row is a second server and its ratio is against the first server's empty call.", e.cfg.loadDur, e.cfg.loadRound),
 		cols: []string{"call", "workers", "calls/s", "p50", "p99", "throughput vs empty", "p50 vs empty"},
 	}
+	// Each round runs the contenders in a new random order (a fixed seed,
+	// as interleave does), so that none always follows the same one.
+	order := rand.New(rand.NewPCG(3, 4))
 	for _, c := range concurrencies {
 		res := make([]loadResult, len(ops))
-		for r := range e.cfg.loadRound {
-			for k := range ops {
-				i := (r + k) % len(ops)
+		for range e.cfg.loadRound {
+			for _, i := range order.Perm(len(ops)) {
 				tp, lat, err := runLoad(ops[i], c, e.cfg.loadDur)
 				if err != nil {
 					return fmt.Errorf("%s at %d workers: %w", ops[i].name, c, err)

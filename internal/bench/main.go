@@ -83,6 +83,7 @@ type env struct {
 	mcps    map[string]*mcpServer
 	roots   map[string]string
 	report  *report
+	rev     int // the last revision bump wrote
 }
 
 func run(c config) error {
@@ -152,6 +153,7 @@ func run(c config) error {
 		if err != nil {
 			return err
 		}
+		m.dir = s.root
 		e.mcps[s.name] = m
 	}
 	e.describeMachine()
@@ -226,16 +228,19 @@ func (e *env) describeMachine() {
 }
 
 // readGRPC: Read of a whole file over gRPC (loopback TCP, hashlined) vs
-// the same tagging in-process, with and without the structured lines.
+// the same tagging in-process, with and without the structured lines, of a
+// file changed since the last read, and of one unchanged.
 func (e *env) readGRPC() error {
 	t := &table{
 		title: "Read: the service vs in-process tagging",
 		about: "Baseline: in this process, read the file and tag every line (`os.ReadFile`, `hashline.ParseDocument`, `AppendTagged`: split, hash, format). " +
 			"Contenders: a `Read` of the whole file over gRPC from `hashlined` on loopback TCP (read limits raised so one response holds every line), decoded by the Go client; " +
 			"once as the default response (the tagged text and the structured lines, one message per line), once with `omitLines` (the tagged text only, which is what the baseline produces). " +
-			"Each gRPC contender is alternated call by call with the baseline in a run of its own (the two baseline medians are given in that order), because the default response allocates a message per line on both sides and its garbage would be collected during whichever call comes next. " +
-			"The server reads the file, compares it with the snapshot of the version it last read or wrote there (equal bytes keep that version and its parse; other bytes are hashed with SHA-256 and parsed) and keeps the parsed version for rebases. Target: <= 2x at 10k lines.",
-		cols: []string{"file", "in-process tagging (in each pair's run)", "gRPC Read, text only (omitLines)", "gRPC Read, text and lines"},
+			"Each gRPC contender is alternated call by call with the baseline in a run of its own (the baseline medians are given in the columns' order), because the default response allocates a message per line on both sides and its garbage would be collected during whichever call comes next. " +
+			"Before every call of the first two runs, baseline's included, the file is changed in place, untimed (its first line's name becomes a new revision number; same length, same lines), so that the server does the whole work: " +
+			"it reads the file, finds it differs from the snapshot of the version it last read or wrote there, hashes it with SHA-256, parses it, and keeps the parsed version for rebases. " +
+			"The last column reads a file nobody changed: the server finds the bytes equal to that snapshot and reuses its version and parse (what an agent re-reading an unchanged file gets); the baseline has no such shortcut. Target: <= 2x at 10k lines, on a changed file.",
+		cols: []string{"file", "in-process tagging (in each pair's run)", "gRPC Read, text only (omitLines)", "gRPC Read, text and lines", "gRPC Read, text only, file unchanged"},
 	}
 	ctx := context.Background()
 	for _, n := range sizes {
@@ -255,7 +260,7 @@ func (e *env) readGRPC() error {
 				return err
 			}
 		}
-		inProcess := contender{"in-process", func() error {
+		inProcess := func() error {
 			b, err := os.ReadFile(full)
 			if err != nil {
 				return err
@@ -263,32 +268,51 @@ func (e *env) readGRPC() error {
 			d := hashline.ParseDocument(b)
 			sink = hashline.AppendTagged(sink[:0], hashline.Hasher{}, d, 1, d.Len(), 4096)
 			return nil
-		}}
-		// Two pairs, each alternated with its own baseline: the default
+		}
+		changed := func() error { return e.bump(full) }
+		// Three pairs, each alternated with its own baseline: the default
 		// response allocates a message per line on both sides, and its
 		// garbage would otherwise be collected during the next contender's
 		// turn, whichever that is.
-		sText, err := interleave([]contender{inProcess, {"grpc-text", read(true)}}, e.cfg.budget/2, e.cfg.minRounds, 2000)
-		if err != nil {
-			return err
+		var base, got [3]time.Duration
+		var rounds [3]int
+		for i, pair := range [3][2]contender{
+			{{name: "in-process", op: inProcess, prep: changed}, {name: "grpc-text", op: read(true), prep: changed}},
+			{{name: "in-process", op: inProcess, prep: changed}, {name: "grpc", op: read(false), prep: changed}},
+			{{name: "in-process", op: inProcess}, {name: "grpc-text, unchanged", op: read(true)}},
+		} {
+			s, err := interleave(pair[:], e.cfg.budget/3, e.cfg.minRounds, 2000)
+			if err != nil {
+				return err
+			}
+			base[i], got[i], rounds[i] = median(s[0]), median(s[1]), len(s[0])
 		}
-		sLines, err := interleave([]contender{inProcess, {"grpc", read(false)}}, e.cfg.budget/2, e.cfg.minRounds, 2000)
-		if err != nil {
-			return err
-		}
-		baseText, text := median(sText[0]), median(sText[1])
-		baseLines, lines := median(sLines[0]), median(sLines[1])
 		t.rows = append(t.rows, []string{lineLabel(n),
-			fmt.Sprintf("%s, %s", ms(baseText), ms(baseLines)),
-			fmt.Sprintf("%s (%s)", ms(text), ratio(text, baseText)),
-			fmt.Sprintf("%s (%s)", ms(lines), ratio(lines, baseLines))})
+			fmt.Sprintf("%s, %s, %s", ms(base[0]), ms(base[1]), ms(base[2])),
+			fmt.Sprintf("%s (%s)", ms(got[0]), ratio(got[0], base[0])),
+			fmt.Sprintf("%s (%s)", ms(got[1]), ratio(got[1], base[1])),
+			fmt.Sprintf("%s (%s)", ms(got[2]), ratio(got[2], base[2]))})
 		if n == 10_000 {
-			e.report.target("Read of 10k lines over gRPC, text only (omitLines) <= 2x in-process tagging", float64(text)/float64(baseText), 2)
+			e.report.target("Read of 10k lines over gRPC, text only (omitLines), file changed since the last read <= 2x in-process tagging", float64(got[0])/float64(base[0]), 2)
 		}
-		log.Printf("read %s: in-process %s / %s, text only %s, gRPC %s (%d, %d rounds)", lineLabel(n), ms(baseText), ms(baseLines), ms(text), ms(lines), len(sText[0]), len(sLines[0]))
+		log.Printf("read %s: in-process %s / %s / %s, text only %s, gRPC %s, unchanged %s (%v rounds)", lineLabel(n), ms(base[0]), ms(base[1]), ms(base[2]), ms(got[0]), ms(got[1]), ms(got[2]), rounds)
 	}
 	e.report.add(t)
 	return nil
+}
+
+// bump changes the file at path in place, untimed, keeping its length and
+// its lines: bytes 1-7 of its first line (a fixture's "v000000") become a
+// new revision number ("r000001", ...), so that the next read sees bytes
+// no server has read before.
+func (e *env) bump(path string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	e.rev++
+	_, err = f.WriteAt([]byte(fmt.Sprintf("r%06d", e.rev%1_000_000)), 1)
+	return errors.Join(err, f.Close())
 }
 
 // readMCP: read_file over MCP stdio, the peer vs ours.
@@ -297,19 +321,25 @@ func (e *env) readMCP() error {
 	t := &table{
 		title: "read_file over MCP stdio: the peer vs `hashline mcp`",
 		about: "Each call is `read_file {\"path\": FILE, \"limit\": 2000}` (2000 is both servers' default page) from the same Go MCP client over the server process's stdin/stdout. " +
-			"Both return the first 2000 lines of a longer file (the peer reads and splits the whole file first; so do we). " +
+			"Both return the first 2000 lines of a longer file. In the rows named by size alone, both read and split the whole file: before every call the file is changed in place, untimed, as in the Read table, so that ours cannot answer from the snapshot of the version it read last (the peer keeps none); these are the targets. " +
+			"In the rows marked unchanged, nobody changes the file, and ours reuses that snapshot's version and parse (what an agent re-reading a file it read or wrote gets); the peer reads and splits it again. " +
 			"`hashline mcp` runs the engine in-process; `hashline mcp --server` forwards to `hashlined` over loopback gRPC. " +
 			"The ping row is MCP's `ping` request, alternated the same way: one JSON-RPC round trip over stdio with no tool behind it, the floor every tool call pays (as the empty gRPC call is for the service). " +
 			"Ratio: the peer's time over ours (higher is better for us).",
 		cols: append([]string{"file"}, names...),
 	}
-	// row measures one call on every server, alternated, and adds its row;
-	// target, if not empty, is the row's target for `hashline mcp`.
-	row := func(label, target string, call func(m *mcpServer) error) error {
+	// row measures one call on every server, alternated, each after its
+	// prep (if not nil), and adds its row; target, if not empty, is the
+	// row's target for `hashline mcp`.
+	row := func(label, target string, prep, call func(m *mcpServer) error) error {
 		var cs []contender
 		for _, name := range names {
 			m := e.mcps[name]
-			cs = append(cs, contender{name, func() error { return call(m) }})
+			c := contender{name: name, op: func() error { return call(m) }}
+			if prep != nil {
+				c.prep = func() error { return prep(m) }
+			}
+			cs = append(cs, c)
 		}
 		s, err := interleave(cs, e.cfg.budget, e.cfg.minRounds, 2000)
 		if err != nil {
@@ -336,19 +366,23 @@ func (e *env) readMCP() error {
 		return nil
 	}
 	// Not a read: one JSON-RPC round trip with no tool behind it.
-	if err := row("ping", "", func(m *mcpServer) error { return m.ping() }); err != nil {
+	if err := row("ping", "", nil, func(m *mcpServer) error { return m.ping() }); err != nil {
 		return err
 	}
 	for _, n := range sizes {
 		path := fmt.Sprintf("r%d.go", n)
-		err := row(lineLabel(n), "`hashline mcp` read_file of "+lineLabel(n)+" faster than the peer (peer/ours > 1)", func(m *mcpServer) error {
+		readPage := func(m *mcpServer) error {
 			text, err := m.call("read_file", map[string]any{"path": path, "limit": 2000})
 			if err == nil && strings.Count(text, "\n") < min(n, 2000) {
 				err = fmt.Errorf("short read: %.200s", text)
 			}
 			return err
-		})
-		if err != nil {
+		}
+		changed := func(m *mcpServer) error { return e.bump(filepath.Join(m.dir, path)) }
+		if err := row(lineLabel(n), "`hashline mcp` read_file of "+lineLabel(n)+", file changed since the last read, faster than the peer (peer/ours > 1)", changed, readPage); err != nil {
+			return err
+		}
+		if err := row(lineLabel(n)+", unchanged", "", nil, readPage); err != nil {
 			return err
 		}
 	}

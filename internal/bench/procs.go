@@ -62,6 +62,7 @@ func (d *server) close() {
 type mcpServer struct {
 	name string
 	cs   *sdk.ClientSession
+	dir  string // the root it serves (env.roots)
 }
 
 // startMCP runs an MCP server command in dir and connects to it over stdio.

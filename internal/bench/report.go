@@ -70,7 +70,7 @@ func (r *report) markdown() string {
 	b.WriteString("- The load averages count this benchmark's own processes too. Absolute times are noisy; the ratios, measured alternately in the same run, are what to read.\n\n")
 	if len(r.targets) > 0 {
 		b.WriteString("### Targets\n\n" +
-			"Read targets compare like with like: in-process tagging produces the tagged text, which is what a Read with `omitLines` returns (the default response adds a message per line; its cost is in the Read table). " +
+			"Read targets compare like with like: in-process tagging produces the tagged text, which is what a Read with `omitLines` returns (the default response adds a message per line; its cost is in the Read table), and the file is changed before every call, so that the service hashes and parses it as the baseline and the peer do; the tables also give reads of an unchanged file, where the service reuses the version and parse it kept. " +
 			"Peer targets compare `hashline mcp`, one process like the peer; `hashline mcp --server` adds a gRPC hop to a shared `hashlined`, which the peer has no counterpart for, and is reported in the tables. " +
 			"Edit targets are against the plain raw durable write; the workspace's writes free the file they replace after returning, and the Edit tables also give a raw write that does the same, for comparison.\n\n" +
 			"The last column says, for the Edit targets, what the limit leaves room for: the in-process Edit (the same engine and disk writes, no RPC) and the empty gRPC call (one round trip between processes) of the same run, added up, are what a gRPC Edit would take if the two cost nothing more together.\n\n" +

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -106,5 +108,31 @@ func TestEditCaseTogglesBetweenItsStates(t *testing.T) {
 				t.Fatalf("k=%d: applying from state %d does not give the other state", k, from)
 			}
 		}
+	}
+}
+
+// bump gives a fixture new bytes on every call, at the same length and
+// with the same lines, so that no server answers a read from its snapshot.
+func TestBumpChangesTheFileInPlace(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.go")
+	src := sourceFile(3)
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := &env{}
+	seen := map[string]bool{src: true}
+	for range 3 {
+		if err := e.bump(path); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := string(b)
+		if seen[got] || len(got) != len(src) || strings.Count(got, "\n") != 3 || got[8:] != src[8:] {
+			t.Fatalf("after a bump:\n%q\nfrom\n%q", got, src)
+		}
+		seen[got] = true
 	}
 }

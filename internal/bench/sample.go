@@ -11,6 +11,23 @@ import (
 type contender struct {
 	name string
 	op   func() error
+	// prep, if set, runs before every call of op, untimed (a read's file
+	// changed, so that no server answers from what it kept of it).
+	prep func() error
+}
+
+// call runs c's prep, then times op.
+func (c contender) call() (time.Duration, error) {
+	if c.prep != nil {
+		if err := c.prep(); err != nil {
+			return 0, fmt.Errorf("%s: preparing: %w", c.name, err)
+		}
+	}
+	t0 := time.Now()
+	if err := c.op(); err != nil {
+		return 0, fmt.Errorf("%s: %w", c.name, err)
+	}
+	return time.Since(t0), nil
 }
 
 // samples holds each contender's timings, in contender order.
@@ -38,8 +55,8 @@ func interleave(cs []contender, budget time.Duration, minRounds, maxRounds int) 
 func interleaveSettled(cs []contender, budget time.Duration, minRounds, maxRounds int, settle time.Duration) (samples, error) {
 	for _, c := range cs { // warm up: caches, connections, JIT
 		for range 3 {
-			if err := c.op(); err != nil {
-				return nil, fmt.Errorf("%s: %w", c.name, err)
+			if _, err := c.call(); err != nil {
+				return nil, err
 			}
 		}
 	}
@@ -49,11 +66,10 @@ func interleaveSettled(cs []contender, budget time.Duration, minRounds, maxRound
 	var spent time.Duration
 	for r := 0; r < maxRounds && (r < minRounds || spent < budget); r++ {
 		for _, i := range order.Perm(len(cs)) {
-			t0 := time.Now()
-			if err := cs[i].op(); err != nil {
-				return nil, fmt.Errorf("%s: %w", cs[i].name, err)
+			d, err := cs[i].call()
+			if err != nil {
+				return nil, err
 			}
-			d := time.Since(t0)
 			out[i] = append(out[i], d)
 			spent += d
 			if settle > 0 {
