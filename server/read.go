@@ -6,7 +6,6 @@ import (
 
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 	"github.com/hashline/hashline/internal/hashline"
-	"github.com/hashline/hashline/internal/workspace"
 )
 
 // Read returns a page of a file as tagged lines. The page ends at the line
@@ -88,9 +87,9 @@ func (s *Service) read(ctx context.Context, req *hashlinev1.ReadRequest) (*hashl
 	return resp, nil
 }
 
-// parseFile parses the text of f without copying it. A File's Text is
+// parseText parses a File's Text without copying it. A File's Text is
 // read-only and never modified, so the document, which the version cache
 // may keep, can share its memory.
-func parseFile(f *workspace.File) *hashline.Document {
-	return hashline.ParseText(unsafe.String(unsafe.SliceData(f.Text), len(f.Text)))
+func parseText(text []byte) *hashline.Document {
+	return hashline.ParseText(unsafe.String(unsafe.SliceData(text), len(text)))
 }

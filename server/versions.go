@@ -58,13 +58,19 @@ func exactText(enc workspace.Encoding) bool { return enc == "" || enc == workspa
 // SHA-256. Bytes, not sizes or times, decide, so a change made outside the
 // server is never missed.
 func (s *Service) readKnown(rel, key string) (f *workspace.File, doc *hashline.Document, err error) {
+	return s.readKnownBeside(rel, key, nil)
+}
+
+// readKnownBeside is readKnown that runs beside on the text of a file it
+// did not know while the file's version is hashed (ReadOptions.Beside).
+func (s *Service) readKnownBeside(rel, key string, beside func(text []byte)) (f *workspace.File, doc *hashline.Document, err error) {
 	f, err = s.ws.ReadFileWith(rel, workspace.ReadOptions{Known: func(raw []byte) (string, []byte) {
 		if v, d, ok := s.snapshot(key); ok && d.Equal(raw) {
 			doc = d
 			return v, d.View()
 		}
 		return "", nil
-	}})
+	}, Beside: beside})
 	return f, doc, err
 }
 
@@ -83,20 +89,20 @@ func (s *Service) snapshot(key string) (string, *hashline.Document, bool) {
 // load is readKnown that also returns the parsed text, taken from the
 // cache when it holds the version, so a file is not split into lines again.
 func (s *Service) load(rel, key string) (*workspace.File, *hashline.Document, error) {
-	f, doc, err := s.readKnown(rel, key)
+	var parsed *hashline.Document
+	f, doc, err := s.readKnownBeside(rel, key, func(text []byte) {
+		// A new version (or one only the cache may hold) is parsed while
+		// its SHA-256 runs: a large file's hash costs about as much as
+		// its split.
+		parsed = parseText(text)
+	})
 	if err != nil || doc != nil {
 		return f, doc, err
 	}
-	return f, s.parsed(f), nil
-}
-
-// parsed is f's text split into lines: the cached parse of its version if
-// there is one, else a new one.
-func (s *Service) parsed(f *workspace.File) *hashline.Document {
 	if d, ok := s.cache.Peek(f.Version); ok {
-		return d
+		return f, d, nil // its line sums may be computed already
 	}
-	return parseFile(f)
+	return f, parsed, nil
 }
 
 // sawGrep is saw for a file Grep showed. Grep searches raw bytes; only valid

@@ -5,6 +5,8 @@ import (
 	"io/fs"
 	"os"
 	"sync"
+
+	"github.com/hashline/hashline/internal/procs"
 )
 
 // File is a text file as read from the workspace.
@@ -42,6 +44,13 @@ type ReadOptions struct {
 	// later read instead of becoming garbage. Otherwise Known returns ""
 	// and nil.
 	Known func(raw []byte) (version string, same []byte)
+	// Beside, if set, is given the file's text once it is checked, and runs
+	// while the version is hashed: for a file of overlapReadHashBytes or more
+	// the SHA-256 runs on another goroutine (and another P, in a process
+	// that serves on one), so that work the caller does with the text
+	// (parsing it) costs no extra time. It is not called when Known
+	// returned a version. text is the File's Text and must not be changed.
+	Beside func(text []byte)
 }
 
 // ReadFile reads the text file at p. It refuses (in this order) bad paths,
@@ -114,7 +123,34 @@ func (w *Workspace) ReadFileWith(p string, opts ReadOptions) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &File{Path: rel, Text: text, Raw: raw, Version: Version(raw), Encoding: enc, Mode: fi.Mode()}, nil
+	return &File{Path: rel, Text: text, Raw: raw, Version: hashBeside(raw, text, opts.Beside), Encoding: enc, Mode: fi.Mode()}, nil
+}
+
+// overlapReadHashBytes is the smallest file whose version hashBeside
+// hashes on another goroutine. Below it the hand-off costs more than the
+// overlap saves: on the benchmark machine a 330 KB file's Read through the
+// in-process engine took 0.52 ms with the overlap and 0.47 ms without; a
+// 2.8 MB file's, 3.2-3.4 ms with and 4.2-4.3 ms without.
+const overlapReadHashBytes = 1 << 20
+
+// hashBeside returns Version(raw), running beside(text) (if not nil) while
+// it hashes; see ReadOptions.Beside.
+func hashBeside(raw, text []byte, beside func(text []byte)) string {
+	if beside == nil {
+		return Version(raw)
+	}
+	if len(raw) < overlapReadHashBytes {
+		beside(text)
+		return Version(raw)
+	}
+	hashed := make(chan string, 1)
+	narrow := procs.Widen()
+	go func() {
+		defer narrow()
+		hashed <- Version(raw)
+	}()
+	beside(text)
+	return <-hashed
 }
 
 func (w *Workspace) tooLarge(op, p string, size int64) error {

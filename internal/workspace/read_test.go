@@ -270,3 +270,35 @@ func TestReadFileWithKnownBytes(t *testing.T) {
 		t.Errorf("changed file read as %q %s, want its own bytes and version", k.Text, k.Version)
 	}
 }
+
+// ReadFileWith's Beside is given the text of a file it did not know, small
+// or large (hashed on another goroutine meanwhile), once, and the version
+// is the bytes' as always; a file Known knew is not given to it.
+func TestReadFileWithBesideSeesTheText(t *testing.T) {
+	w, root, _ := newWS(t)
+	small := "one\ntwo\n"
+	large := strings.Repeat("a line of text\n", overlapReadHashBytes/15+1)
+	for name, content := range map[string]string{"small.txt": small, "large.txt": large} {
+		mustWrite(t, filepath.Join(root, name), content, 0o644)
+		calls := 0
+		var seen string
+		f, err := w.ReadFileWith(name, ReadOptions{Beside: func(text []byte) {
+			calls++
+			seen = string(text)
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if calls != 1 || seen != content || f.Version != Version([]byte(content)) {
+			t.Errorf("%s: Beside called %d times with %d bytes, version %s; want once with the %d-byte text and %s",
+				name, calls, len(seen), f.Version, len(content), Version([]byte(content)))
+		}
+		f, err = w.ReadFileWith(name, ReadOptions{
+			Known:  func(raw []byte) (string, []byte) { return "v1-known", append([]byte(nil), raw...) },
+			Beside: func([]byte) { t.Errorf("%s: Beside called for a file Known knew", name) },
+		})
+		if err != nil || f.Version != "v1-known" {
+			t.Errorf("%s: %v, version %q; want Known's", name, err, f.Version)
+		}
+	}
+}
