@@ -171,7 +171,6 @@ func reasonRank(r Reason) int {
 	return 4
 }
 
-// Stale returns the stale-reference problems, in edit order.
 // ShowsTags reports whether the error shows the model tags of the current
 // file: stale references' fresh lines, or lines named in a message
 // (Problem.ShowsTags). A model's next references may then come from this
@@ -180,6 +179,7 @@ func (e *BatchError) ShowsTags() bool {
 	return slices.ContainsFunc(e.Problems, func(p Problem) bool { return p.Reason == ReasonStaleRef || p.ShowsTags })
 }
 
+// Stale returns the stale-reference problems, in edit order.
 func (e *BatchError) Stale() []Problem {
 	var out []Problem
 	for _, p := range e.Problems {

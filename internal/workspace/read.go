@@ -5,8 +5,6 @@ import (
 	"io/fs"
 	"os"
 	"sync"
-
-	"github.com/hashline/hashline/internal/procs"
 )
 
 // File is a text file as read from the workspace.
@@ -143,12 +141,7 @@ func hashBeside(raw, text []byte, beside func(text []byte)) string {
 		beside(text)
 		return Version(raw)
 	}
-	hashed := make(chan string, 1)
-	narrow := procs.Widen()
-	go func() {
-		defer narrow()
-		hashed <- Version(raw)
-	}()
+	hashed := hashApart(raw)
 	beside(text)
 	return <-hashed
 }

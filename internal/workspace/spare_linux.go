@@ -115,8 +115,7 @@ func (w *Workspace) writeSpare(op, rel, target string, raw []byte, mode fs.FileM
 		opts.BeforeCommit = nil
 		return true, w.writeRenamed(op, rel, target, raw, mode, old, opts, false)
 	}
-	var st unix.Stat_t
-	if unix.Fstatat(s.dirFd, sp.name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Ino != sp.ino || uint64(st.Dev) != s.dev {
+	if !sameInode(s.dirFd, sp.name, sp.ino, s.dev) {
 		return again()
 	}
 	// The directory was opened before the write: it must still be the
@@ -336,7 +335,7 @@ func (s *spares) makeSpare() (*spare, error) {
 	if err == nil {
 		err = unix.Fstat(fd, &st)
 	}
-	if errors.Is(err, unix.EWOULDBLOCK) || err == nil && !sameInode(s.dirFd, name, &st) {
+	if errors.Is(err, unix.EWOULDBLOCK) || err == nil && !sameInode(s.dirFd, name, st.Ino, uint64(st.Dev)) {
 		_ = unix.Close(fd)
 		return nil, nil
 	}
@@ -351,11 +350,11 @@ func (s *spares) makeSpare() (*spare, error) {
 	return &spare{f: os.NewFile(uintptr(fd), path.Join(SpareDir, name)), name: name, ino: st.Ino}, nil
 }
 
-// sameInode reports whether name in the directory dirFd is the file st
-// describes.
-func sameInode(dirFd int, name string, st *unix.Stat_t) bool {
-	var nst unix.Stat_t
-	return unix.Fstatat(dirFd, name, &nst, unix.AT_SYMLINK_NOFOLLOW) == nil && nst.Ino == st.Ino && nst.Dev == st.Dev
+// sameInode reports whether name in the directory dirFd is the file with
+// inode number ino on device dev (not a symlink to it).
+func sameInode(dirFd int, name string, ino, dev uint64) bool {
+	var st unix.Stat_t
+	return unix.Fstatat(dirFd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Ino == ino && uint64(st.Dev) == dev
 }
 
 // spareIgnore is the .gitignore in SpareDir.
@@ -482,14 +481,14 @@ func removeStaleSpares(d *os.File) {
 // it, so that a server that has just made the file (makeSpare) either
 // fails to lock it or finds its name gone, and makes another.
 func removeStaleSpare(dirFd int, name string) {
-	fd, err := unix.Openat(dirFd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
-	if err != nil {
+	fd, ok := lockSpare(dirFd, name)
+	if fd < 0 {
 		return
 	}
 	defer unix.Close(fd)
 	var st unix.Stat_t
-	if unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB) != nil || unix.Fstat(fd, &st) != nil ||
-		st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size != 0 || !sameInode(dirFd, name, &st) {
+	if !ok || unix.Fstat(fd, &st) != nil ||
+		st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size != 0 || !sameInode(dirFd, name, st.Ino, uint64(st.Dev)) {
 		return
 	}
 	_ = unix.Unlinkat(dirFd, name, 0)
@@ -499,12 +498,23 @@ func removeStaleSpare(dirFd int, name string) {
 // directory dirFd (the worker locks each spare it makes), or whether that
 // cannot be told.
 func spareInUse(dirFd int, name string) bool {
+	fd, ok := lockSpare(dirFd, name)
+	if fd >= 0 {
+		_ = unix.Close(fd)
+	}
+	return !ok
+}
+
+// lockSpare opens name in the spare directory dirFd (not following a
+// symlink, not blocking on a FIFO) and tries to take its lock without
+// waiting. It returns the descriptor (-1 if the open failed), which the
+// caller closes, and whether it holds the lock.
+func lockSpare(dirFd int, name string) (fd int, locked bool) {
 	fd, err := unix.Openat(dirFd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return true
+		return -1, false
 	}
-	defer unix.Close(fd)
-	return unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB) != nil
+	return fd, unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB) == nil
 }
 
 // SpareInUse reports whether the file at rel, in SpareDir under root, is a

@@ -75,6 +75,20 @@ type WriteResult struct {
 	Created bool   // the file did not exist before
 }
 
+// hashApart hashes raw's version on another goroutine and sends it on the
+// channel it returns. The channel is buffered, so a caller that returns
+// early leaves no goroutine behind. In a process serving on one P
+// (hashline mcp), the hash is given another P to run beside the caller.
+func hashApart(raw []byte) <-chan string {
+	hashed := make(chan string, 1)
+	narrow := procs.Widen()
+	go func() {
+		defer narrow()
+		hashed <- Version(raw)
+	}()
+	return hashed
+}
+
 // overlapHashBytes is the size from which WriteFile hashes the content in
 // parallel with writing and syncing it; below it a goroutine costs more
 // than it saves.
@@ -154,16 +168,9 @@ func (w *Workspace) WriteFile(p string, text []byte, opts WriteOptions) (*WriteR
 	// The version is hashed while the write waits for the disk: a large
 	// file's SHA-256 costs about as much CPU as its fsync takes time.
 	version := opts.Version
-	var hashed chan string
+	var hashed <-chan string
 	if version == "" && w.opts.fsync && len(raw) >= overlapHashBytes {
-		hashed = make(chan string, 1) // buffered: an early return leaves no goroutine behind
-		// In a process serving on one P (hashline mcp), the hash needs
-		// another to run beside the write.
-		narrow := procs.Widen()
-		go func() {
-			defer narrow()
-			hashed <- Version(raw)
-		}()
+		hashed = hashApart(raw)
 	}
 	spared := false
 	if old != nil && opts.Mode != CreateOnly {
