@@ -91,9 +91,8 @@ func (s *Service) snapshot(key string) (string, *hashline.Document, bool) {
 func (s *Service) load(rel, key string) (*workspace.File, *hashline.Document, error) {
 	var parsed *hashline.Document
 	f, doc, err := s.readKnownBeside(rel, key, func(text []byte) {
-		// A new version (or one only the cache may hold) is parsed while
-		// its SHA-256 runs: a large file's hash costs about as much as
-		// its split.
+		// A large file the server did not know is parsed while its SHA-256
+		// runs: its hash costs about as much as its split.
 		parsed = parseText(text)
 	})
 	if err != nil || doc != nil {
@@ -101,6 +100,9 @@ func (s *Service) load(rel, key string) (*workspace.File, *hashline.Document, er
 	}
 	if d, ok := s.cache.Peek(f.Version); ok {
 		return f, d, nil // its line sums may be computed already
+	}
+	if parsed == nil { // a file too small to be parsed beside its hash
+		parsed = parseText(f.Text)
 	}
 	return f, parsed, nil
 }
