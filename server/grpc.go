@@ -83,7 +83,7 @@ type GRPCConfig struct {
 func NewGRPCServer(svc *Service, cfg GRPCConfig) (*grpc.Server, *health.Server) {
 	unary, stream := chains(svc, cfg)
 	opts := []grpc.ServerOption{grpc.ChainUnaryInterceptor(unary...), grpc.ChainStreamInterceptor(stream...)}
-	opts = append(opts, transportOptions()...)
+	opts = append(opts, TransportOptions()...)
 	if cfg.MaxRecvBytes > 0 {
 		opts = append(opts, grpc.MaxRecvMsgSize(cfg.MaxRecvBytes))
 	}
@@ -115,11 +115,11 @@ func NewGRPCServer(svc *Service, cfg GRPCConfig) (*grpc.Server, *health.Server) 
 }
 
 // flowWindow is the HTTP/2 flow-control window of every call and of every
-// connection (see transportOptions): the most grpc's dynamic windows grow
+// connection (see TransportOptions): the most grpc's dynamic windows grow
 // to, so a request up to this size is sent without waiting for the server.
 const flowWindow = 16 << 20
 
-// transportOptions cut what every call costs the server in thread wake-ups,
+// TransportOptions cut what every call costs the server in thread wake-ups,
 // which dominate a small call's time on a virtual machine (README,
 // Transport):
 //   - Static flow-control windows. With grpc's dynamic windows, every
@@ -137,7 +137,7 @@ const flowWindow = 16 << 20
 // Options in GRPCConfig.ServerOptions come later: they can change the
 // window sizes and the number of workers, but not bring back dynamic
 // windows.
-func transportOptions() []grpc.ServerOption {
+func TransportOptions() []grpc.ServerOption {
 	return []grpc.ServerOption{
 		grpc.StaticStreamWindowSize(flowWindow),
 		grpc.StaticConnWindowSize(flowWindow),

@@ -282,11 +282,5 @@ func overwrite(path string, data []byte) error {
 // parts measured alone are paid: the in-process Edit (engine and disk) and
 // the empty call (the round trip between processes).
 func editBudget(floor, inProc, empty time.Duration) string {
-	limit := floor * 3 / 2
-	parts := inProc + empty
-	s := fmt.Sprintf("1.5x is %s; in-process Edit %s + empty gRPC call %s = %s", ms(limit), ms(inProc), ms(empty), ms(parts))
-	if parts > limit {
-		return s + fmt.Sprintf(", already %s over", ms(parts-limit))
-	}
-	return s + fmt.Sprintf(", leaving %s", ms(limit-parts))
+	return budget(1.5, floor, part{"in-process Edit", inProc}, part{"empty gRPC call", empty})
 }

@@ -32,14 +32,23 @@ type server struct {
 // startDaemon runs `hashlined serve` on root at a free loopback port, with
 // read limits raised so one Read returns a whole 100k-line file.
 func startDaemon(bin, root string, extra ...string) (*server, error) {
-	p, err := daemon.Start(bin, daemon.Options{Stderr: os.Stderr, Timeout: 30 * time.Second,
-		Args: append([]string{"--root", root, "--listen", "127.0.0.1:0", "--log-level", "warn",
-			"--read-limit", "1000000", "--read-bytes", "268435456", "--max-response-bytes", "268435456"}, extra...)})
+	d, err := startServer(bin, append([]string{"--root", root, "--listen", "127.0.0.1:0", "--log-level", "warn",
+		"--read-limit", "1000000", "--read-bytes", "268435456", "--max-response-bytes", "268435456"}, extra...)...)
 	if err != nil {
 		return nil, fmt.Errorf("hashlined %v: %w", extra, err)
 	}
+	return d, nil
+}
+
+// startServer runs `bin serve args...` (hashlined, or a server that prints
+// the same serving line) and connects to it as client.Dial does, with a
+// larger message limit.
+func startServer(bin string, args ...string) (*server, error) {
+	p, err := daemon.Start(bin, daemon.Options{Stderr: os.Stderr, Timeout: 30 * time.Second, Args: args})
+	if err != nil {
+		return nil, err
+	}
 	d := &server{proc: p}
-	// The transport of client.Dial, with a larger message limit.
 	d.conn, err = grpc.NewClient("passthrough:///"+p.Addr, append(client.TransportOptions(),
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(1<<30)))...)

@@ -72,6 +72,14 @@ func TestEditBudget(t *testing.T) {
 	}
 }
 
+func TestReadBudget(t *testing.T) {
+	us := time.Microsecond
+	got := budget(2, 550*us, part{"in-process tagging", 550 * us}, part{"the same response, prebuilt", 570 * us})
+	if want := "2x is 1.10 ms; in-process tagging 0.55 ms + the same response, prebuilt 0.57 ms = 1.12 ms, already 0.02 ms over"; got != want {
+		t.Errorf("budget =\n%q, want\n%q", got, want)
+	}
+}
+
 func TestPercentile(t *testing.T) {
 	d := []time.Duration{5, 1, 4, 2, 3}
 	if got := median(d); got != 3 {
