@@ -43,7 +43,7 @@ func ExampleClient_Read() {
 	fmt.Print(client.FormatRead(r))
 	fmt.Println("ref of line 4:", client.Ref(r.GetLines()[1]))
 	// Output:
-	// File: main.go (5 lines, version v1-32fbaad067d7be1d99756eac8b360af8) [showing lines 3-4; 1 more below, continue with offset 5]
+	// File: main.go (5 lines, version v2-e2a19f46ab26455998932e316fe0a879) [showing lines 3-4; 1 more below, continue with offset 5]
 	// 3:76|func main() {
 	// 4:16|	println("hi")
 	// ref of line 4: 4:16
@@ -72,7 +72,7 @@ func ExampleClient_Edit() {
 	fmt.Print(client.FormatEdit(resp, false))
 	fmt.Println("replaced:", client.FormatTagged(resp.GetReplaced()))
 	// Output:
-	// Updated main.go (6 lines, version v1-ef1a1b78023b0a2013958c806a6541b0)
+	// Updated main.go (6 lines, version v2-8586c249057ef25deac8838857a0c619)
 	// 1:c9|package main
 	// 2:05|
 	// 3:76|func main() {
@@ -107,9 +107,9 @@ func ExampleClient_Write() {
 	fmt.Print(client.FormatWrite(w))
 	// Output:
 	// true
-	// Created docs/todo.txt (2 lines, version v1-c3f9c8c283a2b1f2f1896f27a01cbe3c)
+	// Created docs/todo.txt (2 lines, version v2-04d2649eb72531af4fa85b201f661081)
 	// true
-	// Wrote docs/todo.txt (1 line, version v1-f6936912184481f5edd4c304ce27c5a1)
+	// Wrote docs/todo.txt (1 line, version v2-60fb664876a40c05fc85d3fae1fa06ee)
 }
 
 func ExampleClient_Grep() {
@@ -130,10 +130,10 @@ func ExampleClient_Grep() {
 	}
 	fmt.Print(client.FormatGrepSummary(summary))
 	// Output:
-	// File: a.go (version v1-1e9ad32b5efd97605ead4c2c2f2665b1)
+	// File: a.go (version v2-091dbc67c657305e333fab16b5056983)
 	// >>3:7a|// TODO: name
 	//   4:67|func A() {}
-	// File: b.go (version v1-7d8db8da7a0c2858ca45525172c745ac)
+	// File: b.go (version v2-132b0f25620571f40d980b4267d2d29e)
 	// >>3:67|func B() {} // todo later
 	// 2 matches in 2 files (3 files searched).
 }
@@ -177,8 +177,8 @@ func ExampleStaleRefError() {
 	// 1 line(s) changed since last read; use the updated refs below (>>> marks changed lines)
 	//     1:f9|hello
 	// >>> 2:50|there
-	// current version v1-d6f09840733a22099a0665daf752ed1a
-	// Updated greet.txt (2 lines, version v1-92a241a87965fe3f00a696dfbd4f4417)
+	// current version v2-1551bbe4d923d6c7517a8cddaf2b5f18
+	// Updated greet.txt (2 lines, version v2-1daf31b422683c673ce9744efbea7ce5)
 	// 1:f9|hello
 	// 2:68|world!
 }

@@ -32,7 +32,7 @@ func FormatTagged(lines []*hashlinev1.Line) string {
 // FormatRead renders a Read page: a header, then the tagged lines. A page
 // that stops before the end says so and names the offset to continue from.
 //
-//	File: main.go (5 lines, version v1-32fb…)
+//	File: main.go (5 lines, version v2-e2a1…)
 //	1:c9|package main
 //	…
 func FormatRead(r *hashlinev1.ReadResponse) string {
@@ -127,7 +127,7 @@ func FormatWrite(r *hashlinev1.WriteResponse) string {
 // with the file's path and version. The tags are valid edit references
 // (a leading ">>" is accepted).
 //
-//	File: main.go (version v1-2204…)
+//	File: main.go (version v2-4cd3…)
 //	>>4:d4|	println("hello")
 //	  5:18|}
 func FormatGrepFile(f *hashlinev1.GrepFile) string {

@@ -271,7 +271,7 @@ func (s *Service) editFile(ctx context.Context, req *hashlinev1.EditRequest, edi
 	return resp, nil
 }
 
-// versionFieldBound is more than a version ("v1-" and 32 hex digits) adds
+// versionFieldBound is more than a version ("v2-" and 32 hex digits) adds
 // to an encoded response with its field tag and length.
 const versionFieldBound = 64
 

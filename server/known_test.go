@@ -48,7 +48,7 @@ func TestRereadAnswersAsAColdRead(t *testing.T) {
 			}
 			raw, _ := os.ReadFile(filepath.Join(e.root, "f.txt"))
 			if warm.GetVersion() != workspace.Version(raw) {
-				t.Errorf("version %s is not the SHA-256 version of the bytes on disk (%s)", warm.GetVersion(), workspace.Version(raw))
+				t.Errorf("version %s is not the version of the bytes on disk (%s)", warm.GetVersion(), workspace.Version(raw))
 			}
 		})
 	}

@@ -55,7 +55,7 @@ func exactText(enc workspace.Encoding) bool { return enc == "" || enc == workspa
 // the cached snapshot of the version the server last read or wrote there,
 // that version is reused without hashing, and that snapshot is returned
 // too (doc is nil otherwise): comparing bytes costs a small part of a
-// SHA-256. Bytes, not sizes or times, decide, so a change made outside the
+// hash. Bytes, not sizes or times, decide, so a change made outside the
 // server is never missed.
 func (s *Service) readKnown(rel, key string) (f *workspace.File, doc *hashline.Document, err error) {
 	return s.readKnownBeside(rel, key, nil)
@@ -91,7 +91,7 @@ func (s *Service) snapshot(key string) (string, *hashline.Document, bool) {
 func (s *Service) load(rel, key string) (*workspace.File, *hashline.Document, error) {
 	var parsed *hashline.Document
 	f, doc, err := s.readKnownBeside(rel, key, func(text []byte) {
-		// A large file the server did not know is parsed while its SHA-256
+		// A large file the server did not know is parsed while its hash
 		// runs: its hash costs about as much as its split.
 		parsed = parseText(text)
 	})

@@ -22,7 +22,7 @@ const docsPath = "../../docs/agents.md"
 //	<!-- example {"files": {"main.go": "package main\n"}} -->
 //	```console
 //	$ hashline read main.go
-//	File: main.go (1 line, version v1-…)
+//	File: main.go (1 line, version v2-…)
 //	1:c9|package main
 //	```
 //

@@ -21,7 +21,7 @@ PATTERN and prints, per file in path order, a header with its path and
 version, then ">>" before each matching line and two spaces before each
 context line, "--" between runs that are not adjacent, then a summary:
 
-  File: main.go (version v1-2204…)
+  File: main.go (version v2-4cd3…)
   >>4:d4|	println("hello")
     5:18|}
   1 match in 1 file (3 files searched).

@@ -17,7 +17,7 @@ const readUsage = `usage: hashline read FILE [--offset N] [--limit N]
 Prints FILE as hashline-tagged lines under a header with its line count and
 version. Edit by pointing at the tags: "hashline edit FILE --replace 4:16 ...".
 
-  File: main.go (5 lines, version v1-32fb…)
+  File: main.go (5 lines, version v2-e2a1…)
   1:c9|package main
   ...
 

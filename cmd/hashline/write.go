@@ -17,7 +17,7 @@ const writeUsage = `usage: hashline write FILE [--create | --replace] [--expecte
 Writes stdin to FILE, byte for byte, atomically. Missing parent directories
 are created. Prints the new version:
 
-  Created notes.txt (3 lines, version v1-…)
+  Created notes.txt (3 lines, version v2-…)
 
 flags:
   --create              fail (ALREADY_EXISTS) if FILE exists

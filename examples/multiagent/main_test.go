@@ -36,7 +36,7 @@ func TestDemo(t *testing.T) {
 		}
 		for _, want := range []string{
 			"eve    edits without reading -> hashline: NOT_READ",
-			"rebased from v1-",
+			"rebased from v2-",
 			"conflict (CONFLICT at 2:",
 			"retrying from the fresh tag 2:",
 			"nothing to do",

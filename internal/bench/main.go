@@ -248,7 +248,7 @@ func (e *env) readGRPC() error {
 			"once as the default response (the tagged text and the structured lines, one message per line), once with `omitLines` (the tagged text only, which is what the baseline produces). " +
 			"Each gRPC contender is alternated call by call with the baseline in a run of its own (the baseline medians are given in the columns' order), because the default response allocates a message per line on both sides and its garbage would be collected during whichever call comes next. " +
 			"Before every call of the first two runs, baseline's included, the file is changed in place, untimed (its first line's name becomes a new revision number; same length, same lines), so that the server does the whole work: " +
-			"it reads the file, finds it differs from the snapshot of the version it last read or wrote there, hashes it with SHA-256, parses it, and keeps the parsed version for rebases. " +
+			"it reads the file, finds it differs from the snapshot of the version it last read or wrote there, hashes it (BLAKE3, for its version), parses it, and keeps the parsed version for rebases. " +
 			"The fourth column reads a file nobody changed: the server finds the bytes equal to that snapshot and reuses its version and parse (what an agent re-reading an unchanged file gets); the baseline has no such shortcut. " +
 			"The last column is not the service: `internal/bench/prebuilt`, a gRPC server on hashlined's transport options that answers with the text-only response it built at its first Read of the file and never builds again, so that a call pays only for moving a response of that size between processes (the file is changed before every call as in the first two runs, and ignored). " +
 			"Target: <= 2x at 10k lines, on a changed file.",

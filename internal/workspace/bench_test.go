@@ -3,12 +3,14 @@
 package workspace
 
 import (
-	"github.com/hashline/hashline/internal/floor"
-
 	"bytes"
+	"crypto/sha256"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/hashline/hashline/internal/floor"
 )
 
 // The two 4 KiB write benchmarks belong together: the raw one is the floor
@@ -76,5 +78,27 @@ func BenchmarkReadFile4K(b *testing.B) {
 		if _, err := w.ReadFile("a/b/f.txt"); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkVersion compares the version hash (BLAKE3) with SHA-256, the
+// hash of "v1-" versions, in the same run, at the sizes of a small file and
+// of the benchmark's 10k- and 100k-line files: the ratio is the reason for
+// "v2-".
+func BenchmarkVersion(b *testing.B) {
+	for _, n := range []int{3_300, 330_000, 2_800_000} {
+		data := bytes.Repeat([]byte("\tv000000 := f(1) // note\n"), n/25)
+		b.Run(fmt.Sprintf("blake3/%dB", len(data)), func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				Version(data)
+			}
+		})
+		b.Run(fmt.Sprintf("sha256/%dB", len(data)), func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				sha256.Sum256(data)
+			}
+		})
 	}
 }

@@ -42,7 +42,7 @@ func ExampleWorkspace_WriteFile() {
 	fmt.Printf("%q %s %v\n", f.Text, f.Encoding, f.Version == res.Version)
 
 	// Output:
-	// notes/todo.txt true v1-409baa381eaebfc8c71676ecb0eed665
+	// notes/todo.txt true v2-eebf0db75f5e2418575b7af93a76af91
 	// true
 	// write "notes/todo.txt": file already exists; read it and edit it, or write with mode upsert or replace to overwrite it
 	// "buy milk\n" utf-8 true

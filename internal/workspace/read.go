@@ -37,7 +37,7 @@ type ReadOptions struct {
 	// the caller already holds exactly these bytes as UTF-8 text (it
 	// compared them byte for byte, not by size or time), Known returns
 	// their version and its own copy of them, and ReadFileWith trusts it:
-	// it skips the text check and the SHA-256 and returns a UTF8 File of
+	// it skips the text check and the hash and returns a UTF8 File of
 	// that copy and version. The buffer it read into is then reused by a
 	// later read instead of becoming garbage. Otherwise Known returns ""
 	// and nil.

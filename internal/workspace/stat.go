@@ -1,12 +1,13 @@
 package workspace
 
 import (
-	"crypto/sha256"
 	"encoding/hex"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/zeebo/blake3"
 )
 
 // Resolve follows p inside the root as ReadFile and WriteFile do and
@@ -67,15 +68,15 @@ func (w *Workspace) FileVersion(p string) (string, error) {
 	if !fi.Mode().IsRegular() {
 		return "", notRegular(op, rel, fi.Mode())
 	}
-	h := sha256.New()
+	h := blake3.New()
 	if _, err := io.Copy(h, f); err != nil {
 		return "", osErr(op, rel, "", err)
 	}
 	return versionOfSum(h.Sum(nil)), nil
 }
 
-// versionOfSum formats a SHA-256 sum as a version token; Version and
+// versionOfSum formats a BLAKE3 sum as a version token; Version and
 // FileVersion share it so the two cannot drift apart.
 func versionOfSum(sum []byte) string {
-	return "v1-" + hex.EncodeToString(sum[:16])
+	return "v2-" + hex.EncodeToString(sum[:16])
 }

@@ -1,8 +1,6 @@
 package workspace
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"io/fs"
 	"os"
@@ -12,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/zeebo/blake3"
 )
 
 // DefaultMaxFileBytes is the default size limit for reads and writes.
@@ -270,12 +270,19 @@ func (w *Workspace) resolve(op, rel string, allowMissing bool) (string, fs.FileI
 	return path.Join(done...), doneInfo, nil
 }
 
-// Version returns the version token of a file's exact bytes: "v1-" and the
-// first 32 hex digits (128 bits) of their SHA-256. It depends on nothing but
-// the bytes, so it is the same across restarts and servers.
+// Version returns the version token of a file's exact bytes: "v2-" and the
+// first 32 hex digits (128 bits) of their BLAKE3 hash. It depends on nothing
+// but the bytes, so it is the same across restarts and servers.
+//
+// Every read of a changed file hashes all of it, so the hash is chosen for
+// speed among collision-resistant ones: versions key the snapshots edits
+// are rebased from and decide Write's compare-and-swap, so two contents
+// with one version must not be made on purpose either. BLAKE3 hashes a
+// 330 KB file in half the time of SHA-256 (the "v1-" versions of earlier
+// releases) on the benchmark machine, and a 2.8 MB one in 47%.
 func Version(raw []byte) string {
-	sum := sha256.Sum256(raw)
-	return "v1-" + hex.EncodeToString(sum[:16])
+	sum := blake3.Sum256(raw)
+	return versionOfSum(sum[:])
 }
 
 // Temp-file names: a fixed prefix and suffix around random hex, so leftovers

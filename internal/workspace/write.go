@@ -166,7 +166,7 @@ func (w *Workspace) WriteFile(p string, text []byte, opts WriteOptions) (*WriteR
 	}
 
 	// The version is hashed while the write waits for the disk: a large
-	// file's SHA-256 costs about as much CPU as its fsync takes time.
+	// file's hash costs about as much CPU as its fsync takes time.
 	version := opts.Version
 	var hashed <-chan string
 	if version == "" && w.opts.fsync && len(raw) >= overlapHashBytes {

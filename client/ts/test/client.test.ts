@@ -71,7 +71,7 @@ describe("against a real hashlined", () => {
     assert.equal(formatTagged(r.lines), r.text);
     assert.equal(r.totalLines, 5);
     assert.equal(r.truncated, false);
-    assert.match(r.version, /^v1-[0-9a-f]+$/);
+    assert.match(r.version, /^v2-[0-9a-f]+$/);
     assert.equal(ref(r.lines[3]), "4:16");
     assert.equal(formatRead(r), `File: main.go (5 lines, version ${r.version})\n${r.text}\n`);
 
@@ -142,7 +142,7 @@ describe("against a real hashlined", () => {
     assert.equal(stale[0].actualHash, "50");
     assert.equal(stale[0].currentLine, "2:50|there");
     assert.ok(stale[0].fresh.includes("1:f9|hello"), stale[0].fresh.join("\n"));
-    assert.match(stale[0].currentVersion, /^v1-/);
+    assert.match(stale[0].currentVersion, /^v2-/);
     assert.match(errorMessage(err), /^1 line\(s\) changed since last read; use the updated refs below \(>>> marks changed lines\)\n/);
     assert.match(errorMessage(err), /^>>> 2:50\|there$/m);
     assert.equal(readFileSync(join(server.root, "greet.txt"), "utf8"), before, "nothing is written on a stale ref");
@@ -177,7 +177,7 @@ describe("against a real hashlined", () => {
     assert.equal(w.totalLines, 2);
     assert.equal(formatWrite(w), `Created new/dir/file.txt (2 lines, version ${w.version})\n`);
 
-    const mismatch = await rejection(() => client.write("new/dir/file.txt", "x\n", { expectedVersion: "v1-00" }));
+    const mismatch = await rejection(() => client.write("new/dir/file.txt", "x\n", { expectedVersion: "v2-00" }));
     assert.equal(errorReason(mismatch), "VERSION_MISMATCH");
     const cas = await client.write("new/dir/file.txt", "three\n", { mode: "replace", expectedVersion: w.version });
     assert.equal(cas.created, false);
@@ -192,7 +192,7 @@ describe("against a real hashlined", () => {
     const seen: string[] = [];
     for await (const f of g) {
       seen.push(f.path);
-      assert.match(f.version, /^v1-/);
+      assert.match(f.version, /^v2-/);
       assert.equal(g.summary, undefined, "the summary comes after the files");
     }
     assert.deepEqual(seen, ["src/a.ts", "src/b.ts"]);
@@ -403,10 +403,10 @@ test("examples/quickstart.mjs, the README's Node walk-through, runs as shown", a
   try {
     const script = fileURLToPath(new URL("../../examples/quickstart.mjs", import.meta.url));
     const { stdout } = await promisify(execFile)(process.execPath, [script], { env: { ...process.env, HASHLINE_URL: `http://${server.addr}` } });
-    assert.match(stdout, /^File: quickstart\.py \(2 lines, version v1-[0-9a-f]+\)\n1:52\|def greet\(name\):\n2:08\|    return "hello " \+ name\n/);
+    assert.match(stdout, /^File: quickstart\.py \(2 lines, version v2-[0-9a-f]+\)\n1:52\|def greet\(name\):\n2:08\|    return "hello " \+ name\n/);
     assert.match(stdout, /^stale, nothing written:\n1 line\(s\) changed since last read/m);
     assert.match(stdout, /^>>> 2:37\|    return f"hello \{name\}"$/m);
-    assert.match(stdout, /^Updated quickstart\.py \(2 lines, version v1-[0-9a-f]+\)\n1:52\|def greet\(name\):\n2:[0-9a-f]{2}\|    return f"hi \{name\}"\n/m);
+    assert.match(stdout, /^Updated quickstart\.py \(2 lines, version v2-[0-9a-f]+\)\n1:52\|def greet\(name\):\n2:[0-9a-f]{2}\|    return f"hi \{name\}"\n/m);
     assert.equal(readFileSync(join(server.root, "quickstart.py"), "utf8"), 'def greet(name):\n    return f"hi {name}"\n');
   } finally {
     await server.stop();
