@@ -53,7 +53,7 @@ func runMCP(ctx context.Context, io stdio, args []string) int {
 	addr := fs.String("server", "", "address of a running hashlined to forward to, instead of the embedded engine")
 	agent := fs.String("agent", "", `agent name sent with every call; give each session its own (default: "mcp/", the MCP client's name and a random tag, one per process)`)
 	token := fs.String("token", io.getenv("HASHLINE_TOKEN"), "with --server: bearer token for a hashlined started with --tokens (env HASHLINE_TOKEN)")
-	fsync := fs.Bool("fsync", true, "embedded engine: fsync files and directories on write; false is UNSAFE (a crash can lose acknowledged edits) and meant for benchmarks")
+	fsync := fs.Bool("fsync", true, "embedded engine: fsync files and directories on write; false is UNSAFE (a crash can lose acknowledged edits, or leave a file just written holding zeros) and meant for benchmarks")
 	spareFiles := fs.Bool("spare-files", true, "embedded engine, on Linux with fsync: replace files through empty files made ahead in "+workspace.SpareDir+" at the root (removed on exit): faster durable writes; false writes a new temp file beside each file")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), mcpUsage)

@@ -295,6 +295,9 @@ func (w *Workspace) fill(op, rel string, f *os.File, raw []byte, mode fs.FileMod
 			err = osErr(op, rel, "", cerr)
 		}
 	}()
+	if !w.opts.fsync {
+		preallocate(f.Fd(), len(raw))
+	}
 	if _, err = f.Write(raw); err != nil {
 		return osErr(op, rel, "", err)
 	}
@@ -314,6 +317,9 @@ func (w *Workspace) fill(op, rel string, f *os.File, raw []byte, mode fs.FileMod
 	}
 	return nil
 }
+
+// preallocate is allocate, replaced by tests to see which writes call it.
+var preallocate = allocate
 
 // commit moves the finished temp file to target. For create-only writes it
 // hard-links instead, which fails if target exists, and then drops the temp
