@@ -92,7 +92,7 @@ func (s *Service) load(rel, key string) (*workspace.File, *hashline.Document, er
 	var parsed *hashline.Document
 	f, doc, err := s.readKnownBeside(rel, key, func(text []byte) {
 		// A large file the server did not know is parsed while its hash
-		// runs: its hash costs about as much as its split.
+		// runs (ReadOptions.Beside).
 		parsed = parseText(text)
 	})
 	if err != nil || doc != nil {

@@ -275,7 +275,7 @@ var cases = []struct {
 		cli("write", "new.txt", "--create").in("again\n"),
 		cli("write", "gone.txt", "--replace").in("x\n"),
 		cli("write", "old.txt", "--expected-version", "v1-00000000000000000000000000000000").in("x\n"),
-		cli("write", "old.txt", "--expected-version", "v1-01d09d19c2139a46aebfb577780d123d", "--content", "new\n"),
+		cli("write", "old.txt", "--expected-version", "v2-87b86a9f9e06007dc88bef0b92d8f046", "--content", "new\n"),
 		cli("write", "dir/deep/file.txt", "--content", ""),
 		cli("write", "x.txt", "--create", "--replace"),
 		cli("read", "new.txt"),

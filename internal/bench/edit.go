@@ -169,7 +169,7 @@ func (e *env) edits() error {
 			t: &table{
 				title: "edit_file over MCP stdio: the peer and `hashline mcp`",
 				about: "A run of its own per case, alternating only these contenders, none of which fsyncs (the dirty data an unsynced write leaves is flushed by the next fsync, whoever makes it, so durable writers run apart: the durable `hashline mcp` is in the bridge table above). " +
-					"The peer never fsyncs and writes in place, so `hashline mcp --fsync=false` is the comparable operation, and the target; it still pays for atomicity (a temp file and a rename, priced by the raw rows above). " +
+					"The peer never fsyncs and writes in place, so `hashline mcp --fsync=false` is the comparable operation, and the target; it still pays for atomicity (a temp file and a rename; the raw rows above price them, though ours allocates the temp file's blocks before filling it, which spares the rename the writeback the raw atomic write starts). " +
 					"Ratio: the peer's median over ours (higher is better for us).",
 				cols: []string{"file", "edit", "raw in-place overwrite", "hashline mcp --fsync=false", "peer", "peer / ours"},
 			},

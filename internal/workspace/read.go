@@ -130,7 +130,8 @@ func (w *Workspace) ReadFileWith(p string, opts ReadOptions) (*File, error) {
 // hashes on another goroutine. Below it the hand-off costs more than the
 // overlap saves: on the benchmark machine a 330 KB file's Read through the
 // in-process engine took 0.52 ms with the overlap and 0.47 ms without; a
-// 2.8 MB file's, 3.2-3.4 ms with and 4.2-4.3 ms without.
+// 2.8 MB file's, 3.2-3.4 ms with and 4.2-4.3 ms without (measured with
+// SHA-256 versions, which took twice BLAKE3's time).
 const overlapReadHashBytes = 1 << 20
 
 // hashBeside returns Version(raw), running beside(text) while it hashes if

@@ -61,8 +61,8 @@ func newSpares() *spares {
 func (w *Workspace) writeSpare(op, rel, target string, raw []byte, mode fs.FileMode, old fs.FileInfo, opts WriteOptions) (bool, error) {
 	s := w.spare
 	if s == nil || !w.opts.fsync || len(raw) == 0 {
-		// Without fsync the spare saves nothing: what a rename over a
-		// file costs then is the writeback ext4 starts for the new data.
+		// Without fsync no spare is used: the temp file is allocated
+		// before it is filled instead (fill), which saves more.
 		// An empty file is not written through one, so that an empty
 		// file in the spare directory is always a spare.
 		return false, nil

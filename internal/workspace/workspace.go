@@ -43,7 +43,7 @@ func WithMaxFileBytes(n int64) Option {
 
 // WithFsync turns fsync of written files and their directories on (the
 // default) or off. Turning it off is unsafe: a crash may then leave an empty
-// or old file behind a successful write. It exists for benchmarks and tests
+// or old file behind a successful write, or one holding zeros (fill). It exists for benchmarks and tests
 // that measure everything but the disk.
 func WithFsync(on bool) Option {
 	return func(o *options) { o.fsync = on }

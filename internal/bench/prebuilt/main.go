@@ -40,8 +40,13 @@ func main() {
 		fmt.Fprintln(os.Stderr, "prebuilt:", err)
 		os.Exit(1)
 	}
+	r, err := os.OpenRoot(*root)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "prebuilt:", err)
+		os.Exit(1)
+	}
 	s := grpc.NewServer(append(server.TransportOptions(), grpc.MaxSendMsgSize(1<<30))...)
-	hashlinev1.RegisterFileServiceServer(s, &prebuilt{root: *root, built: map[string]*hashlinev1.ReadResponse{}})
+	hashlinev1.RegisterFileServiceServer(s, &prebuilt{root: r, built: map[string]*hashlinev1.ReadResponse{}})
 	fmt.Printf("hashlined: serving %s on %s\n", *root, l.Addr())
 	if err := s.Serve(l); err != nil {
 		fmt.Fprintln(os.Stderr, "prebuilt:", err)
@@ -52,7 +57,7 @@ func main() {
 // prebuilt answers Read only, with the text of the whole file (omitLines).
 type prebuilt struct {
 	hashlinev1.UnimplementedFileServiceServer
-	root  string
+	root  *os.Root
 	mu    sync.Mutex
 	built map[string]*hashlinev1.ReadResponse
 }
@@ -66,7 +71,7 @@ func (p *prebuilt) Read(_ context.Context, req *hashlinev1.ReadRequest) (*hashli
 	if r, ok := p.built[req.GetPath()]; ok {
 		return r, nil
 	}
-	raw, err := os.ReadFile(filepath.Join(p.root, filepath.FromSlash(req.GetPath())))
+	raw, err := p.root.ReadFile(filepath.FromSlash(req.GetPath()))
 	if err != nil {
 		return nil, status.Error(codes.NotFound, err.Error())
 	}
