@@ -14,6 +14,9 @@ func TestFileVersion(t *testing.T) {
 	w, root, outside := newWS(t, WithMaxFileBytes(16))
 	big := bytes.Repeat([]byte("0123456789\n"), 100) // over the 16-byte limit
 	mustWrite(t, filepath.Join(root, "big.txt"), string(big), 0o644)
+	// Read in several pieces and hashed as a stream: many BLAKE3 chunks.
+	huge := bytes.Repeat([]byte("0123456789abcde\n"), 20_000)
+	mustWrite(t, filepath.Join(root, "huge.txt"), string(huge), 0o644)
 	mustWrite(t, filepath.Join(root, "bin"), "a\x00b", 0o644)
 	mustWrite(t, filepath.Join(root, "small.txt"), "hi\n", 0o644)
 	mustSymlink(t, "small.txt", filepath.Join(root, "link"))
@@ -27,6 +30,7 @@ func TestFileVersion(t *testing.T) {
 		err        error
 	}{
 		{"a file over the size limit is hashed whole", "big.txt", big, nil},
+		{"a 320 KB file streamed gives Version of its bytes", "huge.txt", huge, nil},
 		{"a binary file is hashed", "bin", []byte("a\x00b"), nil},
 		{"a symlink inside the root gives its target's version", "link", []byte("hi\n"), nil},
 		{"a symlink out of the root is refused", "out", nil, ErrOutsideRoot},
