@@ -46,12 +46,16 @@ func main() {
 		os.Exit(1)
 	}
 	s := grpc.NewServer(append(server.TransportOptions(), grpc.MaxSendMsgSize(1<<30))...)
-	hashlinev1.RegisterFileServiceServer(s, &prebuilt{root: r, built: map[string]*hashlinev1.ReadResponse{}})
+	hashlinev1.RegisterFileServiceServer(s, newPrebuilt(r))
 	fmt.Printf("hashlined: serving %s on %s\n", *root, l.Addr())
 	if err := s.Serve(l); err != nil {
 		fmt.Fprintln(os.Stderr, "prebuilt:", err)
 		os.Exit(1)
 	}
+}
+
+func newPrebuilt(root *os.Root) *prebuilt {
+	return &prebuilt{root: root, built: map[string]*hashlinev1.ReadResponse{}}
 }
 
 // prebuilt answers Read only, with the text of the whole file (omitLines).
