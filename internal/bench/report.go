@@ -47,7 +47,7 @@ func newReport() *report { return &report{} }
 func (r *report) add(t *table) { r.tables = append(r.tables, t) }
 
 func (r *report) target(what string, value, limit float64) {
-	r.targets = append(r.targets, targetResult{what: what, value: value, limit: limit})
+	r.targetNote(what, value, limit, "")
 }
 
 // part is a piece of a contender's work, measured alone.

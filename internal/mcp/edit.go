@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -148,13 +149,7 @@ func toFileEdits(items []editItem, raw []map[string]any, rawItems func() []map[s
 		case len(set) > 1:
 			problems = append(problems, fmt.Sprintf("edits[%d] has %d operations (%s); put each in its own item", i, len(set), strings.Join(known(raw, i), ", ")))
 		default:
-			var keys []string
-			if i < len(raw) {
-				for k := range raw[i] {
-					keys = append(keys, k)
-				}
-			}
-			slices.Sort(keys)
+			keys := itemKeys(raw, i)
 			hint := ""
 			if slices.Contains(keys, "old_text") || slices.Contains(keys, "new_text") || slices.Contains(keys, "anchor") {
 				hint = ` Wrap the fields in their operation, e.g. {"set_line": {"anchor": "5:ab", "new_text": "..."}} or {"replace": {"old_text": "...", "new_text": "..."}}.`
@@ -217,20 +212,19 @@ func (it editItem) count() int {
 // opFields are the keys of the operations' own objects.
 var opFields = []string{"anchor", "new_text", "start_anchor", "end_anchor", "text", "old_text", "all"}
 
+// itemKeys lists, sorted, the keys of item i of raw (none if raw does not
+// hold it).
+func itemKeys(raw []map[string]any, i int) []string {
+	if i >= len(raw) {
+		return nil
+	}
+	return slices.Sorted(maps.Keys(raw[i]))
+}
+
 // unknownKeys lists, sorted, the keys of item i of raw that are not
 // operations.
 func unknownKeys(raw []map[string]any, i int) []string {
-	var ks []string
-	if i >= len(raw) {
-		return ks
-	}
-	for k := range raw[i] {
-		if !slices.Contains(editVariants, k) {
-			ks = append(ks, k)
-		}
-	}
-	slices.Sort(ks)
-	return ks
+	return slices.DeleteFunc(itemKeys(raw, i), func(k string) bool { return slices.Contains(editVariants, k) })
 }
 
 // known lists the operation keys item i of raw has.
