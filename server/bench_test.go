@@ -25,7 +25,7 @@ func file4K() string {
 // BenchmarkEditVsDurableWrite interleaves, in one run, a raw durable write
 // of a 4 KiB file (the physical floor) and a one-line Edit of the same file
 // through the full gRPC stack over bufconn, and reports both medians and
-// their ratio (DESIGN.md §11 target: edit p50 <= 1.5x floor). Interleaving
+// their ratio (docs/DESIGN.md §11 target: edit p50 <= 1.5x floor). Interleaving
 // makes the ratio robust on a noisy machine.
 func BenchmarkEditVsDurableWrite(b *testing.B) {
 	e := newEnv(b)

@@ -8,7 +8,7 @@ import (
 	"github.com/hashline/hashline/internal/versions"
 )
 
-// Defaults for the read limits of DESIGN.md section 3.
+// Defaults for the read limits of docs/DESIGN.md section 3.
 const (
 	DefaultReadLimit      = 2000
 	DefaultReadByteBudget = 256 << 10

@@ -11,7 +11,7 @@ import (
 var sizes = []int{100, 10_000, 100_000}
 
 // sourceFile is n lines of Go-like code, about 28 bytes each (100k lines
-// are 2.8 MB, the size DESIGN.md §11 measures). Lines end in a word, not in
+// are 2.8 MB, the size docs/DESIGN.md §11 measures). Lines end in a word, not in
 // an operator, so the peer's line-merge heuristics leave edits alone.
 func sourceFile(n int) string {
 	var b strings.Builder

@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-// benchQueries are the query classes of DESIGN §11.
+// benchQueries are the query classes of docs/DESIGN.md §11.
 var benchQueries = []struct {
 	name string
 	opts Options
@@ -51,7 +51,7 @@ func BenchmarkSearch(b *testing.B) {
 	benchSearch(b, rootFS(b, dir))
 }
 
-// BenchmarkGoSrc searches Go's own source tree, the tree DESIGN §11 compares
+// BenchmarkGoSrc searches Go's own source tree, the tree docs/DESIGN.md §11 compares
 // against ripgrep.
 func BenchmarkGoSrc(b *testing.B) {
 	out, err := exec.Command("go", "env", "GOROOT").Output()

@@ -125,7 +125,7 @@ func TestReadTagsMatchThePeer(t *testing.T) {
 
 			// The peer splits on "\n" alone, so a final newline gives it one
 			// more, empty, line (an empty file is one empty line); we keep
-			// the final newline as the last line's ending (DESIGN.md §3).
+			// the final newline as the last line's ending (docs/DESIGN.md §3).
 			extra := 0
 			if f.content == "" || strings.HasSuffix(f.content, "\n") {
 				extra = 1

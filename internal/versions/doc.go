@@ -1,4 +1,4 @@
-// Package versions is the memory of the multi-agent model (DESIGN.md
+// Package versions is the memory of the multi-agent model (docs/DESIGN.md
 // section 4): a content-addressed cache of file snapshots by version
 // ([Cache]), the version each agent last saw of each file ([Views]), and
 // the rebase that carries an edit batch made against an older version onto

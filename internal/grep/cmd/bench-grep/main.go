@@ -61,7 +61,7 @@ type query struct {
 	opts    grep.Options
 }
 
-// target is the most the ratio to rg may be (DESIGN.md section 11).
+// target is the most the ratio to rg may be (docs/DESIGN.md section 11).
 func (q query) target() float64 {
 	if q.literal {
 		return 1.2
@@ -532,7 +532,7 @@ func render(res []result) string {
 	return b.String()
 }
 
-// verdict says which queries miss the targets of DESIGN.md section 11:
+// verdict says which queries miss the targets of docs/DESIGN.md section 11:
 // at most 1.5x rg on every query, 1.2x on literal ones.
 func verdict(res []result) string {
 	var miss []string
