@@ -16,7 +16,6 @@ import (
 	"github.com/hashline/hashline/internal/local"
 	"github.com/hashline/hashline/internal/mcp"
 	"github.com/hashline/hashline/internal/memtune"
-	"github.com/hashline/hashline/internal/procs"
 	"github.com/hashline/hashline/internal/versions"
 	"github.com/hashline/hashline/internal/workspace"
 	"github.com/hashline/hashline/server"
@@ -94,13 +93,9 @@ func runMCP(ctx context.Context, io stdio, args []string) int {
 	logger := slog.New(slog.NewTextHandler(io.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 
 	// A long-running process: see internal/memtune. The proxy keeps no
-	// snapshots; the embedded engine keeps the default cache. One P when
-	// stdin is polled: see internal/procs and polled.
-	in, polledIn, done := polled(io.stdin)
+	// snapshots; the embedded engine keeps the default cache.
+	in, _, done := polled(io.stdin)
 	defer done()
-	if polledIn {
-		procs.Serial()
-	}
 	if *addr != "" {
 		memtune.Apply(0)
 	} else {

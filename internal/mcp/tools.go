@@ -12,7 +12,6 @@ import (
 
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
-	"github.com/hashline/hashline/internal/procs"
 )
 
 // readArgs are read_file's arguments: the peer's path, offset, limit, plain.
@@ -75,9 +74,6 @@ type grepArgs struct {
 func (a *grepArgs) complete() bool { return a.Pattern != "" }
 
 func (t *tools) grep(ctx context.Context, req *sdk.CallToolRequest, a grepArgs) (*sdk.CallToolResult, any, error) {
-	// The search runs a worker per P; hashline mcp serves on one
-	// (internal/procs), so give the workers the other cores meanwhile.
-	defer procs.Widen()()
 	g := &hashlinev1.GrepRequest{
 		Pattern:         a.Pattern,
 		Path:            a.Path,
