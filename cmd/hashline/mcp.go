@@ -94,8 +94,6 @@ func runMCP(ctx context.Context, io stdio, args []string) int {
 
 	// A long-running process: see internal/memtune. The proxy keeps no
 	// snapshots; the embedded engine keeps the default cache.
-	in, _, done := polled(io.stdin)
-	defer done()
 	if *addr != "" {
 		memtune.Apply(0)
 	} else {
@@ -133,7 +131,7 @@ func runMCP(ctx context.Context, io stdio, args []string) int {
 	}
 	// The session ends when the client closes stdin (how MCP clients stop a
 	// stdio server) or on SIGINT/SIGTERM; neither is a failure.
-	err := mcp.Serve(ctx, c, goio.NopCloser(in), io.stdout, mcp.WithAgent(*agent), mcp.WithVersion(mcpVersion()), mcp.WithLogger(logger))
+	err := mcp.Serve(ctx, c, goio.NopCloser(io.stdin), io.stdout, mcp.WithAgent(*agent), mcp.WithVersion(mcpVersion()), mcp.WithLogger(logger))
 	if err != nil && ctx.Err() == nil && !errors.Is(err, goio.EOF) {
 		fmt.Fprintf(io.stderr, "hashline mcp: %v\n", err)
 		return exitError
