@@ -34,7 +34,6 @@ type handler[In any] func(context.Context, *sdk.CallToolRequest, In) (*sdk.CallT
 func addTool[In any](s *sdk.Server, sp *splicer, t *sdk.Tool, complete func(*In) bool, h handler[In]) {
 	resolved := resolveSchema[In](t)
 	s.AddTool(t, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-		growStack()
 		in, err := decodeArgs(req.Params.Arguments, resolved, complete)
 		if err != nil {
 			return sp.hold(errorResult(err.Error())), nil
