@@ -22,9 +22,6 @@ type readArgs struct {
 	Plain  bool   `json:"plain,omitempty" jsonschema:"If true, return plain numbered lines without hashes (for reading, not editing)"`
 }
 
-// complete reports whether the required argument is there (see addTool).
-func (a *readArgs) complete() bool { return a.Path != "" }
-
 func (t *tools) read(ctx context.Context, req *sdk.CallToolRequest, a readArgs) (*sdk.CallToolResult, any, error) {
 	// The tagged text is all read_file shows; plain output needs the
 	// structured lines' contents.
@@ -40,10 +37,6 @@ type writeArgs struct {
 	Path    string `json:"path" jsonschema:"Path to the file to write, relative to the workspace root (or absolute inside it)"`
 	Content string `json:"content" jsonschema:"The whole content to write"`
 }
-
-// complete reports whether the required arguments are there; an empty
-// content takes the validator's path (see addTool).
-func (a *writeArgs) complete() bool { return a.Path != "" && a.Content != "" }
 
 func (t *tools) write(ctx context.Context, req *sdk.CallToolRequest, a writeArgs) (*sdk.CallToolResult, any, error) {
 	resp, err := t.c.Write(t.ctx(ctx, req), &hashlinev1.WriteRequest{Path: a.Path, Content: a.Content})
@@ -69,9 +62,6 @@ type grepArgs struct {
 	Post    int    `json:"post,omitempty" jsonschema:"Lines of context after matches"`
 	Limit   int    `json:"limit,omitempty" jsonschema:"Stop after this many matching lines in total (default: 100)"`
 }
-
-// complete reports whether the required argument is there (see addTool).
-func (a *grepArgs) complete() bool { return a.Pattern != "" }
 
 func (t *tools) grep(ctx context.Context, req *sdk.CallToolRequest, a grepArgs) (*sdk.CallToolResult, any, error) {
 	g := &hashlinev1.GrepRequest{
