@@ -15,8 +15,6 @@ import (
 	"github.com/hashline/hashline/client"
 	"github.com/hashline/hashline/internal/local"
 	"github.com/hashline/hashline/internal/mcp"
-	"github.com/hashline/hashline/internal/memtune"
-	"github.com/hashline/hashline/internal/versions"
 	"github.com/hashline/hashline/internal/workspace"
 	"github.com/hashline/hashline/server"
 )
@@ -91,14 +89,6 @@ func runMCP(ctx context.Context, io stdio, args []string) int {
 		}
 	}
 	logger := slog.New(slog.NewTextHandler(io.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-
-	// A long-running process: see internal/memtune. The proxy keeps no
-	// snapshots; the embedded engine keeps the default cache.
-	if *addr != "" {
-		memtune.Apply(0)
-	} else {
-		memtune.Apply(versions.DefaultCacheBytes)
-	}
 	var c *client.Client
 	if *addr != "" {
 		var err error
