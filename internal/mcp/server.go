@@ -10,7 +10,6 @@ import (
 	"google.golang.org/grpc/metadata"
 
 	"github.com/hashline/hashline/client"
-	"github.com/hashline/hashline/server"
 )
 
 // Name is the implementation name the server reports to MCP clients.
@@ -95,7 +94,7 @@ func (t *tools) ctx(ctx context.Context, req *sdk.CallToolRequest) context.Conte
 		}
 		agent += t.tag
 	}
-	return metadata.AppendToOutgoingContext(ctx, server.AgentMetadataKey, agent)
+	return metadata.AppendToOutgoingContext(ctx, client.AgentMetadataKey, agent)
 }
 
 // textResult is a successful tool result holding text.
