@@ -462,7 +462,8 @@ func TestMalformedArgumentsAreExplained(t *testing.T) {
 
 // TestNumbersBeyondInt32 checks that offsets and limits too large for the
 // service's 32-bit fields keep their meaning instead of wrapping around
-// (2^32+1 once became a limit of 1 and an offset of 2^32+2 read line 2).
+// (wrapped, 2^32+1 would be a limit of 1 and an offset of 2^32+2 would read
+// line 2).
 func TestNumbersBeyondInt32(t *testing.T) {
 	s := newSession(t, "embedded")
 	s.write("f.txt", "a\nb\nc\n")
