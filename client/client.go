@@ -75,8 +75,13 @@ func WithTimeout(d time.Duration) Option { return func(o *options) { o.timeout =
 // (default DefaultRetryPolicy); RetryPolicy{} turns retries off.
 func WithRetry(p RetryPolicy) Option { return func(o *options) { o.retry = p } }
 
-// WithAgentID names the calling agent (sent as x-agent-id metadata). The
-// server keeps per-agent state under this name.
+// AgentMetadataKey is the request metadata that names the calling agent.
+// The server reads it; a caller that does not use this package's calls
+// sets it itself (metadata.AppendToOutgoingContext).
+const AgentMetadataKey = "x-agent-id"
+
+// WithAgentID names the calling agent (sent as AgentMetadataKey metadata).
+// The server keeps per-agent state under this name.
 func WithAgentID(id string) Option { return func(o *options) { o.agent = id } }
 
 // WithToken sends token as "authorization: Bearer TOKEN" on every call,
@@ -169,7 +174,7 @@ func (c *Client) ctx(ctx context.Context) context.Context {
 	if c.agent == "" {
 		return ctx
 	}
-	return metadata.AppendToOutgoingContext(ctx, "x-agent-id", c.agent)
+	return metadata.AppendToOutgoingContext(ctx, AgentMetadataKey, c.agent)
 }
 
 // callCtx adds the agent metadata and, when ctx has no deadline, the

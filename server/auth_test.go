@@ -293,7 +293,7 @@ func TestTokenAgentIsTheIdentity(t *testing.T) {
 	e.write("f.txt", "x\n")
 	rpc := e.c.RPC() // the raw stub: no client-side retries
 	call := func(tok, claimed string) error {
-		ctx := metadata.AppendToOutgoingContext(withToken(e.ctx, tok), server.AgentMetadataKey, claimed)
+		ctx := metadata.AppendToOutgoingContext(withToken(e.ctx, tok), client.AgentMetadataKey, claimed)
 		_, err := rpc.Read(ctx, &hashlinev1.ReadRequest{Path: "f.txt"})
 		return err
 	}

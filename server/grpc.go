@@ -18,11 +18,9 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/reflection"
 
+	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 )
-
-// AgentMetadataKey is the request metadata that names the calling agent.
-const AgentMetadataKey = "x-agent-id"
 
 // AgentID returns the calling agent's identity: with tokens, the agent
 // name of the caller's token (x-agent-id is then ignored); without, the
@@ -34,7 +32,7 @@ func AgentID(ctx context.Context) string {
 	// ValueFromIncomingContext looks the key up without copying the whole
 	// metadata, as FromIncomingContext does; several interceptors and
 	// handlers ask for the agent on every call.
-	if v := metadata.ValueFromIncomingContext(ctx, AgentMetadataKey); len(v) > 0 && v[0] != "" {
+	if v := metadata.ValueFromIncomingContext(ctx, client.AgentMetadataKey); len(v) > 0 && v[0] != "" {
 		return v[0]
 	}
 	return "anonymous"

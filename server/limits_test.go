@@ -27,7 +27,7 @@ func TestRateLimitRefusesWithRetryInfo(t *testing.T) {
 	e.write("f.txt", "x\n")
 	rpc := e.c.RPC() // the raw stub: no client-side retries
 	read := func(agent string) error {
-		_, err := rpc.Read(metadata.AppendToOutgoingContext(e.ctx, server.AgentMetadataKey, agent), &hashlinev1.ReadRequest{Path: "f.txt"})
+		_, err := rpc.Read(metadata.AppendToOutgoingContext(e.ctx, client.AgentMetadataKey, agent), &hashlinev1.ReadRequest{Path: "f.txt"})
 		return err
 	}
 	for i := range 2 {
@@ -62,7 +62,7 @@ func TestRateLimitRefusesWithRetryInfo(t *testing.T) {
 	}
 	e.assertUnchanged(before)
 	// A Grep stream counts too, and is refused before it starts.
-	if _, err := e.c.Grep(metadata.AppendToOutgoingContext(e.ctx, server.AgentMetadataKey, "a"), &hashlinev1.GrepRequest{Pattern: "x"}, nil); status.Code(err) != codes.ResourceExhausted {
+	if _, err := e.c.Grep(metadata.AppendToOutgoingContext(e.ctx, client.AgentMetadataKey, "a"), &hashlinev1.GrepRequest{Pattern: "x"}, nil); status.Code(err) != codes.ResourceExhausted {
 		t.Errorf("grep over the limit: %v", err)
 	}
 	if err := read("b"); err != nil {

@@ -70,7 +70,7 @@ func newWatchEnv(t *testing.T, opts ...server.Option) *watchEnv {
 	conn := e.dial()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
-	e.ctx = metadata.AppendToOutgoingContext(ctx, server.AgentMetadataKey, "agent-x")
+	e.ctx = metadata.AppendToOutgoingContext(ctx, client.AgentMetadataKey, "agent-x")
 	e.rpc = hashlinev1.NewFileServiceClient(conn)
 	e.c = client.New(conn, client.WithAgentID("agent-x"))
 	return e

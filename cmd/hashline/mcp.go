@@ -15,9 +15,6 @@ import (
 	"github.com/hashline/hashline/client"
 	"github.com/hashline/hashline/internal/local"
 	"github.com/hashline/hashline/internal/mcp"
-	"github.com/hashline/hashline/internal/memtune"
-	"github.com/hashline/hashline/internal/procs"
-	"github.com/hashline/hashline/internal/versions"
 	"github.com/hashline/hashline/internal/workspace"
 	"github.com/hashline/hashline/server"
 )
@@ -92,20 +89,6 @@ func runMCP(ctx context.Context, io stdio, args []string) int {
 		}
 	}
 	logger := slog.New(slog.NewTextHandler(io.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-
-	// A long-running process: see internal/memtune. The proxy keeps no
-	// snapshots; the embedded engine keeps the default cache. One P when
-	// stdin is polled: see internal/procs and polled.
-	in, polledIn, done := polled(io.stdin)
-	defer done()
-	if polledIn {
-		procs.Serial()
-	}
-	if *addr != "" {
-		memtune.Apply(0)
-	} else {
-		memtune.Apply(versions.DefaultCacheBytes)
-	}
 	var c *client.Client
 	if *addr != "" {
 		var err error
@@ -138,7 +121,7 @@ func runMCP(ctx context.Context, io stdio, args []string) int {
 	}
 	// The session ends when the client closes stdin (how MCP clients stop a
 	// stdio server) or on SIGINT/SIGTERM; neither is a failure.
-	err := mcp.Serve(ctx, c, goio.NopCloser(in), io.stdout, mcp.WithAgent(*agent), mcp.WithVersion(mcpVersion()), mcp.WithLogger(logger))
+	err := mcp.Serve(ctx, c, goio.NopCloser(io.stdin), io.stdout, mcp.WithAgent(*agent), mcp.WithVersion(mcpVersion()), mcp.WithLogger(logger))
 	if err != nil && ctx.Err() == nil && !errors.Is(err, goio.EOF) {
 		fmt.Fprintf(io.stderr, "hashline mcp: %v\n", err)
 		return exitError

@@ -30,7 +30,6 @@ import (
 	"google.golang.org/grpc/keepalive"
 
 	"github.com/hashline/hashline/internal/hashline"
-	"github.com/hashline/hashline/internal/memtune"
 	"github.com/hashline/hashline/internal/versions"
 	"github.com/hashline/hashline/internal/workspace"
 	"github.com/hashline/hashline/server"
@@ -242,9 +241,6 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 	}
 	if c.cacheBytes < 0 || c.viewEntries < 1 {
 		return fmt.Errorf("--cache-bytes %d --view-entries %d: want bytes >= 0 (0 = no snapshots) and entries >= 1", c.cacheBytes, c.viewEntries)
-	}
-	if gc, limit := memtune.Apply(c.cacheBytes); gc > 0 || limit > 0 {
-		logger.Debug("garbage collector", "GOGC", gc, "GOMEMLIMIT", limit, "note", "-1: left to the environment")
 	}
 	lis, cleanup, err := listen(c.listen)
 	if err != nil {

@@ -25,7 +25,6 @@ import (
 	"github.com/hashline/hashline/internal/hashline"
 	"github.com/hashline/hashline/internal/local"
 	"github.com/hashline/hashline/internal/machine"
-	"github.com/hashline/hashline/internal/memtune"
 	"github.com/hashline/hashline/internal/workspace"
 )
 
@@ -55,10 +54,6 @@ func main() {
 	only := flag.String("only", "", "comma-separated steps to run (read, mcp, edit, load); empty runs them all. A partial run is for measuring: write it to another -out")
 	flag.Parse()
 	log.SetFlags(log.Ltime)
-	// The driver decodes every response; its collections would land in
-	// whichever call is being timed (floors included), so it gets the
-	// servers' GC policy too.
-	memtune.Apply(0)
 	c.steps = map[string]bool{}
 	for k := range strings.SplitSeq(*only, ",") {
 		if k = strings.TrimSpace(k); k != "" {

@@ -15,10 +15,8 @@
 // as a proxy to a running hashlined. A stale reference comes back as a tool
 // error whose text is the ">>>" view of the fresh tags to retry with.
 //
-// New gives the server for any MCP transport. Serve runs it over a stream
-// pair (hashline mcp's stdin and stdout) with one difference on the wire:
-// a long result text is JSON-escaped once and written into the response
-// by the transport's writer, where the SDK would escape it and then
-// compact it three times over (see splicer). Clients receive the same
-// results either way; TestServeMatchesNew compares them.
+// New gives the server for any MCP transport; Serve runs it over a stream
+// pair (hashline mcp's stdin and stdout). The SDK decodes and validates
+// every call's arguments against the tool's input schema and serialises
+// every result.
 package mcp

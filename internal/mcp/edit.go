@@ -18,19 +18,6 @@ import (
 type editArgs struct {
 	Path  string     `json:"path" jsonschema:"File path, relative to the workspace root (or absolute inside it)"`
 	Edits []editItem `json:"edits" jsonschema:"Edit operations, each an object with exactly one of the keys below; all refer to the file as last read"`
-	// items are the edits as the validator's path decoded them, keys the
-	// schema allows but editItem lacks included; nil from the fast path,
-	// which takes no unknown key.
-	items []map[string]any
-}
-
-// validated keeps the decoded edit items (validatedArgs).
-func (a *editArgs) validated(m map[string]any) {
-	list, _ := m["edits"].([]any)
-	for _, it := range list {
-		obj, _ := it.(map[string]any)
-		a.items = append(a.items, obj)
-	}
 }
 
 // editItem is one edit: exactly one field is set. The first four are the
@@ -97,15 +84,11 @@ func editTool() *sdk.Tool {
 var editVariants = []string{"set_line", "replace_lines", "insert_after", "replace", "insert_before", "delete", "append", "prepend"}
 
 // toFileEdits converts the items, or explains every bad one at once. raw
-// holds the items as decoded JSON objects when some may carry keys
-// editItem lacks (nil otherwise); rawItems decodes them, for naming the
-// keys of an item without exactly one operation.
-func toFileEdits(items []editItem, raw []map[string]any, rawItems func() []map[string]any) ([]*hashlinev1.FileEdit, error) {
+// holds the same items as JSON objects, with the keys editItem lacks (the
+// schema lets an item carry them so that this can name them).
+func toFileEdits(items []editItem, raw []map[string]any) ([]*hashlinev1.FileEdit, error) {
 	out := make([]*hashlinev1.FileEdit, 0, len(items))
 	var problems []string
-	if raw == nil && slices.ContainsFunc(items, func(it editItem) bool { return it.count() != 1 }) {
-		raw = rawItems()
-	}
 	for i, it := range items {
 		var set []*hashlinev1.FileEdit
 		if op := it.SetLine; op != nil {
@@ -163,52 +146,6 @@ func toFileEdits(items []editItem, raw []map[string]any, rawItems func() []map[s
 	return out, nil
 }
 
-// complete reports whether the arguments hold a path and edits whose
-// required values are all there and not empty (see addTool). An empty
-// new_text (a deletion) takes the validator's path, which accepts it.
-func (a *editArgs) complete() bool {
-	if a.Path == "" || len(a.Edits) == 0 {
-		return false
-	}
-	for _, it := range a.Edits {
-		ok := it.count() == 1
-		switch {
-		case it.SetLine != nil:
-			ok = ok && it.SetLine.Anchor != "" && it.SetLine.NewText != ""
-		case it.ReplaceLines != nil:
-			ok = ok && it.ReplaceLines.StartAnchor != "" && it.ReplaceLines.NewText != ""
-		case it.InsertAfter != nil:
-			ok = ok && it.InsertAfter.Anchor != "" && it.InsertAfter.Text != ""
-		case it.Replace != nil:
-			ok = ok && it.Replace.OldText != "" && it.Replace.NewText != ""
-		case it.InsertBefore != nil:
-			ok = ok && it.InsertBefore.Anchor != "" && it.InsertBefore.Text != ""
-		case it.Delete != nil:
-			ok = ok && it.Delete.StartAnchor != ""
-		case it.Append != nil:
-			ok = ok && it.Append.Text != ""
-		case it.Prepend != nil:
-			ok = ok && it.Prepend.Text != ""
-		}
-		if !ok {
-			return false
-		}
-	}
-	return true
-}
-
-// count is how many operations the item holds.
-func (it editItem) count() int {
-	n := 0
-	for _, set := range []bool{it.SetLine != nil, it.ReplaceLines != nil, it.InsertAfter != nil, it.Replace != nil,
-		it.InsertBefore != nil, it.Delete != nil, it.Append != nil, it.Prepend != nil} {
-		if set {
-			n++
-		}
-	}
-	return n
-}
-
 // opFields are the keys of the operations' own objects.
 var opFields = []string{"anchor", "new_text", "start_anchor", "end_anchor", "text", "old_text", "all"}
 
@@ -245,14 +182,13 @@ func (t *tools) edit(ctx context.Context, req *sdk.CallToolRequest, a editArgs) 
 	if len(a.Edits) == 0 {
 		return errorResult(fmt.Sprintf("Error editing %s: edits is empty; give at least one edit (set_line, replace_lines, insert_after, ...)", a.Path)), nil, nil
 	}
-	edits, err := toFileEdits(a.Edits, a.items, func() []map[string]any {
-		// Only to name the keys of bad items, so decoded only then.
-		var raw struct {
-			Edits []map[string]any `json:"edits"`
-		}
-		_ = jsonUnmarshal(req, &raw)
-		return raw.Edits
-	})
+	// The SDK has decoded and validated the arguments; the items' keys are
+	// read again only to see those editItem has no field for.
+	var raw struct {
+		Edits []map[string]any `json:"edits"`
+	}
+	_ = jsonUnmarshal(req, &raw)
+	edits, err := toFileEdits(a.Edits, raw.Edits)
 	if err != nil {
 		return errorResult(fmt.Sprintf("Error editing %s: %v", a.Path, err)), nil, nil
 	}

@@ -421,9 +421,49 @@ func TestAgentName(t *testing.T) {
 	}
 }
 
+// TestMalformedArgumentsAreExplained: arguments the input schema refuses
+// come back as a tool error that names the argument and what is wrong with
+// it, so a model can correct the call; nothing is read or written.
+func TestMalformedArgumentsAreExplained(t *testing.T) {
+	s := newSession(t, "embedded")
+	s.write("a", "one\n")
+	for _, tc := range []struct {
+		name, tool string
+		args       map[string]any
+		want       []string
+	}{
+		{"a required argument missing", "read_file", map[string]any{}, []string{`missing properties: ["path"]`}},
+		{"a string given as a number", "read_file", map[string]any{"path": 5}, []string{"/properties/path", `want "string"`}},
+		{"null for a string", "read_file", map[string]any{"path": nil}, []string{"/properties/path", `"null"`}},
+		{"an unknown argument", "read_file", map[string]any{"path": "a", "bogus": 1}, []string{`additional properties ["bogus"]`}},
+		{"a fraction for an integer", "read_file", map[string]any{"path": "a", "limit": 2.5}, []string{"/properties/limit", `want "integer"`}},
+		{"edits not a list", "edit_file", map[string]any{"path": "a", "edits": "x"}, []string{"/properties/edits", "array"}},
+		{"edits missing", "edit_file", map[string]any{"path": "a"}, []string{`missing properties: ["edits"]`}},
+		{"an unknown key inside an operation", "edit_file", map[string]any{"path": "a", "edits": []any{
+			map[string]any{"set_line": map[string]any{"anchor": "1:ab", "new_text": "x", "z": 1}}}}, []string{"set_line", `additional properties ["z"]`}},
+		{"an operation's field missing", "edit_file", map[string]any{"path": "a", "edits": []any{
+			map[string]any{"set_line": map[string]any{"anchor": "1:ab"}}}}, []string{"set_line", `missing properties: ["new_text"]`}},
+		{"content missing", "write_file", map[string]any{"path": "a"}, []string{`missing properties: ["content"]`}},
+		{"pattern missing", "grep", map[string]any{"path": "."}, []string{`missing properties: ["pattern"]`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := s.fail(tc.tool, tc.args)
+			for _, w := range append([]string{`validating "arguments"`}, tc.want...) {
+				if !strings.Contains(got, w) {
+					t.Errorf("%s %v: the error lacks %q:\n%s", tc.tool, tc.args, w, got)
+				}
+			}
+			if now := s.read("a"); now != "one\n" {
+				t.Errorf("the file changed to %q", now)
+			}
+		})
+	}
+}
+
 // TestNumbersBeyondInt32 checks that offsets and limits too large for the
 // service's 32-bit fields keep their meaning instead of wrapping around
-// (2^32+1 once became a limit of 1 and an offset of 2^32+2 read line 2).
+// (wrapped, 2^32+1 would be a limit of 1 and an offset of 2^32+2 would read
+// line 2).
 func TestNumbersBeyondInt32(t *testing.T) {
 	s := newSession(t, "embedded")
 	s.write("f.txt", "a\nb\nc\n")
@@ -450,9 +490,9 @@ func TestNumbersBeyondInt32(t *testing.T) {
 }
 
 // TestServeMatchesNew makes the same calls through mcp.Serve (what hashline
-// mcp runs: long texts are spliced into the output, see splice.go) and
-// through mcp.New on the SDK's in-memory transport, and wants the same
-// results, long and short, successes and tool errors.
+// mcp runs, over a stream pair) and through mcp.New on the SDK's in-memory
+// transport, and wants the same results, long and short, successes and
+// tool errors.
 func TestServeMatchesNew(t *testing.T) {
 	for _, backend := range backends {
 		t.Run(backend, func(t *testing.T) {

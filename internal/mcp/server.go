@@ -10,7 +10,6 @@ import (
 	"google.golang.org/grpc/metadata"
 
 	"github.com/hashline/hashline/client"
-	"github.com/hashline/hashline/server"
 )
 
 // Name is the implementation name the server reports to MCP clients.
@@ -45,29 +44,8 @@ func WithAgent(name string) Option { return func(o *options) { o.agent = name } 
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
 
 // New returns an MCP server whose tools call c. Connect it to any
-// transport; to serve a client over a stream pair (stdio), Serve does the
-// same with less encoding.
+// transport.
 func New(c *client.Client, opts ...Option) *sdk.Server {
-	return newServer(c, nil, opts...)
-}
-
-// Serve serves one MCP client over in and out (hashline mcp: stdin and
-// stdout, newline-delimited JSON-RPC, the SDK's IOTransport) with the tools
-// New gives, until in ends or ctx is done. Long result texts are written by
-// a splicer instead of being encoded by the SDK three times over.
-func Serve(ctx context.Context, c *client.Client, in io.ReadCloser, out io.Writer, opts ...Option) error {
-	sp := newSplicer(out)
-	return newServer(c, sp, opts...).Run(ctx, &sdk.IOTransport{Reader: in, Writer: nopCloser{sp}})
-}
-
-// nopCloser leaves closing the stream to its owner.
-type nopCloser struct{ io.Writer }
-
-func (nopCloser) Close() error { return nil }
-
-// newServer is New; with a splicer sp, tool results hold their long texts
-// for sp to write (see splicer.hold), so it must be the transport's writer.
-func newServer(c *client.Client, sp *splicer, opts ...Option) *sdk.Server {
 	o := options{version: "dev", logger: slog.New(slog.DiscardHandler)}
 	for _, opt := range opts {
 		opt(&o)
@@ -77,12 +55,24 @@ func newServer(c *client.Client, sp *splicer, opts ...Option) *sdk.Server {
 		Logger:       o.logger,
 	})
 	t := &tools{c: c, agent: o.agent, tag: rand.Text()[:8]}
-	addTool(s, sp, &sdk.Tool{Name: "read_file", Description: readDescription, Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}}, (*readArgs).complete, t.read)
-	addTool(s, sp, editTool(), (*editArgs).complete, t.edit)
-	addTool(s, sp, &sdk.Tool{Name: "write_file", Description: writeDescription}, (*writeArgs).complete, t.write)
-	addTool(s, sp, &sdk.Tool{Name: "grep", Description: grepDescription, Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}}, (*grepArgs).complete, t.grep)
+	sdk.AddTool(s, &sdk.Tool{Name: "read_file", Description: readDescription, Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}}, t.read)
+	sdk.AddTool(s, editTool(), t.edit)
+	sdk.AddTool(s, &sdk.Tool{Name: "write_file", Description: writeDescription}, t.write)
+	sdk.AddTool(s, &sdk.Tool{Name: "grep", Description: grepDescription, Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}}, t.grep)
 	return s
 }
+
+// Serve serves one MCP client over in and out (hashline mcp: stdin and
+// stdout, newline-delimited JSON-RPC, the SDK's IOTransport) with the tools
+// New gives, until in ends or ctx is done.
+func Serve(ctx context.Context, c *client.Client, in io.ReadCloser, out io.Writer, opts ...Option) error {
+	return New(c, opts...).Run(ctx, &sdk.IOTransport{Reader: in, Writer: nopCloser{out}})
+}
+
+// nopCloser leaves closing the stream to its owner.
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
 
 // tools holds the handlers; each turns its arguments into one hashline.v1
 // call and the response into the text a model reads.
@@ -104,7 +94,7 @@ func (t *tools) ctx(ctx context.Context, req *sdk.CallToolRequest) context.Conte
 		}
 		agent += t.tag
 	}
-	return metadata.AppendToOutgoingContext(ctx, server.AgentMetadataKey, agent)
+	return metadata.AppendToOutgoingContext(ctx, client.AgentMetadataKey, agent)
 }
 
 // textResult is a successful tool result holding text.

@@ -95,7 +95,7 @@ func TestStdioSubprocess(t *testing.T) {
 				t.Fatalf("read: %v %s", isErr, text)
 			}
 			lines := tagged(t, text)
-			// A long page: its text is spliced into the output (splice.go).
+			// A long page, with quotes and characters JSON escapes or not.
 			var big strings.Builder
 			for i := range 2500 {
 				fmt.Fprintf(&big, "s%d := \"<\\\"%d\\\">\" // 世界\n", i, i)

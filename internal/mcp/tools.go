@@ -12,7 +12,6 @@ import (
 
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
-	"github.com/hashline/hashline/internal/procs"
 )
 
 // readArgs are read_file's arguments: the peer's path, offset, limit, plain.
@@ -22,9 +21,6 @@ type readArgs struct {
 	Limit  int    `json:"limit,omitempty" jsonschema:"Maximum number of lines to read (default 2000)"`
 	Plain  bool   `json:"plain,omitempty" jsonschema:"If true, return plain numbered lines without hashes (for reading, not editing)"`
 }
-
-// complete reports whether the required argument is there (see addTool).
-func (a *readArgs) complete() bool { return a.Path != "" }
 
 func (t *tools) read(ctx context.Context, req *sdk.CallToolRequest, a readArgs) (*sdk.CallToolResult, any, error) {
 	// The tagged text is all read_file shows; plain output needs the
@@ -41,10 +37,6 @@ type writeArgs struct {
 	Path    string `json:"path" jsonschema:"Path to the file to write, relative to the workspace root (or absolute inside it)"`
 	Content string `json:"content" jsonschema:"The whole content to write"`
 }
-
-// complete reports whether the required arguments are there; an empty
-// content takes the validator's path (see addTool).
-func (a *writeArgs) complete() bool { return a.Path != "" && a.Content != "" }
 
 func (t *tools) write(ctx context.Context, req *sdk.CallToolRequest, a writeArgs) (*sdk.CallToolResult, any, error) {
 	resp, err := t.c.Write(t.ctx(ctx, req), &hashlinev1.WriteRequest{Path: a.Path, Content: a.Content})
@@ -71,13 +63,7 @@ type grepArgs struct {
 	Limit   int    `json:"limit,omitempty" jsonschema:"Stop after this many matching lines in total (default: 100)"`
 }
 
-// complete reports whether the required argument is there (see addTool).
-func (a *grepArgs) complete() bool { return a.Pattern != "" }
-
 func (t *tools) grep(ctx context.Context, req *sdk.CallToolRequest, a grepArgs) (*sdk.CallToolResult, any, error) {
-	// The search runs a worker per P; hashline mcp serves on one
-	// (internal/procs), so give the workers the other cores meanwhile.
-	defer procs.Widen()()
 	g := &hashlinev1.GrepRequest{
 		Pattern:         a.Pattern,
 		Path:            a.Path,

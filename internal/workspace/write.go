@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-
-	"github.com/hashline/hashline/internal/procs"
 )
 
 // WriteMode says whether a write may create the file, replace it, or both.
@@ -77,13 +75,10 @@ type WriteResult struct {
 
 // hashApart hashes raw's version on another goroutine and sends it on the
 // channel it returns. The channel is buffered, so a caller that returns
-// early leaves no goroutine behind. In a process serving on one P
-// (hashline mcp), the hash is given another P to run beside the caller.
+// early leaves no goroutine behind.
 func hashApart(raw []byte) <-chan string {
 	hashed := make(chan string, 1)
-	narrow := procs.Widen()
 	go func() {
-		defer narrow()
 		hashed <- Version(raw)
 	}()
 	return hashed
