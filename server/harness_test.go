@@ -28,7 +28,7 @@ type env struct {
 	c    *client.Client
 	svc  *server.Service // for calls that must bypass the client
 	ctx  context.Context
-	conn *grpc.ClientConn // for clients with other credentials
+	conn *grpc.ClientConn  // for clients with other credentials
 	lis  *bufconn.Listener // for connections with other transport options
 	// health is the server's health service.
 	health *health.Server
