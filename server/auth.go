@@ -136,14 +136,14 @@ func grantFrom(ctx context.Context) *Grant {
 }
 
 // lookup finds the grant of the call's bearer token, or refuses the call.
-func (a *Authenticator) lookup(ctx context.Context, t *Tokens) (string, *Grant, error) {
+func (a *Authenticator) lookup(ctx context.Context) (string, *Grant, error) {
 	tok, err := auth.AuthFromMD(ctx, "bearer")
 	if err != nil {
 		a.refused(ctx, "no bearer token")
 		return "", nil, &accessError{reason: ReasonUnauthenticated,
 			msg: "missing credentials: send the metadata \"authorization: Bearer <token>\" with a token from the server's token file"}
 	}
-	g := t.Lookup(tok)
+	g := a.tokens.Load().Lookup(tok)
 	if g == nil {
 		a.refused(ctx, "unknown token")
 		return "", nil, &accessError{reason: ReasonUnauthenticated,
@@ -155,7 +155,7 @@ func (a *Authenticator) lookup(ctx context.Context, t *Tokens) (string, *Grant, 
 // authenticate is the auth.AuthFunc: it puts the token's grant into the
 // context or refuses the call.
 func (a *Authenticator) authenticate(ctx context.Context) (context.Context, error) {
-	_, g, err := a.lookup(ctx, a.tokens.Load())
+	_, g, err := a.lookup(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +166,7 @@ func (a *Authenticator) authenticate(ctx context.Context) (context.Context, erro
 // for Replace to check again; call the returned function when the stream
 // ends.
 func (a *Authenticator) authenticateStream(ctx context.Context) (context.Context, func(), error) {
-	tok, g, err := a.lookup(ctx, a.tokens.Load())
+	tok, _, err := a.lookup(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -175,7 +175,7 @@ func (a *Authenticator) authenticateStream(ctx context.Context) (context.Context
 	a.mu.Lock()
 	// Looked up again under the lock, so that no Replace can come between
 	// the lookup and the registration and miss this stream.
-	g = a.tokens.Load().lookupSum(ls.sum)
+	g := a.tokens.Load().lookupSum(ls.sum)
 	if g == nil {
 		a.mu.Unlock()
 		cancel(nil)
