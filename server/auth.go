@@ -2,11 +2,14 @@ package server
 
 import (
 	"context"
+	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
 	"path"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors"
@@ -26,12 +29,15 @@ import (
 type Authenticator struct {
 	tokens atomic.Pointer[Tokens]
 	logger *slog.Logger
+
+	mu      sync.Mutex // serialises Replace and guards streams
+	streams map[*liveStream]struct{}
 }
 
 // NewAuthenticator returns an Authenticator over t. Failed attempts are
 // logged to logger (nil discards), never with the token.
 func NewAuthenticator(t *Tokens, logger *slog.Logger) *Authenticator {
-	a := &Authenticator{logger: logger}
+	a := &Authenticator{logger: logger, streams: map[*liveStream]struct{}{}}
 	if a.logger == nil {
 		a.logger = defaultOptions().logger
 	}
@@ -39,35 +45,152 @@ func NewAuthenticator(t *Tokens, logger *slog.Logger) *Authenticator {
 	return a
 }
 
-// Replace swaps in a new token set; calls already authenticated keep their
-// grant.
-func (a *Authenticator) Replace(t *Tokens) { a.tokens.Store(t) }
+// liveStream is an open stream's hold on its token. Unary calls are short
+// (and bounded by the default deadline) and finish with the grant they
+// started with; a stream (Watch lasts until cancelled) is checked again at
+// every Replace.
+type liveStream struct {
+	sum    [sha256.Size]byte // of its token
+	grant  atomic.Pointer[Grant]
+	cancel context.CancelCauseFunc
+
+	mu sync.Mutex
+	// recheck repeats the access check of the stream's request with the
+	// grant in force (set once the request is received; see access).
+	recheck func() error
+}
+
+// setRecheck is called before the first check of the request, so that a
+// Replace running at the same time either stores its grant before that
+// check reads it or finds recheck set and runs it.
+func (ls *liveStream) setRecheck(f func() error) {
+	ls.mu.Lock()
+	ls.recheck = f
+	ls.mu.Unlock()
+}
+
+func (ls *liveStream) check() error {
+	ls.mu.Lock()
+	f := ls.recheck
+	ls.mu.Unlock()
+	if f == nil {
+		return nil
+	}
+	return f()
+}
+
+// Replace swaps in a new token set. Unary calls already authenticated keep
+// their grant. Every open stream is checked against the new set at once:
+//   - a stream whose token is gone ends with UNAUTHENTICATED (reason
+//     UNAUTHENTICATED), its message saying the token was revoked;
+//   - a stream whose token no longer covers its request (its path left the
+//     token's paths; a permission change never matters, since both
+//     permissions allow the streaming calls) ends with the refusal a new
+//     call would get: PERMISSION_DENIED, reason PATH_NOT_ALLOWED;
+//   - any other stream goes on under the new grant: Watch filters its
+//     events, and Grep the rest of its walk, by the new paths.
+//
+// A stream whose handler is blocked sending to a client that does not read
+// ends when that send completes or the client goes away.
+func (a *Authenticator) Replace(t *Tokens) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.tokens.Store(t)
+	var revoked, narrowed int
+	for ls := range a.streams {
+		g := t.lookupSum(ls.sum)
+		if g == nil {
+			ls.cancel(errTokenRevoked)
+			revoked++
+			continue
+		}
+		ls.grant.Store(g)
+		var ae *accessError
+		if err := ls.check(); errors.As(err, &ae) {
+			ls.cancel(&accessError{reason: ae.reason, msg: "the server reloaded its token file and this stream's token no longer allows it: " + ae.msg})
+			narrowed++
+		}
+	}
+	if revoked+narrowed > 0 {
+		a.logger.Info("token reload ended open streams", "revoked", revoked, "narrowed", narrowed)
+	}
+}
+
+// errTokenRevoked ends the streams of a token a reload removed.
+var errTokenRevoked = &accessError{reason: ReasonUnauthenticated,
+	msg: "the token of this stream was revoked: the server reloaded its token file and the token is no longer in it; ask the operator for a valid token, then Read the files you care about again and open the stream again"}
 
 type grantKey struct{}
 
 // grantFrom returns the caller's grant, or nil when the server runs
-// without tokens.
+// without tokens. A stream's grant is the one in force: a token file
+// reload may have changed it since the stream began.
 func grantFrom(ctx context.Context) *Grant {
-	g, _ := ctx.Value(grantKey{}).(*Grant)
-	return g
+	switch v := ctx.Value(grantKey{}).(type) {
+	case *Grant:
+		return v
+	case *liveStream:
+		return v.grant.Load()
+	}
+	return nil
 }
 
-// authenticate is the auth.AuthFunc: it puts the token's grant into the
-// context or refuses the call.
-func (a *Authenticator) authenticate(ctx context.Context) (context.Context, error) {
+// lookup finds the grant of the call's bearer token, or refuses the call.
+func (a *Authenticator) lookup(ctx context.Context) (string, *Grant, error) {
 	tok, err := auth.AuthFromMD(ctx, "bearer")
 	if err != nil {
 		a.refused(ctx, "no bearer token")
-		return nil, &accessError{reason: ReasonUnauthenticated,
+		return "", nil, &accessError{reason: ReasonUnauthenticated,
 			msg: "missing credentials: send the metadata \"authorization: Bearer <token>\" with a token from the server's token file"}
 	}
 	g := a.tokens.Load().Lookup(tok)
 	if g == nil {
 		a.refused(ctx, "unknown token")
-		return nil, &accessError{reason: ReasonUnauthenticated,
+		return "", nil, &accessError{reason: ReasonUnauthenticated,
 			msg: "the bearer token is not valid (unknown, revoked, or mistyped); ask the operator for a token"}
 	}
+	return tok, g, nil
+}
+
+// authenticate is the auth.AuthFunc: it puts the token's grant into the
+// context or refuses the call.
+func (a *Authenticator) authenticate(ctx context.Context) (context.Context, error) {
+	_, g, err := a.lookup(ctx)
+	if err != nil {
+		return nil, err
+	}
 	return context.WithValue(ctx, grantKey{}, g), nil
+}
+
+// authenticateStream is authenticate for a stream, which it also registers
+// for Replace to check again; call the returned function when the stream
+// ends.
+func (a *Authenticator) authenticateStream(ctx context.Context) (context.Context, func(), error) {
+	tok, _, err := a.lookup(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	ls := &liveStream{sum: sha256.Sum256([]byte(tok)), cancel: cancel}
+	a.mu.Lock()
+	// Looked up again under the lock, so that no Replace can come between
+	// the lookup and the registration and miss this stream.
+	g := a.tokens.Load().lookupSum(ls.sum)
+	if g == nil {
+		a.mu.Unlock()
+		cancel(nil)
+		a.refused(ctx, "token revoked")
+		return nil, nil, errTokenRevoked
+	}
+	ls.grant.Store(g)
+	a.streams[ls] = struct{}{}
+	a.mu.Unlock()
+	return context.WithValue(ctx, grantKey{}, ls), func() {
+		a.mu.Lock()
+		delete(a.streams, ls)
+		a.mu.Unlock()
+		cancel(nil)
+	}, nil
 }
 
 func (a *Authenticator) refused(ctx context.Context, why string) {
@@ -103,10 +226,21 @@ func (a *Authenticator) unary() grpc.UnaryServerInterceptor {
 
 func (a *Authenticator) stream() grpc.StreamServerInterceptor {
 	return selector.StreamServerInterceptor(
-		auth.StreamServerInterceptor(func(ctx context.Context) (context.Context, error) {
-			ctx, err := a.authenticate(ctx)
-			return ctx, toStatus(err)
-		}),
+		func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+			ctx, done, err := a.authenticateStream(ss.Context())
+			if err != nil {
+				return toStatus(err)
+			}
+			defer done()
+			err = handler(srv, &ctxStream{ServerStream: ss, ctx: ctx})
+			// A handler ended by Replace may report only that its context
+			// was cancelled (Grep does); the cause says why.
+			var ae *accessError
+			if err != nil && errors.As(context.Cause(ctx), &ae) {
+				return toStatus(ae)
+			}
+			return err
+		},
 		selector.MatchFunc(needsToken))
 }
 
@@ -301,6 +435,11 @@ func (s *checkedStream) RecvMsg(m any) error {
 	if s.check != nil {
 		return toStatus(s.check(m))
 	}
+	if ls, ok := s.ctx.Value(grantKey{}).(*liveStream); ok {
+		// A token file reload checks the request again, under the new
+		// grant.
+		ls.setRecheck(func() error { return s.a.check(s.ctx, s.method, m) })
+	}
 	if err := s.a.check(s.ctx, s.method, m); err != nil {
 		return toStatus(err)
 	}
@@ -335,22 +474,34 @@ func (s *Service) searchFS(ctx context.Context) fs.FS {
 	if !ok {
 		a = newAccess(s)
 	}
-	return &prefixFS{fsys: fsys, a: a, g: g}
+	return &prefixFS{fsys: fsys, a: a, ctx: ctx}
 }
 
 // prefixFS is a view of fsys limited to a grant's prefixes. It implements
-// the interfaces the grep walker uses (StatFS, ReadDirFS).
+// the interfaces the grep walker uses (StatFS, ReadDirFS). The grant is
+// read from ctx at every step: a token file reload can narrow or widen it
+// during a walk.
 type prefixFS struct {
 	fsys fs.FS
 	a    *access
-	g    *Grant
+	ctx  context.Context
+}
+
+// grant is the grant in force; never nil (a walk of a token without
+// prefixes is not limited, see searchFS).
+func (p *prefixFS) grant() *Grant {
+	if g := grantFrom(p.ctx); g != nil {
+		return g
+	}
+	return &Grant{}
 }
 
 func (p *prefixFS) visible(op, name string) error {
-	if p.a.sees(p.g, name) {
+	g := p.grant()
+	if p.a.sees(g, name) {
 		return nil
 	}
-	if p.g.leadsTo(name) {
+	if g.leadsTo(name) {
 		// A directory above a prefix: walkable, to reach the prefix.
 		if fi, err := fs.Lstat(p.fsys, name); err == nil && fi.IsDir() {
 			return nil
@@ -379,8 +530,9 @@ func (p *prefixFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	}
 	ents, err := fs.ReadDir(p.fsys, name)
 	out := ents[:0]
+	g := p.grant()
 	for _, e := range ents {
-		if p.g.leadsTo(path.Join(name, e.Name())) {
+		if g.leadsTo(path.Join(name, e.Name())) {
 			out = append(out, e)
 		}
 	}

@@ -77,10 +77,14 @@ func (t *Tokens) Len() int {
 // compared with every entry's in constant time, without stopping at a
 // match. Comparing hashes also hides the tokens' lengths.
 func (t *Tokens) Lookup(token string) *Grant {
+	return t.lookupSum(sha256.Sum256([]byte(token)))
+}
+
+// lookupSum is Lookup of a token by its SHA-256.
+func (t *Tokens) lookupSum(sum [sha256.Size]byte) *Grant {
 	if t == nil {
 		return nil
 	}
-	sum := sha256.Sum256([]byte(token))
 	found := -1
 	for i := range t.entries {
 		eq := subtle.ConstantTimeCompare(sum[:], t.entries[i].sum[:])

@@ -28,7 +28,8 @@ type env struct {
 	c    *client.Client
 	svc  *server.Service // for calls that must bypass the client
 	ctx  context.Context
-	conn *grpc.ClientConn // for clients with other credentials
+	conn *grpc.ClientConn  // for clients with other credentials
+	lis  *bufconn.Listener // for connections with other transport options
 	// health is the server's health service.
 	health *health.Server
 }
@@ -73,6 +74,7 @@ func newEnvIn(t testing.TB, root string, cfg server.GRPCConfig, wsOpts []workspa
 	gs, hs := server.NewGRPCServer(svc, cfg)
 	e.health = hs
 	lis := bufconn.Listen(1 << 20)
+	e.lis = lis
 	go gs.Serve(lis)
 	t.Cleanup(gs.Stop)
 	conn, err := grpc.NewClient("passthrough:///bufnet",

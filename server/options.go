@@ -18,9 +18,10 @@ const (
 	// DefaultMaxResponseBytes matches grpc-go's default client receive
 	// limit: a larger Edit response would be written and then lost.
 	DefaultMaxResponseBytes = 4 << 20
-	// DefaultWatchBuffer is how many events a Watch stream may fall
-	// behind by before the oldest are dropped (and counted).
-	DefaultWatchBuffer = 256
+	// DefaultWatchBuffer is how many events the server keeps for all
+	// Watch streams together: a stream that falls further behind skips
+	// the older ones (and counts them).
+	DefaultWatchBuffer = 4096
 	// DefaultWatchDebounce is how long the tree must be quiet before
 	// changes made outside the server are read and reported.
 	DefaultWatchDebounce = 50 * time.Millisecond
@@ -122,9 +123,12 @@ func WithLogger(l *slog.Logger) Option {
 	}
 }
 
-// WithWatchBuffer sets how many events one Watch stream may fall behind by;
-// past it the oldest queued events are dropped and the next event sent
-// says how many in its dropped field.
+// WithWatchBuffer sets how many events the server keeps for all Watch
+// streams together, in one ring that every stream reads at its own pace;
+// a stream that falls further behind skips to the oldest event kept, and
+// the next event it sends says in its dropped field how many it skipped
+// (changes to any file: the skipped events are gone, so whether they were
+// for the stream's path is not known).
 func WithWatchBuffer(n int) Option {
 	return func(o *options) {
 		if n > 0 {

@@ -54,8 +54,9 @@ func (s *Service) snapshotText(version string) ([]byte, bool) {
 	return nil, false
 }
 
-// Watch streams change events for a path prefix until the client cancels
-// or the server shuts down (see Shutdown).
+// Watch streams change events for a path prefix until the client cancels,
+// the server shuts down (see Shutdown), or a token file reload revokes or
+// narrows the caller's token (see Authenticator.Replace).
 func (s *Service) Watch(req *hashlinev1.WatchRequest, stream hashlinev1.FileService_WatchServer) error {
 	return toStatus(s.watchStream(req, stream))
 }
@@ -80,7 +81,9 @@ func (s *Service) watchStream(req *hashlinev1.WatchRequest, stream hashlinev1.Fi
 	for {
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			// The cause says why: the client went away, or the server
+			// ended the stream (a revoked token).
+			return context.Cause(ctx)
 		case <-sub.Done():
 			return errWatchShutdown
 		case <-sub.Ready():

@@ -37,10 +37,17 @@ type config struct {
 	minRounds int
 	settle    time.Duration
 	steps     map[string]bool // -only; empty runs every step
+	// -only watchload (see watchLoad).
+	duration time.Duration
+	workers  int
+	watchers int
 }
 
 // stepKeys are the names -only accepts, in the order the steps run.
 var stepKeys = []string{"read", "mcp", "edit", "load"}
+
+// soloSteps run only when named alone in -only, and write no report.
+var soloSteps = []string{"watchload"}
 
 func main() {
 	var c config
@@ -51,17 +58,33 @@ func main() {
 	flag.DurationVar(&c.settle, "settle", 2*time.Millisecond, "pause after every call in the Edit tables, so each call starts with the background work of the one before done")
 	flag.DurationVar(&c.loadDur, "load-duration", time.Second, "length of one load run")
 	flag.IntVar(&c.loadRound, "load-rounds", 5, "load runs per contender and concurrency, alternated")
-	only := flag.String("only", "", "comma-separated steps to run (read, mcp, edit, load); empty runs them all. A partial run is for measuring: write it to another -out")
+	flag.DurationVar(&c.duration, "duration", time.Minute, "-only watchload: length of each of its two runs")
+	flag.IntVar(&c.workers, "workers", 64, "-only watchload: workers doing Read+Edit")
+	flag.IntVar(&c.watchers, "watchers", 1000, "-only watchload: Watch streams that never read, in the second run")
+	only := flag.String("only", "", "comma-separated steps to run (read, mcp, edit, load); empty runs them all. A partial run is for measuring: write it to another -out. "+
+		"watchload runs alone and prints its results instead of writing a report: Edit latency with and without stalled Watch streams")
 	flag.Parse()
 	log.SetFlags(log.Ltime)
 	c.steps = map[string]bool{}
 	for k := range strings.SplitSeq(*only, ",") {
 		if k = strings.TrimSpace(k); k != "" {
-			if !slices.Contains(stepKeys, k) {
-				log.Fatalf("-only: unknown step %q; use %s", k, strings.Join(stepKeys, ", "))
+			if !slices.Contains(stepKeys, k) && !slices.Contains(soloSteps, k) {
+				log.Fatalf("-only: unknown step %q; use %s", k, strings.Join(append(stepKeys, soloSteps...), ", "))
 			}
 			c.steps[k] = true
 		}
+	}
+	if c.steps["watchload"] {
+		if len(c.steps) > 1 {
+			log.Fatal("-only: watchload runs alone")
+		}
+		if c.duration <= 0 || c.workers < 1 || c.watchers < 1 {
+			log.Fatal("-duration, -workers and -watchers must be positive")
+		}
+		if err := watchLoad(c); err != nil {
+			log.Fatal(err)
+		}
+		return
 	}
 	if err := run(c); err != nil {
 		log.Fatal(err)

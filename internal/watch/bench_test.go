@@ -11,9 +11,9 @@ import (
 
 // BenchmarkPublish measures what an Edit pays to publish its change: with
 // nobody watching (one atomic load), and with a subscriber of the file
-// (line ranges of a one-line change in a 10,000-line file, then a queue
-// push), against the durable write every Edit does anyway, measured in the
-// same run. Compare the ns/op of the sub-benchmarks.
+// (line ranges of a one-line change in a 10,000-line file, then one append
+// to the hub's ring), against the durable write every Edit does anyway,
+// measured in the same run. Compare the ns/op of the sub-benchmarks.
 func BenchmarkPublish(b *testing.B) {
 	var buf bytes.Buffer
 	for i := range 10000 {

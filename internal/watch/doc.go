@@ -5,10 +5,13 @@
 //
 //   - Hub fans change events out to subscribers, each interested in a path
 //     prefix (a file, or a directory and everything under it). Publishing
-//     never blocks: every subscriber has a bounded queue, and when it is
-//     full the oldest queued event is dropped and counted; the next event
-//     the subscriber takes carries that count in Event.Dropped, which means
-//     "you missed changes: read the files you care about again". The hub also
+//     never blocks and costs the same however many subscribers there are
+//     and however far behind: each event is appended once to a bounded ring
+//     that every subscriber reads from its own cursor. A subscriber that
+//     falls more than the ring's length behind skips to the oldest event
+//     kept; the next event it takes carries the number skipped in
+//     Event.Dropped, which means "you missed changes: read the files you
+//     care about again". The hub also
 //     remembers the last version (and, within a byte budget, the content) of
 //     every file it has seen, so that an event for a change made outside the
 //     server can say what it replaced, and so that the server's own writes,

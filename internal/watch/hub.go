@@ -46,8 +46,9 @@ type Event struct {
 	// either side is not known (or not text). Shared between subscribers:
 	// read-only.
 	Changed []Range
-	// Dropped counts the events this subscriber lost just before this one
-	// because it fell behind (or because the file-system watcher did).
+	// Dropped counts the events this subscriber may have lost just before
+	// this one, because it fell behind (or because the file-system watcher
+	// did); see Subscription.Next.
 	Dropped int64
 	// Time is when the hub saw the change.
 	Time time.Time
@@ -78,7 +79,7 @@ type Change struct {
 
 // Defaults of NewHub.
 const (
-	DefaultBuffer       = 256
+	DefaultBuffer       = 4096
 	DefaultMaxTextBytes = 32 << 20
 	DefaultMaxPaths     = 1 << 16
 )
@@ -89,8 +90,9 @@ var ErrClosed = errors.New("watch: the hub is closed")
 // Option configures a Hub.
 type Option func(*Hub)
 
-// WithBuffer sets how many events a subscriber's queue holds before the
-// oldest are dropped.
+// WithBuffer sets how many events the hub keeps for its subscribers, all
+// of them together: a subscriber that falls further behind skips to the
+// oldest event kept (see Event.Dropped).
 func WithBuffer(n int) Option {
 	return func(h *Hub) {
 		if n > 0 {
@@ -131,26 +133,65 @@ func WithSnapshots(get func(version string) ([]byte, bool)) Option {
 // use. Publish calls for one path must not run concurrently (the server
 // holds the path's edit lock around them), so that what the hub remembers
 // of a file follows its real order of changes.
+//
+// Publishing costs the same whatever the subscribers do: each event is
+// appended once to a ring shared by every subscriber, and the subscribers
+// interested in its path are woken with one channel close per prefix they
+// watch (not per subscriber). Each subscriber reads the ring from its own
+// cursor in its own goroutine, filters by its prefixes and is never waited
+// for; one that falls more than the ring's length behind skips ahead and
+// is told so (Event.Dropped). The hub's memory is the ring (and what it
+// remembers of files), whatever the number of subscribers and however far
+// behind they are.
 type Hub struct {
 	buffer    int
 	maxText   int64
 	maxPaths  int
 	snapshots func(version string) ([]byte, bool)
 
-	nsubs atomic.Int32 // len(subs), read without the lock by Publish
+	nsubs atomic.Int32 // subscribers, read without the lock by Active
+
+	// ring[seq % len(ring)] holds the entry of sequence number seq, for
+	// the last len(ring) sequence numbers before head. Entries are written
+	// under mu and read without it.
+	ring []atomic.Pointer[entry]
+	head atomic.Uint64 // the sequence number of the next entry
+	done chan struct{} // closed by Close
 
 	mu     sync.Mutex
-	subs   map[*Subscription]struct{}
+	topics map[string]*topic // by prefix, while someone subscribes to it
 	closed bool
 	known  *store
 }
 
+// entry is one slot of the ring: an event, or the mark of a loss.
+type entry struct {
+	seq  uint64
+	ev   Event
+	lost bool // events were missed here (Lost); no event
+}
+
+// topic is a prefix subscribers wait on. Its wake channel is closed, and
+// replaced, when an event under the prefix is appended.
+type topic struct {
+	subs int          // subscriptions waiting on it; guarded by Hub.mu
+	wake atomic.Value // chan struct{}
+}
+
+func newTopic() *topic {
+	t := &topic{}
+	t.wake.Store(make(chan struct{}))
+	return t
+}
+
 // NewHub returns a hub with no subscribers.
 func NewHub(opts ...Option) *Hub {
-	h := &Hub{buffer: DefaultBuffer, maxText: DefaultMaxTextBytes, maxPaths: DefaultMaxPaths, subs: map[*Subscription]struct{}{}}
+	h := &Hub{buffer: DefaultBuffer, maxText: DefaultMaxTextBytes, maxPaths: DefaultMaxPaths,
+		topics: map[string]*topic{}, done: make(chan struct{})}
 	for _, o := range opts {
 		o(h)
 	}
+	h.ring = make([]atomic.Pointer[entry], h.buffer)
 	h.known = newStore(h.maxPaths, h.maxText)
 	return h
 }
@@ -164,26 +205,60 @@ func Match(prefix, path string) bool {
 	return path == prefix || strings.HasPrefix(path, prefix) && path[len(prefix)] == '/'
 }
 
+// topicKey is the one prefix a subscription to prefixes waits on: every
+// path matching one of them must match it. For several different
+// prefixes that is the whole workspace: such a subscriber is woken by
+// every event, and filters.
+func topicKey(prefixes []string) string {
+	k := prefixes[0]
+	for _, p := range prefixes[1:] {
+		if p != k {
+			return ""
+		}
+	}
+	if k == "." {
+		return ""
+	}
+	return k
+}
+
+// ancestors calls f with every prefix that matches path (see Match):
+// "", each directory above it, and path itself; it stops when f returns
+// false.
+func ancestors(path string, f func(prefix string) bool) {
+	if !f("") {
+		return
+	}
+	for i := 0; i < len(path); i++ {
+		if path[i] == '/' && !f(path[:i]) {
+			return
+		}
+	}
+	f(path)
+}
+
 // Subscribe returns a subscription to changes of files matching any of
-// the prefixes (see Match; none means every file). Close it when done.
+// the prefixes (see Match; none means every file), from now on. Close it
+// when done.
 func (h *Hub) Subscribe(prefixes ...string) (*Subscription, error) {
 	if len(prefixes) == 0 {
 		prefixes = []string{""}
 	}
-	s := &Subscription{
-		hub:      h,
-		prefixes: prefixes,
-		ring:     make([]Event, h.buffer),
-		ready:    make(chan struct{}, 1),
-		done:     make(chan struct{}),
-	}
+	key := topicKey(prefixes)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
 		return nil, ErrClosed
 	}
-	h.subs[s] = struct{}{}
-	h.nsubs.Store(int32(len(h.subs)))
+	t := h.topics[key]
+	if t == nil {
+		t = newTopic()
+		h.topics[key] = t
+	}
+	t.subs++
+	h.nsubs.Add(1)
+	s := &Subscription{hub: h, prefixes: prefixes, key: key, topic: t, cursor: h.head.Load()}
+	s.wait = t.wake.Load().(chan struct{})
 	return s, nil
 }
 
@@ -191,33 +266,42 @@ func (h *Hub) Subscribe(prefixes ...string) (*Subscription, error) {
 // costs one atomic load.
 func (h *Hub) Active() bool { return h.nsubs.Load() > 0 }
 
-// Publish records the change and queues its event for every matching
-// subscriber. It never blocks on a subscriber. A change that leaves the
-// version as it was publishes nothing: that is how the server's own writes,
-// seen again by the file-system watcher, are kept from being reported as
-// external. With no subscribers it does nothing at all, so what the hub
-// remembers is only ever what it saw while someone was listening.
+// interested reports whether some subscription waits on a prefix matching
+// path. h.mu is held.
+func (h *Hub) interested(path string) bool {
+	found := false
+	ancestors(path, func(p string) bool {
+		_, found = h.topics[p]
+		return !found
+	})
+	return found
+}
+
+// Publish records the change and appends its event to the ring for the
+// subscribers of its path. It never blocks on a subscriber, and its cost
+// does not depend on how many there are or how far behind they are. A
+// change that leaves the version as it was publishes nothing: that is how
+// the server's own writes, seen again by the file-system watcher, are kept
+// from being reported as external. With no subscribers it does nothing at
+// all, so what the hub remembers is only ever what it saw while someone
+// was listening.
 func (h *Hub) Publish(c Change) {
 	if !h.Active() {
 		return
 	}
 	now := time.Now()
 	h.mu.Lock()
-	if len(h.subs) == 0 {
+	if h.nsubs.Load() == 0 {
 		// The last subscriber left since Active: remember nothing, or a
 		// later stream could chain from a stale version.
 		h.mu.Unlock()
 		return
 	}
-	var subs []*Subscription
-	for s := range h.subs {
-		if s.matches(c.Path) {
-			subs = append(subs, s)
-		}
-	}
+	wanted := h.interested(c.Path)
 	prev, known := h.known.get(c.Path)
 	prev = h.withText(prev)
-	var evs []Event
+	var buf [2]Event
+	evs := buf[:0]
 	old, oldKnown := prev, known
 	if c.Old != nil {
 		if known && prev.Version != c.Old.Version {
@@ -234,28 +318,46 @@ func (h *Hub) Publish(c Change) {
 		evs = append(evs, ev)
 	}
 	st := c.New
-	if len(subs) == 0 {
+	if !wanted {
 		// Keep only the version: nobody needs ranges for this path now.
 		st.Text, st.HasText = nil, false
 	}
 	h.known.put(c.Path, st)
 	h.mu.Unlock()
 
-	if len(subs) == 0 || len(evs) == 0 {
+	if !wanted || len(evs) == 0 {
 		return
 	}
+	// The diff runs outside the lock: it is the one part of publishing
+	// that grows (with the file), and other paths need not wait for it.
 	for i := range evs {
 		evs[i].Time = now
-		if evs[i].Changed != nil {
-			continue
-		}
-		evs[i].Changed = evs[i].ranges()
-	}
-	for _, s := range subs {
-		for _, ev := range evs {
-			s.push(ev)
+		if evs[i].Changed == nil {
+			evs[i].Changed = evs[i].ranges()
 		}
 	}
+	h.mu.Lock()
+	for i := range evs {
+		h.append(&entry{ev: evs[i]})
+	}
+	// One wake-up per prefix matching the path that someone waits on.
+	ancestors(c.Path, func(p string) bool {
+		if t := h.topics[p]; t != nil {
+			close(t.wake.Swap(make(chan struct{})).(chan struct{}))
+		}
+		return true
+	})
+	h.mu.Unlock()
+}
+
+// append puts e at the head of the ring, over the oldest entry. h.mu is
+// held. The slot is stored before head moves past it, so a reader that
+// sees the new head finds the entry.
+func (h *Hub) append(e *entry) {
+	seq := h.head.Load()
+	e.seq = seq
+	h.ring[seq%uint64(len(h.ring))].Store(e)
+	h.head.Store(seq + 1)
 }
 
 // withText fills in the content of an existing file's state from the
@@ -333,46 +435,43 @@ func (h *Hub) Forget() {
 }
 
 // Lost tells every subscriber that it may have missed events (the
-// file-system watcher's queue overflowed): each one's next event has a
-// Dropped count of at least 1. What the hub remembers is forgotten too.
+// file-system watcher's queue overflowed): the next event each one takes
+// has a Dropped count of at least 1. What the hub remembers is forgotten
+// too.
 func (h *Hub) Lost() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.known.reset()
-	for s := range h.subs {
-		s.mu.Lock()
-		s.dropped++
-		s.mu.Unlock()
-	}
+	h.append(&entry{lost: true})
 }
 
 // Close ends every subscription (their Done channels close) and refuses
 // new ones.
 func (h *Hub) Close() {
 	h.mu.Lock()
-	subs := h.subs
-	h.subs = map[*Subscription]struct{}{}
-	h.nsubs.Store(0)
-	h.closed = true
-	h.mu.Unlock()
-	for s := range subs {
-		s.end()
+	defer h.mu.Unlock()
+	if h.closed {
+		return
 	}
+	h.closed = true
+	h.nsubs.Store(0)
+	close(h.done)
 }
 
-// Subscription is one subscriber's queue of events.
+// Subscription is one subscriber's place in the hub's ring of events. Its
+// methods other than Close must be called from one goroutine at a time
+// (the subscriber's own).
 type Subscription struct {
 	hub      *Hub
 	prefixes []string
-	ready    chan struct{}
-	done     chan struct{}
-	doneOnce sync.Once
+	key      string
+	topic    *topic
 
-	mu      sync.Mutex
-	ring    []Event
-	head, n int
-	dropped int64 // lost since the last event taken
-	closed  bool
+	cursor  uint64        // the sequence number of the next entry to read
+	dropped int64         // events lost since the last event taken
+	wait    chan struct{} // closed once an event for topic follows cursor
+
+	closeOnce sync.Once
 }
 
 func (s *Subscription) matches(path string) bool {
@@ -384,63 +483,65 @@ func (s *Subscription) matches(path string) bool {
 	return false
 }
 
-// push queues ev, dropping the oldest queued event when the queue is full.
-func (s *Subscription) push(ev Event) {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return
-	}
-	if s.n == len(s.ring) {
-		s.ring[s.head] = Event{}
-		s.head = (s.head + 1) % len(s.ring)
-		s.n--
-		s.dropped++
-	}
-	s.ring[(s.head+s.n)%len(s.ring)] = ev
-	s.n++
-	s.mu.Unlock()
-	select {
-	case s.ready <- struct{}{}:
-	default:
-	}
-}
+// Ready returns a channel that is closed once there may be an event for
+// the subscription past those Next has returned; after it closes, call
+// Next until it reports none, then call Ready again.
+func (s *Subscription) Ready() <-chan struct{} { return s.wait }
 
-// Ready receives a value after events are queued; drain them with Next.
-func (s *Subscription) Ready() <-chan struct{} { return s.ready }
+// Done is closed when the hub closes.
+func (s *Subscription) Done() <-chan struct{} { return s.hub.done }
 
-// Done is closed when the hub closes the subscription.
-func (s *Subscription) Done() <-chan struct{} { return s.done }
-
-// Next takes the oldest queued event, with Dropped set to the events lost
-// before it; ok is false when the queue is empty.
+// Next takes the oldest event for the subscription not taken yet, with
+// Dropped set to the events lost before it; ok is false when there is
+// none. A subscriber that fell more than the hub's buffer behind skips to
+// the oldest event still kept: Dropped then counts every event skipped,
+// whether or not it was for this subscriber's files, since nothing is
+// left to tell.
 func (s *Subscription) Next() (ev Event, ok bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.n == 0 {
-		return Event{}, false
+	h := s.hub
+	size := uint64(len(h.ring))
+	for {
+		// The wake channel before head: an event appended after head is
+		// read closes this channel (or one that replaced it later).
+		wake := s.topic.wake.Load().(chan struct{})
+		head := h.head.Load()
+		if s.cursor >= head {
+			s.wait = wake
+			return Event{}, false
+		}
+		if head-s.cursor > size {
+			s.dropped += int64(head - size - s.cursor)
+			s.cursor = head - size
+		}
+		e := h.ring[s.cursor%size].Load()
+		if e == nil || e.seq != s.cursor {
+			// Overwritten since head was read: further behind than
+			// that; read head again.
+			continue
+		}
+		s.cursor++
+		switch {
+		case e.lost:
+			s.dropped++
+		case s.matches(e.ev.Path):
+			ev = e.ev
+			ev.Dropped, s.dropped = s.dropped, 0
+			return ev, true
+		}
 	}
-	ev = s.ring[s.head]
-	s.ring[s.head] = Event{}
-	s.head = (s.head + 1) % len(s.ring)
-	s.n--
-	ev.Dropped, s.dropped = s.dropped, 0
-	return ev, true
 }
 
 // Close ends the subscription and removes it from the hub.
 func (s *Subscription) Close() {
-	h := s.hub
-	h.mu.Lock()
-	delete(h.subs, s)
-	h.nsubs.Store(int32(len(h.subs)))
-	h.mu.Unlock()
-	s.end()
-}
-
-func (s *Subscription) end() {
-	s.mu.Lock()
-	s.closed = true
-	s.mu.Unlock()
-	s.doneOnce.Do(func() { close(s.done) })
+	s.closeOnce.Do(func() {
+		h := s.hub
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if s.topic.subs--; s.topic.subs == 0 && h.topics[s.key] == s.topic {
+			delete(h.topics, s.key)
+		}
+		if !h.closed {
+			h.nsubs.Add(-1)
+		}
+	})
 }
