@@ -21,7 +21,6 @@ import (
 
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
-	hlserver "github.com/hashline/hashline/server"
 )
 
 // watchLoadShared is how many files every worker also edits (besides its
@@ -225,7 +224,7 @@ func openStalledWatchers(addr string, n int) (stop func(), opened int, err error
 			conns = append(conns, conn)
 		}
 		rpc := hashlinev1.NewFileServiceClient(conns[len(conns)-1])
-		wctx := metadata.AppendToOutgoingContext(ctx, hlserver.AgentMetadataKey, fmt.Sprint("watcher-", i))
+		wctx := metadata.AppendToOutgoingContext(ctx, client.AgentMetadataKey, fmt.Sprint("watcher-", i))
 		st, err := rpc.Watch(wctx, &hashlinev1.WatchRequest{})
 		if err == nil {
 			_, err = st.Header()
