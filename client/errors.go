@@ -58,6 +58,7 @@ var (
 	ErrNotFound         = &Error{Reason: "NOT_FOUND"}
 	ErrAlreadyExists    = &Error{Reason: "ALREADY_EXISTS"}
 	ErrOutsideRoot      = &Error{Reason: "OUTSIDE_ROOT"}
+	ErrVCSMetadata      = &Error{Reason: "VCS_METADATA"}
 	ErrNotRegularFile   = &Error{Reason: "NOT_REGULAR_FILE"}
 	ErrBinaryFile       = &Error{Reason: "BINARY_FILE"}
 	ErrNotText          = &Error{Reason: "NOT_TEXT"}

@@ -26,6 +26,8 @@ func TestFromStatusDecodesEveryReason(t *testing.T) {
 		{codes.Unauthenticated, "UNAUTHENTICATED", client.ErrUnauthenticated, nil, 0},
 		{codes.PermissionDenied, "READ_ONLY", client.ErrReadOnly, nil, 0},
 		{codes.PermissionDenied, "PATH_NOT_ALLOWED", client.ErrPathNotAllowed, nil, 0},
+		{codes.PermissionDenied, "VCS_METADATA", client.ErrVCSMetadata, nil, 0},
+		{codes.InvalidArgument, "BINARY_CONTENT", client.ErrBinaryContent, nil, 0},
 		{codes.InvalidArgument, "INVALID_PATH", client.ErrInvalidPath, nil, 0},
 		{codes.InvalidArgument, "INVALID_EDIT", client.ErrInvalidEdit, nil, 0},
 		{codes.Unavailable, "SHUTTING_DOWN", client.ErrShuttingDown, nil, 0},

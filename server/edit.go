@@ -35,7 +35,7 @@ func (s *Service) edit(ctx context.Context, req *hashlinev1.EditRequest) (*hashl
 		context = int(req.GetContext())
 	}
 	edits := toCoreEdits(req.GetEdits())
-	if err := checkUTF8(edits); err != nil {
+	if err := checkEditTexts(edits); err != nil {
 		return nil, err
 	}
 	rel, key, unlock, err := s.lockPath(ctx, req.GetPath())
@@ -296,19 +296,48 @@ func joinTagged(lines []*hashlinev1.Line) string {
 	return b.String()
 }
 
-// checkUTF8 refuses edits whose texts are not UTF-8. Over gRPC protobuf
-// has refused them already; in process (server.InProcess) nothing is
-// decoded, and the edited file is written without a second check of the
-// whole text.
-func checkUTF8(edits []hashline.Edit) error {
+// checkEditTexts refuses, before anything is read or written, edits whose
+// texts are not UTF-8, and texts an edit would put into the file that have a
+// NUL byte, each of those at once (one EditError per edit, as the planner
+// reports its problems). Over gRPC protobuf has refused invalid UTF-8
+// already; in process (server.InProcess) nothing is decoded, and the edited
+// file is written without a second check of the whole text. An oldText is
+// only looked for, so a NUL in it (a file may have one after its first
+// 8 KiB) does no harm.
+func checkEditTexts(edits []hashline.Edit) error {
+	var nul []hashline.Problem
 	for i, e := range edits {
 		for _, t := range []string{e.Text, e.OldText, e.NewText} {
 			if !utf8.ValidString(t) {
 				return fmt.Errorf("%w: edit %d: its text is not valid UTF-8; send UTF-8 text", workspace.ErrNotText, i)
 			}
 		}
+		field, text := "text", e.Text
+		if e.Op == hashline.OpReplaceText {
+			field, text = "newText", e.NewText
+		}
+		if refusal := nulRefusal(text); refusal != "" {
+			nul = append(nul, hashline.Problem{EditIndex: i, Field: field, Reason: hashline.Reason(ReasonBinaryContent),
+				Message: fmt.Sprintf("edit %d (%s): %s", i, field, refusal)})
+		}
+	}
+	if len(nul) > 0 {
+		return &hashline.BatchError{Problems: nul}
 	}
 	return nil
+}
+
+// nulRefusal is the check of text to be written for a NUL byte, for Write
+// and Edit alike (reason BINARY_CONTENT): a file with a NUL byte in its
+// first 8 KiB is binary, so from then on every agent's Read and Edit would
+// refuse it and Grep would skip it. It returns what to say about the text,
+// or "" if it has no NUL.
+func nulRefusal(text string) string {
+	at := strings.IndexByte(text, 0)
+	if at < 0 {
+		return ""
+	}
+	return fmt.Sprintf("has a NUL byte at byte offset %d; hashline writes text files only (a NUL byte makes a file binary, and unreadable to every agent), so remove it, or write it as an escape sequence of the file's language such as \\0", at)
 }
 
 // toCoreEdits converts the API's oneof edits. An edit with no operation set
@@ -344,8 +373,8 @@ func (s *Service) Write(ctx context.Context, req *hashlinev1.WriteRequest) (*has
 
 func (s *Service) write(ctx context.Context, req *hashlinev1.WriteRequest) (*hashlinev1.WriteResponse, error) {
 	content := []byte(req.GetContent())
-	if i := strings.IndexByte(req.GetContent(), 0); i >= 0 {
-		return nil, invalid(ReasonBinaryContent, "content", "content has a NUL byte at offset %d; hashline writes text files only", i)
+	if refusal := nulRefusal(req.GetContent()); refusal != "" {
+		return nil, invalid(ReasonBinaryContent, "content", "content %s", refusal)
 	}
 	var mode workspace.WriteMode
 	switch req.GetMode() {

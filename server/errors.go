@@ -30,6 +30,7 @@ const (
 	ReasonNotFound         = "NOT_FOUND"
 	ReasonAlreadyExists    = "ALREADY_EXISTS"
 	ReasonOutsideRoot      = "OUTSIDE_ROOT"
+	ReasonVCSMetadata      = "VCS_METADATA"
 	ReasonNotRegularFile   = "NOT_REGULAR_FILE"
 	ReasonBinaryFile       = "BINARY_FILE"
 	ReasonNotText          = "NOT_TEXT"
@@ -199,6 +200,7 @@ var workspaceErrors = []struct {
 	{workspace.ErrNotFound, codes.NotFound, ReasonNotFound},
 	{workspace.ErrExists, codes.AlreadyExists, ReasonAlreadyExists},
 	{workspace.ErrOutsideRoot, codes.PermissionDenied, ReasonOutsideRoot},
+	{workspace.ErrVCSPath, codes.PermissionDenied, ReasonVCSMetadata},
 	{workspace.ErrNotRegular, codes.FailedPrecondition, ReasonNotRegularFile},
 	{workspace.ErrBinary, codes.FailedPrecondition, ReasonBinaryFile},
 	{workspace.ErrNotText, codes.FailedPrecondition, ReasonNotText},

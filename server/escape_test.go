@@ -101,6 +101,22 @@ func TestEscapesAndBadInputAreRefused(t *testing.T) {
 		l.SetUnlinkOnClose(false)
 		l.Close()
 	}
+	// repo plants version-control metadata: a git repository's, a nested
+	// one's, a worktree's .git file and Mercurial's. links adds symlinks
+	// (target, name pairs) to it.
+	repo := func(links ...string) func(t *testing.T, e *env, outside string) {
+		return func(t *testing.T, e *env, outside string) {
+			e.write(".git/config", "[core]\n\tbare = false\n")
+			e.write(".git/hooks/pre-commit.sample", "#!/bin/sh\n")
+			e.write("sub/.git/config", "[core]\n")
+			e.write("wt/.git", "gitdir: ../.git/worktrees/wt\n")
+			e.write(".hg/hgrc", "[ui]\n")
+			for i := 0; i+1 < len(links); i += 2 {
+				link(strings.ReplaceAll(links[i], "ROOT", e.root), links[i+1])(t, e, outside)
+			}
+		}
+	}
+	fsmonitor := client.Append("[core]\n\tfsmonitor = touch pwned")
 	long := strings.Repeat("a", 300)                           // one component over NAME_MAX
 	deep := strings.Repeat("d/", 2100) + "f"                   // over PATH_MAX
 	tooDeep := strings.Repeat("d/", server.MaxPathDepth) + "f" // short, but too deep
@@ -139,6 +155,41 @@ func TestEscapesAndBadInputAreRefused(t *testing.T) {
 			link("loop2", "loop1")(t, e, outside)
 			link("loop1", "loop2")(t, e, outside)
 		}, call: read("loop1"), code: codes.InvalidArgument, reason: "INVALID_PATH"},
+		// Version-control metadata: writing a config or a hook is running
+		// a command as whoever runs git next, so it is refused however it
+		// is named, and read only if the operator allows it.
+		{name: "an edit appending an fsmonitor command to .git/config", setup: repo(), call: edit(".git/config", fsmonitor), code: codes.PermissionDenied, reason: "VCS_METADATA"},
+		{name: "a write of a new hook", setup: repo(), call: write(".git/hooks/pre-commit"), code: codes.PermissionDenied, reason: "VCS_METADATA"},
+		{name: "a write over .git/config", setup: repo(), call: write(".git/config"), code: codes.PermissionDenied, reason: "VCS_METADATA"},
+		{name: "a write of a new repository's config, creating no directory", call: write("newrepo/.git/config"), code: codes.PermissionDenied, reason: "VCS_METADATA"},
+		{name: "a write over the .git directory itself", setup: repo(), call: write(".git"), code: codes.PermissionDenied, reason: "VCS_METADATA"},
+		{name: "a read of .git/config", setup: repo(), call: read(".git/config"), code: codes.PermissionDenied, reason: "VCS_METADATA"},
+		{name: "a read of a missing file in .git", setup: repo(), call: read(".git/nothing"), code: codes.PermissionDenied, reason: "VCS_METADATA"},
+		{name: "a grep of .git", setup: repo(), call: grep(".git"), code: codes.PermissionDenied, reason: "VCS_METADATA"},
+		{name: "a grep of .git/config", setup: repo(), call: grep(".git/config"), code: codes.PermissionDenied, reason: "VCS_METADATA"},
+		{name: "a write through a link to .git/config", setup: repo(".git/config", "cfg"), call: write("cfg"), code: codes.PermissionDenied, reason: "VCS_METADATA"},
+		{name: "an edit through a link to .git/config", setup: repo(".git/config", "cfg"), call: edit("cfg", fsmonitor), code: codes.PermissionDenied, reason: "VCS_METADATA"},
+		{name: "a read through a link to .git/config", setup: repo(".git/config", "cfg"), call: read("cfg"), code: codes.PermissionDenied, reason: "VCS_METADATA"},
+		{name: "a grep through a link to .git/config", setup: repo(".git/config", "cfg"), call: grep("cfg"), code: codes.PermissionDenied, reason: "VCS_METADATA"},
+		{name: "a write through an absolute link to .git/config", setup: repo("ROOT/.git/config", "cfg"), call: write("cfg"), code: codes.PermissionDenied, reason: "VCS_METADATA"},
+		{name: "a write of a hook through a link to .git", setup: repo(".git", "g"), call: write("g/hooks/post-checkout"), code: codes.PermissionDenied, reason: "VCS_METADATA"},
+		{name: "an edit of the config through a link to .git", setup: repo(".git", "g"), call: edit("g/config", fsmonitor), code: codes.PermissionDenied, reason: "VCS_METADATA"},
+		{name: "a grep through a link to .git", setup: repo(".git", "g"), call: grep("g"), code: codes.PermissionDenied, reason: "VCS_METADATA"},
+		{name: "a write of a hook through a chain of links", setup: repo(".git", "g", "g/hooks", "h"), call: write("h/pre-push"), code: codes.PermissionDenied, reason: "VCS_METADATA"},
+		{name: "a write to .git/config spelled through .git/..", setup: repo(), call: write("./.git/../.git/config"), code: codes.PermissionDenied, reason: "VCS_METADATA"},
+		{name: "a write to an absolute path in .git", setup: repo(), call: func(e *env) error { return write(filepath.Join(e.root, ".git", "config"))(e) }, code: codes.PermissionDenied, reason: "VCS_METADATA"},
+		{name: "a write to a nested repository's config", setup: repo(), call: write("sub/.git/config"), code: codes.PermissionDenied, reason: "VCS_METADATA"},
+		{name: "a write to a nested repository through a linked directory", setup: repo("sub", "s"), call: write("s/.git/hooks/pre-commit"), code: codes.PermissionDenied, reason: "VCS_METADATA"},
+		{name: "an edit of a worktree's .git file", setup: repo(), call: edit("wt/.git", client.Append("gitdir: /tmp/evil")), code: codes.PermissionDenied, reason: "VCS_METADATA"},
+		{name: "a write to .GIT/config, which is .git/config on a case-insensitive disk", setup: repo(), call: write(".GIT/config"), code: codes.PermissionDenied, reason: "VCS_METADATA"},
+		{name: "a write to Mercurial's hgrc", setup: repo(), call: write(".hg/hgrc"), code: codes.PermissionDenied, reason: "VCS_METADATA"},
+		// Symlink loops: Grep resolves its path as Read does.
+		{name: "a grep of a symlink loop", setup: func(t *testing.T, e *env, outside string) {
+			link("loop2", "loop1")(t, e, outside)
+			link("loop1", "loop2")(t, e, outside)
+		}, call: grep("loop1"), code: codes.InvalidArgument, reason: "INVALID_PATH"},
+		{name: "a grep of a link to itself", setup: link("self", "self"), call: grep("self"), code: codes.InvalidArgument, reason: "INVALID_PATH"},
+		{name: "a grep of a path through a symlink loop", setup: link("self", "self"), call: grep("self/x"), code: codes.InvalidArgument, reason: "INVALID_PATH"},
 		// Special files: /proc and devices through links, FIFOs, sockets.
 		{name: "read of /proc through a link", setup: link("/proc/self/environ", "env"), call: read("env"), code: codes.PermissionDenied, reason: "OUTSIDE_ROOT"},
 		{name: "write to /proc through a directory link", setup: link("/proc/self", "p"), call: write("p/comm"), code: codes.PermissionDenied, reason: "OUTSIDE_ROOT"},

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"unicode/utf8"
 
 	"google.golang.org/protobuf/types/known/durationpb"
@@ -43,6 +44,12 @@ func (s *Service) grep(req *hashlinev1.GrepRequest, stream hashlinev1.FileServic
 	if err != nil {
 		return err
 	}
+	// The path is resolved as Read resolves its own, so that a symlink
+	// loop, a missing path, a link out of the root or into version-control
+	// metadata is refused as Read refuses it.
+	if _, _, err := s.ws.Stat(rel); err != nil {
+		return err
+	}
 	maxMatches := int(req.GetMaxMatches())
 	if maxMatches == 0 {
 		maxMatches = DefaultMaxMatches
@@ -62,6 +69,7 @@ func (s *Service) grep(req *hashlinev1.GrepRequest, stream hashlinev1.FileServic
 		MaxMatches:      maxMatches,
 		MaxFileBytes:    s.ws.MaxFileBytes(),
 		SkipFile:        workspace.IsTempName,
+		SkipLink:        s.linksToVCS,
 	}, func(f grep.File) error {
 		gf := s.grepFile(f)
 		if err := stream.Send(&hashlinev1.GrepResponse{Result: &hashlinev1.GrepResponse_File{File: gf}}); err != nil {
@@ -82,6 +90,14 @@ func (s *Service) grep(req *hashlinev1.GrepRequest, stream hashlinev1.FileServic
 		BytesScanned: sum.BytesScanned,
 		Elapsed:      durationpb.New(sum.Elapsed),
 	}}})
+}
+
+// linksToVCS reports whether the symlink at rel leads into version-control
+// metadata that this server does not read: the walk skips such
+// directories by name, but would follow a link into one.
+func (s *Service) linksToVCS(rel string) bool {
+	_, _, err := s.ws.Stat(rel)
+	return errors.Is(err, workspace.ErrVCSPath)
 }
 
 // grepFile turns one file's result into its message: tagged lines, with

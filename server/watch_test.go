@@ -501,6 +501,12 @@ func TestWatchBadPath(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(e.root, "escape")); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.MkdirAll(filepath.Join(e.root, ".git", "refs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(".git", filepath.Join(e.root, "g")); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name, path string
 		code       codes.Code
@@ -510,6 +516,8 @@ func TestWatchBadPath(t *testing.T) {
 		{"an absolute path outside the root", outside, codes.PermissionDenied, server.ReasonOutsideRoot},
 		{"a symlink out of the root", "escape/x", codes.PermissionDenied, server.ReasonOutsideRoot},
 		{"a NUL byte", "a\x00b", codes.InvalidArgument, server.ReasonInvalidPath},
+		{"version-control metadata", ".git", codes.PermissionDenied, server.ReasonVCSMetadata},
+		{"version-control metadata through a link", "g/refs", codes.PermissionDenied, server.ReasonVCSMetadata},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st, err := e.rpc.Watch(e.ctx, &hashlinev1.WatchRequest{Path: tc.path})

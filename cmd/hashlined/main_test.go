@@ -230,3 +230,40 @@ func TestRequireReadFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestAllowVCSReadFlag: version-control metadata is refused by default;
+// HASHLINED_ALLOW_VCS_READ=true (--allow-vcs-read) lets Read reach it, and
+// Write is refused either way.
+func TestAllowVCSReadFlag(t *testing.T) {
+	for _, tt := range []struct {
+		env        []string
+		readReason string
+	}{
+		{env: nil, readReason: "VCS_METADATA"},
+		{env: []string{"HASHLINED_ALLOW_VCS_READ=true"}, readReason: ""},
+	} {
+		root := t.TempDir()
+		if err := os.MkdirAll(filepath.Join(root, ".git"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, ".git", "config"), []byte("[core]\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, addr := start(t, tt.env, "--root", root, "--listen", "127.0.0.1:0")
+		c, ctx := dial(t, addr)
+		_, err := c.Read(ctx, &hashlinev1.ReadRequest{Path: ".git/config"})
+		switch {
+		case tt.readReason == "" && err != nil:
+			t.Errorf("%v: read of .git/config: %v", tt.env, err)
+		case tt.readReason != "" && !errors.Is(err, client.ErrVCSMetadata):
+			t.Errorf("%v: read of .git/config: %v, want %s", tt.env, err, tt.readReason)
+		}
+		_, err = c.Write(ctx, &hashlinev1.WriteRequest{Path: ".git/config", Content: "[core]\n\tfsmonitor = touch pwned\n"})
+		if !errors.Is(err, client.ErrVCSMetadata) {
+			t.Errorf("%v: write of .git/config: %v, want %s", tt.env, err, "VCS_METADATA")
+		}
+		if b, _ := os.ReadFile(filepath.Join(root, ".git", "config")); string(b) != "[core]\n" {
+			t.Errorf("%v: .git/config = %q", tt.env, b)
+		}
+	}
+}

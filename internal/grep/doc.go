@@ -29,7 +29,8 @@
 //
 // Which files are searched follows ripgrep: hidden files and directories,
 // files ignored by .gitignore files (collected while walking, so nested files
-// and negations work) and ".git" are skipped, as are binary files (a NUL byte
+// and negations work) and version-control metadata (".git", ".hg", ...) are
+// skipped, as are binary files (a NUL byte
 // in the first 8 KiB), files that are not valid UTF-8, files larger than a
 // limit, and anything that is not a regular file. Symbolic links to files are
 // followed when the file system lets them be opened (an os.Root refuses links
@@ -91,7 +92,8 @@ type Options struct {
 	// DefaultMaxFileBytes).
 	MaxFileBytes int64
 	// Hidden includes files and directories whose names start with ".";
-	// ".git" is skipped regardless.
+	// version-control metadata (".git", ".hg", "CVS", ...: see
+	// workspace.IsVCSName) is skipped regardless.
 	Hidden bool
 	// NoIgnore disregards .gitignore files.
 	NoIgnore bool
@@ -103,6 +105,11 @@ type Options struct {
 	// for which it reports true are skipped. The server uses it to hide its
 	// own temporary files.
 	SkipFile func(name string) bool
+	// SkipLink, if set, is called with the path of every symbolic link found
+	// while walking, before it is followed; links for which it reports true
+	// are skipped. The server uses it to skip links into version-control
+	// metadata, which the walk itself skips only by name.
+	SkipLink func(path string) bool
 }
 
 // Line is one line of a File's result: a match or context around one.

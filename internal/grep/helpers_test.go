@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/hashline/hashline/internal/workspace"
 )
 
 // writeTree creates files (slash-separated path -> content) under dir.
@@ -232,7 +234,7 @@ var naiveGlobs = map[string]func(name string) bool{
 func naiveSelected(name string, opts Options) bool {
 	parts := strings.Split(name, "/")
 	base := parts[len(parts)-1]
-	if parts[0] == ".git" {
+	if slices.ContainsFunc(parts, workspace.IsVCSName) {
 		return false
 	}
 	if !opts.Hidden && slices.ContainsFunc(parts, func(p string) bool { return p[0] == '.' }) {
@@ -300,8 +302,9 @@ func randomFile(r *rand.Rand) []byte {
 
 // randomTree writes n random files under dir, including some binary and
 // some invalid UTF-8 ones, with names that test ordering ("a", "a.go",
-// "a-b"), hidden files and directories, a .git directory and the ignore
-// files of treeIgnores, and returns them all by path.
+// "a-b"), hidden files and directories, version-control metadata (a .git
+// directory, nested CVS and .hg ones) and the ignore files of treeIgnores,
+// and returns them all by path.
 func randomTree(tb testing.TB, dir string, seed uint64, n int) map[string][]byte {
 	tb.Helper()
 	r := rand.New(rand.NewPCG(seed, seed))
@@ -310,6 +313,8 @@ func randomTree(tb testing.TB, dir string, seed uint64, n int) map[string][]byte
 	files := map[string][]byte{
 		".git/config": []byte("func main\n"),
 		".git/HEAD":   []byte("func main\n"),
+		"a/CVS/Root":  []byte("func main\n"),
+		"z/.hg/hgrc":  []byte("func main\n"),
 	}
 	for name, content := range treeIgnores {
 		files[name] = []byte(content)

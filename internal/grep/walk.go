@@ -9,6 +9,8 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+
+	"github.com/hashline/hashline/internal/workspace"
 )
 
 // glob is one include or exclude glob.
@@ -146,7 +148,7 @@ func (w *walker) list(it *item, d *dir, bufs *listBufs) ([]*item, error) {
 	var out []*item
 	for _, e := range ents {
 		name, isDir := e.name, e.typ.IsDir()
-		if name == ".git" || (!w.opts.Hidden && name[0] == '.') {
+		if workspace.IsVCSName(name) || (!w.opts.Hidden && name[0] == '.') {
 			continue
 		}
 		child := join(it.path, name)
@@ -165,6 +167,9 @@ func (w *walker) list(it *item, d *dir, bufs *listBufs) ([]*item, error) {
 				parts: append(it.parts[:len(it.parts):len(it.parts)], name), pats: pats})
 		case e.typ.IsRegular() || e.typ&fs.ModeSymlink != 0:
 			if w.opts.SkipFile != nil && w.opts.SkipFile(name) {
+				continue
+			}
+			if e.typ&fs.ModeSymlink != 0 && w.opts.SkipLink != nil && w.opts.SkipLink(child) {
 				continue
 			}
 			if len(w.incl) > 0 && !w.incl.match(child, name, false) {

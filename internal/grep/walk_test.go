@@ -3,8 +3,13 @@ package grep
 import (
 	"io/fs"
 	"os"
+	"path/filepath"
 	"reflect"
+	"slices"
+	"sync"
 	"testing"
+
+	"github.com/hashline/hashline/internal/workspace"
 )
 
 // ignoreTree has a match in every file, so the emitted paths are exactly
@@ -142,6 +147,52 @@ func TestGitInfoExclude(t *testing.T) {
 	}
 	if got, want := paths(files), []string{"shared.txt"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// TestWalkSkipsVCSMetadataAndLinksInto: every version-control metadata
+// directory the workspace knows is skipped at any depth, hidden or not, and
+// SkipLink sees every link before it is followed; symlink loops are skipped
+// like any unreadable file.
+func TestWalkSkipsVCSMetadataAndLinksInto(t *testing.T) {
+	dir := t.TempDir()
+	tree := map[string]string{"a.txt": "needle\n", "sub/b.txt": "needle\n"}
+	for _, d := range workspace.VCSDirs() {
+		tree[d+"/config"] = "needle\n"
+		tree["sub/deep/"+d+"/config"] = "needle\n"
+	}
+	writeTree(t, dir, tree)
+	for target, name := range map[string]string{".git/config": "cfg", "sub/b.txt": "b-link", "loop": "loop", "b": "a", "a": "b"} {
+		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var seen []string
+	var mu sync.Mutex
+	skipLink := func(p string) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		seen = append(seen, p)
+		return p == "cfg"
+	}
+	for name, fsys := range map[string]fs.FS{"os.Root": rootFS(t, dir), "generic": plainFS{rootFS(t, dir)}} {
+		t.Run("through "+name, func(t *testing.T) {
+			seen = nil
+			files, sum, err := collect(t, fsys, Options{Pattern: "needle", Hidden: true, NoIgnore: true, SkipLink: skipLink})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := paths(files), []string{"a.txt", "b-link", "sub/b.txt"}; !reflect.DeepEqual(got, want) {
+				t.Errorf("got %q, want %q", got, want)
+			}
+			if sum.FilesScanned != 3 {
+				t.Errorf("scanned %d files, want 3", sum.FilesScanned)
+			}
+			slices.Sort(seen)
+			if want := []string{"a", "b", "b-link", "cfg", "loop"}; !reflect.DeepEqual(seen, want) {
+				t.Errorf("SkipLink saw %q, want %q", seen, want)
+			}
+		})
 	}
 }
 

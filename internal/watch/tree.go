@@ -79,9 +79,9 @@ func WithTreeLogger(l *slog.Logger) TreeOption {
 // Tree watches a directory and everything under it with fsnotify, and
 // hands batches of changed paths to a handler, one batch at a time.
 // Directories created later are watched as they appear (and the files
-// already in them reported as created); ".git" directories and the
-// workspace's temporary files are skipped; symlinked directories are not
-// followed.
+// already in them reported as created); version-control metadata
+// (workspace.IsVCSPath) and the workspace's temporary files are skipped;
+// symlinked directories are not followed.
 type Tree struct {
 	root     string
 	fw       *fsnotify.Watcher
@@ -162,7 +162,7 @@ func (t *Tree) rel(name string) (string, bool) {
 		return "", false
 	}
 	r = filepath.ToSlash(r)
-	if workspace.IsTempName(r) || strings.Contains("/"+r+"/", "/.git/") {
+	if workspace.IsTempName(r) || workspace.IsVCSPath(r) {
 		return "", false
 	}
 	return r, true

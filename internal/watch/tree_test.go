@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hashline/hashline/internal/workspace"
 )
 
 // treeRecorder collects what a Tree hands its handler.
@@ -115,16 +117,18 @@ func TestTree(t *testing.T) {
 		r.wait(t, "a.txt removed", has("a.txt", OpRemove))
 		r.wait(t, "b.txt created", has("b.txt", OpCreate))
 	})
-	t.Run(".git and the workspace's temp files are skipped", func(t *testing.T) {
+	t.Run("version-control metadata and the workspace's temp files are skipped", func(t *testing.T) {
 		r.reset()
 		mkfile(t, filepath.Join(root, ".git", "objects", "x"), "x\n")
+		mkfile(t, filepath.Join(root, "vcs", "CVS", "Root"), "x\n")
+		mkfile(t, filepath.Join(root, "vcs", ".hg", "hgrc"), "x\n")
 		mkfile(t, filepath.Join(root, ".hashline-0123abcd.tmp"), "x\n")
 		mkfile(t, filepath.Join(root, "marker.txt"), "x\n") // written last
 		r.wait(t, "marker.txt", has("marker.txt", OpCreate))
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		for p := range r.ops {
-			if strings.HasPrefix(p, ".git") || strings.HasPrefix(p, ".hashline-") {
+			if workspace.IsVCSPath(p) || strings.HasPrefix(p, ".hashline-") {
 				t.Errorf("skipped path %s was reported", p)
 			}
 		}

@@ -11,6 +11,9 @@
 //     done component by component with Lstat and Readlink so that errors can
 //     name the offending link, and every access still goes through os.Root,
 //     so a link swapped in after resolution cannot lead out either.
+//     Version-control metadata (".git" and the others of IsVCSName) is
+//     refused with ErrVCSPath by the symlink-free path, so no link leads
+//     into it: for writing always, for reading unless WithVCSRead.
 //
 //   - Only regular text files. Directories, FIFOs, sockets and devices are
 //     refused with ErrNotRegular without ever blocking: the file is opened

@@ -20,6 +20,10 @@ var (
 	// ErrOutsideRoot means the path, or a symlink on it, leads outside the
 	// workspace root.
 	ErrOutsideRoot = errors.New("workspace: outside root")
+	// ErrVCSPath means the path, or the file it resolves to through
+	// symlinks, is in version-control metadata (IsVCSPath): never written,
+	// and read only by a workspace opened WithVCSRead.
+	ErrVCSPath = errors.New("workspace: version-control metadata")
 	// ErrNotRegular means the path names a directory, FIFO, socket, device or
 	// other non-regular file.
 	ErrNotRegular = errors.New("workspace: not a regular file")

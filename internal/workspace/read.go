@@ -54,7 +54,8 @@ type ReadOptions struct {
 }
 
 // ReadFile reads the text file at p. It refuses (in this order) bad paths,
-// paths and symlinks leading outside the root, missing files, non-regular
+// paths and symlinks leading outside the root, version-control metadata
+// (unless WithVCSRead), missing files, non-regular
 // files, files over the size limit, and content that is not text, each with
 // its own sentinel error. It never blocks on a FIFO.
 func (w *Workspace) ReadFile(p string) (*File, error) {
@@ -68,7 +69,7 @@ func (w *Workspace) ReadFileWith(p string, opts ReadOptions) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	target, fi, err := w.resolve(op, rel, false)
+	target, fi, err := w.resolve(op, rel, false, true)
 	if err != nil {
 		return nil, err
 	}

@@ -5,7 +5,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 
 	"github.com/zeebo/blake3"
 )
@@ -14,31 +13,29 @@ import (
 // returns the symlink-free relative path of what it names, with its Lstat
 // info. A path that does not exist (yet) is not an error: it comes back as
 // the path of what would be created, with a nil FileInfo. Paths and
-// symlinks leading outside the root are ErrOutsideRoot.
+// symlinks leading outside the root are ErrOutsideRoot; version-control
+// metadata is ErrVCSPath unless the workspace reads it (WithVCSRead).
 func (w *Workspace) Resolve(p string) (string, fs.FileInfo, error) {
 	const op = "resolve"
 	rel, err := w.rel(op, p)
 	if err != nil {
 		return "", nil, err
 	}
-	target, fi, err := w.resolve(op, rel, true)
+	return w.resolve(op, rel, true, true)
+}
+
+// Stat is Resolve for a path that must exist: it follows p inside the root
+// as ReadFile does and returns the symlink-free relative path of the file
+// or directory it names, with its Lstat info, refusing what ReadFile
+// refuses on the way there (ErrNotFound for a missing path, ErrInvalidPath
+// for a symlink loop, ErrOutsideRoot, ErrVCSPath).
+func (w *Workspace) Stat(p string) (string, fs.FileInfo, error) {
+	const op = "stat"
+	rel, err := w.rel(op, p)
 	if err != nil {
 		return "", nil, err
 	}
-	// resolve's fast path keeps links in the directories on the way.
-	abs := filepath.Join(w.dir, filepath.FromSlash(target))
-	real, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		dir, derr := filepath.EvalSymlinks(filepath.Dir(abs))
-		if derr != nil {
-			return target, fi, nil
-		}
-		real = filepath.Join(dir, filepath.Base(abs))
-	}
-	if r, ok := w.inside(real); ok {
-		target = r
-	}
-	return target, fi, nil
+	return w.resolve(op, rel, false, true)
 }
 
 // FileVersion returns the version of the regular file at p, as Version of
@@ -50,7 +47,7 @@ func (w *Workspace) FileVersion(p string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	target, fi, err := w.resolve(op, rel, false)
+	target, fi, err := w.resolve(op, rel, false, true)
 	if err != nil {
 		return "", err
 	}

@@ -25,6 +25,7 @@ type options struct {
 	maxFileBytes int64
 	fsync        bool
 	spares       bool
+	vcsRead      bool
 }
 
 // Option configures Open.
@@ -47,6 +48,13 @@ func WithMaxFileBytes(n int64) Option {
 // that measure everything but the disk.
 func WithFsync(on bool) Option {
 	return func(o *options) { o.fsync = on }
+}
+
+// WithVCSRead lets ReadFile, FileVersion, Stat and Resolve reach
+// version-control metadata (IsVCSPath), which they refuse by default with
+// ErrVCSPath. WriteFile refuses it regardless.
+func WithVCSRead(on bool) Option {
+	return func(o *options) { o.vcsRead = on }
 }
 
 // Workspace is a directory tree that every path is confined to. Its methods
@@ -179,15 +187,63 @@ func (w *Workspace) inside(abs string) (string, bool) {
 // and ErrNotFound. Links are resolved here rather than left to os.Root for
 // two reasons: os.Root refuses absolute link targets even when they point
 // inside the root, and our errors can name the link that leads out.
-func (w *Workspace) resolve(op, rel string, allowMissing bool) (string, fs.FileInfo, error) {
-	// Fast path: one Lstat through os.Root, which is confined and follows
-	// relative links in the directories on the way. If the file exists and
-	// is not itself a link, rel already names it (for a write, its
-	// directory resolves the same way for the temp file and the rename).
-	// Anything else takes the walk below, which gives precise answers.
-	if fi, err := w.root.Lstat(rel); err == nil && fi.Mode()&fs.ModeSymlink == 0 {
+//
+// Version-control metadata is refused with ErrVCSPath, unless read is set
+// and the workspace was opened WithVCSRead: the path as named, what it
+// resolves to, and for a missing file what would be created. The check
+// runs on the symlink-free path, so no link leads into metadata either. It
+// is a rule about the files the API names, not confinement: a link swapped
+// in between this check and the access is only a concern for confinement,
+// which os.Root keeps, and whoever can swap links in can write the
+// metadata directly.
+func (w *Workspace) resolve(op, rel string, allowMissing, read bool) (string, fs.FileInfo, error) {
+	guard := !read || !w.opts.vcsRead
+	if guard && IsVCSPath(rel) {
+		return "", nil, vcsError(op, rel, rel, !read)
+	}
+	if fi, ok := w.plainInfo(rel); ok {
 		return rel, fi, nil
 	}
+	target, fi, err := w.walk(op, rel, allowMissing)
+	if guard && target != "" && IsVCSPath(target) {
+		return "", nil, vcsError(op, rel, target, !read)
+	}
+	if err != nil {
+		return "", nil, err
+	}
+	return target, fi, nil
+}
+
+// plainInfo is resolve's fast path: when every component of rel exists
+// and none is a symbolic link, rel is already the symlink-free path, and
+// the Lstat of its last component is its info. The components are looked
+// up by absolute path under the resolved root, one lstat each (through
+// os.Root, each lookup would open every directory above it again). It
+// only looks: every file is still opened through os.Root.
+func (w *Workspace) plainInfo(rel string) (fs.FileInfo, bool) {
+	if rel == "." {
+		return nil, false
+	}
+	abs := w.realDir
+	var fi fs.FileInfo
+	for part := range strings.SplitSeq(rel, "/") {
+		if part == "" || part == "." || part == ".." {
+			return nil, false
+		}
+		abs = filepath.Join(abs, part)
+		var err error
+		if fi, err = os.Lstat(abs); err != nil || fi.Mode()&fs.ModeSymlink != 0 {
+			return nil, false
+		}
+	}
+	return fi, true
+}
+
+// walk is resolve's slow path: it resolves rel one component at a time,
+// following links. With an error, the path it returns (when not "") is the
+// one the error is about, for resolve's metadata check: a missing file's,
+// as it would be created.
+func (w *Workspace) walk(op, rel string, allowMissing bool) (string, fs.FileInfo, error) {
 	var todo []string
 	if rel != "." {
 		todo = strings.Split(rel, "/")
@@ -217,16 +273,17 @@ func (w *Workspace) resolve(op, rel string, allowMissing bool) (string, fs.FileI
 		cur := path.Join(slices.Concat(done, []string{c})...)
 		fi, err := w.root.Lstat(cur)
 		if err != nil {
+			missing := path.Join(slices.Concat(done, []string{c}, todo)...)
 			// Like the kernel, refuse to climb out of a directory that does
 			// not exist: cleaning "missing/../x" to "x" lexically could land
 			// on a link this walk has not checked.
 			if errors.Is(err, fs.ErrNotExist) && allowMissing && !slices.Contains(todo, "..") {
-				return path.Join(slices.Concat(done, []string{c}, todo)...), nil, nil
+				return missing, nil, nil
 			}
 			if errors.Is(err, fs.ErrNotExist) {
 				cur = "" // "no such file" for the whole path reads best
 			}
-			return "", nil, osErr(op, rel, cur, err)
+			return missing, nil, osErr(op, rel, cur, err)
 		}
 		if fi.Mode()&fs.ModeSymlink != 0 {
 			if links++; links > maxSymlinks {
@@ -248,7 +305,7 @@ func (w *Workspace) resolve(op, rel string, allowMissing bool) (string, fs.FileI
 			continue
 		}
 		if len(todo) > 0 && !fi.IsDir() {
-			return "", nil, &Error{Op: op, Path: rel, Kind: ErrNotFound,
+			return cur, nil, &Error{Op: op, Path: rel, Kind: ErrNotFound,
 				Msg: strconv.Quote(cur) + " is a file, not a directory; " + hintRelative}
 		}
 		done, doneInfo = append(done, c), fi

@@ -142,7 +142,7 @@ func (w *Workspace) WriteFile(p string, text []byte, opts WriteOptions) (*WriteR
 	if int64(len(raw)) > w.opts.maxFileBytes {
 		return nil, newErr(op, rel, ErrTooLarge, "content is %d bytes, over the %d-byte limit; write a smaller file or raise the server's limit", len(raw), w.opts.maxFileBytes)
 	}
-	target, old, err := w.resolve(op, rel, true)
+	target, old, err := w.resolve(op, rel, true, false)
 	if err != nil {
 		return nil, err
 	}

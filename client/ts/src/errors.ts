@@ -21,7 +21,10 @@ export function errorInfo(err: unknown): ErrorInfo | undefined {
 
 /**
  * Returns the exact reason of a server error ("STALE_REF", "NOT_FOUND",
- * "OUTSIDE_ROOT", ...), or undefined when the error carries none.
+ * "OUTSIDE_ROOT", "VCS_METADATA" for a path in .git or another
+ * version-control system's metadata, "BINARY_CONTENT" for text with a NUL
+ * byte, ...; the list is in the server's README), or undefined when the
+ * error carries none.
  */
 export function errorReason(err: unknown): string | undefined {
   return errorInfo(err)?.reason || undefined;

@@ -1,7 +1,7 @@
 // Tests of @hashline/client against the real hashlined binary.
 import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -164,6 +164,15 @@ describe("against a real hashlined", () => {
     const outside = await rejection(() => client.read("../etc/passwd"));
     assert.equal(errorReason(outside), "OUTSIDE_ROOT");
     assert.equal(errorCode(outside), Code.PermissionDenied);
+
+    const hook = await rejection(() => client.write(".git/hooks/pre-commit", "#!/bin/sh\n"));
+    assert.equal(errorReason(hook), "VCS_METADATA");
+    assert.equal(errorCode(hook), Code.PermissionDenied);
+    assert.equal(existsSync(join(server.root, ".git")), false, "nothing is created under .git");
+
+    const nul = await rejection(() => client.edit("greet.txt", [edits.append("a\u0000b")]));
+    assert.equal(errorReason(nul), "BINARY_CONTENT");
+    assert.equal(editErrors(nul)[0]?.editIndex, 0);
   });
 
   test("write create-only refuses an existing file and leaves it alone", async () => {
