@@ -69,7 +69,6 @@ type config struct {
 	defaultTimeout time.Duration
 	shutdownGrace  time.Duration
 	fsync          bool
-	spareFiles     bool
 
 	// Exposure: authentication, transport security, limits, metrics.
 	tokens           string
@@ -109,7 +108,6 @@ func flags(fs *flag.FlagSet) *config {
 	fs.DurationVar(&c.defaultTimeout, "default-timeout", 60*time.Second, "deadline for calls that arrive without one, Watch streams excepted (0 = none)")
 	fs.DurationVar(&c.shutdownGrace, "shutdown-grace", 10*time.Second, "on SIGINT/SIGTERM, how long in-flight calls may finish before they are cut")
 	fs.BoolVar(&c.fsync, "fsync", true, "fsync files and directories on write; false is UNSAFE (a crash can lose acknowledged edits, or leave a file just written holding zeros) and meant for benchmarks")
-	fs.BoolVar(&c.spareFiles, "spare-files", true, "on Linux with fsync, replace files through empty files made ahead in "+workspace.SpareDir+" at the root (removed on exit): faster durable writes; false writes a new temp file beside each file")
 	fs.StringVar(&c.tokens, "tokens", "", "token file (YAML or JSON, see SECURITY.md): every call but health and reflection then needs \"authorization: Bearer <token>\"; SIGHUP reloads it")
 	fs.BoolVar(&c.insecureNoAuth, "insecure-no-auth", false, "allow listening on a non-loopback address without --tokens (anyone who can connect can read and change the workspace)")
 	fs.StringVar(&c.tlsCert, "tls-cert", "", "TLS certificate (PEM); with --tls-key, serve TLS instead of plaintext")
@@ -216,7 +214,7 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 	if err != nil {
 		return fmt.Errorf("--hash-len: %w", err)
 	}
-	ws, err := workspace.Open(c.root, workspace.WithMaxFileBytes(c.maxFileBytes), workspace.WithFsync(c.fsync), workspace.WithSpareFiles(c.spareFiles))
+	ws, err := workspace.Open(c.root, workspace.WithMaxFileBytes(c.maxFileBytes), workspace.WithFsync(c.fsync))
 	if err != nil {
 		return fmt.Errorf("--root: %w", err)
 	}

@@ -23,9 +23,7 @@
 //   - Atomic, durable writes. WriteFile writes a temporary file in the
 //     target's directory, fsyncs it, gives it the old file's mode, renames it
 //     over the target and fsyncs the directory, so a crash leaves either the
-//     old file or the new one, never a mix, and never a partial target. With
-//     WithSpareFiles, a replace on Linux writes an empty file made ahead of
-//     time in SpareDir instead of creating one, and renames it the same way.
+//     old file or the new one, never a mix, and never a partial target.
 //
 // Every error wraps exactly one of the package's sentinel errors (test with
 // errors.Is) and carries a message that names the path and tells the caller

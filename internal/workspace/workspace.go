@@ -24,7 +24,6 @@ const maxSymlinks = 40
 type options struct {
 	maxFileBytes int64
 	fsync        bool
-	spares       bool
 }
 
 // Option configures Open.
@@ -62,8 +61,6 @@ type Workspace struct {
 	releasing chan struct{}
 	// after counts the work afterWrite has scheduled and not finished.
 	after sync.WaitGroup
-	// spare is the pool of spare files (WithSpareFiles), or nil.
-	spare *spares
 }
 
 // Open opens the workspace rooted at the existing directory root.
@@ -95,21 +92,13 @@ func Open(root string, opts ...Option) (*Workspace, error) {
 	if err != nil {
 		return nil, osErr("open", dir, "", err)
 	}
-	w := &Workspace{root: r, dir: dir, realDir: realDir, opts: o, releasing: make(chan struct{}, releaseSlots)}
-	if o.spares {
-		w.spare = newSpares()
-	}
-	return w, nil
+	return &Workspace{root: r, dir: dir, realDir: realDir, opts: o, releasing: make(chan struct{}, releaseSlots)}, nil
 }
 
-// Close waits for the work writes left behind (afterWrite), removes the
-// spare files (WithSpareFiles) and releases the root directory handle. No
-// write may be in progress.
+// Close waits for the work writes left behind (afterWrite) and releases
+// the root directory handle. No write may be in progress.
 func (w *Workspace) Close() error {
 	w.after.Wait()
-	if w.spare != nil {
-		w.spare.close(w)
-	}
 	return w.root.Close()
 }
 
@@ -293,9 +282,9 @@ const (
 )
 
 // IsTempName reports whether name (a base name or a path) is, or lies in,
-// one of the temporary files and directories WriteFile creates (temp files,
-// the spare files' directory), so that directory walkers skip them and what
-// a crash mid-write left behind, and the API refuses to name them.
+// one of the temporary files WriteFile creates, so that directory walkers
+// skip them and what a crash mid-write left behind, and the API refuses to
+// name them.
 func IsTempName(name string) bool {
 	name = filepath.ToSlash(name)
 	if !strings.Contains(name, tempPrefix) {

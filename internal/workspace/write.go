@@ -57,9 +57,7 @@ type WriteOptions struct {
 	// text again. It is trusted.
 	Encoded []byte
 	// BeforeCommit, when set, runs once the temp file is complete (and
-	// synced, with fsync on), just before it replaces the target. (When a
-	// spare file cannot replace the target after it has run, the content
-	// is written again through a temp file, without running it again.) An
+	// synced, with fsync on), just before it replaces the target. An
 	// error from it abandons the write: the temp file is removed, the
 	// target is left as it was, and WriteFile returns that error as it is.
 	// A caller can check something slow here, such as that the file still
@@ -172,14 +170,7 @@ func (w *Workspace) WriteFile(p string, text []byte, opts WriteOptions) (*WriteR
 	if version == "" && w.opts.fsync && len(raw) >= overlapHashBytes {
 		hashed = hashApart(raw)
 	}
-	spared := false
-	if old != nil && opts.Mode != CreateOnly {
-		spared, err = w.writeSpare(op, rel, target, raw, mode, old, opts)
-	}
-	if !spared {
-		err = w.writeRenamed(op, rel, target, raw, mode, old, opts, true)
-	}
-	if err != nil {
+	if err := w.writeRenamed(op, rel, target, raw, mode, old, opts); err != nil {
 		return nil, err
 	}
 	switch {
@@ -193,9 +184,8 @@ func (w *Workspace) WriteFile(p string, text []byte, opts WriteOptions) (*WriteR
 
 // writeRenamed is WriteFile's write through a new temp file renamed over
 // the target (or linked, for CreateOnly), with the target's directory
-// synced after, and any directories it had to create. hook says whether
-// testHookBeforeRename runs (not again when a spare's write falls back).
-func (w *Workspace) writeRenamed(op, rel, target string, raw []byte, mode fs.FileMode, old fs.FileInfo, opts WriteOptions, hook bool) error {
+// synced after, and any directories it had to create.
+func (w *Workspace) writeRenamed(op, rel, target string, raw []byte, mode fs.FileMode, old fs.FileInfo, opts WriteOptions) error {
 	dir := path.Dir(target)
 	created, err := w.mkdirs(op, rel, dir)
 	if err != nil {
@@ -211,7 +201,7 @@ func (w *Workspace) writeRenamed(op, rel, target string, raw []byte, mode fs.Fil
 		defer w.holdReplaced(target)()
 	}
 	if err == nil {
-		if err = w.commit(op, rel, tmp, target, opts.Mode == CreateOnly, hook); err != nil {
+		if err = w.commit(op, rel, tmp, target, opts.Mode == CreateOnly); err != nil {
 			_ = w.root.Remove(tmp)
 		}
 	}
@@ -325,8 +315,8 @@ var preallocate = allocate
 // commit moves the finished temp file to target. For create-only writes it
 // hard-links instead, which fails if target exists, and then drops the temp
 // name; the caller removes the temp file on error.
-func (w *Workspace) commit(op, rel, tmp, target string, createOnly, hook bool) error {
-	if hook && testHookBeforeRename != nil {
+func (w *Workspace) commit(op, rel, tmp, target string, createOnly bool) error {
+	if testHookBeforeRename != nil {
 		if err := testHookBeforeRename(target); err != nil {
 			return osErr(op, rel, "", err)
 		}
