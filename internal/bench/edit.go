@@ -110,7 +110,7 @@ func (e *env) edits() error {
 	)
 	floors := "Raw durable write (the floor, `internal/floor`): write the new bytes to a temp file, fsync, rename, fsync the directory. " +
 		"Raw atomic write, no fsync: the same without the two fsyncs; on ext4 (the default `auto_da_alloc`) renaming over an existing file still starts writeback of the new data, which is most of its cost. " +
-		"The same two, old file freed after: they hold the file they replace open across the rename and close it in the background once done, as the workspace's writes do, so that the rename does not free its blocks (this disk is ext4 mounted with online discard, where freeing waits for the device); the work is the same, moved out of the call. " +
+		"The same two, old file freed after: they hold the file they replace open across the rename and close it in the background once done, so that the rename does not free its blocks (this disk is ext4 mounted with online discard, where freeing waits for the device); the work is the same, moved out of the call. " +
 		"Raw in-place overwrite: what the peer's `Bun.write` does (checked with strace): open without `O_TRUNC`, write, `ftruncate`; not atomic (a crash or a concurrent reader can see old and new bytes mixed) and not durable. "
 	// A group is one table. Each of its runs alternates only its own
 	// contenders; durable and unsynced writers are kept in separate runs,

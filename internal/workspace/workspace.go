@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/zeebo/blake3"
 )
@@ -56,11 +55,6 @@ type Workspace struct {
 	dir     string // absolute, cleaned, as given
 	realDir string // dir with symlinks evaluated, for absolute paths and links
 	opts    options
-	// releasing holds a token per replaced file being freed in the
-	// background (release.go).
-	releasing chan struct{}
-	// after counts the work afterWrite has scheduled and not finished.
-	after sync.WaitGroup
 }
 
 // Open opens the workspace rooted at the existing directory root.
@@ -92,13 +86,11 @@ func Open(root string, opts ...Option) (*Workspace, error) {
 	if err != nil {
 		return nil, osErr("open", dir, "", err)
 	}
-	return &Workspace{root: r, dir: dir, realDir: realDir, opts: o, releasing: make(chan struct{}, releaseSlots)}, nil
+	return &Workspace{root: r, dir: dir, realDir: realDir, opts: o}, nil
 }
 
-// Close waits for the work writes left behind (afterWrite) and releases
-// the root directory handle. No write may be in progress.
+// Close releases the root directory handle. No write may be in progress.
 func (w *Workspace) Close() error {
-	w.after.Wait()
 	return w.root.Close()
 }
 

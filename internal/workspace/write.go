@@ -197,9 +197,6 @@ func (w *Workspace) writeRenamed(op, rel, target string, raw []byte, mode fs.Fil
 			_ = w.root.Remove(tmp)
 		}
 	}
-	if err == nil && old != nil {
-		defer w.holdReplaced(target)()
-	}
 	if err == nil {
 		if err = w.commit(op, rel, tmp, target, opts.Mode == CreateOnly); err != nil {
 			_ = w.root.Remove(tmp)
