@@ -296,7 +296,7 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 		swept := make(chan struct{})
 		go func() {
 			defer close(swept)
-			sweepTemp(sweepCtx, ws.Root(), started, logger)
+			ws.SweepTemp(sweepCtx, started, logger)
 		}()
 		// Runs before ws.Close: the sweep must let go of the root first.
 		defer func() { stopSweep(); <-swept }()

@@ -1,6 +1,6 @@
 //go:build unix
 
-package main
+package workspace
 
 import (
 	"context"
@@ -71,12 +71,12 @@ func TestSweepTempRemovesOnlyStaleTempFiles(t *testing.T) {
 // checks which of the files in dir are gone.
 func sweepAndCheck(t *testing.T, root string, started time.Time, dir string, remove map[string]bool) {
 	t.Helper()
-	r, err := os.OpenRoot(root)
+	w, err := Open(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.Close()
-	sweepTemp(context.Background(), r, started, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	defer w.Close()
+	w.SweepTemp(context.Background(), started, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	for name, want := range remove {
 		_, err := os.Stat(filepath.Join(dir, name))
 		if gone := os.IsNotExist(err); gone != want {
