@@ -118,7 +118,7 @@ func TestTree(t *testing.T) {
 	t.Run(".git and the workspace's temp files are skipped", func(t *testing.T) {
 		r.reset()
 		mkfile(t, filepath.Join(root, ".git", "objects", "x"), "x\n")
-		mkfile(t, filepath.Join(root, ".hashline-0123abcd.tmp"), "x\n")
+		mkfile(t, filepath.Join(root, ".hashline-ABCDEFGHIJKLMNOPQRSTUVWXYZ.tmp"), "x\n")
 		mkfile(t, filepath.Join(root, "marker.txt"), "x\n") // written last
 		r.wait(t, "marker.txt", has("marker.txt", OpCreate))
 		r.mu.Lock()

@@ -67,6 +67,42 @@ func TestSweepTempRemovesOnlyStaleTempFiles(t *testing.T) {
 	}
 }
 
+// A user's files that look like temp files, all older than the start, are
+// not the server's to remove: only the exact form is swept.
+func TestSweepTempKeepsUserFilesThatLookLikeTempFiles(t *testing.T) {
+	root := t.TempDir()
+	started := time.Now()
+	remove := map[string]bool{
+		".hashline-QRSTUVWXYZ234567ABCDEFGHIJ.tmp":     true, // the server's
+		"src/.hashline-QRSTUVWXYZ234567ABCDEFGHIJ.tmp": true,
+		".hashline-notes.tmp":                          false,
+		".hashline-.tmp":                               false,
+		".hashline-ABC.tmp":                            false,
+		".hashline-QRSTUVWXYZ234567ABCDEFGHI.tmp":      false, // 25
+		".hashline-QRSTUVWXYZ234567ABCDEFGHIJK.tmp":    false, // 27
+		".hashline-qrstuvwxyz234567abcdefghij.tmp":     false, // lower case
+		".hashline-0123456789ABCDEFGHIJKLMNOP.tmp":     false, // 0, 1, 8, 9
+		".hashline-QRSTUVWXYZ234567ABCDEFGHIJ.tmp~":    false,
+		"src/.hashline-notes.tmp":                      false,
+	}
+	for name := range remove {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("the user's "+name), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		age(t, p, true, started)
+	}
+	sweepAndCheck(t, root, started, root, remove)
+	for name, gone := range remove {
+		if b, err := os.ReadFile(filepath.Join(root, name)); !gone && (err != nil || string(b) != "the user's "+name) {
+			t.Errorf("%s: %q, %v; want it kept as it was", name, b, err)
+		}
+	}
+}
+
 // sweepAndCheck sweeps root as a server started at started would, and
 // checks which of the files in dir are gone.
 func sweepAndCheck(t *testing.T, root string, started time.Time, dir string, remove map[string]bool) {

@@ -266,31 +266,6 @@ func Version(raw []byte) string {
 	return versionOfSum(sum[:])
 }
 
-// Temp-file names: a fixed prefix and suffix around random hex, so leftovers
-// of a crash are recognisable and unguessable names cannot be pre-created.
-const (
-	tempPrefix = ".hashline-"
-	tempSuffix = ".tmp"
-)
-
-// IsTempName reports whether name (a base name or a path) is, or lies in,
-// one of the temporary files WriteFile creates, so that directory walkers
-// skip them and what a crash mid-write left behind, and the API refuses to
-// name them.
-func IsTempName(name string) bool {
-	name = filepath.ToSlash(name)
-	if !strings.Contains(name, tempPrefix) {
-		return false
-	}
-	for part := range strings.SplitSeq(name, "/") {
-		if len(part) > len(tempPrefix)+len(tempSuffix) &&
-			strings.HasPrefix(part, tempPrefix) && strings.HasSuffix(part, tempSuffix) {
-			return true
-		}
-	}
-	return false
-}
-
 // LockKey returns a key naming the file that rel resolves to, so callers
 // that serialise writes per file give one lock to every path that reaches
 // the same file (a symlink and its target, a path through a linked

@@ -1,7 +1,6 @@
 package workspace
 
 import (
-	"crypto/rand"
 	"errors"
 	"io/fs"
 	"os"
@@ -106,9 +105,9 @@ const keptModeBits = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
 var testHookBeforeRename func(target string) error
 
 // WriteFile replaces the file at p with text, atomically and durably: it
-// writes a temp file (".hashline-*.tmp") in the target's directory, fsyncs
-// it, gives it the old file's mode (0644 for new files), renames it over the
-// target and fsyncs the directory. A crash at any point leaves the old file
+// writes a temp file (named as IsTempName says) in the target's directory,
+// fsyncs it, gives it the old file's mode (0644 for new files), renames it
+// over the target and fsyncs the directory. A crash at any point leaves the old file
 // or the new one, never a mix; on error the temp file is removed. With
 // fsync off (WithFsync(false)) the same steps run without the two fsyncs:
 // readers still see the old file or the new one, but what a crash leaves
@@ -256,9 +255,8 @@ func (w *Workspace) mkdirs(op, rel, dir string) ([]string, error) {
 func (w *Workspace) writeTemp(op, rel, dir string, raw []byte, mode fs.FileMode, old fs.FileInfo) (name string, err error) {
 	var f *os.File
 	for range 3 {
-		// rand.Text gives 26 base32 characters (130 bits): unguessable, so
-		// nobody can pre-create or pre-link the name.
-		name = path.Join(dir, tempPrefix+rand.Text()+tempSuffix)
+		// Unguessable (tempName), so nobody can pre-create or pre-link it.
+		name = path.Join(dir, tempName())
 		f, err = w.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 		if !errors.Is(err, fs.ErrExist) {
 			break
