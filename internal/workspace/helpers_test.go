@@ -141,7 +141,7 @@ func assertErr(t *testing.T, err, want error) {
 }
 
 var sentinels = []error{ErrNotFound, ErrExists, ErrOutsideRoot, ErrNotRegular, ErrBinary,
-	ErrNotText, ErrTooLarge, ErrInvalidPath, ErrPermission, ErrIO}
+	ErrNotText, ErrTooLarge, ErrInvalidPath, ErrPermission, ErrNotWritable, ErrIO}
 
 func countSentinels(err error) int {
 	n := 0
