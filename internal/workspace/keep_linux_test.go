@@ -220,6 +220,21 @@ func TestWriteFileKeepsOwnerModeAndXattrs(t *testing.T) {
 			}
 		})
 	}
+	t.Run("the kernel's integrity attributes of the old content are not copied", func(t *testing.T) {
+		p := owned(t, root, "ima.txt", "old\n", nobody, nobody, 0o644)
+		if err := unix.Setxattr(p, "security.ima", []byte("hash of old"), 0); err != nil {
+			t.Skipf("cannot set security.ima here: %v", err)
+		}
+		if err := unix.Setxattr(p, "user.kept", []byte("k"), 0); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.WriteFile("ima.txt", []byte("new\n"), WriteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if got := xattrsOf(t, p); got != `[user.kept="k"]` {
+			t.Errorf("attributes after the write: %s; want user.kept alone", got)
+		}
+	})
 	t.Run("a default ACL of the directory does not give the new file an ACL", func(t *testing.T) {
 		dir := filepath.Join(root, "acl")
 		if err := os.Mkdir(dir, 0o755); err != nil {

@@ -17,10 +17,15 @@ const aclAccess = "system.posix_acl_access"
 // fileCaps is the name of a file's capabilities (Linux).
 const fileCaps = "security.capability"
 
-// readXattrs reads the extended attributes of the open file fd: every name
-// the kernel lists to the server's user (user.*, security.*, an ACL as
-// system.posix_acl_access; trusted.* only to root). A filesystem without
-// them has none.
+// integrityXattrs are attributes the kernel computes from a file's content
+// and metadata (IMA and EVM, Linux): the old file's values describe the old
+// content, so they are not copied; the kernel gives the new file its own.
+var integrityXattrs = []string{"security.ima", "security.evm"}
+
+// readXattrs reads the extended attributes of the open file fd that a
+// replace keeps: every name the kernel lists to the server's user (user.*,
+// security.*, an ACL as system.posix_acl_access; trusted.* only to root)
+// but integrityXattrs. A filesystem without them has none.
 func readXattrs(fd int) ([]xattr, error) {
 	names, err := listXattrs(fd)
 	if err != nil || len(names) == 0 {
@@ -28,6 +33,9 @@ func readXattrs(fd int) ([]xattr, error) {
 	}
 	xs := make([]xattr, 0, len(names))
 	for _, name := range names {
+		if slices.Contains(integrityXattrs, name) {
+			continue
+		}
 		v, err := getXattr(fd, name)
 		if errors.Is(err, unix.ENODATA) || errors.Is(err, enoattr) {
 			continue // removed since it was listed
