@@ -59,6 +59,7 @@ var (
 	ErrAlreadyExists    = &Error{Reason: "ALREADY_EXISTS"}
 	ErrOutsideRoot      = &Error{Reason: "OUTSIDE_ROOT"}
 	ErrVCSMetadata      = &Error{Reason: "VCS_METADATA"}
+	ErrNotWritable      = &Error{Reason: "NOT_WRITABLE"}
 	ErrNotRegularFile   = &Error{Reason: "NOT_REGULAR_FILE"}
 	ErrBinaryFile       = &Error{Reason: "BINARY_FILE"}
 	ErrNotText          = &Error{Reason: "NOT_TEXT"}

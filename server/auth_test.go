@@ -152,8 +152,8 @@ func TestTokensGateEveryFileServiceCall(t *testing.T) {
 		{"a scoped token may not watch through a linked directory", watch(scopedToken, "src/outdir"), codes.PermissionDenied, "PATH_NOT_ALLOWED"},
 		{"a scoped token may not read the empty path as everything", read(scopedToken, ""), codes.PermissionDenied, "PATH_NOT_ALLOWED"},
 		{"a watch without a token is refused", watch("", "src"), codes.Unauthenticated, "UNAUTHENTICATED"},
-		{"nobody may read a server temp file", read(writerToken, "src/.hashline-0123456789ABCDEFGHIJKLMNOP.tmp"), codes.InvalidArgument, "INVALID_PATH"},
-		{"nobody may write a server temp file", write(writerToken, ".hashline-x.tmp"), codes.InvalidArgument, "INVALID_PATH"},
+		{"nobody may read a server temp file", read(writerToken, "src/.hashline-234567ABCDEFGHIJKLMNOPQRST.tmp"), codes.InvalidArgument, "INVALID_PATH"},
+		{"nobody may write a server temp file", write(writerToken, ".hashline-ABCDEFGHIJKLMNOPQRSTUVWXYZ.tmp"), codes.InvalidArgument, "INVALID_PATH"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

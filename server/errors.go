@@ -41,6 +41,7 @@ const (
 	ReasonBinaryContent    = "BINARY_CONTENT"
 	ReasonInternal         = "INTERNAL"
 	ReasonPermissionDenied = "PERMISSION_DENIED"
+	ReasonNotWritable      = "NOT_WRITABLE"
 	ReasonIO               = "IO_ERROR"
 	ReasonCanceled         = "CANCELED"
 	ReasonDeadlineExceeded = "DEADLINE_EXCEEDED"
@@ -207,6 +208,7 @@ var workspaceErrors = []struct {
 	{workspace.ErrTooLarge, codes.ResourceExhausted, ReasonTooLarge},
 	{workspace.ErrInvalidPath, codes.InvalidArgument, ReasonInvalidPath},
 	{workspace.ErrPermission, codes.PermissionDenied, ReasonPermissionDenied},
+	{workspace.ErrNotWritable, codes.PermissionDenied, ReasonNotWritable},
 	// Internal, not Unavailable: clients retry Unavailable automatically,
 	// and an I/O error after the rename must not make an append run twice.
 	{workspace.ErrIO, codes.Internal, ReasonIO},

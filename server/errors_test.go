@@ -113,6 +113,8 @@ func TestBadInputGetsAClearErrorAndNothingIsLost(t *testing.T) {
 			}
 		}, call: read("fifo"), code: codes.FailedPrecondition, reason: "NOT_REGULAR_FILE", editIndex: -1},
 		{name: "directory", setup: func(e *env) { e.write("dir/x", "") }, call: read("dir"), code: codes.FailedPrecondition, reason: "NOT_REGULAR_FILE", editIndex: -1},
+		{name: "edit of a read-only file", setup: func(e *env) { chmod(t, e, "f.txt", 0o444) }, call: edit(client.Replace(tag(text, 2), "", "2")), code: codes.PermissionDenied, reason: "NOT_WRITABLE", editIndex: -1, msg: "read-only"},
+		{name: "write over a read-only file", setup: func(e *env) { chmod(t, e, "f.txt", 0o444) }, call: write(&hashlinev1.WriteRequest{Path: "f.txt", Content: "x"}), code: codes.PermissionDenied, reason: "NOT_WRITABLE", editIndex: -1, msg: "ask the operator"},
 		{name: "create over existing", call: write(&hashlinev1.WriteRequest{Path: "f.txt", Content: "x", Mode: hashlinev1.WriteMode_WRITE_MODE_CREATE}), code: codes.AlreadyExists, reason: "ALREADY_EXISTS", editIndex: -1},
 		{name: "replace of a missing file", call: write(&hashlinev1.WriteRequest{Path: "gone.txt", Content: "x", Mode: hashlinev1.WriteMode_WRITE_MODE_REPLACE}), code: codes.NotFound, reason: "NOT_FOUND", editIndex: -1},
 		{name: "write with a stale expected version", call: write(&hashlinev1.WriteRequest{Path: "f.txt", Content: "x", ExpectedVersion: "v1-0000"}), code: codes.Aborted, reason: "VERSION_MISMATCH", editIndex: -1},
@@ -180,5 +182,13 @@ func TestAllProblemsReportedAtOnce(t *testing.T) {
 	}
 	if !strings.HasPrefix(stale.Err.Message, "2 line") {
 		t.Errorf("message = %q", stale.Err.Message)
+	}
+}
+
+// chmod sets the mode of the workspace file rel.
+func chmod(t *testing.T, e *env, rel string, mode os.FileMode) {
+	t.Helper()
+	if err := os.Chmod(filepath.Join(e.root, rel), mode); err != nil {
+		t.Fatal(err)
 	}
 }

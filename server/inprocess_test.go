@@ -39,7 +39,7 @@ func TestInProcessAnswersAsTheServerDoes(t *testing.T) {
 			return result{r.GetVersion() + r.GetText(), err}
 		}},
 		{"reserved temp name (interceptor)", func(c func(string) *client.Client, _ string) result {
-			_, err := c("a").Read(e.ctx, &hashlinev1.ReadRequest{Path: ".hashline-X.tmp"})
+			_, err := c("a").Read(e.ctx, &hashlinev1.ReadRequest{Path: ".hashline-XXXXXXXXXXXXXXXXXXXXXXXXXX.tmp"})
 			return result{"", err}
 		}},
 		{"edit by an agent that has not read (agent id)", func(c func(string) *client.Client, file string) result {

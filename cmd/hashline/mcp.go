@@ -51,7 +51,6 @@ func runMCP(ctx context.Context, io stdio, args []string) int {
 	agent := fs.String("agent", "", `agent name sent with every call; give each session its own (default: "mcp/", the MCP client's name and a random tag, one per process)`)
 	token := fs.String("token", io.getenv("HASHLINE_TOKEN"), "with --server: bearer token for a hashlined started with --tokens (env HASHLINE_TOKEN)")
 	fsync := fs.Bool("fsync", true, "embedded engine: fsync files and directories on write; false is UNSAFE (a crash can lose acknowledged edits, or leave a file just written holding zeros) and meant for benchmarks")
-	spareFiles := fs.Bool("spare-files", true, "embedded engine, on Linux with fsync: replace files through empty files made ahead in "+workspace.SpareDir+" at the root (removed on exit): faster durable writes; false writes a new temp file beside each file")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), mcpUsage)
 		fs.PrintDefaults()
@@ -79,7 +78,7 @@ func runMCP(ctx context.Context, io stdio, args []string) int {
 	if *addr != "" {
 		var local []string
 		fs.Visit(func(f *flag.Flag) {
-			if f.Name == "root" || f.Name == "fsync" || f.Name == "spare-files" {
+			if f.Name == "root" || f.Name == "fsync" {
 				local = append(local, "--"+f.Name)
 			}
 		})
@@ -111,7 +110,7 @@ func runMCP(ctx context.Context, io stdio, args []string) int {
 		// The engine's own errors (a recovered panic, an internal error)
 		// go to stderr; the outcome of each call is the client's to see.
 		engineLogger := slog.New(slog.NewTextHandler(io.stderr, &slog.HandlerOptions{Level: slog.LevelError}))
-		e, err := local.Start(local.Config{Root: *root, Workspace: []workspace.Option{workspace.WithFsync(*fsync), workspace.WithSpareFiles(*spareFiles)}, Server: []server.Option{server.WithLogger(engineLogger)}})
+		e, err := local.Start(local.Config{Root: *root, Workspace: []workspace.Option{workspace.WithFsync(*fsync)}, Server: []server.Option{server.WithLogger(engineLogger)}})
 		if err != nil {
 			fmt.Fprintf(io.stderr, "hashline mcp: --root: %v\n", err)
 			return exitError

@@ -159,9 +159,6 @@ func TestKillNineNeverTearsAFile(t *testing.T) {
 		}
 		for _, n := range names {
 			base := filepath.Base(n)
-			if base == workspace.SpareDir {
-				continue // the spare files' directory, kept while a server runs
-			}
 			if workspace.IsTempName(base) {
 				leftovers++
 				continue
@@ -177,9 +174,7 @@ func TestKillNineNeverTearsAFile(t *testing.T) {
 	t.Logf("%d kills, %d acknowledged changes, %d landed but unacknowledged, %d torn, %d temp files left by kills",
 		kills, acks, landedUnacked, torn, leftovers)
 
-	// A final start sweeps the leftovers away: temp files beside the files,
-	// and the spares (or replaced files) of killed servers in the spare
-	// directory, which the new server keeps using.
+	// A final start sweeps the leftovers away.
 	restarted := time.Now()
 	cmd, addr, _ := startBinary(t, bin, nil, "--root", root, "--listen", "127.0.0.1:0")
 	c, err := client.Dial(addr)
@@ -254,14 +249,12 @@ func content(rng *rand.Rand, id, gen int) []byte {
 	return b.Bytes()
 }
 
-// staleTemps lists the temp files under root older than since, that is,
-// not the spares of a server started since then.
+// staleTemps lists the temp files under root older than since.
 func staleTemps(t *testing.T, root string, since time.Time) []string {
 	t.Helper()
 	left, _ := filepath.Glob(filepath.Join(root, ".hashline-*.tmp"))
-	spares, _ := filepath.Glob(filepath.Join(root, workspace.SpareDir, ".hashline-*.tmp"))
 	var stale []string
-	for _, p := range append(left, spares...) {
+	for _, p := range left {
 		fi, err := os.Lstat(p)
 		if err == nil && !fi.IsDir() && fi.ModTime().Before(since) {
 			stale = append(stale, p)
@@ -277,8 +270,6 @@ func checkTempInvisible(t *testing.T, c *client.Client, root string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	left, _ := filepath.Glob(filepath.Join(root, ".hashline-*.tmp"))
-	inSpareDir, _ := filepath.Glob(filepath.Join(root, workspace.SpareDir, "*"))
-	left = append(left, inSpareDir...)
 	if _, err := c.Grep(ctx, &hashlinev1.GrepRequest{Pattern: "line", Literal: true, Hidden: true, MaxMatches: 100000}, func(f *hashlinev1.GrepFile) error {
 		if workspace.IsTempName(f.GetPath()) {
 			t.Errorf("Grep shows the temp file %s", f.GetPath())

@@ -68,7 +68,6 @@ type config struct {
 	defaultTimeout time.Duration
 	shutdownGrace  time.Duration
 	fsync          bool
-	spareFiles     bool
 	allowVCSRead   bool
 
 	// Exposure: authentication, transport security, limits, metrics.
@@ -109,7 +108,6 @@ func flags(fs *flag.FlagSet) *config {
 	fs.DurationVar(&c.defaultTimeout, "default-timeout", 60*time.Second, "deadline for calls that arrive without one, Watch streams excepted (0 = none)")
 	fs.DurationVar(&c.shutdownGrace, "shutdown-grace", 10*time.Second, "on SIGINT/SIGTERM, how long in-flight calls may finish before they are cut")
 	fs.BoolVar(&c.fsync, "fsync", true, "fsync files and directories on write; false is UNSAFE (a crash can lose acknowledged edits, or leave a file just written holding zeros) and meant for benchmarks")
-	fs.BoolVar(&c.spareFiles, "spare-files", true, "on Linux with fsync, replace files through empty files made ahead in "+workspace.SpareDir+" at the root (removed on exit): faster durable writes; false writes a new temp file beside each file")
 	fs.BoolVar(&c.allowVCSRead, "allow-vcs-read", false, "let Read and Grep read version-control metadata ("+strings.Join(workspace.VCSDirs(), ", ")+"), refused by default (VCS_METADATA); writing there is refused regardless")
 	fs.StringVar(&c.tokens, "tokens", "", "token file (YAML or JSON, see SECURITY.md): every call but health and reflection then needs \"authorization: Bearer <token>\"; SIGHUP reloads it")
 	fs.BoolVar(&c.insecureNoAuth, "insecure-no-auth", false, "allow listening on a non-loopback address without --tokens (anyone who can connect can read and change the workspace)")
@@ -123,7 +121,7 @@ func flags(fs *flag.FlagSet) *config {
 	fs.DurationVar(&c.keepaliveTimeout, "keepalive-timeout", 20*time.Second, "close a connection whose ping is not answered within this")
 	fs.DurationVar(&c.keepaliveMinTime, "keepalive-min-time", 10*time.Second, "shortest interval between a client's pings; a client pinging more often is disconnected (GOAWAY too_many_pings)")
 	fs.StringVar(&c.metricsListen, "metrics-listen", "", "serve Prometheus metrics at http://ADDR/metrics (e.g. 127.0.0.1:9420; empty = off)")
-	fs.BoolVar(&c.cleanTemp, "clean-temp", true, "at startup, remove in the background the temporary files an interrupted write left behind (.hashline-*.tmp)")
+	fs.BoolVar(&c.cleanTemp, "clean-temp", true, "at startup, remove in the background the temporary files an interrupted write left behind (regular files named exactly .hashline-, 26 characters A-Z or 2-7, .tmp, older than the process)")
 	fs.Int64Var(&c.cacheBytes, "cache-bytes", versions.DefaultCacheBytes, "bytes of file snapshots kept to rebase edits made against older versions (LRU, shared by all agents; 0 = none: such edits are then checked by line and hash)")
 	fs.IntVar(&c.viewEntries, "view-entries", versions.DefaultViewEntries, "(agent, file) pairs whose last seen version is remembered (LRU); a forgotten pair must Read again")
 	fs.BoolVar(&c.requireRead, "require-read", true, "refuse replace/insert/delete/replaceText edits (NOT_READ) by an agent that has not seen the file through Read, Grep, Edit or Write")
@@ -217,7 +215,7 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 	if err != nil {
 		return fmt.Errorf("--hash-len: %w", err)
 	}
-	ws, err := workspace.Open(c.root, workspace.WithMaxFileBytes(c.maxFileBytes), workspace.WithFsync(c.fsync), workspace.WithSpareFiles(c.spareFiles), workspace.WithVCSRead(c.allowVCSRead))
+	ws, err := workspace.Open(c.root, workspace.WithMaxFileBytes(c.maxFileBytes), workspace.WithFsync(c.fsync), workspace.WithVCSRead(c.allowVCSRead))
 	if err != nil {
 		return fmt.Errorf("--root: %w", err)
 	}
@@ -296,7 +294,7 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 		swept := make(chan struct{})
 		go func() {
 			defer close(swept)
-			sweepTemp(sweepCtx, ws.Root(), started, logger)
+			ws.SweepTemp(sweepCtx, started, logger)
 		}()
 		// Runs before ws.Close: the sweep must let go of the root first.
 		defer func() { stopSweep(); <-swept }()

@@ -110,7 +110,7 @@ func (e *env) edits() error {
 	)
 	floors := "Raw durable write (the floor, `internal/floor`): write the new bytes to a temp file, fsync, rename, fsync the directory. " +
 		"Raw atomic write, no fsync: the same without the two fsyncs; on ext4 (the default `auto_da_alloc`) renaming over an existing file still starts writeback of the new data, which is most of its cost. " +
-		"The same two, old file freed after: they hold the file they replace open across the rename and close it in the background once done, as the workspace's writes do, so that the rename does not free its blocks (this disk is ext4 mounted with online discard, where freeing waits for the device); the work is the same, moved out of the call. " +
+		"The same two, old file freed after: they hold the file they replace open across the rename and close it in the background once done, so that the rename does not free its blocks (this disk is ext4 mounted with online discard, where freeing waits for the device); the work is the same, moved out of the call. " +
 		"Raw in-place overwrite: what the peer's `Bun.write` does (checked with strace): open without `O_TRUNC`, write, `ftruncate`; not atomic (a crash or a concurrent reader can see old and new bytes mixed) and not durable. "
 	// A group is one table. Each of its runs alternates only its own
 	// contenders; durable and unsynced writers are kept in separate runs,
@@ -140,10 +140,10 @@ func (e *env) edits() error {
 			title: "Edit: the service against the physical floor",
 			about: "Every contender toggles its own copy of the file between the same two states, so each call writes the same bytes. " + floors +
 				"gRPC Edit: `hashlined` on loopback (refs checked, batch planned and applied, diff and fresh windows computed, atomic durable write). " +
-				"In-process Edit: the same service and interceptors in this process (`internal/local`, as `hashline mcp` runs it, spare files included), durable, with no RPC: the difference to gRPC Edit is the round trip between processes. " +
+				"In-process Edit: the same service and interceptors in this process (`internal/local`, as `hashline mcp` runs it), durable, with no RPC: the difference to gRPC Edit is the round trip between processes. " +
 				"Empty gRPC call: `grpc.health.v1.Health/Check` on the same `hashlined`, alternated with the edits: the cost of one round trip between processes when the machine is not busy with calls, which every gRPC Edit pays on top of its work. " +
 				"`--fsync=false` is the same server with fsync off (unsafe: a crash can lose acknowledged edits; for benchmarks only); its temp files are allocated before they are filled, so that the rename starts no writeback (README, \"How a write lands\"). " +
-				"Every call is followed by an untimed pause (`-settle`), so that what a write leaves running in the background (`hashlined` and `hashline mcp` free the replaced file and make their next spare file, README \"How a write lands\"; the floors that free the old file after close it) is done before the next call, as between an agent's calls. The pause is short (2 ms by default) to keep the number of calls up; a longer one, nearer the seconds between an agent's calls, makes every contender slower, the floors included (README, Benchmarks). " +
+				"Every call is followed by an untimed pause (`-settle`), so that what a write leaves running in the background (the floors that free the old file after close it; the Go runtime's own background work) is done before the next call, as between an agent's calls. The pause is short (2 ms by default) to keep the number of calls up; a longer one, nearer the seconds between an agent's calls, makes every contender slower, the floors included (README, Benchmarks). " +
 				"Two runs per case: the durable contenders alternate in one, each with its ratio to the raw durable write; the unsynced ones in another, each with its ratio to the raw atomic write. Target: gRPC Edit <= 1.5x the raw durable write (the plain one, as issue 7 defines the floor).",
 			cols: append(append([]string{"file", "edit"}, serviceDurable...), serviceUnsynced...),
 		},

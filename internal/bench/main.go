@@ -25,7 +25,6 @@ import (
 	"github.com/hashline/hashline/internal/hashline"
 	"github.com/hashline/hashline/internal/local"
 	"github.com/hashline/hashline/internal/machine"
-	"github.com/hashline/hashline/internal/workspace"
 )
 
 type config struct {
@@ -143,8 +142,7 @@ func run(c config) error {
 		return err
 	}
 	// The engine as hashline mcp runs it.
-	engineWS := []workspace.Option{workspace.WithSpareFiles(true)}
-	if e.engine, err = local.Start(local.Config{Root: e.roots["engine"], Workspace: engineWS, Client: []client.Option{client.WithAgentID("bench")}}); err != nil {
+	if e.engine, err = local.Start(local.Config{Root: e.roots["engine"], Client: []client.Option{client.WithAgentID("bench")}}); err != nil {
 		return err
 	}
 	if e.nofsync, err = startDaemon(hashlined, e.roots["nofsync"], "--fsync=false"); err != nil {

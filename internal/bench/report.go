@@ -97,7 +97,7 @@ func (r *report) markdown() string {
 		b.WriteString("### Targets\n\n" +
 			"Read targets compare like with like: in-process tagging produces the tagged text, which is what a Read with `omitLines` returns (the default response adds a message per line; its cost is in the Read table), and the file is changed before every call, so that the service hashes and parses it as the baseline and the peer do; the tables also give reads of an unchanged file, where the service reuses the version and parse it kept. " +
 			"Peer targets compare `hashline mcp`, one process like the peer; `hashline mcp --server` adds a gRPC hop to a shared `hashlined`, which the peer has no counterpart for, and is reported in the tables. " +
-			"Edit targets are against the plain raw durable write; the workspace's writes free the file they replace after returning, and the Edit tables also give a raw write that does the same, for comparison.\n\n" +
+			"Edit targets are against the plain raw durable write; the Edit tables also give a raw write that frees the file it replaces after returning, for comparison.\n\n" +
 			"The last column says what the limit leaves room for once the parts of the call, each measured alone in the same run, are paid; added up, they are what the call would take if they cost nothing more together. " +
 			"For an Edit: the in-process Edit (the same engine and disk writes, no RPC) and the empty gRPC call (one round trip between processes). " +
 			"For the Read: in-process tagging (the baseline itself, the least work a Read of a changed file can do) and the same response from a server that built it once (moving that many bytes between processes, no work).\n\n" +

@@ -47,8 +47,8 @@ func interleave(cs []contender, budget time.Duration, minRounds, maxRounds int) 
 
 // interleaveSettled is interleave with a pause of settle after every call,
 // not timed and not counted against the budget, so that the work a call
-// leaves running in the background (a server freeing the file it replaced,
-// making its next spare file; a floor's background close) is done before
+// leaves running in the background (a floor's background close, the Go
+// runtime's collector) is done before
 // the next call starts, as it is between an agent's calls, which come
 // seconds apart. Without it that work lands in whichever call comes next,
 // and makes the contenders look alike.

@@ -17,8 +17,8 @@ func DurableWrite(path string, data []byte) error { return replace(path, data, t
 func AtomicWrite(path string, data []byte) error { return replace(path, data, false, false) }
 
 // DurableWriteHeld is DurableWrite holding the replaced file open across
-// the rename and closing it in the background after returning, as the
-// workspace's writes do: the rename then does not free the old file's
+// the rename and closing it in the background after returning: the rename
+// then does not free the old file's
 // blocks (on a filesystem with online discard, it waits for the device to
 // discard them). The same work is done, after the call instead of in it.
 func DurableWriteHeld(path string, data []byte) error { return replace(path, data, true, true) }

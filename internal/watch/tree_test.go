@@ -122,7 +122,7 @@ func TestTree(t *testing.T) {
 		mkfile(t, filepath.Join(root, ".git", "objects", "x"), "x\n")
 		mkfile(t, filepath.Join(root, "vcs", "CVS", "Root"), "x\n")
 		mkfile(t, filepath.Join(root, "vcs", ".hg", "hgrc"), "x\n")
-		mkfile(t, filepath.Join(root, ".hashline-0123abcd.tmp"), "x\n")
+		mkfile(t, filepath.Join(root, ".hashline-ABCDEFGHIJKLMNOPQRSTUVWXYZ.tmp"), "x\n")
 		mkfile(t, filepath.Join(root, "marker.txt"), "x\n") // written last
 		r.wait(t, "marker.txt", has("marker.txt", OpCreate))
 		r.mu.Lock()

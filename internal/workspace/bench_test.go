@@ -22,13 +22,6 @@ var text4K = bytes.Repeat([]byte("0123456789abcdef0123456789abcdef0123456789abcd
 
 func BenchmarkWriteFile4K(b *testing.B) { benchWriteFile(b) }
 
-// BenchmarkWriteFile4KSpares replaces the file through spare files
-// (WithSpareFiles). The calls come back to back, so the worker's
-// background work (a new spare, synced; the replaced file removed) runs
-// beside the next write instead of between an agent's calls. (Without
-// fsync no spare is used.)
-func BenchmarkWriteFile4KSpares(b *testing.B) { benchWriteFile(b, WithSpareFiles(true)) }
-
 func benchWriteFile(b *testing.B, opts ...Option) {
 	w, err := Open(b.TempDir(), opts...)
 	if err != nil {

@@ -24,11 +24,14 @@
 //     ErrBinary rather than silently replaced bytes.
 //
 //   - Atomic, durable writes. WriteFile writes a temporary file in the
-//     target's directory, fsyncs it, gives it the old file's mode, renames it
-//     over the target and fsyncs the directory, so a crash leaves either the
-//     old file or the new one, never a mix, and never a partial target. With
-//     WithSpareFiles, a replace on Linux writes an empty file made ahead of
-//     time in SpareDir instead of creating one, and renames it the same way.
+//     target's directory, gives it the old file's owner, group, extended
+//     attributes and mode, fsyncs it, renames it over the target and fsyncs
+//     the directory, so a crash leaves either the old file or the new one,
+//     never a mix, and never a partial target. A file the server's user
+//     could not open for writing, or whose mode has no write bit, is not
+//     replaced (ErrNotWritable), nor one whose metadata the new file could
+//     not be given. The temporary files have one exact name form
+//     (IsTempName), and only those are ever swept (SweepTemp).
 //
 // Every error wraps exactly one of the package's sentinel errors (test with
 // errors.Is) and carries a message that names the path and tells the caller

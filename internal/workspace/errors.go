@@ -42,6 +42,11 @@ var (
 	// ErrPermission means the operating system refused access (for example
 	// a file the server's user may not read, or a read-only directory).
 	ErrPermission = errors.New("workspace: permission denied")
+	// ErrNotWritable means an existing file may not be replaced: the
+	// server's user could not open it for writing, it has no write bit at
+	// all, it is immutable or append-only, or the new file could not be
+	// given its owner, group or extended attributes. The message says which.
+	ErrNotWritable = errors.New("workspace: not writable")
 	// ErrIO means the filesystem failed in a way the caller cannot fix by
 	// changing the request (disk full, I/O error). The message includes the
 	// underlying error.

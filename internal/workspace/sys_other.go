@@ -3,12 +3,32 @@
 package workspace
 
 import (
-	"io/fs"
 	"os"
 )
 
 // openNonblock is zero where there are no FIFOs to block on.
 const openNonblock = 0
 
-// keepOwner is a no-op where files have no Unix owner.
-func keepOwner(*os.File, fs.FileInfo) {}
+// whoami names the server's user in error messages.
+func whoami() string { return "the server's user" }
+
+// inspectReplaced checks that the existing file target may be replaced and
+// reads what the new file must keep of it: here, where files have no Unix
+// owner and no extended attributes the server copies, its mode (a file
+// with the read-only attribute has no write bit).
+func (w *Workspace) inspectReplaced(op, rel, target string) (*kept, error) {
+	fi, err := w.root.Stat(target)
+	if err != nil {
+		return nil, osErr(op, rel, "", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, notRegular(op, rel, fi.Mode())
+	}
+	if err := checkWriteBits(op, rel, fi); err != nil {
+		return nil, err
+	}
+	return &kept{mode: fi.Mode() & keptModeBits, uid: -1, gid: -1}, nil
+}
+
+// keepMeta has nothing to keep here but the mode, which fill sets.
+func keepMeta(string, string, *os.File, *kept) error { return nil }

@@ -3,8 +3,10 @@
 package workspace
 
 import (
+	"errors"
 	"io/fs"
 	"os"
+	"strconv"
 	"syscall"
 )
 
@@ -12,24 +14,79 @@ import (
 // writer; it has no effect on regular files.
 const openNonblock = syscall.O_NONBLOCK
 
-// keepOwner gives the new file f the owner and group of the file it
-// replaces, when they differ and the server may change them (it runs as
-// root, or only the group differs and the server's user is in it). The new
-// file's are compared, not the server's: a file created in a setgid
-// directory takes the directory's group. It is best effort: a rewrite by an
-// unprivileged server takes the file over, as any editor's would.
-func keepOwner(f *os.File, old fs.FileInfo) {
-	st, ok := old.Sys().(*syscall.Stat_t)
-	if !ok {
-		return
+// whoami names the server's user in error messages.
+func whoami() string { return "uid " + strconv.Itoa(os.Geteuid()) }
+
+// inspectReplaced checks that the existing file target may be replaced and
+// reads what the new file must keep of it. The file is opened for reading
+// (as a read would) and everything is decided from that descriptor: its
+// mode has a write bit, it is not immutable or append-only, the server's
+// user may write it (writeAccess), and its owner, group and extended
+// attributes are what the temp file gets.
+func (w *Workspace) inspectReplaced(op, rel, target string) (*kept, error) {
+	f, err := w.root.OpenFile(target, os.O_RDONLY|openNonblock, 0)
+	if err != nil {
+		return nil, osErr(op, rel, "", err)
 	}
-	if fi, err := f.Stat(); err == nil {
-		if cur, ok := fi.Sys().(*syscall.Stat_t); ok && cur.Uid == st.Uid && cur.Gid == st.Gid {
-			return
-		}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, osErr(op, rel, "", err)
 	}
-	if f.Chown(int(st.Uid), int(st.Gid)) != nil {
-		// Not root: the group alone, if the server's user is in it.
-		_ = f.Chown(-1, int(st.Gid))
+	if !fi.Mode().IsRegular() {
+		return nil, notRegular(op, rel, fi.Mode())
 	}
+	if err := checkWriteBits(op, rel, fi); err != nil {
+		return nil, err
+	}
+	fd := int(f.Fd())
+	if err := checkInodeFlags(op, rel, fd); err != nil {
+		return nil, err
+	}
+	if err := w.writeAccess(fd, target); err != nil {
+		return nil, notWritable(op, rel, err)
+	}
+	k := &kept{mode: fi.Mode() & keptModeBits, uid: -1, gid: -1}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		k.uid, k.gid = int(st.Uid), int(st.Gid)
+	}
+	if k.xattrs, err = readXattrs(fd); err != nil {
+		return nil, osErr(op, rel, "", err)
+	}
+	return k, nil
+}
+
+// keepMeta gives the new file f the owner, group and extended attributes
+// of the file it replaces. Chown comes first: it clears the setuid and
+// setgid bits (restored by the chmod after) and the file capabilities
+// (security.capability, one of the attributes set after it).
+func keepMeta(op, rel string, f *os.File, k *kept) error {
+	if err := keepOwner(f, k); err != nil {
+		return ownerNotKept(op, rel, k, err)
+	}
+	return setXattrs(op, rel, int(f.Fd()), k.xattrs)
+}
+
+// keepOwner gives f the owner and group k names, when they differ from the
+// new file's: a file created in a setgid directory takes the directory's
+// group, so the new file's are compared, not the server's. A server that is
+// not root may give its own files a group it is in; any other change fails
+// (EPERM), and the write is refused rather than change the file's owner.
+func keepOwner(f *os.File, k *kept) error {
+	if k.uid < 0 {
+		return nil
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if cur, ok := fi.Sys().(*syscall.Stat_t); ok && int(cur.Uid) == k.uid && int(cur.Gid) == k.gid {
+		return nil
+	}
+	err = f.Chown(k.uid, k.gid)
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err // the temp file's name means nothing to the caller
+	}
+	return err
 }

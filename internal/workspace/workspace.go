@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/zeebo/blake3"
 )
@@ -24,7 +23,6 @@ const maxSymlinks = 40
 type options struct {
 	maxFileBytes int64
 	fsync        bool
-	spares       bool
 	vcsRead      bool
 }
 
@@ -65,13 +63,6 @@ type Workspace struct {
 	dir     string // absolute, cleaned, as given
 	realDir string // dir with symlinks evaluated, for absolute paths and links
 	opts    options
-	// releasing holds a token per replaced file being freed in the
-	// background (release.go).
-	releasing chan struct{}
-	// after counts the work afterWrite has scheduled and not finished.
-	after sync.WaitGroup
-	// spare is the pool of spare files (WithSpareFiles), or nil.
-	spare *spares
 }
 
 // Open opens the workspace rooted at the existing directory root.
@@ -103,21 +94,11 @@ func Open(root string, opts ...Option) (*Workspace, error) {
 	if err != nil {
 		return nil, osErr("open", dir, "", err)
 	}
-	w := &Workspace{root: r, dir: dir, realDir: realDir, opts: o, releasing: make(chan struct{}, releaseSlots)}
-	if o.spares {
-		w.spare = newSpares()
-	}
-	return w, nil
+	return &Workspace{root: r, dir: dir, realDir: realDir, opts: o}, nil
 }
 
-// Close waits for the work writes left behind (afterWrite), removes the
-// spare files (WithSpareFiles) and releases the root directory handle. No
-// write may be in progress.
+// Close releases the root directory handle. No write may be in progress.
 func (w *Workspace) Close() error {
-	w.after.Wait()
-	if w.spare != nil {
-		w.spare.close(w)
-	}
 	return w.root.Close()
 }
 
@@ -340,31 +321,6 @@ func (w *Workspace) walk(op, rel string, allowMissing bool) (string, fs.FileInfo
 func Version(raw []byte) string {
 	sum := blake3.Sum256(raw)
 	return versionOfSum(sum[:])
-}
-
-// Temp-file names: a fixed prefix and suffix around random hex, so leftovers
-// of a crash are recognisable and unguessable names cannot be pre-created.
-const (
-	tempPrefix = ".hashline-"
-	tempSuffix = ".tmp"
-)
-
-// IsTempName reports whether name (a base name or a path) is, or lies in,
-// one of the temporary files and directories WriteFile creates (temp files,
-// the spare files' directory), so that directory walkers skip them and what
-// a crash mid-write left behind, and the API refuses to name them.
-func IsTempName(name string) bool {
-	name = filepath.ToSlash(name)
-	if !strings.Contains(name, tempPrefix) {
-		return false
-	}
-	for part := range strings.SplitSeq(name, "/") {
-		if len(part) > len(tempPrefix)+len(tempSuffix) &&
-			strings.HasPrefix(part, tempPrefix) && strings.HasSuffix(part, tempSuffix) {
-			return true
-		}
-	}
-	return false
 }
 
 // LockKey returns a key naming the file that rel resolves to, so callers

@@ -115,23 +115,45 @@ func TestVersion(t *testing.T) {
 }
 
 func TestIsTempName(t *testing.T) {
-	tests := map[string]bool{
-		".hashline-ABCDEF234567.tmp":     true,
-		"dir/.hashline-ABCDEF234567.tmp": true,
-		".hashline-spare.tmp":            true,
-		".hashline-spare.tmp/.gitignore": true,
-		"a/.hashline-x.tmp/b":            true,
-		"a/.hashline-x.tmpb/c":           false,
-		".hashline-.tmp":                 false,
-		"hashline-x.tmp":                 false,
-		".hashline-x.txt":                false,
-		"main.go":                        false,
+	const exact = ".hashline-ABCDEFGHIJKLMNOPQRSTUVWXYZ.tmp" // 26 of A-Z
+	tests := []struct {
+		name string
+		path string
+		want bool
+	}{
+		{"a name of the exact form is a temp name", exact, true},
+		{"the digits 2 to 7 are in the alphabet", ".hashline-234567234567234567234567AB.tmp", true},
+		{"a temp name in a directory is one", "dir/sub/" + exact, true},
+		{"a user's notes are not", ".hashline-notes.tmp", false},
+		{"an empty random part is not", ".hashline-.tmp", false},
+		{"three characters are not", ".hashline-ABC.tmp", false},
+		{"25 characters are not", ".hashline-ABCDEFGHIJKLMNOPQRSTUVWXY.tmp", false},
+		{"27 characters are not", ".hashline-ABCDEFGHIJKLMNOPQRSTUVWXYZA.tmp", false},
+		{"lower case is not", ".hashline-abcdefghijklmnopqrstuvwxyz.tmp", false},
+		{"the digits 0, 1, 8 and 9 are not", ".hashline-0123456789ABCDEFGHIJKLMNOP.tmp", false},
+		{"base32 padding is not", ".hashline-ABCDEFGHIJKLMNOPQRSTUVWXY=.tmp", false},
+		{"a non-ASCII character is not", ".hashline-ABCDEFGHIJKLMNOPQRSTUVWXé.tmp", false},
+		{"another suffix is not", ".hashline-ABCDEFGHIJKLMNOPQRSTUVWXYZ.TMP", false},
+		{"a name that goes on is not", exact + ".bak", false},
+		{"a name with something before it is not", "x" + exact, false},
+		{"a directory of that name with a file in it is the file's name", "a/" + exact + "/b", false},
+		{"an ordinary file is not", "main.go", false},
+		{"the empty name is not", "", false},
 	}
-	for name, want := range tests {
-		if got := IsTempName(name); got != want {
-			t.Errorf("IsTempName(%q) = %v, want %v", name, got, want)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := IsTempName(tt.path); got != tt.want {
+				t.Errorf("IsTempName(%q) = %v, want %v", tt.path, got, tt.want)
+			}
+		})
+	}
+	t.Run("every name WriteFile makes is a temp name", func(t *testing.T) {
+		for range 1000 {
+			if n := tempName(); !IsTempName(n) || len(n) != 40 {
+				t.Fatalf("tempName() = %q (%d bytes): IsTempName says %v", n, len(n), IsTempName(n))
+			}
 		}
-	}
+	})
 }
 
 func TestErrorMessage(t *testing.T) {

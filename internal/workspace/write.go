@@ -1,7 +1,6 @@
 package workspace
 
 import (
-	"crypto/rand"
 	"errors"
 	"io/fs"
 	"os"
@@ -55,9 +54,7 @@ type WriteOptions struct {
 	// text again. It is trusted.
 	Encoded []byte
 	// BeforeCommit, when set, runs once the temp file is complete (and
-	// synced, with fsync on), just before it replaces the target. (When a
-	// spare file cannot replace the target after it has run, the content
-	// is written again through a temp file, without running it again.) An
+	// synced, with fsync on), just before it replaces the target. An
 	// error from it abandons the write: the temp file is removed, the
 	// target is left as it was, and WriteFile returns that error as it is.
 	// A caller can check something slow here, such as that the file still
@@ -103,13 +100,25 @@ const keptModeBits = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
 var testHookBeforeRename func(target string) error
 
 // WriteFile replaces the file at p with text, atomically and durably: it
-// writes a temp file (".hashline-*.tmp") in the target's directory, fsyncs
-// it, gives it the old file's mode (0644 for new files), renames it over the
-// target and fsyncs the directory. A crash at any point leaves the old file
-// or the new one, never a mix; on error the temp file is removed. With
-// fsync off (WithFsync(false)) the same steps run without the two fsyncs:
-// readers still see the old file or the new one, but what a crash leaves
-// is up to the filesystem.
+// writes a temp file (named as IsTempName says) in the target's directory,
+// gives it the old file's owner, group, extended attributes and mode (0644
+// for new files), fsyncs it, renames it over the target and fsyncs the
+// directory. A crash at any point leaves the old file or the new one,
+// never a mix; on error the temp file is removed. With fsync off
+// (WithFsync(false)) the same steps run without the two fsyncs: readers
+// still see the old file or the new one, but what a crash leaves is up to
+// the filesystem.
+//
+// An existing file is replaced only if the server's user could open it for
+// writing and its mode has a write bit (root too keeps to a mode of 0444),
+// it is not immutable or append-only, and the new file can be given its
+// owner, group and extended attributes; otherwise the write fails with
+// ErrNotWritable and the file is left as it was. A server that is not root
+// can therefore replace only its own files, with a group it is in. The
+// file's capabilities (security.capability) are the exception: where the
+// server's user may not set them they are dropped, as the kernel drops them
+// when that user writes to the file. Extended attributes are kept on Linux
+// and macOS; macOS ACLs, and the attributes of other systems, are not.
 //
 // If p is a symlink inside the root, its target is written and the link is
 // left alone. Missing parent directories are created with mode 0755.
@@ -146,7 +155,6 @@ func (w *Workspace) WriteFile(p string, text []byte, opts WriteOptions) (*WriteR
 	if err != nil {
 		return nil, err
 	}
-	mode := newFileMode
 	switch {
 	case target == ".":
 		return nil, notRegular(op, rel, fs.ModeDir)
@@ -156,8 +164,12 @@ func (w *Workspace) WriteFile(p string, text []byte, opts WriteOptions) (*WriteR
 		return nil, exists(op, rel)
 	case old == nil && opts.Mode == ReplaceOnly:
 		return nil, newErr(op, rel, ErrNotFound, "no such file to replace; %s, or use mode create or upsert to create it", hintRelative)
-	case old != nil:
-		mode = old.Mode() & keptModeBits
+	}
+	var keep *kept
+	if old != nil {
+		if keep, err = w.inspectReplaced(op, rel, target); err != nil {
+			return nil, err
+		}
 	}
 
 	// The version is hashed while the write waits for the disk: a large
@@ -167,14 +179,7 @@ func (w *Workspace) WriteFile(p string, text []byte, opts WriteOptions) (*WriteR
 	if version == "" && w.opts.fsync && len(raw) >= overlapHashBytes {
 		hashed = hashApart(raw)
 	}
-	spared := false
-	if old != nil && opts.Mode != CreateOnly {
-		spared, err = w.writeSpare(op, rel, target, raw, mode, old, opts)
-	}
-	if !spared {
-		err = w.writeRenamed(op, rel, target, raw, mode, old, opts, true)
-	}
-	if err != nil {
+	if err := w.writeRenamed(op, rel, target, raw, keep, opts); err != nil {
 		return nil, err
 	}
 	switch {
@@ -188,25 +193,22 @@ func (w *Workspace) WriteFile(p string, text []byte, opts WriteOptions) (*WriteR
 
 // writeRenamed is WriteFile's write through a new temp file renamed over
 // the target (or linked, for CreateOnly), with the target's directory
-// synced after, and any directories it had to create. hook says whether
-// testHookBeforeRename runs (not again when a spare's write falls back).
-func (w *Workspace) writeRenamed(op, rel, target string, raw []byte, mode fs.FileMode, old fs.FileInfo, opts WriteOptions, hook bool) error {
+// synced after, and any directories it had to create. keep is what it keeps
+// of the file it replaces, nil for a new file.
+func (w *Workspace) writeRenamed(op, rel, target string, raw []byte, keep *kept, opts WriteOptions) error {
 	dir := path.Dir(target)
 	created, err := w.mkdirs(op, rel, dir)
 	if err != nil {
 		return err
 	}
-	tmp, err := w.writeTemp(op, rel, dir, raw, mode, old)
+	tmp, err := w.writeTemp(op, rel, dir, raw, keep)
 	if err == nil && opts.BeforeCommit != nil {
 		if err = opts.BeforeCommit(); err != nil {
 			_ = w.root.Remove(tmp)
 		}
 	}
-	if err == nil && old != nil {
-		defer w.holdReplaced(target)()
-	}
 	if err == nil {
-		if err = w.commit(op, rel, tmp, target, opts.Mode == CreateOnly, hook); err != nil {
+		if err = w.commit(op, rel, tmp, target, opts.Mode == CreateOnly); err != nil {
 			_ = w.root.Remove(tmp)
 		}
 	}
@@ -259,14 +261,13 @@ func (w *Workspace) mkdirs(op, rel, dir string) ([]string, error) {
 	return created, nil
 }
 
-// writeTemp writes raw to a new temp file in dir with the final mode and
-// owner, synced, and returns its path. On error nothing is left behind.
-func (w *Workspace) writeTemp(op, rel, dir string, raw []byte, mode fs.FileMode, old fs.FileInfo) (name string, err error) {
+// writeTemp writes raw to a new temp file in dir with the final metadata
+// (fill), synced, and returns its path. On error nothing is left behind.
+func (w *Workspace) writeTemp(op, rel, dir string, raw []byte, keep *kept) (name string, err error) {
 	var f *os.File
 	for range 3 {
-		// rand.Text gives 26 base32 characters (130 bits): unguessable, so
-		// nobody can pre-create or pre-link the name.
-		name = path.Join(dir, tempPrefix+rand.Text()+tempSuffix)
+		// Unguessable (tempName), so nobody can pre-create or pre-link it.
+		name = path.Join(dir, tempName())
 		f, err = w.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 		if !errors.Is(err, fs.ErrExist) {
 			break
@@ -275,33 +276,38 @@ func (w *Workspace) writeTemp(op, rel, dir string, raw []byte, mode fs.FileMode,
 	if err != nil {
 		return "", osErr(op, rel, dir, err)
 	}
-	if err = w.fill(op, rel, f, raw, mode, old); err != nil {
+	if err = w.fill(op, rel, f, raw, keep); err != nil {
 		_ = w.root.Remove(name)
 		return "", err
 	}
 	return name, nil
 }
 
-// fill writes raw to the empty file f, gives it mode and old's owner, syncs
-// it (with fsync on) and closes it, on error too.
-func (w *Workspace) fill(op, rel string, f *os.File, raw []byte, mode fs.FileMode, old fs.FileInfo) (err error) {
+// fill writes raw to the empty file f, gives it the metadata of the file
+// it replaces (keep; a new file gets newFileMode), syncs it (with fsync on)
+// and closes it, on error too.
+func (w *Workspace) fill(op, rel string, f *os.File, raw []byte, keep *kept) (err error) {
 	defer func() {
 		if cerr := f.Close(); err == nil && cerr != nil {
 			err = osErr(op, rel, "", cerr)
 		}
 	}()
-	if !w.opts.fsync && old != nil {
+	if !w.opts.fsync && keep != nil {
 		// Only a rename over a file starts the writeback (allocate).
 		preallocate(f.Fd(), len(raw))
 	}
 	if _, err = f.Write(raw); err != nil {
 		return osErr(op, rel, "", err)
 	}
-	// Owner and mode are set on the descriptor before the rename, so the
-	// target is never visible with the wrong ones; chown first, because it
-	// clears the setuid and setgid bits.
-	if old != nil {
-		keepOwner(f, old)
+	// Owner, group, extended attributes and mode are set on the descriptor
+	// before the rename, so the target is never visible with other ones;
+	// the mode last, because chown clears the setuid and setgid bits.
+	mode := newFileMode
+	if keep != nil {
+		if err = keepMeta(op, rel, f, keep); err != nil {
+			return err
+		}
+		mode = keep.mode
 	}
 	if err = f.Chmod(mode); err != nil {
 		return osErr(op, rel, "", err)
@@ -320,8 +326,8 @@ var preallocate = allocate
 // commit moves the finished temp file to target. For create-only writes it
 // hard-links instead, which fails if target exists, and then drops the temp
 // name; the caller removes the temp file on error.
-func (w *Workspace) commit(op, rel, tmp, target string, createOnly, hook bool) error {
-	if hook && testHookBeforeRename != nil {
+func (w *Workspace) commit(op, rel, tmp, target string, createOnly bool) error {
+	if testHookBeforeRename != nil {
 		if err := testHookBeforeRename(target); err != nil {
 			return osErr(op, rel, "", err)
 		}

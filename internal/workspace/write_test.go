@@ -85,27 +85,16 @@ func TestWriteFile(t *testing.T) {
 		{name: "an unknown encoding is refused", path: "l1.txt", text: "x", opts: WriteOptions{Encoding: "latin1"}, err: ErrNotText},
 		{name: "an empty path is invalid", path: " ", text: "x", err: ErrInvalidPath},
 	}
-	for _, spares := range []bool{false, true} {
-		for _, tt := range tests {
-			t.Run(fmt.Sprintf("spares=%v/%s", spares, tt.name), func(t *testing.T) {
-				testWriteFileCase(t, spares, tt)
-			})
-		}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) { testWriteFileCase(t, tt) })
 	}
 }
 
-// testWriteFileCase is one case of TestWriteFile; with spares, the
-// workspace has its spare files ready, and a replace must go through one.
-func testWriteFileCase(t *testing.T, spares bool, tt writeCase) {
+// testWriteFileCase is one case of TestWriteFile.
+func testWriteFileCase(t *testing.T, tt writeCase) {
 	w, root, outside, p, before := caseWS(t, tt.maxBytes, tt.setup, tt.path)
-	if spares {
-		primeSpares(t, w)
-	}
 	res, err := within(t, func() (*WriteResult, error) { return w.WriteFile(p, []byte(tt.text), tt.opts) })
 	assertNoTemp(t, root, outside)
-	if spares {
-		assertSparesClean(t, w)
-	}
 	if tt.err != nil {
 		assertErr(t, err, tt.err)
 		assertSameSnapshot(t, before, snapshot(t, root, outside))
@@ -128,9 +117,6 @@ func testWriteFileCase(t *testing.T, spares bool, tt writeCase) {
 	}
 	if res.Created != tt.created || res.Version != Version(got) {
 		t.Errorf("Created = %v, Version = %s; want %v, %s", res.Created, res.Version, tt.created, Version(got))
-	}
-	if spares && !tt.created && tt.text != "" && served(w) != 1 {
-		t.Error("the replace did not go through a spare file")
 	}
 	// Links stay links: compare everything but the target's content.
 	after := snapshot(t, root, outside)
@@ -318,19 +304,10 @@ func TestWriteFileNoFsync(t *testing.T) {
 // TestConcurrentReadsAndWrites runs under -race: readers of a file being
 // rewritten see the old or the new content, never a mix.
 func TestConcurrentReadsAndWrites(t *testing.T) {
-	for _, spares := range []bool{false, true} {
-		t.Run(fmt.Sprintf("spares=%v", spares), func(t *testing.T) { testConcurrentReadsAndWrites(t, spares) })
-	}
-}
-
-func testConcurrentReadsAndWrites(t *testing.T, spares bool) {
 	w, root, _ := newWS(t)
 	olds, news := strings.Repeat("a", 5000), strings.Repeat("b", 5000)
 	if _, err := w.WriteFile("shared.txt", []byte(olds), WriteOptions{}); err != nil {
 		t.Fatal(err)
-	}
-	if spares {
-		primeSpares(t, w)
 	}
 	var wg sync.WaitGroup
 	for i := range 4 {
@@ -357,18 +334,11 @@ func testConcurrentReadsAndWrites(t *testing.T, spares bool) {
 	}
 	wg.Wait()
 	assertNoTemp(t, root)
-	if spares {
-		assertSparesClean(t, w)
-		if served(w) == 0 {
-			t.Error("no write went through a spare")
-		}
-	}
 }
 
 // TestWriteFileKeepsOwner: a rewrite keeps the owner, group and mode,
-// also when the file is the server's but a new file in its directory (or
-// in the spare directory, made at the root) takes a setgid directory's
-// group.
+// also when the file is the server's but a new file in its directory takes
+// a setgid directory's group.
 func TestWriteFileKeepsOwner(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("changing a file's owner needs root")
@@ -383,53 +353,44 @@ func TestWriteFileKeepsOwner(t *testing.T) {
 		}
 	}
 	tests := []struct {
-		name             string
-		setgidRoot, sub  bool
-		uid, gid         int
-		mode             fs.FileMode
-		servedWithSpares bool // a spare is made like a file in sub
+		name            string
+		setgidRoot, sub bool
+		uid, gid        int
+		mode            fs.FileMode
 	}{
-		{name: "another user's file", uid: 1234, gid: 5678, mode: 0o640 | fs.ModeSetgid, servedWithSpares: true},
+		{name: "another user's file", uid: 1234, gid: 5678, mode: 0o640 | fs.ModeSetgid},
 		{name: "the server's file in a setgid directory", sub: true, uid: os.Geteuid(), gid: os.Getegid(), mode: 0o640},
-		{name: "the server's file, root and directory setgid alike", setgidRoot: true, sub: true, uid: os.Geteuid(), gid: os.Getegid(), mode: 0o640, servedWithSpares: true},
+		{name: "the server's file, root and directory setgid alike", setgidRoot: true, sub: true, uid: os.Geteuid(), gid: os.Getegid(), mode: 0o640},
 	}
-	for _, spares := range []bool{false, true} {
-		for _, tt := range tests {
-			t.Run(fmt.Sprintf("spares=%v/%s", spares, tt.name), func(t *testing.T) {
-				w, root, _ := newWS(t)
-				name := filepath.Join(root, "sub", "theirs.txt")
-				mustWrite(t, name, "old", 0o640)
-				if tt.setgidRoot {
-					setgid(t, root)
-				}
-				if tt.sub {
-					setgid(t, filepath.Dir(name))
-				}
-				if err := os.Chown(name, tt.uid, tt.gid); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.Chmod(name, tt.mode); err != nil {
-					t.Fatal(err)
-				}
-				if spares {
-					primeSpares(t, w)
-				}
-				if _, err := w.WriteFile("sub/theirs.txt", []byte("new"), WriteOptions{}); err != nil {
-					t.Fatal(err)
-				}
-				if got := served(w) == 1; got != (spares && tt.servedWithSpares) {
-					t.Errorf("written through a spare: %v, want %v", got, spares && tt.servedWithSpares)
-				}
-				fi, err := os.Stat(name)
-				if err != nil {
-					t.Fatal(err)
-				}
-				st := fi.Sys().(*syscall.Stat_t)
-				if int(st.Uid) != tt.uid || int(st.Gid) != tt.gid || fi.Mode() != tt.mode {
-					t.Errorf("owner %d:%d mode %v; want %d:%d %v", st.Uid, st.Gid, fi.Mode(), tt.uid, tt.gid, tt.mode)
-				}
-			})
-		}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w, root, _ := newWS(t)
+			name := filepath.Join(root, "sub", "theirs.txt")
+			mustWrite(t, name, "old", 0o640)
+			if tt.setgidRoot {
+				setgid(t, root)
+			}
+			if tt.sub {
+				setgid(t, filepath.Dir(name))
+			}
+			if err := os.Chown(name, tt.uid, tt.gid); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(name, tt.mode); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := w.WriteFile("sub/theirs.txt", []byte("new"), WriteOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			fi, err := os.Stat(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := fi.Sys().(*syscall.Stat_t)
+			if int(st.Uid) != tt.uid || int(st.Gid) != tt.gid || fi.Mode() != tt.mode {
+				t.Errorf("owner %d:%d mode %v; want %d:%d %v", st.Uid, st.Gid, fi.Mode(), tt.uid, tt.gid, tt.mode)
+			}
+		})
 	}
 }
 
@@ -497,75 +458,61 @@ func TestWriteFileEncodedIsWrittenAsItIs(t *testing.T) {
 // it is, leaving no temp file behind.
 func TestWriteFileBeforeCommit(t *testing.T) {
 	errNo := errors.New("not now")
-	for _, spares := range []bool{false, true} {
-		for _, fsync := range []bool{true, false} {
-			for _, refuse := range []bool{false, true} {
-				t.Run(fmt.Sprintf("spares=%v fsync=%v refuse=%v", spares, fsync, refuse), func(t *testing.T) {
-					w, root, _ := newWS(t, WithFsync(fsync))
-					big := strings.Repeat("new line\n", 40000) // over the size hashed beside the write
-					mustWrite(t, filepath.Join(root, "f.txt"), "old\n", 0o640)
-					if spares {
-						primeSpares(t, w)
-					}
-					calls := 0
-					res, err := w.WriteFile("f.txt", []byte(big), WriteOptions{Mode: ReplaceOnly, BeforeCommit: func() error {
-						calls++
-						// One temp file (or spare) holds the new content;
-						// the other spares are empty.
-						temps, inSpareDir := 0, 0
-						err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-							if err != nil || !d.Type().IsRegular() || !IsTempName(d.Name()) {
-								return err
-							}
-							if b, err := os.ReadFile(p); err != nil || len(b) > 0 {
-								temps++
-								if filepath.Base(filepath.Dir(p)) == SpareDir {
-									inSpareDir++
-								}
-								if string(b) != big {
-									t.Errorf("temp file %s holds %d bytes (%v), want the new content", p, len(b), err)
-								}
-							}
-							return nil
-						})
-						if err != nil {
-							t.Fatal(err)
+	for _, fsync := range []bool{true, false} {
+		for _, refuse := range []bool{false, true} {
+			t.Run(fmt.Sprintf("fsync=%v refuse=%v", fsync, refuse), func(t *testing.T) {
+				w, root, _ := newWS(t, WithFsync(fsync))
+				big := strings.Repeat("new line\n", 40000) // over the size hashed beside the write
+				mustWrite(t, filepath.Join(root, "f.txt"), "old\n", 0o640)
+				calls := 0
+				res, err := w.WriteFile("f.txt", []byte(big), WriteOptions{Mode: ReplaceOnly, BeforeCommit: func() error {
+					calls++
+					// One temp file holds the new content.
+					temps := 0
+					err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+						if err != nil || !d.Type().IsRegular() || !IsTempName(d.Name()) {
+							return err
 						}
-						if temps != 1 || (inSpareDir == 1) != (spares && fsync) {
-							t.Errorf("%d temp files with content when the hook runs, %d of them spares; want 1, a spare: %v", temps, inSpareDir, spares && fsync)
-						}
-						if b, _ := os.ReadFile(filepath.Join(root, "f.txt")); string(b) != "old\n" {
-							t.Errorf("the target already holds %q when the hook runs", b)
-						}
-						if refuse {
-							return errNo
+						temps++
+						if b, err := os.ReadFile(p); err != nil || string(b) != big {
+							t.Errorf("temp file %s holds %d bytes (%v), want the new content", p, len(b), err)
 						}
 						return nil
-					}})
-					if calls != 1 {
-						t.Errorf("the hook ran %d times, want once", calls)
+					})
+					if err != nil {
+						t.Fatal(err)
 					}
-					want := big
+					if temps != 1 {
+						t.Errorf("%d temp files when the hook runs, want 1", temps)
+					}
+					if b, _ := os.ReadFile(filepath.Join(root, "f.txt")); string(b) != "old\n" {
+						t.Errorf("the target already holds %q when the hook runs", b)
+					}
 					if refuse {
-						want = "old\n"
-						if !errors.Is(err, errNo) || res != nil {
-							t.Fatalf("WriteFile = %v, %v; want the hook's error", res, err)
-						}
-					} else if err != nil || res.Version != Version([]byte(big)) {
-						t.Fatalf("WriteFile = %v, %v", res, err)
+						return errNo
 					}
-					if b, _ := os.ReadFile(filepath.Join(root, "f.txt")); string(b) != want {
-						t.Errorf("the file holds %d bytes, want %d", len(b), len(want))
+					return nil
+				}})
+				if calls != 1 {
+					t.Errorf("the hook ran %d times, want once", calls)
+				}
+				want := big
+				if refuse {
+					want = "old\n"
+					if !errors.Is(err, errNo) || res != nil {
+						t.Fatalf("WriteFile = %v, %v; want the hook's error", res, err)
 					}
-					if fi, err := os.Stat(filepath.Join(root, "f.txt")); err != nil || fi.Mode().Perm() != 0o640 {
-						t.Errorf("mode after the write: %v, %v; want 0640 kept", fi.Mode(), err)
-					}
-					assertNoTemp(t, root)
-					if spares {
-						assertSparesClean(t, w)
-					}
-				})
-			}
+				} else if err != nil || res.Version != Version([]byte(big)) {
+					t.Fatalf("WriteFile = %v, %v", res, err)
+				}
+				if b, _ := os.ReadFile(filepath.Join(root, "f.txt")); string(b) != want {
+					t.Errorf("the file holds %d bytes, want %d", len(b), len(want))
+				}
+				if fi, err := os.Stat(filepath.Join(root, "f.txt")); err != nil || fi.Mode().Perm() != 0o640 {
+					t.Errorf("mode after the write: %v, %v; want 0640 kept", fi.Mode(), err)
+				}
+				assertNoTemp(t, root)
+			})
 		}
 	}
 }

@@ -1,6 +1,6 @@
 //go:build unix
 
-package main
+package workspace
 
 import (
 	"context"
@@ -8,11 +8,8 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
-
-	"github.com/hashline/hashline/internal/workspace"
 )
 
 func TestSweepTempRemovesOnlyStaleTempFiles(t *testing.T) {
@@ -70,79 +67,39 @@ func TestSweepTempRemovesOnlyStaleTempFiles(t *testing.T) {
 	}
 }
 
-// A crash on a filesystem without a journal can leave a spare's name on
-// disk after the rename that moved it into the tree: the sweep must not
-// free the file the tree names, whether the spare directory is the root's
-// or a nested workspace root's (another server serving sub/), and whether
-// the walk reaches the tree's name before or after the spare directory.
-func TestSweepTempKeepsASpareTheTreeNamesToo(t *testing.T) {
-	for _, parent := range []string{".", "sub"} {
-		t.Run("spares in "+parent, func(t *testing.T) {
-			root := t.TempDir()
-			started := time.Now()
-			spares := filepath.Join(root, parent, workspace.SpareDir)
-			if err := os.MkdirAll(spares, 0o700); err != nil {
-				t.Fatal(err)
-			}
-			// "a/" is walked before "sub/", "sub/src/" after its spares.
-			early, late := filepath.Join(root, "a", "early.txt"), filepath.Join(root, "sub", "src", "late.txt")
-			for _, p := range []string{early, late} {
-				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(p, []byte("the new content of "+filepath.Base(p)), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			files := map[string]struct {
-				content string
-				link    string // another name of this tree file
-				hold    bool   // a running server's spare (locked)
-				stale   bool
-				remove  bool
-			}{
-				".hashline-EMPTYAAAAAAAAAAAAAAAAAAAAA.tmp": {stale: true, remove: true},
-				".hashline-KILLEDBBBBBBBBBBBBBBBBBBBB.tmp": {content: "half", stale: true, remove: true},
-				".hashline-TWICECCCCCCCCCCCCCCCCCCCCC.tmp": {link: early, stale: true, remove: false},
-				".hashline-TWICEFFFFFFFFFFFFFFFFFFFFF.tmp": {link: late, stale: true, remove: false},
-				".hashline-LIVEDDDDDDDDDDDDDDDDDDDDDD.tmp": {stale: false, remove: false},
-				".hashline-HELDEEEEEEEEEEEEEEEEEEEEEE.tmp": {hold: true, stale: true, remove: false},
-				".gitignore": {content: "*\n", stale: true, remove: false},
-			}
-			for name, f := range files {
-				p := filepath.Join(spares, name)
-				var err error
-				if f.link != "" {
-					err = os.Link(f.link, p)
-				} else {
-					err = os.WriteFile(p, []byte(f.content), 0o600)
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-				age(t, p, f.stale, started)
-				if f.hold {
-					h, err := os.Open(p)
-					if err != nil {
-						t.Fatal(err)
-					}
-					defer h.Close()
-					if err := syscall.Flock(int(h.Fd()), syscall.LOCK_EX); err != nil {
-						t.Fatal(err)
-					}
-				}
-			}
-			remove := map[string]bool{}
-			for name, f := range files {
-				remove[name] = f.remove
-			}
-			sweepAndCheck(t, root, started, spares, remove)
-			for _, p := range []string{early, late} {
-				if b, err := os.ReadFile(p); err != nil || string(b) != "the new content of "+filepath.Base(p) {
-					t.Errorf("%s: %q, %v", p, b, err)
-				}
-			}
-		})
+// A user's files that look like temp files, all older than the start, are
+// not the server's to remove: only the exact form is swept.
+func TestSweepTempKeepsUserFilesThatLookLikeTempFiles(t *testing.T) {
+	root := t.TempDir()
+	started := time.Now()
+	remove := map[string]bool{
+		".hashline-QRSTUVWXYZ234567ABCDEFGHIJ.tmp":     true, // the server's
+		"src/.hashline-QRSTUVWXYZ234567ABCDEFGHIJ.tmp": true,
+		".hashline-notes.tmp":                          false,
+		".hashline-.tmp":                               false,
+		".hashline-ABC.tmp":                            false,
+		".hashline-QRSTUVWXYZ234567ABCDEFGHI.tmp":      false, // 25
+		".hashline-QRSTUVWXYZ234567ABCDEFGHIJK.tmp":    false, // 27
+		".hashline-qrstuvwxyz234567abcdefghij.tmp":     false, // lower case
+		".hashline-0123456789ABCDEFGHIJKLMNOP.tmp":     false, // 0, 1, 8, 9
+		".hashline-QRSTUVWXYZ234567ABCDEFGHIJ.tmp~":    false,
+		"src/.hashline-notes.tmp":                      false,
+	}
+	for name := range remove {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("the user's "+name), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		age(t, p, true, started)
+	}
+	sweepAndCheck(t, root, started, root, remove)
+	for name, gone := range remove {
+		if b, err := os.ReadFile(filepath.Join(root, name)); !gone && (err != nil || string(b) != "the user's "+name) {
+			t.Errorf("%s: %q, %v; want it kept as it was", name, b, err)
+		}
 	}
 }
 
@@ -150,12 +107,12 @@ func TestSweepTempKeepsASpareTheTreeNamesToo(t *testing.T) {
 // checks which of the files in dir are gone.
 func sweepAndCheck(t *testing.T, root string, started time.Time, dir string, remove map[string]bool) {
 	t.Helper()
-	r, err := os.OpenRoot(root)
+	w, err := Open(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.Close()
-	sweepTemp(context.Background(), r, started, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	defer w.Close()
+	w.SweepTemp(context.Background(), started, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	for name, want := range remove {
 		_, err := os.Stat(filepath.Join(dir, name))
 		if gone := os.IsNotExist(err); gone != want {
