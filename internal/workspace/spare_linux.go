@@ -94,12 +94,6 @@ func (w *Workspace) writeSpare(op, rel, target string, raw []byte, mode fs.FileM
 		drop()
 		return true, err
 	}
-	if opts.BeforeCommit != nil {
-		if err := opts.BeforeCommit(); err != nil {
-			drop()
-			return true, err
-		}
-	}
 	if testHookBeforeRename != nil {
 		if err := testHookBeforeRename(target); err != nil {
 			drop()
@@ -110,9 +104,7 @@ func (w *Workspace) writeSpare(op, rel, target string, raw []byte, mode fs.FileM
 	// not what was filled (someone removed or replaced it), or the rename
 	// fails (a directory in the file's place now, a directory that refuses
 	// renames from others): the temp file's rename gives the usual answers.
-	// The check before the commit has passed.
 	again := func() (bool, error) {
-		opts.BeforeCommit = nil
 		return true, w.writeRenamed(op, rel, target, raw, mode, old, opts, false)
 	}
 	if !sameInode(s.dirFd, sp.name, sp.ino, s.dev) {

@@ -56,15 +56,6 @@ type WriteOptions struct {
 	// strings). WriteFile writes it as it is, without checking or encoding
 	// text again. It is trusted.
 	Encoded []byte
-	// BeforeCommit, when set, runs once the temp file is complete (and
-	// synced, with fsync on), just before it replaces the target. (When a
-	// spare file cannot replace the target after it has run, the content
-	// is written again through a temp file, without running it again.) An
-	// error from it abandons the write: the temp file is removed, the
-	// target is left as it was, and WriteFile returns that error as it is.
-	// A caller can check something slow here, such as that the file still
-	// holds the bytes the new content was made from, while the disk works.
-	BeforeCommit func() error
 }
 
 // WriteResult describes a completed write.
@@ -202,11 +193,6 @@ func (w *Workspace) writeRenamed(op, rel, target string, raw []byte, mode fs.Fil
 		return err
 	}
 	tmp, err := w.writeTemp(op, rel, dir, raw, mode, old)
-	if err == nil && opts.BeforeCommit != nil {
-		if err = opts.BeforeCommit(); err != nil {
-			_ = w.root.Remove(tmp)
-		}
-	}
 	if err == nil && old != nil {
 		defer w.holdReplaced(target)()
 	}
