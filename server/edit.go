@@ -11,13 +11,15 @@ import (
 
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 	"github.com/hashline/hashline/internal/hashline"
+	"github.com/hashline/hashline/internal/versions"
 	"github.com/hashline/hashline/internal/workspace"
 )
 
 // Edit checks every reference of the batch against the file, applies the
 // batch in memory and writes the file once. References made against an
 // older version (baseVersion, else the version this agent last saw) are
-// rebased onto the current file when that version is cached (versions.go).
+// rebased onto the current file when the server holds that version, and
+// refused with fresh tags when it does not (versions.go rebase).
 func (s *Service) Edit(ctx context.Context, req *hashlinev1.EditRequest) (*hashlinev1.EditResponse, error) {
 	resp, err := s.edit(ctx, req)
 	return resp, toStatus(err)
@@ -68,20 +70,11 @@ func (s *Service) editFile(ctx context.Context, req *hashlinev1.EditRequest, edi
 	s.known(key, f.Version, doc, exactText(f.Encoding)) // a base for whoever reads it next
 	rb, err := s.rebase(req, f, doc, seen, edits)
 	if err != nil {
-		// The conflict shows current lines: retries use them.
-		s.views.See(agent, key, f.Version)
-		return nil, err
+		return nil, s.refused(agent, key, f.Version, err)
 	}
 	plan, err := hashline.PlanEdits(doc, rb.edits, h)
 	if err != nil {
-		var b *hashline.BatchError
-		// The error shows current tags (fresh lines of stale references,
-		// or the lines an oldText could mean): retries use them, so they
-		// are read against this version, not rebased from an older one.
-		if errors.As(err, &b) && b.ShowsTags() {
-			s.views.See(agent, key, f.Version)
-		}
-		return nil, s.planError(err, f.Version)
+		return nil, s.refused(agent, key, f.Version, s.planError(err, f.Version))
 	}
 	res, err := plan.Apply(doc, hashline.ApplyOptions{
 		Hasher:       h,
@@ -163,6 +156,20 @@ func (s *Service) editFile(ctx context.Context, req *hashlinev1.EditRequest, edi
 	}
 	s.opts.logger.DebugContext(ctx, "edit", "path", f.Path, "edits", len(edits), "dryRun", req.GetDryRun(), "version", resp.Version, "rebasedFrom", rb.from)
 	return resp, nil
+}
+
+// refused returns err, the refusal of an edit of the file whose view key is
+// key, now at version. An error that shows the agent current tags (a
+// conflict's or a stale reference's fresh lines, the lines an oldText could
+// mean) moves the agent's view to that version: its retries use those
+// tags, so they are checked against it, not rebased from an older one.
+func (s *Service) refused(agent, key, version string, err error) error {
+	var b *hashline.BatchError
+	var c *versions.ConflictError
+	if errors.As(err, &c) || (errors.As(err, &b) && b.ShowsTags()) {
+		s.views.See(agent, key, version)
+	}
+	return err
 }
 
 // versionFieldBound is more than a version ("v2-" and 32 hex digits) adds

@@ -82,7 +82,7 @@ func NewMetrics(reg prometheus.Registerer, opts ...MetricsOption) (*Metrics, err
 		}
 		cs = append(cs,
 			counter("hashline_cache_hits_total", "Snapshot cache lookups that found the version (rebases possible).", func(s versions.Stats) uint64 { return s.Hits }),
-			counter("hashline_cache_misses_total", "Snapshot cache lookups that missed (references checked by line and hash instead).", func(s versions.Stats) uint64 { return s.Misses }),
+			counter("hashline_cache_misses_total", "Snapshot cache lookups that missed (edits with line references refused with STALE_REF).", func(s versions.Stats) uint64 { return s.Misses }),
 			counter("hashline_cache_evictions_total", "Snapshots dropped to stay within --cache-bytes.", func(s versions.Stats) uint64 { return s.Evictions }),
 			gauge("hashline_cache_bytes", "Bytes of file content held by the snapshot cache.", func(s versions.Stats) int64 { return s.Bytes }),
 			gauge("hashline_cache_entries", "Snapshots held by the snapshot cache.", func(s versions.Stats) int64 { return int64(s.Entries) }),

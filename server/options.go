@@ -146,8 +146,9 @@ func WithWatchDebounce(d time.Duration) Option {
 
 // WithSnapshotCacheBytes sets the budget of the snapshot cache, shared by
 // all agents and files, that rebases read older versions from (default
-// 256 MiB). 0 keeps no snapshots: every Edit made against an older version
-// is then checked against the current file by line number and hash.
+// 256 MiB). 0 keeps none in memory: an Edit made against an older version
+// that no other store holds is then refused with STALE_REF, unless it has
+// no line references (see rebase).
 func WithSnapshotCacheBytes(n int64) Option {
 	return func(o *options) {
 		if n >= 0 {

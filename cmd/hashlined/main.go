@@ -123,7 +123,7 @@ func flags(fs *flag.FlagSet) *config {
 	fs.DurationVar(&c.keepaliveMinTime, "keepalive-min-time", 10*time.Second, "shortest interval between a client's pings; a client pinging more often is disconnected (GOAWAY too_many_pings)")
 	fs.StringVar(&c.metricsListen, "metrics-listen", "", "serve Prometheus metrics at http://ADDR/metrics (e.g. 127.0.0.1:9420; empty = off)")
 	fs.BoolVar(&c.cleanTemp, "clean-temp", true, "at startup, remove in the background the temporary files an interrupted write left behind (.hashline-*.tmp)")
-	fs.Int64Var(&c.cacheBytes, "cache-bytes", versions.DefaultCacheBytes, "bytes of file snapshots kept to rebase edits made against older versions (LRU, shared by all agents; 0 = none: such edits are then checked by line and hash)")
+	fs.Int64Var(&c.cacheBytes, "cache-bytes", versions.DefaultCacheBytes, "bytes of file snapshots kept in memory to rebase edits made against older versions (LRU, shared by all agents; 0 = none); an edit whose base is neither here nor in the state store is refused (STALE_REF) unless it has no line references")
 	fs.IntVar(&c.viewEntries, "view-entries", versions.DefaultViewEntries, "(agent, file) pairs whose last seen version is remembered (LRU); a forgotten pair must Read again")
 	fs.BoolVar(&c.requireRead, "require-read", true, "refuse replace/insert/delete/replaceText edits (NOT_READ) by an agent that has not seen the file through Read, Grep, Edit or Write")
 	return c
