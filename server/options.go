@@ -40,6 +40,7 @@ type options struct {
 	watchBuffer      int
 	watchDebounce    time.Duration
 	cacheBytes       int64
+	disk             *versions.Disk
 	viewEntries      int
 	requireRead      bool
 }
@@ -156,6 +157,14 @@ func WithSnapshotCacheBytes(n int64) Option {
 		}
 	}
 }
+
+// WithSnapshotDisk gives the snapshot cache a disk store (the state
+// directory's, internal/state): snapshots evicted from memory, or larger
+// than its budget, are kept there, and rebases find their base there when
+// memory misses, so that an edit from a version memory let go is rebased
+// instead of refused. Before closing d, call SaveSnapshots, so that a later
+// server finds the snapshots held in memory too.
+func WithSnapshotDisk(d *versions.Disk) Option { return func(o *options) { o.disk = d } }
 
 // WithViewEntries bounds how many (agent, file) pairs the service remembers
 // the last seen version of (default 100,000); past it the least recently

@@ -13,8 +13,14 @@ import (
 )
 
 // CacheStats returns the counters of the snapshot cache (hits, misses,
-// evictions, bytes, entries) that rebases read base versions from.
+// evictions, bytes, entries, and its disk store's) that rebases read base
+// versions from.
 func (s *Service) CacheStats() versions.Stats { return s.cache.Stats() }
+
+// SaveSnapshots spills every snapshot held in memory to the disk store
+// (WithSnapshotDisk), for the next server of this workspace; without one it
+// does nothing. Call it once no more calls are served, then close the disk.
+func (s *Service) SaveSnapshots() { s.cache.Save() }
 
 // ViewStats returns the counters of the per-agent views: how many (agent,
 // file) pairs are remembered and how many were forgotten at the bound.
