@@ -139,16 +139,23 @@ func OpenDisk(dir string, maxBytes int64) (*Disk, error) {
 	return d, nil
 }
 
-// validVersion reports whether v can name a file: versions are "v2-" and
-// hex digits, and anything else (a baseVersion is a client's string) must
-// never become a path.
+// validVersion reports whether v has the shape of a version ("v", a
+// number, "-" and lowercase hex: workspace.Version) and so may name a file.
+// Anything else, and a baseVersion is a client's string, never becomes a
+// path: not "..", not a name that differs from a real one only in case (one
+// file on a case-insensitive disk), not a device name such as "con".
 func validVersion(v string) bool {
-	if v == "" || len(v) > 128 || v[0] == '.' || v[0] == '-' {
+	scheme, digest, ok := strings.Cut(v, "-")
+	if !ok || len(scheme) < 2 || len(scheme) > 4 || scheme[0] != 'v' || len(digest) < 16 || len(digest) > 128 {
 		return false
 	}
-	for i := 0; i < len(v); i++ {
-		c := v[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+	for i := 1; i < len(scheme); i++ {
+		if scheme[i] < '0' || scheme[i] > '9' {
+			return false
+		}
+	}
+	for i := 0; i < len(digest); i++ {
+		if c := digest[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
 			return false
 		}
 	}

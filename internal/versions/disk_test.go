@@ -14,6 +14,9 @@ import (
 	"github.com/hashline/hashline/internal/versions"
 )
 
+// ver is a version: "v2-" and 32 hex digits, as workspace.Version gives.
+func ver(i int) string { return fmt.Sprintf("v2-%032x", i) }
+
 // openDisk opens a store in dir, closed with the test.
 func openDisk(t *testing.T, dir string, maxBytes int64) *versions.Disk {
 	t.Helper()
@@ -55,9 +58,9 @@ func TestDiskKeepsWhatItIsGivenAcrossReopening(t *testing.T) {
 	dir := t.TempDir()
 	d := openDisk(t, dir, 1<<20)
 	content := map[string]string{
-		"v2-aa": "one\ntwo\n",
-		"v2-bb": "\ufeffbom\r\ncrlf",
-		"v2-cc": "",
+		ver(0xaa): "one\ntwo\n",
+		ver(0xbb): "\ufeffbom\r\ncrlf",
+		ver(0xcc): "",
 	}
 	for v, c := range content {
 		d.Put(v, []byte(c))
@@ -85,7 +88,8 @@ func TestDiskKeepsWhatItIsGivenAcrossReopening(t *testing.T) {
 }
 
 func TestDiskTreatsADamagedFileAsAMiss(t *testing.T) {
-	const v, content = "v2-0123456789abcdef", "line one\nline two\nline three\n"
+	const content = "line one\nline two\nline three\n"
+	v := ver(0x0123456789abcdef)
 	tests := []struct {
 		name   string
 		damage func(b []byte) []byte
@@ -103,9 +107,9 @@ func TestDiskTreatsADamagedFileAsAMiss(t *testing.T) {
 		{"another version's file under this name", func([]byte) []byte {
 			other := t.TempDir()
 			d := openDisk(t, other, 1<<20)
-			d.Put("v2-ffff", []byte(content))
+			d.Put(ver(0xffff), []byte(content))
 			d.Close()
-			b, err := os.ReadFile(filepath.Join(other, "v2-ffff.snap"))
+			b, err := os.ReadFile(filepath.Join(other, ver(0xffff)+".snap"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -150,12 +154,9 @@ func TestDiskStaysWithinItsBudget(t *testing.T) {
 	dir := t.TempDir()
 	content := strings.Repeat("a line of text\n", 64) // ~1 KB
 	// Room for three files.
-	d := openDisk(t, dir, 3*int64(len(content))+3*64)
+	d := openDisk(t, dir, 3*int64(len(content)+100)) // a header is under 100 bytes
 	for i := range 10 {
-		d.Put(fmt.Sprintf("v2-%02d", i), []byte(content))
-		if i == 5 {
-			d.Get("v2-03") // used: it outlives older ones
-		}
+		d.Put(ver(i), []byte(content))
 	}
 	d.Close()
 	files := snapshotFiles(t, dir)
@@ -167,7 +168,7 @@ func TestDiskStaysWithinItsBudget(t *testing.T) {
 	if total > s.MaxBytes || s.Bytes != total || s.Entries != len(files) || len(files) != 3 {
 		t.Fatalf("files %v (%d bytes), stats %+v: want 3 files within the budget", files, total, s)
 	}
-	for _, v := range []string{"v2-07", "v2-08", "v2-09"} {
+	for _, v := range []string{ver(7), ver(8), ver(9)} {
 		if _, ok := files[v]; !ok {
 			t.Errorf("the newest snapshot %s is gone: %v", v, files)
 		}
@@ -176,17 +177,17 @@ func TestDiskStaysWithinItsBudget(t *testing.T) {
 		t.Errorf("stats %+v, want 10 spills and 7 evictions", s)
 	}
 	// Reopened with a smaller budget, it drops the oldest to fit.
-	small := openDisk(t, dir, int64(len(content))+64)
+	small := openDisk(t, dir, int64(len(content)+100))
 	if files := snapshotFiles(t, dir); len(files) != 1 || small.Stats().Entries != 1 {
 		t.Errorf("after reopening with room for one: files %v, stats %+v", files, small.Stats())
 	}
-	if _, ok := files["v2-09"]; !ok {
+	if _, ok := files[ver(9)]; !ok {
 		t.Errorf("the newest snapshot did not survive: %v", files)
 	}
 	// A snapshot larger than the whole budget is not kept.
-	small.Put("v2-big", []byte(strings.Repeat("x", 10*len(content))))
+	small.Put(ver(99), []byte(strings.Repeat("x", 10*len(content))))
 	small.Close()
-	if _, ok := snapshotFiles(t, dir)["v2-big"]; ok {
+	if _, ok := snapshotFiles(t, dir)[ver(99)]; ok {
 		t.Error("a snapshot over the budget was written")
 	}
 }
@@ -198,7 +199,12 @@ func TestDiskRefusesNamesThatAreNotVersions(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := openDisk(t, dir, 1<<20)
-	for _, v := range []string{"", "../escape", "..", ".hidden", "-flag", "a/b", `a\b`, "v2-ok\x00", "v2 space", strings.Repeat("v", 200)} {
+	for _, v := range []string{
+		"", "../escape", "..", ".hidden", "-flag", "a/b", `a\b`, "con", "nul", "aux",
+		"v2-" + strings.Repeat("0", 31) + "\x00", "v2 " + strings.Repeat("0", 32),
+		"v2-" + strings.Repeat("A", 32), // a real version's name in upper case: one file on some disks
+		"v2-../" + strings.Repeat("0", 32), "v2-" + strings.Repeat("0", 200), "v-" + strings.Repeat("0", 32),
+	} {
 		d.Put(v, []byte("x\n"))
 		if _, ok := d.Get(v); ok {
 			t.Errorf("Get(%q) found something", v)
@@ -217,9 +223,9 @@ func TestDiskSharedByTwoServers(t *testing.T) {
 	dir := t.TempDir()
 	a := openDisk(t, dir, 1<<20)
 	b := openDisk(t, dir, 1<<20) // opened before a writes anything
-	a.Put("v2-shared", []byte("shared\n"))
+	a.Put(ver(1000), []byte("shared\n"))
 	a.Close()
-	if got, ok := b.Get("v2-shared"); !ok || string(got) != "shared\n" {
+	if got, ok := b.Get(ver(1000)); !ok || string(got) != "shared\n" {
 		t.Fatalf("the other store's Get = %q, %v", got, ok)
 	}
 	// Both write the same version: one file, whole.
@@ -227,7 +233,7 @@ func TestDiskSharedByTwoServers(t *testing.T) {
 	for _, d := range []*versions.Disk{b, openDisk(t, dir, 1<<20)} {
 		wg.Go(func() {
 			for i := range 20 {
-				d.Put(fmt.Sprintf("v2-%02d", i), []byte(strings.Repeat("same\n", i)))
+				d.Put(ver(i), []byte(strings.Repeat("same\n", i)))
 			}
 			d.Close()
 		})
@@ -235,8 +241,8 @@ func TestDiskSharedByTwoServers(t *testing.T) {
 	wg.Wait()
 	c := openDisk(t, dir, 1<<20)
 	for i := range 20 {
-		if got, ok := c.Get(fmt.Sprintf("v2-%02d", i)); !ok || string(got) != strings.Repeat("same\n", i) {
-			t.Errorf("v2-%02d = %q, %v", i, got, ok)
+		if got, ok := c.Get(ver(i)); !ok || string(got) != strings.Repeat("same\n", i) {
+			t.Errorf("%s = %q, %v", ver(i), got, ok)
 		}
 	}
 	if files := snapshotFiles(t, dir); len(files) != 21 {
@@ -271,7 +277,7 @@ func TestDiskConcurrentUse(t *testing.T) {
 	for g := range 4 {
 		wg.Go(func() {
 			for i := range 200 {
-				v := fmt.Sprintf("v2-%d-%d", g, i%30)
+				v := ver(g<<8 | i%30)
 				want := strings.Repeat(v+"\n", 50)
 				d.Put(v, []byte(want))
 				if got, ok := d.Get(v); ok && string(got) != want {
@@ -290,9 +296,9 @@ func TestDiskConcurrentUse(t *testing.T) {
 func TestCacheSpillsWhatMemoryLetsGo(t *testing.T) {
 	dir := t.TempDir()
 	docs := map[string]*hashline.Document{
-		"v2-01": hashline.ParseDocument([]byte("a\nb\n")),
-		"v2-02": hashline.ParseDocument([]byte("\ufeffwith a bom\r\n")),
-		"v2-03": sized(500),
+		ver(1): hashline.ParseDocument([]byte("a\nb\n")),
+		ver(2): hashline.ParseDocument([]byte("\ufeffwith a bom\r\n")),
+		ver(3): sized(500),
 	}
 	t.Run("with no memory, every snapshot goes to disk and comes back whole", func(t *testing.T) {
 		c := versions.NewCache(0, versions.WithDisk(openDisk(t, dir, 1<<20)))
@@ -309,7 +315,7 @@ func TestCacheSpillsWhatMemoryLetsGo(t *testing.T) {
 		if s.Hits != 0 || s.Misses != 0 || s.Disk.Hits != 3 || s.Entries != 0 {
 			t.Errorf("stats %+v: want three disk hits and nothing in memory", s)
 		}
-		if _, ok := c.Get("v2-99"); ok || c.Stats().Misses != 1 {
+		if _, ok := c.Get(ver(99)); ok || c.Stats().Misses != 1 {
 			t.Errorf("a version held nowhere: stats %+v", c.Stats())
 		}
 	})
@@ -349,9 +355,9 @@ func TestCacheSpillsWhatMemoryLetsGo(t *testing.T) {
 		dir := t.TempDir()
 		disk := openDisk(t, dir, 1<<20)
 		d := sized(1000)
-		c := versions.NewCache(2*versions.Size("v2-01", d), versions.WithDisk(disk))
+		c := versions.NewCache(2*versions.Size(ver(0), d), versions.WithDisk(disk))
 		for i := range 5 {
-			c.Put(fmt.Sprintf("v2-%02d", i), d)
+			c.Put(ver(i), d)
 		}
 		disk.Close()
 		files := snapshotFiles(t, dir)
