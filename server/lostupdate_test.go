@@ -49,28 +49,41 @@ func bobThenAlice(e *env, explicit bool, mine *hashlinev1.FileEdit) (base, after
 }
 
 // TestNoLostUpdateWhenTheBaseIsGone runs the scenario many times with the
-// base certainly gone: no update may be lost, ever.
+// base certainly gone from memory: no update may be lost, ever. Without a
+// disk store alice's edit is refused for its unknown base; with one, the
+// base comes back from disk and the refusal is the rebase's exact CONFLICT.
 func TestNoLostUpdateWhenTheBaseIsGone(t *testing.T) {
-	e := evicted(t)
-	alice := client.Replace(tag(tenLines, 3), tag(tenLines, 7), "alice's block")
-	lost := 0
-	for i := range 1000 {
-		_, afterBob, err := bobThenAlice(e, i%2 == 0, alice)
-		got := e.read("f.txt")
-		if got != afterBob || !strings.Contains(got, "bob was here") {
-			lost++
-			if lost == 1 {
-				t.Errorf("run %d: bob's edit was lost: the file is %q, want %q (alice's edit: %v)", i, got, afterBob, err)
+	for _, tt := range []struct {
+		name   string
+		env    func(t *testing.T) *env
+		reason string // StaleRef.reason of the refs alice gets
+	}{
+		{"no snapshot anywhere", func(t *testing.T) *env { return evicted(t) }, "CHANGED"},
+		{"memory 0, disk store", func(t *testing.T) *env { e, _ := spilling(t, t.TempDir(), t.TempDir()); return e }, "CONFLICT"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			e := tt.env(t)
+			alice := client.Replace(tag(tenLines, 3), tag(tenLines, 7), "alice's block")
+			lost := 0
+			for i := range 1000 {
+				_, afterBob, err := bobThenAlice(e, i%2 == 0, alice)
+				got := e.read("f.txt")
+				if got != afterBob || !strings.Contains(got, "bob was here") {
+					lost++
+					if lost == 1 {
+						t.Errorf("run %d: bob's edit was lost: the file is %q, want %q (alice's edit: %v)", i, got, afterBob, err)
+					}
+					continue
+				}
+				var stale client.StaleRefError
+				if !errors.As(err, &stale) || stale.Err.Code != codes.Aborted || len(stale.Refs) == 0 || stale.Refs[0].GetReason() != tt.reason {
+					t.Fatalf("run %d: alice's edit = %v, want ABORTED STALE_REF with reason %s", i, err, tt.reason)
+				}
 			}
-			continue
-		}
-		var stale client.StaleRefError
-		if !errors.As(err, &stale) || stale.Err.Code != codes.Aborted {
-			t.Fatalf("run %d: alice's edit = %v, want ABORTED STALE_REF", i, err)
-		}
-	}
-	if lost > 0 {
-		t.Fatalf("%d of 1000 runs lost bob's update", lost)
+			if lost > 0 {
+				t.Fatalf("%d of 1000 runs lost bob's update", lost)
+			}
+		})
 	}
 }
 
