@@ -16,7 +16,6 @@ import (
 // decoded text, which equals the converted file's bytes, so the comparison
 // must not be made: every version must be the hash of the bytes on disk.
 func TestVersionAfterEncodingConvertedOutside(t *testing.T) {
-	// Large enough for an Edit to work from the snapshot (see speculate).
 	text := strings.Repeat("καλημέρα κόσμε, a line of text\n", 10000)
 	utf16, err := workspace.Encode([]byte(text), workspace.UTF16LE)
 	if err != nil {

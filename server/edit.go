@@ -11,13 +11,15 @@ import (
 
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 	"github.com/hashline/hashline/internal/hashline"
+	"github.com/hashline/hashline/internal/versions"
 	"github.com/hashline/hashline/internal/workspace"
 )
 
 // Edit checks every reference of the batch against the file, applies the
 // batch in memory and writes the file once. References made against an
 // older version (baseVersion, else the version this agent last saw) are
-// rebased onto the current file when that version is cached (versions.go).
+// rebased onto the current file when the server holds that version, and
+// refused with fresh tags when it does not (versions.go rebase).
 func (s *Service) Edit(ctx context.Context, req *hashlinev1.EditRequest) (*hashlinev1.EditResponse, error) {
 	resp, err := s.edit(ctx, req)
 	return resp, toStatus(err)
@@ -43,115 +45,22 @@ func (s *Service) edit(ctx context.Context, req *hashlinev1.EditRequest) (*hashl
 		return nil, err
 	}
 	defer unlock()
+	return s.editFile(ctx, req, edits, context, rel, key)
+}
 
-	var f *workspace.File
-	var doc *hashline.Document
-	if sf, sdoc, c := s.speculate(rel, key); c != nil {
-		resp, serr := s.editFile(ctx, req, edits, context, rel, key, sf, sdoc, c.same)
-		if !errors.Is(serr, errSnapshotStale) {
-			return resp, serr
-		}
-		f, doc, err = c.f, c.doc, c.err
-	} else {
-		f, doc, err = s.load(rel, key)
-	}
+// editFile is Edit of the file rel (view key key), under its lock: it
+// loads the file, checks read-before-edit, rebases the batch, plans and
+// applies it, checks the result's size, writes it and responds. Everything
+// that can refuse the edit runs before the write, so an error means the
+// file was not changed.
+func (s *Service) editFile(ctx context.Context, req *hashlinev1.EditRequest, edits []hashline.Edit, context int, rel, key string) (*hashlinev1.EditResponse, error) {
+	f, doc, err := s.load(rel, key)
 	if err != nil {
 		if errors.Is(err, workspace.ErrNotFound) {
 			return nil, errors.Join(err, errors.New("Edit changes existing files; create it with Write"))
 		}
 		return nil, err
 	}
-	return s.editFile(ctx, req, edits, context, rel, key, f, doc, nil)
-}
-
-// speculateBytes is the size from which Edit works on the snapshot it
-// holds while it reads the file to check it (see speculate). Measured over
-// gRPC on the benchmark machine, alternating with the plain path: 10-13%
-// off a one-line edit of 2.8 MB, 5-6% off 0.8 MB, nothing at 0.27 MB, where
-// the read is no longer worth handing to another goroutine.
-const speculateBytes = 256 << 10
-
-// errSnapshotStale is what a speculative edit returns when the file no
-// longer holds the snapshot it was made from; Edit then starts again from
-// the file. It never reaches a caller.
-var errSnapshotStale = errors.New("hashline: the file changed behind the snapshot")
-
-// snapshotCheck is a background load of a file, to tell whether it still
-// holds the snapshot an edit is being made from.
-type snapshotCheck struct {
-	done    chan struct{}
-	version string // the snapshot's
-	// Set once done is closed: what load returned.
-	f   *workspace.File
-	doc *hashline.Document
-	err error
-}
-
-// speculate lets an Edit of a large file overlap its read of the file with
-// its work. If the server holds the snapshot of the version it last read or
-// wrote at rel, parsed, and it is at least speculateBytes, speculate returns
-// that snapshot as the file, and starts reading the file in the background
-// to check that it still holds exactly those bytes (as load does: bytes,
-// not sizes or times). The edit is then planned, applied and written to its
-// temp file from the snapshot while the read runs, and c.same must pass
-// before anything of it is shown or done: before the rename, before a
-// rebase's cache lookup, before a stale-ref view is recorded or a dry run
-// logged, and before any result or error is returned. (Recording the
-// snapshot as the file's latest version again, and a temp file created and
-// removed, are all that happens before.) When it fails, the edit starts
-// again from what the read found, as if it had not speculated. It returns a
-// nil check when there is no such snapshot, or the file's size shows it is
-// not the snapshot.
-func (s *Service) speculate(rel, key string) (*workspace.File, *hashline.Document, *snapshotCheck) {
-	v, d, ok := s.snapshot(key)
-	if !ok || len(d.Text()) < speculateBytes {
-		return nil, nil, nil
-	}
-	// A size that differs proves the file is not the snapshot, so an edit
-	// made from it would only be thrown away. An equal size proves
-	// nothing; the comparison decides.
-	if fi, err := s.ws.Root().Stat(rel); err != nil || fi.Size() != int64(d.Size()) {
-		return nil, nil, nil
-	}
-	c := &snapshotCheck{done: make(chan struct{}), version: v}
-	go func() {
-		defer close(c.done)
-		c.f, c.doc, c.err = s.load(rel, key)
-	}()
-	raw := d.View()
-	return &workspace.File{Path: rel, Text: raw, Raw: raw, Version: v, Encoding: workspace.UTF8}, d, c
-}
-
-// same waits for the check and returns errSnapshotStale unless the file
-// held exactly the snapshot: a version is the hash of the file's bytes.
-func (c *snapshotCheck) same() error {
-	<-c.done
-	if c.err != nil || c.f.Version != c.version {
-		return errSnapshotStale
-	}
-	return nil
-}
-
-// editFile is Edit on the file f as loaded, parsed as doc. With a gate
-// (a speculative edit, see speculate), it passes the gate before it
-// returns anything or renames the new file into place, and returns the
-// gate's error if it fails.
-func (s *Service) editFile(ctx context.Context, req *hashlinev1.EditRequest, edits []hashline.Edit, context int, rel, key string, f *workspace.File, doc *hashline.Document, gate func() error) (resp *hashlinev1.EditResponse, err error) {
-	// stands passes the gate, if there is one, before a side effect that
-	// must not happen otherwise. Passing it again is cheap.
-	stands := func() error {
-		if gate == nil {
-			return nil
-		}
-		return gate()
-	}
-	defer func() {
-		// Any outcome, a result or an error, stands only if the file was
-		// the snapshot; the rename itself is gated in WriteFile.
-		if gerr := stands(); gerr != nil {
-			resp, err = nil, gerr
-		}
-	}()
 	h := s.opts.hasher
 	agent := AgentID(ctx)
 	seen, hasSeen := s.views.Seen(agent, key)
@@ -159,31 +68,13 @@ func (s *Service) editFile(ctx context.Context, req *hashlinev1.EditRequest, edi
 		return nil, &notReadError{path: f.Path, agent: agent, edit: i, op: edits[i].Op}
 	}
 	s.known(key, f.Version, doc, exactText(f.Encoding)) // a base for whoever reads it next
-	if base := rebaseBase(req, seen); base != "" && base != f.Version {
-		// A rebase looks its base up in the cache, which counts hits and
-		// misses: only once, from the file as it is.
-		if err := stands(); err != nil {
-			return nil, err
-		}
-	}
 	rb, err := s.rebase(req, f, doc, seen, edits)
 	if err != nil {
-		// The conflict shows current lines: retries use them.
-		if stands() == nil {
-			s.views.See(agent, key, f.Version)
-		}
-		return nil, err
+		return nil, s.refused(agent, key, f.Version, err)
 	}
 	plan, err := hashline.PlanEdits(doc, rb.edits, h)
 	if err != nil {
-		var b *hashline.BatchError
-		// The error shows current tags (fresh lines of stale references,
-		// or the lines an oldText could mean): retries use them, so they
-		// are read against this version, not rebased from an older one.
-		if errors.As(err, &b) && b.ShowsTags() && stands() == nil {
-			s.views.See(agent, key, f.Version)
-		}
-		return nil, s.planError(err, f.Version)
+		return nil, s.refused(agent, key, f.Version, s.planError(err, f.Version))
 	}
 	res, err := plan.Apply(doc, hashline.ApplyOptions{
 		Hasher:       h,
@@ -214,7 +105,7 @@ func (s *Service) editFile(ctx context.Context, req *hashlinev1.EditRequest, edi
 		return nil, fmt.Errorf("%w: %s would be %d bytes after this edit, over the %d-byte limit; split the file or write less",
 			workspace.ErrTooLarge, f.Path, len(raw), limit)
 	}
-	resp = &hashlinev1.EditResponse{
+	resp := &hashlinev1.EditResponse{
 		Path:        f.Path,
 		Diff:        res.Diff,
 		Replaced:    s.tagged(res.Replaced),
@@ -255,7 +146,7 @@ func (s *Service) editFile(ctx context.Context, req *hashlinev1.EditRequest, edi
 		return nil, err
 	}
 	if !req.GetDryRun() {
-		wr, err := s.ws.WriteFile(rel, out, workspace.WriteOptions{Mode: workspace.ReplaceOnly, Encoding: f.Encoding, Version: resp.Version, Encoded: raw, BeforeCommit: gate})
+		wr, err := s.ws.WriteFile(rel, out, workspace.WriteOptions{Mode: workspace.ReplaceOnly, Encoding: f.Encoding, Version: resp.Version, Encoded: raw})
 		if err != nil {
 			return nil, err
 		}
@@ -263,12 +154,22 @@ func (s *Service) editFile(ctx context.Context, req *hashlinev1.EditRequest, edi
 		s.publishEdit(ctx, f, wr, out)
 		s.saw(ctx, key, wr.Version, res.Doc, exactText(f.Encoding))
 	}
-	// A dry run's result is logged only once it stands.
-	if err := stands(); err != nil {
-		return nil, err
-	}
 	s.opts.logger.DebugContext(ctx, "edit", "path", f.Path, "edits", len(edits), "dryRun", req.GetDryRun(), "version", resp.Version, "rebasedFrom", rb.from)
 	return resp, nil
+}
+
+// refused returns err, the refusal of an edit of the file whose view key is
+// key, now at version. An error that shows the agent current tags (a
+// conflict's or a stale reference's fresh lines, the lines an oldText could
+// mean) moves the agent's view to that version: its retries use those
+// tags, so they are checked against it, not rebased from an older one.
+func (s *Service) refused(agent, key, version string, err error) error {
+	var b *hashline.BatchError
+	var c *versions.ConflictError
+	if errors.As(err, &c) || (errors.As(err, &b) && b.ShowsTags()) {
+		s.views.See(agent, key, version)
+	}
+	return err
 }
 
 // versionFieldBound is more than a version ("v2-" and 32 hex digits) adds

@@ -115,13 +115,25 @@ func (e *versionMismatchError) Error() string {
 }
 
 // staleError wraps a core batch error that carries stale references, with
-// the version the fresh lines came from.
+// the version the fresh lines came from. With unknownBase set, the
+// references were made against that version, which the server does not
+// hold, and every one of them is shown (versions.UnknownBase).
 type staleError struct {
 	batch          *hashline.BatchError
 	currentVersion string
+	unknownBase    string
+	how            string // how the agent named unknownBase: "gave as baseVersion" or "last saw"
 }
 
-func (e *staleError) Error() string { return e.batch.Error() }
+func (e *staleError) Error() string {
+	if e.unknownBase == "" || e.batch.Reason() != hashline.ReasonStaleRef {
+		return e.batch.Error()
+	}
+	return fmt.Sprintf("version %s, the one you %s, is no longer held by the server, and the file has changed since (it is now %s): "+
+		"the lines you referenced, and those inside your ranges, cannot be proven unchanged, so nothing was written. "+
+		"Check the current lines below (>>> marks the line numbers you referenced) and retry with their refs (and baseVersion %s, or none)\n%s",
+		e.unknownBase, e.how, e.currentVersion, e.currentVersion, e.batch.StaleLines())
+}
 func (e *staleError) Unwrap() error { return e.batch }
 
 // toStatus is the one place where domain errors become gRPC statuses. Every
@@ -146,9 +158,9 @@ func toStatus(err error) error {
 	)
 	switch {
 	case errors.As(err, &stale):
-		return batchStatus(stale.batch, stale.currentVersion)
+		return batchStatus(stale.batch, stale.Error(), stale.currentVersion, stale.unknownBase)
 	case errors.As(err, &batch):
-		return batchStatus(batch, "")
+		return batchStatus(batch, batch.Error(), "", "")
 	case errors.As(err, &conE):
 		return conflictStatus(conE)
 	case errors.As(err, &nrE):
@@ -228,13 +240,19 @@ func batchCode(r hashline.Reason) codes.Code {
 	}
 }
 
-func batchStatus(b *hashline.BatchError, currentVersion string) error {
+// batchStatus is the status of a refused batch, with the message msg.
+// baseVersion is set when the references were made against a version the
+// server does not hold.
+func batchStatus(b *hashline.BatchError, msg, currentVersion, baseVersion string) error {
 	reason := b.Reason()
 	meta := map[string]string{}
 	if currentVersion != "" {
 		meta["currentVersion"] = currentVersion
 	}
-	st := status.New(batchCode(reason), b.Error())
+	if baseVersion != "" {
+		meta["baseVersion"] = baseVersion
+	}
+	st := status.New(batchCode(reason), msg)
 	details := []protoadapt.MessageV1{
 		protoadapt.MessageV1Of(&hashlinev1.ErrorInfo{Reason: string(reason), Domain: Domain, Metadata: meta}),
 	}

@@ -35,7 +35,9 @@ var handlingBuckets = []float64{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
 // outcome of every Edit (hashline_edit_outcomes_total{outcome}), and, when
 // the service reports them, its snapshot cache's counters and size
 // (hashline_cache_{hits,misses,evictions}_total, hashline_cache_bytes,
-// hashline_cache_entries).
+// hashline_cache_entries) and those of its state store
+// (hashline_cache_{spills,disk_hits,disk_corrupt,disk_evictions}_total,
+// hashline_cache_disk_{bytes,entries}).
 type Metrics struct {
 	grpc  *grpcprom.ServerMetrics
 	edits *prometheus.CounterVec
@@ -81,11 +83,17 @@ func NewMetrics(reg prometheus.Registerer, opts ...MetricsOption) (*Metrics, err
 			return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, func() float64 { return float64(v(f())) })
 		}
 		cs = append(cs,
-			counter("hashline_cache_hits_total", "Snapshot cache lookups that found the version (rebases possible).", func(s versions.Stats) uint64 { return s.Hits }),
-			counter("hashline_cache_misses_total", "Snapshot cache lookups that missed (references checked by line and hash instead).", func(s versions.Stats) uint64 { return s.Misses }),
-			counter("hashline_cache_evictions_total", "Snapshots dropped to stay within --cache-bytes.", func(s versions.Stats) uint64 { return s.Evictions }),
+			counter("hashline_cache_hits_total", "Snapshot cache lookups that found the version in memory (rebases possible).", func(s versions.Stats) uint64 { return s.Hits }),
+			counter("hashline_cache_misses_total", "Snapshot cache lookups that found the version neither in memory nor in the state store (edits with line references refused with STALE_REF).", func(s versions.Stats) uint64 { return s.Misses }),
+			counter("hashline_cache_evictions_total", "Snapshots dropped from memory to stay within --cache-bytes (spilled to the state store when there is one).", func(s versions.Stats) uint64 { return s.Evictions }),
 			gauge("hashline_cache_bytes", "Bytes of file content held by the snapshot cache.", func(s versions.Stats) int64 { return s.Bytes }),
 			gauge("hashline_cache_entries", "Snapshots held by the snapshot cache.", func(s versions.Stats) int64 { return int64(s.Entries) }),
+			counter("hashline_cache_spills_total", "Snapshots written to the state store (--state-dir) when memory let them go, or at shutdown.", func(s versions.Stats) uint64 { return s.Disk.Spills }),
+			counter("hashline_cache_disk_hits_total", "Snapshot cache lookups that missed memory and found the version in the state store.", func(s versions.Stats) uint64 { return s.Disk.Hits }),
+			counter("hashline_cache_disk_corrupt_total", "Damaged snapshot files found in the state store and dropped, each also a miss.", func(s versions.Stats) uint64 { return s.Disk.Corrupt }),
+			counter("hashline_cache_disk_evictions_total", "Snapshot files removed from the state store to stay within --state-bytes.", func(s versions.Stats) uint64 { return s.Disk.Evictions }),
+			gauge("hashline_cache_disk_bytes", "Bytes of snapshot files held by the state store.", func(s versions.Stats) int64 { return s.Disk.Bytes }),
+			gauge("hashline_cache_disk_entries", "Snapshot files held by the state store.", func(s versions.Stats) int64 { return int64(s.Disk.Entries) }),
 		)
 	}
 	for _, c := range cs {

@@ -20,7 +20,8 @@ import (
 func TestMetricsCountEditOutcomesAndCalls(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	m, err := server.NewMetrics(reg, server.WithCacheStats(func() versions.Stats {
-		return versions.Stats{Hits: 7, Misses: 3, Evictions: 2, Bytes: 12345, Entries: 4}
+		return versions.Stats{Hits: 7, Misses: 3, Evictions: 2, Bytes: 12345, Entries: 4,
+			Disk: versions.DiskStats{Spills: 5, Hits: 6, Corrupt: 1, Evictions: 8, Bytes: 6789, Entries: 9}}
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -81,6 +82,12 @@ func TestMetricsCountEditOutcomesAndCalls(t *testing.T) {
 		`hashline_cache_hits_total`:                         7,
 		`hashline_cache_misses_total`:                       3,
 		`hashline_cache_evictions_total`:                    2,
+		`hashline_cache_spills_total`:                       5,
+		`hashline_cache_disk_hits_total`:                    6,
+		`hashline_cache_disk_corrupt_total`:                 1,
+		`hashline_cache_disk_evictions_total`:               8,
+		`hashline_cache_disk_bytes`:                         6789,
+		`hashline_cache_disk_entries`:                       9,
 		`grpc_server_handled_total{grpc_code="OK",grpc_method="Read",grpc_service="hashline.v1.FileService",grpc_type="unary"}`:      3,
 		`grpc_server_handled_total{grpc_code="Aborted",grpc_method="Edit",grpc_service="hashline.v1.FileService",grpc_type="unary"}`: 2,
 		`grpc_server_handling_seconds{grpc_method="Edit",grpc_service="hashline.v1.FileService",grpc_type="unary"}`:                  8, // sample count

@@ -41,6 +41,7 @@ type options struct {
 	watchBuffer      int
 	watchDebounce    time.Duration
 	cacheBytes       int64
+	disk             *versions.Disk
 	viewEntries      int
 	requireRead      bool
 }
@@ -150,8 +151,9 @@ func WithWatchDebounce(d time.Duration) Option {
 
 // WithSnapshotCacheBytes sets the budget of the snapshot cache, shared by
 // all agents and files, that rebases read older versions from (default
-// 256 MiB). 0 keeps no snapshots: every Edit made against an older version
-// is then checked against the current file by line number and hash.
+// 256 MiB). 0 keeps none in memory: an Edit made against an older version
+// that no other store holds is then refused with STALE_REF, unless it has
+// no line references (see rebase).
 func WithSnapshotCacheBytes(n int64) Option {
 	return func(o *options) {
 		if n >= 0 {
@@ -159,6 +161,14 @@ func WithSnapshotCacheBytes(n int64) Option {
 		}
 	}
 }
+
+// WithSnapshotDisk gives the snapshot cache a disk store (the state
+// directory's, internal/state): snapshots evicted from memory, or larger
+// than its budget, are kept there, and rebases find their base there when
+// memory misses, so that an edit from a version memory let go is rebased
+// instead of refused. Before closing d, call SaveSnapshots, so that a later
+// server finds the snapshots held in memory too.
+func WithSnapshotDisk(d *versions.Disk) Option { return func(o *options) { o.disk = d } }
 
 // WithViewEntries bounds how many (agent, file) pairs the service remembers
 // the last seen version of (default 100,000); past it the least recently

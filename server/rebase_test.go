@@ -226,35 +226,37 @@ func TestEditReportsEveryConflictOfABatch(t *testing.T) {
 	}
 }
 
-// TestEditFromABaseEvictedFromTheCache: with no snapshot of the base, the
-// references are checked against the current file by line and hash.
+// TestEditFromABaseEvictedFromTheCache: with no snapshot of the base, a
+// reference is refused with STALE_REF even where it still matches the
+// current file by number and hash, because nothing proves it is the line
+// the agent read; nothing is written. The refusal shows the agent the
+// current lines, so a retry from them is checked against the current file
+// and lands.
 func TestEditFromABaseEvictedFromTheCache(t *testing.T) {
 	e := newEnv(t, server.WithSnapshotCacheBytes(0))
 	e.write("f.txt", tenLines)
 	a, b := e.agent("a"), e.agent("b")
-	e.readAs(a, "f.txt")
+	base := e.readAs(a, "f.txt").GetVersion()
 	e.readAs(b, "f.txt")
-	e.editAs(b, "f.txt", client.Prepend("top"))
-	// Line 8 moved to 9: by number and hash that is a stale reference.
-	_, err := a.Edit(e.ctx, &hashlinev1.EditRequest{Path: "f.txt", Edits: []*hashlinev1.FileEdit{client.Replace(tag(tenLines, 8), "", "A8")}})
+	cur := e.editAs(b, "f.txt", client.Replace(tag(tenLines, 9), "", "B9")).GetVersion()
+	before := e.snapshot()
+	// Line 2 is untouched and matches by number and hash, but only the
+	// base could prove it.
+	_, err := a.Edit(e.ctx, &hashlinev1.EditRequest{Path: "f.txt", Edits: []*hashlinev1.FileEdit{client.Replace(tag(tenLines, 2), "", "A2")}})
 	var stale client.StaleRefError
-	if !errors.As(err, &stale) || stale.Refs[0].GetReason() != "CHANGED" {
-		t.Fatalf("err = %v, want a CHANGED stale ref", err)
+	if !errors.As(err, &stale) || len(stale.Refs) != 1 {
+		t.Fatalf("err = %v, want one STALE_REF", err)
 	}
-	// A line the other edit did not move still matches by number and hash
-	// (the server shows A the new version in the error, so A's view is
-	// now current).
-	var l8 string
-	for _, f := range stale.Refs[0].GetFresh() {
-		if strings.HasSuffix(f, "|l8") {
-			l8 = f
-		}
+	e.assertUnchanged(before)
+	r := stale.Refs[0]
+	if r.GetCurrentLine() != tag(tenLines, 2)+"|l2" || r.GetCurrentVersion() != cur || stale.Err.Metadata["baseVersion"] != base {
+		t.Errorf("stale ref %v, metadata %v; want the current line 2, version %s, base %s", r, stale.Err.Metadata, cur, base)
 	}
-	resp, err := a.Edit(e.ctx, &hashlinev1.EditRequest{Path: "f.txt", Edits: []*hashlinev1.FileEdit{client.Replace(l8, "", "A8")}})
+	resp, err := a.Edit(e.ctx, &hashlinev1.EditRequest{Path: "f.txt", Edits: []*hashlinev1.FileEdit{client.Replace(r.GetCurrentLine(), "", "A2")}})
 	if err != nil || resp.GetRebasedFrom() != "" {
-		t.Fatalf("resp %v, err %v", resp, err)
+		t.Fatalf("retry from the fresh tag: resp %v, err %v", resp, err)
 	}
-	if got := oneLine(e.read("f.txt")); got != "top l1 l2 l3 l4 l5 l6 l7 A8 l9 l10" {
+	if got := oneLine(e.read("f.txt")); got != "l1 A2 l3 l4 l5 l6 l7 l8 B9 l10" {
 		t.Errorf("file = %q", got)
 	}
 	if s := e.svc.CacheStats(); s.Entries != 0 || s.Hits != 0 || s.Misses == 0 {

@@ -41,7 +41,7 @@ func New(ws *workspace.Workspace, opts ...Option) *Service {
 		opt(&o)
 	}
 	return &Service{ws: ws, opts: o,
-		cache: versions.NewCache(o.cacheBytes), views: versions.NewViews(o.viewEntries),
+		cache: versions.NewCache(o.cacheBytes, versions.WithDisk(o.disk)), views: versions.NewViews(o.viewEntries),
 		latest: versions.NewViews(o.viewEntries)}
 }
 

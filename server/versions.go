@@ -13,8 +13,14 @@ import (
 )
 
 // CacheStats returns the counters of the snapshot cache (hits, misses,
-// evictions, bytes, entries) that rebases read base versions from.
+// evictions, bytes, entries, and its disk store's) that rebases read base
+// versions from.
 func (s *Service) CacheStats() versions.Stats { return s.cache.Stats() }
+
+// SaveSnapshots spills every snapshot held in memory to the disk store
+// (WithSnapshotDisk), for the next server of this workspace; without one it
+// does nothing. Call it once no more calls are served, then close the disk.
+func (s *Service) SaveSnapshots() { s.cache.Save() }
 
 // ViewStats returns the counters of the per-agent views: how many (agent,
 // file) pairs are remembered and how many were forgotten at the bound.
@@ -152,11 +158,19 @@ func rebaseBase(req *hashlinev1.EditRequest, seen string) string {
 
 // rebase resolves the batch's base: the request's baseVersion, else the
 // version this agent last saw (seen), else the current file. When the base
-// is an older version whose snapshot is cached, the references are carried
-// onto doc (the current file); a *versions.ConflictError is returned when
-// other changes touched them. When the base is unknown, or the references
-// were not made against it, the batch is returned as it is, to be checked
-// against the current file by line number and hash.
+// is an older version whose snapshot is held (in memory or on disk), the
+// references are carried onto doc (the current file); a
+// *versions.ConflictError is returned when other changes touched them.
+//
+// When the base is an older version the server does not hold (evicted, a
+// restart without the state store, a change made behind its back that
+// nobody read, a version it never saw), no referenced line can be proven
+// unchanged, so a batch with line references is refused with STALE_REF
+// and the current lines (versions.UnknownBase); nothing is written. A batch
+// without references (append, prepend, replaceText) reads no line of the
+// base and is checked against the current file, as a rebase would. With
+// no base at all (an agent that never saw the file, require-read off) the
+// batch is checked against the current file by line and hash.
 func (s *Service) rebase(req *hashlinev1.EditRequest, f *workspace.File, doc *hashline.Document, seen string, edits []hashline.Edit) (*rebased, error) {
 	out := &rebased{edits: edits}
 	base, how := rebaseBase(req, seen), "gave as baseVersion"
@@ -168,8 +182,9 @@ func (s *Service) rebase(req *hashlinev1.EditRequest, f *workspace.File, doc *ha
 	}
 	bdoc, ok := s.cache.Get(base)
 	if !ok {
-		// Evicted, or never seen by this server (a restart, a change made
-		// behind its back): the line-and-hash check is all there is.
+		if b := versions.UnknownBase(doc, edits, s.opts.hasher); b != nil {
+			return nil, &staleError{batch: b, currentVersion: f.Version, unknownBase: base, how: how}
+		}
 		return out, nil
 	}
 	r, err := versions.Rebase(bdoc, doc, edits, s.opts.hasher)

@@ -15,6 +15,7 @@ import (
 	"github.com/hashline/hashline/client"
 	"github.com/hashline/hashline/internal/local"
 	"github.com/hashline/hashline/internal/mcp"
+	"github.com/hashline/hashline/internal/versions"
 	"github.com/hashline/hashline/internal/workspace"
 	"github.com/hashline/hashline/server"
 )
@@ -51,6 +52,8 @@ func runMCP(ctx context.Context, io stdio, args []string) int {
 	agent := fs.String("agent", "", `agent name sent with every call; give each session its own (default: "mcp/", the MCP client's name and a random tag, one per process)`)
 	token := fs.String("token", io.getenv("HASHLINE_TOKEN"), "with --server: bearer token for a hashlined started with --tokens (env HASHLINE_TOKEN)")
 	fsync := fs.Bool("fsync", true, "embedded engine: fsync files and directories on write; false is UNSAFE (a crash can lose acknowledged edits, or leave a file just written holding zeros) and meant for benchmarks")
+	stateDir := fs.String("state-dir", "", "embedded engine: directory of its own state, outside the workspace (refused inside it): snapshots that memory let go, for rebases, kept across sessions (default: hashline/<hash of the root> under $XDG_STATE_HOME, else ~/.local/state, %LocalAppData% on Windows, ~/Library/Application Support on macOS)")
+	stateBytes := fs.Int64("state-bytes", versions.DefaultDiskBytes, "embedded engine: bytes of snapshots kept in --state-dir, oldest out (0 = none)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), mcpUsage)
 		fs.PrintDefaults()
@@ -78,7 +81,7 @@ func runMCP(ctx context.Context, io stdio, args []string) int {
 	if *addr != "" {
 		var local []string
 		fs.Visit(func(f *flag.Flag) {
-			if f.Name == "root" || f.Name == "fsync" {
+			if f.Name == "root" || f.Name == "fsync" || f.Name == "state-dir" || f.Name == "state-bytes" {
 				local = append(local, "--"+f.Name)
 			}
 		})
@@ -110,9 +113,18 @@ func runMCP(ctx context.Context, io stdio, args []string) int {
 		// The engine's own errors (a recovered panic, an internal error)
 		// go to stderr; the outcome of each call is the client's to see.
 		engineLogger := slog.New(slog.NewTextHandler(io.stderr, &slog.HandlerOptions{Level: slog.LevelError}))
-		e, err := local.Start(local.Config{Root: *root, Workspace: []workspace.Option{workspace.WithFsync(*fsync)}, Server: []server.Option{server.WithLogger(engineLogger)}})
+		if *stateBytes < 0 {
+			fmt.Fprintf(io.stderr, "hashline mcp: --state-bytes %d: want bytes >= 0 (0 = no snapshots on disk)\n", *stateBytes)
+			return exitUsage
+		}
+		e, err := local.Start(local.Config{Root: *root, Workspace: []workspace.Option{workspace.WithFsync(*fsync)}, Server: []server.Option{server.WithLogger(engineLogger)},
+			StateDir: *stateDir, StateBytes: *stateBytes})
 		if err != nil {
-			fmt.Fprintf(io.stderr, "hashline mcp: --root: %v\n", err)
+			flag := "--root"
+			if errors.As(err, new(*local.StateError)) {
+				flag = "--state-dir"
+			}
+			fmt.Fprintf(io.stderr, "hashline mcp: %s: %v\n", flag, err)
 			return exitError
 		}
 		defer e.Close()

@@ -30,6 +30,7 @@ import (
 	"google.golang.org/grpc/keepalive"
 
 	"github.com/hashline/hashline/internal/hashline"
+	"github.com/hashline/hashline/internal/state"
 	"github.com/hashline/hashline/internal/versions"
 	"github.com/hashline/hashline/internal/workspace"
 	"github.com/hashline/hashline/server"
@@ -89,6 +90,8 @@ type config struct {
 	cacheBytes  int64
 	viewEntries int
 	requireRead bool
+	stateDir    string
+	stateBytes  int64
 }
 
 func flags(fs *flag.FlagSet) *config {
@@ -122,7 +125,9 @@ func flags(fs *flag.FlagSet) *config {
 	fs.DurationVar(&c.keepaliveMinTime, "keepalive-min-time", 10*time.Second, "shortest interval between a client's pings; a client pinging more often is disconnected (GOAWAY too_many_pings)")
 	fs.StringVar(&c.metricsListen, "metrics-listen", "", "serve Prometheus metrics at http://ADDR/metrics (e.g. 127.0.0.1:9420; empty = off)")
 	fs.BoolVar(&c.cleanTemp, "clean-temp", true, "at startup, remove in the background the temporary files an interrupted write left behind (regular files named exactly .hashline-, 26 characters A-Z or 2-7, .tmp, older than the process)")
-	fs.Int64Var(&c.cacheBytes, "cache-bytes", versions.DefaultCacheBytes, "bytes of file snapshots kept to rebase edits made against older versions (LRU, shared by all agents; 0 = none: such edits are then checked by line and hash)")
+	fs.Int64Var(&c.cacheBytes, "cache-bytes", versions.DefaultCacheBytes, "bytes of file snapshots kept in memory to rebase edits made against older versions (LRU, shared by all agents; 0 = none); an edit whose base is neither here nor in the state store is refused (STALE_REF) unless it has no line references")
+	fs.StringVar(&c.stateDir, "state-dir", "", "directory of the server's own state, outside the workspace (refused inside it): snapshots that memory let go, for rebases, kept across restarts (default: hashline/<hash of the root> under $XDG_STATE_HOME, else ~/.local/state, %LocalAppData% on Windows, ~/Library/Application Support on macOS)")
+	fs.Int64Var(&c.stateBytes, "state-bytes", versions.DefaultDiskBytes, "bytes of snapshots kept in --state-dir, oldest out (0 = none: an edit whose base memory let go is then refused unless it has no line references)")
 	fs.IntVar(&c.viewEntries, "view-entries", versions.DefaultViewEntries, "(agent, file) pairs whose last seen version is remembered (LRU); a forgotten pair must Read again")
 	fs.BoolVar(&c.requireRead, "require-read", true, "refuse replace/insert/delete/replaceText edits (NOT_READ) by an agent that has not seen the file through Read, Grep, Edit or Write")
 	return c
@@ -242,6 +247,17 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 	if c.cacheBytes < 0 || c.viewEntries < 1 {
 		return fmt.Errorf("--cache-bytes %d --view-entries %d: want bytes >= 0 (0 = no snapshots) and entries >= 1", c.cacheBytes, c.viewEntries)
 	}
+	if c.stateBytes < 0 {
+		return fmt.Errorf("--state-bytes %d: want bytes >= 0 (0 = no snapshots on disk)", c.stateBytes)
+	}
+	disk, stateDir, err := openSnapshots(c.stateDir, c.stateBytes, ws.Dir())
+	if err != nil {
+		return err
+	}
+	if disk != nil {
+		// After the server has stopped and SaveSnapshots has run.
+		defer disk.Close()
+	}
 	lis, cleanup, err := listen(c.listen)
 	if err != nil {
 		return err
@@ -257,6 +273,7 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 		server.WithMaxResponseBytes(c.maxRespBytes),
 		server.WithLogger(logger),
 		server.WithSnapshotCacheBytes(c.cacheBytes),
+		server.WithSnapshotDisk(disk),
 		server.WithViewEntries(c.viewEntries),
 		server.WithRequireRead(c.requireRead),
 	)
@@ -310,7 +327,7 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 	// Tests and scripts read this line to find a port chosen with :0.
 	fmt.Fprintf(stdout, "hashlined: serving %s on %s\n", ws.Dir(), addr)
 	logger.Info("serving", "root", ws.Dir(), "listen", addr, "hashLen", hasher.Len(),
-		"tls", creds != nil, "mtls", c.tlsClientCA != "", "tokens", authn != nil, "rate", c.rate, "metrics", metricsAddr)
+		"tls", creds != nil, "mtls", c.tlsClientCA != "", "tokens", authn != nil, "rate", c.rate, "metrics", metricsAddr, "stateDir", stateDir)
 
 	errc := make(chan error, 1)
 	go func() { errc <- gs.Serve(lis) }()
@@ -334,8 +351,28 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 		logger.Warn("grace period over: cutting remaining calls")
 		gs.Stop()
 	}
+	// The next server of this workspace finds the snapshots held in memory.
+	svc.SaveSnapshots()
 	logger.Info("stopped")
 	return nil
+}
+
+// openSnapshots opens the snapshot store in the state directory dir (the
+// root's default when empty) with a budget of maxBytes, and returns it with
+// the directory; with a budget of 0 it returns none and opens nothing.
+func openSnapshots(dir string, maxBytes int64, root string) (*versions.Disk, string, error) {
+	if maxBytes == 0 {
+		return nil, "", nil
+	}
+	sd, err := state.Open(dir, root)
+	if err != nil {
+		return nil, "", fmt.Errorf("--state-dir: %w", err)
+	}
+	disk, err := sd.Snapshots(maxBytes)
+	if err != nil {
+		return nil, "", fmt.Errorf("--state-dir: %w", err)
+	}
+	return disk, sd.Path(), nil
 }
 
 // listen opens a TCP address or a unix:// socket path. A stale socket file

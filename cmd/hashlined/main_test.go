@@ -35,6 +35,9 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(dir)
 		panic(err)
 	}
+	// The servers these tests start keep their state (internal/state)
+	// under $XDG_STATE_HOME: here, not in the user's.
+	os.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
@@ -194,6 +197,7 @@ func TestBadSettingsFailWithExitOne(t *testing.T) {
 		{"serve", "--log-format", "xml", "--listen", "127.0.0.1:0"},
 		{"serve", "--cache-bytes", "-1", "--listen", "127.0.0.1:0"},
 		{"serve", "--view-entries", "0", "--listen", "127.0.0.1:0"},
+		{"serve", "--state-bytes", "-1", "--listen", "127.0.0.1:0"},
 	} {
 		out, err := exec.Command(binary, args...).CombinedOutput()
 		var ee *exec.ExitError

@@ -23,6 +23,9 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(dir)
 		panic(err)
 	}
+	// The servers these tests start keep their state (internal/state)
+	// under $XDG_STATE_HOME: here, not in the user's.
+	os.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

@@ -105,15 +105,33 @@ func (e *BatchError) Error() string {
 // problems: one window per stale line, joined where they touch, "..."
 // between gaps.
 func writeStaleView(b *strings.Builder, stale []Problem) {
-	changed := map[int]bool{}
-	byNumber := map[int]TaggedLine{}
+	lines, changed := staleLines(stale)
+	WriteStaleView(b, len(changed), lines, changed)
+}
+
+// staleLines gathers the fresh lines of stale problems by number, and the
+// numbers of their referenced lines.
+func staleLines(stale []Problem) (lines map[int]TaggedLine, refs map[int]bool) {
+	refs = map[int]bool{}
+	lines = map[int]TaggedLine{}
 	for _, p := range stale {
-		changed[p.Line] = true
+		refs[p.Line] = true
 		for _, t := range p.Fresh {
-			byNumber[t.Number] = t
+			lines[t.Number] = t
 		}
 	}
-	WriteStaleView(b, len(changed), byNumber, changed)
+	return lines, refs
+}
+
+// StaleLines is the body of the batch's stale view without its header: the
+// fresh lines of every stale reference, merged, the referenced lines
+// marked ">>> ". A caller that explains the refusal in its own words
+// follows that with these lines.
+func (e *BatchError) StaleLines() string {
+	var b strings.Builder
+	lines, refs := staleLines(e.Stale())
+	writeMarkedLines(&b, lines, refs)
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // WriteStaleView writes the text view of stale references that a model
@@ -123,6 +141,13 @@ func writeStaleView(b *strings.Builder, stale []Problem) {
 func WriteStaleView(b *strings.Builder, n int, lines map[int]TaggedLine, marked map[int]bool) {
 	b.WriteString(strconv.Itoa(n))
 	b.WriteString(" line(s) changed since last read; use the updated refs below (>>> marks changed lines)\n")
+	writeMarkedLines(b, lines, marked)
+}
+
+// writeMarkedLines writes lines in ascending order, one a line, the marked
+// ones prefixed ">>> " and the others four spaces, with "..." between
+// lines that are not adjacent: the body of a stale view.
+func writeMarkedLines(b *strings.Builder, lines map[int]TaggedLine, marked map[int]bool) {
 	numbers := make([]int, 0, len(lines))
 	for n := range lines {
 		numbers = append(numbers, n)

@@ -20,6 +20,8 @@ import (
 	"google.golang.org/grpc/test/bufconn"
 
 	"github.com/hashline/hashline/client"
+	"github.com/hashline/hashline/internal/state"
+	"github.com/hashline/hashline/internal/versions"
 	"github.com/hashline/hashline/internal/workspace"
 	"github.com/hashline/hashline/server"
 )
@@ -36,7 +38,20 @@ type Config struct {
 	Server    []server.Option
 	// Client options, e.g. client.WithAgentID.
 	Client []client.Option
+	// StateBytes, when above 0, gives the engine a snapshot store of that
+	// budget in the state directory StateDir (the root's default when
+	// empty), as hashlined's --state-dir and --state-bytes do: for a
+	// long-running engine (hashline mcp). One-shot commands need none.
+	StateDir   string
+	StateBytes int64
 }
+
+// StateError is the error Start returns when the state directory
+// (Config.StateDir) cannot be used.
+type StateError struct{ Err error }
+
+func (e *StateError) Error() string { return e.Err.Error() }
+func (e *StateError) Unwrap() error { return e.Err }
 
 // MaxRecvBytes is the largest message a client of the engine, or of a
 // hashlined that hashline mcp --server forwards to, accepts: hashlined's
@@ -47,6 +62,8 @@ const MaxRecvBytes = 64 << 20
 type Engine struct {
 	Client *client.Client
 	ws     *workspace.Workspace
+	svc    *server.Service
+	disk   *versions.Disk // nil without a state store
 	gs     *grpc.Server
 	conn   *grpc.ClientConn
 	served chan error
@@ -63,11 +80,22 @@ func Start(cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := append([]server.Option{server.WithRequireRead(false)}, cfg.Server...)
+	var disk *versions.Disk
+	if cfg.StateBytes > 0 {
+		sd, err := state.Open(cfg.StateDir, ws.Dir())
+		if err == nil {
+			disk, err = sd.Snapshots(cfg.StateBytes)
+		}
+		if err != nil {
+			ws.Close()
+			return nil, &StateError{Err: err}
+		}
+	}
+	opts := append([]server.Option{server.WithRequireRead(false), server.WithSnapshotDisk(disk)}, cfg.Server...)
 	svc := server.New(ws, opts...)
 	gs, _ := server.NewGRPCServer(svc, server.GRPCConfig{})
 	lis := bufconn.Listen(1 << 20)
-	e := &Engine{ws: ws, gs: gs, served: make(chan error, 1)}
+	e := &Engine{ws: ws, svc: svc, disk: disk, gs: gs, served: make(chan error, 1)}
 	go func() { e.served <- gs.Serve(lis) }()
 	// Streaming calls go over this connection, with client.Dial's
 	// transport: no flow-control pings between two ends of one process. It
@@ -81,6 +109,9 @@ func Start(cfg Config) (*Engine, error) {
 	)...)
 	if err != nil {
 		gs.Stop()
+		if disk != nil {
+			disk.Close()
+		}
 		ws.Close()
 		return nil, fmt.Errorf("hashline: in-process connection: %w", err)
 	}
@@ -93,14 +124,18 @@ func Start(cfg Config) (*Engine, error) {
 // Root is the absolute workspace directory.
 func (e *Engine) Root() string { return e.ws.Dir() }
 
-// Close waits for calls in flight, then stops the service and closes the
-// workspace.
+// Close waits for calls in flight, then stops the service, saves its
+// snapshots to the state store, if any, and closes the workspace.
 func (e *Engine) Close() error {
 	e.calls.close()
 	err := e.conn.Close()
 	e.gs.GracefulStop()
 	if serr := <-e.served; serr != nil && !errors.Is(serr, grpc.ErrServerStopped) {
 		err = errors.Join(err, serr)
+	}
+	if e.disk != nil {
+		e.svc.SaveSnapshots()
+		err = errors.Join(err, e.disk.Close())
 	}
 	return errors.Join(err, e.ws.Close())
 }

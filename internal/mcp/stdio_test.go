@@ -46,10 +46,18 @@ func hashlineBinary(t *testing.T) string {
 }
 
 func TestMain(m *testing.M) {
+	// The engines these tests start keep their state (internal/state)
+	// under $XDG_STATE_HOME: here, not in the user's.
+	state, err := os.MkdirTemp("", "hashline-mcp-state-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_STATE_HOME", state)
 	code := m.Run()
 	if binPath != "" {
 		os.RemoveAll(filepath.Dir(binPath))
 	}
+	os.RemoveAll(state)
 	os.Exit(code)
 }
 
@@ -166,6 +174,7 @@ func TestStdioCommandLine(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
+	root := t.TempDir()
 	for _, tc := range []struct {
 		name     string
 		args     []string
@@ -173,6 +182,9 @@ func TestStdioCommandLine(t *testing.T) {
 		inStdout string
 		inStderr string
 	}{
+		{"state-dir with server", []string{"--state-dir", t.TempDir(), "--server", "127.0.0.1:1"}, 2, "", "--state-dir and --server exclude each other"},
+		{"a state directory inside the root", []string{"--root", root, "--state-dir", filepath.Join(root, "state")}, 1, "", "--state-dir: "},
+		{"a negative state budget", []string{"--root", root, "--state-bytes", "-1"}, 2, "", "--state-bytes"},
 		{"help", []string{"--help"}, 0, "--server ADDR", ""},
 		{"root and server together", []string{"--root", ".", "--server", "127.0.0.1:1"}, 2, "", "--root and --server exclude each other"},
 		{"fsync with server", []string{"--fsync=false", "--server", "127.0.0.1:1"}, 2, "", "--fsync and --server exclude each other"},

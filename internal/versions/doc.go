@@ -1,16 +1,29 @@
 // Package versions is the memory of the multi-agent model (docs/DESIGN.md
 // section 4): a content-addressed cache of file snapshots by version
-// ([Cache]), the version each agent last saw of each file ([Views]), and
-// the rebase that carries an edit batch made against an older version onto
-// the current file ([Rebase]).
+// ([Cache], backed by files on disk, [Disk]), the version each agent last
+// saw of each file ([Views]), the rebase that carries an edit batch made
+// against an older version onto the current file ([Rebase]), and the
+// refusal of a batch whose base is no longer held ([UnknownBase]).
 //
 // # Snapshots and views
 //
 // A version names exact bytes, so a snapshot cached under it never goes
 // stale: the cache needs no invalidation, only a bound. [Cache] keeps parsed
 // documents, least recently used first out, within a byte budget shared by
-// every agent and file. [Views] remembers, per (agent, file), the version of
-// the last response that showed the agent that file, within an entry bound.
+// every agent and file; what it lets go, and what it holds at shutdown
+// ([Cache.Save]), goes to a [Disk] in the server's state directory, where
+// a later lookup, or a later server, finds it. [Views] remembers, per
+// (agent, file), the version of the last response that showed the agent
+// that file, within an entry bound.
+//
+// # A base that is no longer held
+//
+// Without the base's content nothing proves that a referenced line is the
+// one the agent read: a short hash matches other lines, and a range's inner
+// lines carry no reference at all. A batch with line references made
+// against such a base is refused with the current lines ([UnknownBase]);
+// one without (append, prepend, replaceText) reads no line of the base and
+// is resolved against the current file, as a rebase would.
 //
 // # What the rebase compares
 //

@@ -53,13 +53,6 @@ type WriteOptions struct {
 	// strings). WriteFile writes it as it is, without checking or encoding
 	// text again. It is trusted.
 	Encoded []byte
-	// BeforeCommit, when set, runs once the temp file is complete (and
-	// synced, with fsync on), just before it replaces the target. An
-	// error from it abandons the write: the temp file is removed, the
-	// target is left as it was, and WriteFile returns that error as it is.
-	// A caller can check something slow here, such as that the file still
-	// holds the bytes the new content was made from, while the disk works.
-	BeforeCommit func() error
 }
 
 // WriteResult describes a completed write.
@@ -202,11 +195,6 @@ func (w *Workspace) writeRenamed(op, rel, target string, raw []byte, keep *kept,
 		return err
 	}
 	tmp, err := w.writeTemp(op, rel, dir, raw, keep)
-	if err == nil && opts.BeforeCommit != nil {
-		if err = opts.BeforeCommit(); err != nil {
-			_ = w.root.Remove(tmp)
-		}
-	}
 	if err == nil {
 		if err = w.commit(op, rel, tmp, target, opts.Mode == CreateOnly); err != nil {
 			_ = w.root.Remove(tmp)
