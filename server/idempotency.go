@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -115,7 +116,7 @@ func (t *requestTable) claim(ctx context.Context, key requestKey, sum [32]byte) 
 		t.mu.Unlock()
 		if e.sum != sum {
 			return nil, false, invalid(ReasonRequestIDReused, "request_id",
-				"request_id %q was already used by this agent for a different request within the last %s; a retry must resend exactly the same request, and a new request needs a new request_id", key.id, t.ttl)
+				"request_id %q was already used by this agent for a different request within the last %s; a retry must resend exactly the same request, and a new request needs a new request_id", key.id, shortDuration(t.ttl))
 		}
 		if t.waiting != nil {
 			t.waiting()
@@ -246,4 +247,16 @@ func requestSum(req proto.Message) ([32]byte, error) {
 	var sum [32]byte
 	h.Sum(sum[:0])
 	return sum, nil
+}
+
+// shortDuration prints d without zero units: "10m", not "10m0s".
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = s[:len(s)-2]
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = s[:len(s)-2]
+	}
+	return s
 }

@@ -90,6 +90,10 @@ type config struct {
 	cacheBytes  int64
 	viewEntries int
 	requireRead bool
+
+	// Idempotency keys of Edit and Write (request_id).
+	requestIDTTL   time.Duration
+	requestIDBytes int64
 }
 
 func flags(fs *flag.FlagSet) *config {
@@ -125,6 +129,8 @@ func flags(fs *flag.FlagSet) *config {
 	fs.BoolVar(&c.cleanTemp, "clean-temp", true, "at startup, remove in the background the temporary files an interrupted write left behind (.hashline-*.tmp)")
 	fs.Int64Var(&c.cacheBytes, "cache-bytes", versions.DefaultCacheBytes, "bytes of file snapshots kept to rebase edits made against older versions (LRU, shared by all agents; 0 = none: such edits are then checked by line and hash)")
 	fs.IntVar(&c.viewEntries, "view-entries", versions.DefaultViewEntries, "(agent, file) pairs whose last seen version is remembered (LRU); a forgotten pair must Read again")
+	fs.DurationVar(&c.requestIDTTL, "request-id-ttl", server.DefaultRequestIDTTL, "how long the outcome of an Edit or Write with a request_id is remembered, so that a retry with the same key gets it instead of applying again (0 = off: retries apply again)")
+	fs.Int64Var(&c.requestIDBytes, "request-id-bytes", server.DefaultRequestIDBytes, "memory for remembered request_id outcomes; past it the oldest are forgotten first")
 	fs.BoolVar(&c.requireRead, "require-read", true, "refuse replace/insert/delete/replaceText edits (NOT_READ) by an agent that has not seen the file through Read, Grep, Edit or Write")
 	return c
 }
@@ -243,6 +249,9 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 	if c.cacheBytes < 0 || c.viewEntries < 1 {
 		return fmt.Errorf("--cache-bytes %d --view-entries %d: want bytes >= 0 (0 = no snapshots) and entries >= 1", c.cacheBytes, c.viewEntries)
 	}
+	if c.requestIDTTL < 0 || c.requestIDBytes < 1 {
+		return fmt.Errorf("--request-id-ttl %s --request-id-bytes %d: want a duration >= 0 (0 = off) and bytes >= 1", c.requestIDTTL, c.requestIDBytes)
+	}
 	if gc, limit := memtune.Apply(c.cacheBytes); gc > 0 || limit > 0 {
 		logger.Debug("garbage collector", "GOGC", gc, "GOMEMLIMIT", limit, "note", "-1: left to the environment")
 	}
@@ -263,6 +272,8 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 		server.WithSnapshotCacheBytes(c.cacheBytes),
 		server.WithViewEntries(c.viewEntries),
 		server.WithRequireRead(c.requireRead),
+		server.WithRequestIDTTL(c.requestIDTTL),
+		server.WithRequestIDBytes(c.requestIDBytes),
 	)
 	metrics, metricsAddr, stopMetrics, err := serveMetrics(c.metricsListen, logger,
 		server.WithCacheStats(svc.CacheStats))

@@ -194,6 +194,8 @@ func TestBadSettingsFailWithExitOne(t *testing.T) {
 		{"serve", "--log-format", "xml", "--listen", "127.0.0.1:0"},
 		{"serve", "--cache-bytes", "-1", "--listen", "127.0.0.1:0"},
 		{"serve", "--view-entries", "0", "--listen", "127.0.0.1:0"},
+		{"serve", "--request-id-ttl", "-1s", "--listen", "127.0.0.1:0"},
+		{"serve", "--request-id-bytes", "0", "--listen", "127.0.0.1:0"},
 	} {
 		out, err := exec.Command(binary, args...).CombinedOutput()
 		var ee *exec.ExitError
@@ -227,6 +229,34 @@ func TestRequireReadFlag(t *testing.T) {
 			t.Errorf("%v: edit without a read: %v", tt.env, err)
 		case tt.reason != "" && (!errors.As(err, &ce) || ce.Reason != tt.reason):
 			t.Errorf("%v: edit without a read: %v, want %s", tt.env, err, tt.reason)
+		}
+	}
+}
+
+// TestRequestIDTTLFlag: by default an Edit sent twice with one request_id
+// applies once; HASHLINED_REQUEST_ID_TTL=0 turns the table off.
+func TestRequestIDTTLFlag(t *testing.T) {
+	for _, tt := range []struct {
+		env  []string
+		want string
+	}{
+		{env: nil, want: "alpha\nbeta\n"},
+		{env: []string{"HASHLINED_REQUEST_ID_TTL=0"}, want: "alpha\nbeta\nbeta\n"},
+	} {
+		root := t.TempDir()
+		if err := os.WriteFile(filepath.Join(root, "a.txt"), []byte("alpha\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, addr := start(t, tt.env, "--root", root, "--listen", "127.0.0.1:0")
+		c, ctx := dial(t, addr, client.WithAgentID("e2e"))
+		req := &hashlinev1.EditRequest{Path: "a.txt", Edits: []*hashlinev1.FileEdit{client.Append("beta")}, RequestId: "k1"}
+		for range 2 {
+			if _, err := c.Edit(ctx, req); err != nil {
+				t.Fatalf("%v: %v", tt.env, err)
+			}
+		}
+		if b, _ := os.ReadFile(filepath.Join(root, "a.txt")); string(b) != tt.want {
+			t.Errorf("%v: the file holds %q, want %q", tt.env, b, tt.want)
 		}
 	}
 }
