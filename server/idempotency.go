@@ -3,8 +3,10 @@ package server
 import (
 	"container/list"
 	"context"
+	"encoding/binary"
 	"errors"
-	"fmt"
+	"math"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -13,6 +15,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // Idempotency keys (EditRequest.request_id, WriteRequest.request_id). A
@@ -198,10 +201,7 @@ func once[Resp proto.Message](ctx context.Context, s *Service, req proto.Message
 	if id == "" || dryRun || s.requests == nil {
 		return call()
 	}
-	sum, err := requestSum(req)
-	if err != nil {
-		return resp, toStatus(err)
-	}
+	sum := requestSum(req)
 	key := requestKey{agent: AgentID(ctx), id: id}
 	e, owner, err := s.requests.claim(ctx, key, sum)
 	if err != nil {
@@ -232,21 +232,101 @@ func once[Resp proto.Message](ctx context.Context, s *Service, req proto.Message
 	return resp, err
 }
 
-// requestSum identifies a request by its method (its message type) and its
-// deterministic encoding, request_id included: entries are compared only
-// under the same id, so the id changes nothing.
-func requestSum(req proto.Message) ([32]byte, error) {
-	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(req)
-	if err != nil {
-		return [32]byte{}, fmt.Errorf("request_id: encoding the request to compare it: %w", err)
-	}
+// requestSum identifies a request by its message type and every field it
+// sets, request_id included: entries are compared only under the same id,
+// so the id changes nothing. The fields are hashed as they are, not
+// encoded first: an encoding would copy a large Write's content, and
+// protobuf refuses to encode a string that is not UTF-8, which an
+// in-process caller can send (the service then refuses or writes it).
+func requestSum(req proto.Message) [32]byte {
 	h := blake3.New()
-	h.WriteString(string(req.ProtoReflect().Descriptor().FullName()))
-	h.Write([]byte{0})
-	h.Write(b)
+	m := req.ProtoReflect()
+	writeString(h, string(m.Descriptor().FullName()))
+	hashMessage(h, m)
 	var sum [32]byte
 	h.Sum(sum[:0])
-	return sum, nil
+	return sum
+}
+
+// hashMessage writes m to h unambiguously for its type: the number of set
+// fields, then each field's number and value in field-number order, then
+// any unknown fields as they arrived.
+func hashMessage(h *blake3.Hasher, m protoreflect.Message) {
+	type field struct {
+		fd protoreflect.FieldDescriptor
+		v  protoreflect.Value
+	}
+	var fields []field
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		fields = append(fields, field{fd, v})
+		return true
+	})
+	slices.SortFunc(fields, func(a, b field) int { return int(a.fd.Number()) - int(b.fd.Number()) })
+	writeUvarint(h, uint64(len(fields)))
+	for _, f := range fields {
+		writeUvarint(h, uint64(f.fd.Number()))
+		switch {
+		case f.fd.IsList():
+			l := f.v.List()
+			writeUvarint(h, uint64(l.Len()))
+			for i := range l.Len() {
+				hashValue(h, f.fd, l.Get(i))
+			}
+		case f.fd.IsMap():
+			mp := f.v.Map()
+			keys := make([]protoreflect.MapKey, 0, mp.Len())
+			mp.Range(func(k protoreflect.MapKey, _ protoreflect.Value) bool {
+				keys = append(keys, k)
+				return true
+			})
+			slices.SortFunc(keys, func(a, b protoreflect.MapKey) int { return strings.Compare(a.String(), b.String()) })
+			writeUvarint(h, uint64(len(keys)))
+			for _, k := range keys {
+				hashValue(h, f.fd.MapKey(), k.Value())
+				hashValue(h, f.fd.MapValue(), mp.Get(k))
+			}
+		default:
+			hashValue(h, f.fd, f.v)
+		}
+	}
+	writeString(h, string(m.GetUnknown()))
+}
+
+func hashValue(h *blake3.Hasher, fd protoreflect.FieldDescriptor, v protoreflect.Value) {
+	switch fd.Kind() {
+	case protoreflect.MessageKind, protoreflect.GroupKind:
+		hashMessage(h, v.Message())
+	case protoreflect.StringKind:
+		writeString(h, v.String())
+	case protoreflect.BytesKind:
+		writeString(h, string(v.Bytes()))
+	case protoreflect.BoolKind:
+		if v.Bool() {
+			writeUvarint(h, 1)
+		} else {
+			writeUvarint(h, 0)
+		}
+	case protoreflect.EnumKind:
+		writeUvarint(h, uint64(v.Enum()))
+	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind,
+		protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
+		writeUvarint(h, uint64(v.Int()))
+	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind, protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+		writeUvarint(h, v.Uint())
+	case protoreflect.FloatKind, protoreflect.DoubleKind:
+		writeUvarint(h, math.Float64bits(v.Float()))
+	}
+}
+
+func writeUvarint(h *blake3.Hasher, x uint64) {
+	var b [binary.MaxVarintLen64]byte
+	h.Write(b[:binary.PutUvarint(b[:], x)])
+}
+
+// writeString writes s with its length first.
+func writeString(h *blake3.Hasher, s string) {
+	writeUvarint(h, uint64(len(s)))
+	h.WriteString(s)
 }
 
 // shortDuration prints d without zero units: "10m", not "10m0s".

@@ -345,13 +345,10 @@ func TestRequestTableWaiting(t *testing.T) {
 	})
 }
 
-func TestRequestSumIgnoresNothingButTheKey(t *testing.T) {
+func TestRequestSumCountsEveryField(t *testing.T) {
 	// Every field of the request counts: a retry must be the same request.
 	base := &hashlinev1.EditRequest{Path: "a", Edits: []*hashlinev1.FileEdit{{Op: &hashlinev1.FileEdit_Append{Append: &hashlinev1.TextOp{Text: "x"}}}}, RequestId: "k"}
-	sum, err := requestSum(base)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sum := requestSum(base)
 	three := int32(3)
 	for name, change := range map[string]func(*hashlinev1.EditRequest){
 		"path":         func(r *hashlinev1.EditRequest) { r.Path = "b" },
@@ -359,19 +356,28 @@ func TestRequestSumIgnoresNothingButTheKey(t *testing.T) {
 		"base version": func(r *hashlinev1.EditRequest) { r.BaseVersion = "v" },
 		"full":         func(r *hashlinev1.EditRequest) { r.Full = true },
 		"context":      func(r *hashlinev1.EditRequest) { r.Context = &three },
+		"context set to its default": func(r *hashlinev1.EditRequest) {
+			zero := int32(0)
+			r.Context = &zero
+		},
+		"the operation": func(r *hashlinev1.EditRequest) {
+			r.Edits[0] = &hashlinev1.FileEdit{Op: &hashlinev1.FileEdit_Prepend{Prepend: &hashlinev1.TextOp{Text: "x"}}}
+		},
+		"an edit more": func(r *hashlinev1.EditRequest) {
+			r.Edits = append(r.Edits, &hashlinev1.FileEdit{Op: &hashlinev1.FileEdit_Append{Append: &hashlinev1.TextOp{}}})
+		},
+		"text moved between fields": func(r *hashlinev1.EditRequest) {
+			r.Path, r.Edits[0].GetAppend().Text = "ax", ""
+		},
+		"text that is not UTF-8": func(r *hashlinev1.EditRequest) { r.Edits[0].GetAppend().Text = "\xff" },
 	} {
 		r := proto.CloneOf(base)
 		change(r)
-		other, err := requestSum(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if other == sum {
+		if requestSum(r) == sum {
 			t.Errorf("changing %s left the request's sum alike", name)
 		}
 	}
-	same, _ := requestSum(proto.CloneOf(base))
-	if same != sum {
+	if requestSum(proto.CloneOf(base)) != sum {
 		t.Error("a copy of the request has another sum")
 	}
 }
