@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/zeebo/blake3"
+	"github.com/OneOfOne/xxhash"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
@@ -85,7 +85,7 @@ type requestKey struct{ agent, id string }
 // outcome.
 type requestEntry struct {
 	key  requestKey
-	sum  [32]byte // of the request's method and encoding
+	sum  uint64 // of the request (requestSum)
 	done chan struct{}
 	// Set before done is closed.
 	resp proto.Message
@@ -105,7 +105,7 @@ func newRequestTable(ttl time.Duration, maxBytes int64, now func() time.Time) *r
 // finish), or the finished entry of an earlier call with the same request.
 // It waits while another call with the key is running, and refuses a key
 // whose call carried another request.
-func (t *requestTable) claim(ctx context.Context, key requestKey, sum [32]byte) (e *requestEntry, owner bool, err error) {
+func (t *requestTable) claim(ctx context.Context, key requestKey, sum uint64) (e *requestEntry, owner bool, err error) {
 	for {
 		t.mu.Lock()
 		t.expire(t.now())
@@ -238,20 +238,23 @@ func once[Resp proto.Message](ctx context.Context, s *Service, req proto.Message
 // encoded first: an encoding would copy a large Write's content, and
 // protobuf refuses to encode a string that is not UTF-8, which an
 // in-process caller can send (the service then refuses or writes it).
-func requestSum(req proto.Message) [32]byte {
-	h := blake3.New()
+//
+// 64 bits of a fast hash are enough: sums are compared only between two
+// requests of one agent under one key, which differ only when that
+// agent's client reuses a key by mistake, and then a collision (2^-64)
+// would have to follow. Nobody gains by forcing one: keys are per agent.
+func requestSum(req proto.Message) uint64 {
+	h := xxhash.New64()
 	m := req.ProtoReflect()
 	writeString(h, string(m.Descriptor().FullName()))
 	hashMessage(h, m)
-	var sum [32]byte
-	h.Sum(sum[:0])
-	return sum
+	return h.Sum64()
 }
 
 // hashMessage writes m to h unambiguously for its type: the number of set
 // fields, then each field's number and value in field-number order, then
 // any unknown fields as they arrived.
-func hashMessage(h *blake3.Hasher, m protoreflect.Message) {
+func hashMessage(h *xxhash.XXHash64, m protoreflect.Message) {
 	type field struct {
 		fd protoreflect.FieldDescriptor
 		v  protoreflect.Value
@@ -292,7 +295,7 @@ func hashMessage(h *blake3.Hasher, m protoreflect.Message) {
 	writeString(h, string(m.GetUnknown()))
 }
 
-func hashValue(h *blake3.Hasher, fd protoreflect.FieldDescriptor, v protoreflect.Value) {
+func hashValue(h *xxhash.XXHash64, fd protoreflect.FieldDescriptor, v protoreflect.Value) {
 	switch fd.Kind() {
 	case protoreflect.MessageKind, protoreflect.GroupKind:
 		hashMessage(h, v.Message())
@@ -318,13 +321,13 @@ func hashValue(h *blake3.Hasher, fd protoreflect.FieldDescriptor, v protoreflect
 	}
 }
 
-func writeUvarint(h *blake3.Hasher, x uint64) {
+func writeUvarint(h *xxhash.XXHash64, x uint64) {
 	var b [binary.MaxVarintLen64]byte
 	h.Write(b[:binary.PutUvarint(b[:], x)])
 }
 
 // writeString writes s with its length first.
-func writeString(h *blake3.Hasher, s string) {
+func writeString(h *xxhash.XXHash64, s string) {
 	writeUvarint(h, uint64(len(s)))
 	h.WriteString(s)
 }

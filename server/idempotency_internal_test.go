@@ -381,3 +381,36 @@ func TestRequestSumCountsEveryField(t *testing.T) {
 		t.Error("a copy of the request has another sum")
 	}
 }
+
+// BenchmarkRequestID is what a request_id adds to a call: hashing the
+// request and a trip through the table, for a one-line edit and for a
+// Write of a 2.8 MB file.
+func BenchmarkRequestID(b *testing.B) {
+	edit := &hashlinev1.EditRequest{Path: "src/main.go", Edits: []*hashlinev1.FileEdit{{Op: &hashlinev1.FileEdit_Replace{Replace: &hashlinev1.ReplaceOp{Start: "50:3f", Text: "\tvalue049 := 1"}}}}}
+	write := &hashlinev1.WriteRequest{Path: "big.txt", Content: strings.Repeat("a line of about forty bytes of text....\n", 70_000)}
+	for _, tc := range []struct {
+		name string
+		req  interface {
+			proto.Message
+			GetRequestId() string
+		}
+		set func(string)
+	}{
+		{"edit", edit, func(id string) { edit.RequestId = id }},
+		{"write 2.8MB", write, func(id string) { write.RequestId = id }},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			s, _ := tableService(time.Minute, DefaultRequestIDBytes)
+			ctx := agentCtx("a")
+			resp := &hashlinev1.WriteResponse{Path: "x", Version: "v2-0123456789abcdef0123456789abcdef"}
+			i := 0
+			for b.Loop() {
+				i++
+				tc.set(fmt.Sprint(i))
+				if _, err := once(ctx, s, tc.req, tc.req.GetRequestId(), false, func() (*hashlinev1.WriteResponse, error) { return resp, nil }); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
