@@ -3,11 +3,11 @@
 // fresh tags to retry from, or an *Error whose Reason says what went wrong.
 //
 // Every call gets a default deadline (WithTimeout, 30s) when its context has
-// none, and is retried with backoff when the server is UNAVAILABLE and the
-// retry cannot apply anything twice: Read and Grep always (they change
-// nothing), Edit and Write only when the request never left this process
-// (see WithRetry). The Format functions render responses as the tagged text
-// a model reads.
+// none, and is retried with backoff when the server is UNAVAILABLE: Read
+// and Grep because they change nothing, Edit and Write because each carries
+// a request_id that makes the server answer a retry with the first
+// attempt's outcome instead of applying it twice (see RetryPolicy). The
+// Format functions render responses as the tagged text a model reads.
 package client
 
 import (
@@ -22,6 +22,7 @@ import (
 	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/protobuf/proto"
 
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 	"github.com/hashline/hashline/internal/hashline"
@@ -38,10 +39,6 @@ type Client struct {
 	token   string
 	timeout time.Duration
 	retry   RetryPolicy
-	// tracked is true when the connection reports, per call, whether the
-	// request reached the transport (Dial installs the stats handler);
-	// only then may Edit and Write be retried.
-	tracked bool
 }
 
 // DefaultTimeout is the deadline a call gets when its context has none.
@@ -72,7 +69,8 @@ func newOptions(opts []Option) options {
 func WithTimeout(d time.Duration) Option { return func(o *options) { o.timeout = d } }
 
 // WithRetry sets how calls are retried when the server is UNAVAILABLE
-// (default DefaultRetryPolicy); RetryPolicy{} turns retries off.
+// (default DefaultRetryPolicy); RetryPolicy{} turns retries off, and with
+// them the request_id that Edit and Write otherwise add.
 func WithRetry(p RetryPolicy) Option { return func(o *options) { o.retry = p } }
 
 // AgentMetadataKey is the request metadata that names the calling agent.
@@ -128,7 +126,6 @@ func Dial(target string, opts ...Option) (*Client, error) {
 	}
 	dialOpts := []grpc.DialOption{
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithStatsHandler(sentTracker{}),
 		// Reconnect soon after a refused connection (grpc's default waits
 		// 1s, then longer), so the retries below meet a restarted server.
 		grpc.WithConnectParams(grpc.ConnectParams{
@@ -144,13 +141,10 @@ func Dial(target string, opts ...Option) (*Client, error) {
 	}
 	c := New(conn, opts...)
 	c.conn = conn
-	c.tracked = true
 	return c, nil
 }
 
-// New wraps an existing connection; Close then does not close it. Over a
-// connection New did not dial, the client cannot tell whether a failed
-// request was sent, so Edit and Write are never retried (Read and Grep are).
+// New wraps an existing connection; Close then does not close it.
 func New(conn grpc.ClientConnInterface, opts ...Option) *Client {
 	o := newOptions(opts)
 	return &Client{rpc: hashlinev1.NewFileServiceClient(conn), agent: o.agent, token: o.token, timeout: o.timeout, retry: o.retry}
@@ -193,7 +187,7 @@ func (c *Client) Read(ctx context.Context, req *hashlinev1.ReadRequest) (*hashli
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
 	var resp *hashlinev1.ReadResponse
-	err := c.retry.do(ctx, idempotent, func(ctx context.Context) (err error) {
+	err := c.retry.do(ctx, unavailable, func(ctx context.Context) (err error) {
 		resp, err = c.rpc.Read(ctx, req)
 		return err
 	})
@@ -201,28 +195,40 @@ func (c *Client) Read(ctx context.Context, req *hashlinev1.ReadRequest) (*hashli
 }
 
 // Edit applies a batch of edits. A stale reference comes back as a
-// StaleRefError. It is retried while the server is UNAVAILABLE only if the
-// request never left this process: an Edit cut off in flight may have been
-// applied, so it is returned as UNAVAILABLE for the caller to Read and
-// decide (retrying blindly could, say, insert the same lines twice).
+// StaleRefError. With retries on, a request without a request_id is sent
+// as a copy with a random one (req is not changed), and every attempt
+// carries the same key, so a retry after UNAVAILABLE or a server's
+// DEADLINE_EXCEEDED gets the first attempt's outcome and never applies the
+// batch twice. A deadline error that ends the call does not mean nothing
+// was written: to try again yourself, set req.RequestId (NewRequestID)
+// and send the same request again.
 func (c *Client) Edit(ctx context.Context, req *hashlinev1.EditRequest) (*hashlinev1.EditResponse, error) {
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
+	if req.GetRequestId() == "" && c.retry.MaxAttempts > 1 {
+		req = proto.CloneOf(req)
+		req.RequestId = NewRequestID()
+	}
 	var resp *hashlinev1.EditResponse
-	err := c.retry.do(ctx, c.unsentOnly(), func(ctx context.Context) (err error) {
+	err := c.retry.do(ctx, keyed, func(ctx context.Context) (err error) {
 		resp, err = c.rpc.Edit(ctx, req)
 		return err
 	})
 	return resp, FromStatus(err)
 }
 
-// Write creates or overwrites a whole file. Like Edit, it is retried only
-// when the request never left this process.
+// Write creates or overwrites a whole file. Like Edit, it carries a
+// request_id when retries are on (a copy of req gets a random one), so its
+// retries never write twice.
 func (c *Client) Write(ctx context.Context, req *hashlinev1.WriteRequest) (*hashlinev1.WriteResponse, error) {
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
+	if req.GetRequestId() == "" && c.retry.MaxAttempts > 1 {
+		req = proto.CloneOf(req)
+		req.RequestId = NewRequestID()
+	}
 	var resp *hashlinev1.WriteResponse
-	err := c.retry.do(ctx, c.unsentOnly(), func(ctx context.Context) (err error) {
+	err := c.retry.do(ctx, keyed, func(ctx context.Context) (err error) {
 		resp, err = c.rpc.Write(ctx, req)
 		return err
 	})
@@ -241,7 +247,7 @@ func (c *Client) Grep(ctx context.Context, req *hashlinev1.GrepRequest, fn func(
 	delivered := false
 	errFn := errors.New("fn failed")
 	var fnErr error
-	err := c.retry.do(ctx, func(sent bool) bool { return !delivered }, func(ctx context.Context) error {
+	err := c.retry.do(ctx, func(err error) bool { return !delivered && unavailable(err) }, func(ctx context.Context) error {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		stream, err := c.rpc.Grep(ctx, req)

@@ -2,26 +2,29 @@ package client
 
 import (
 	"context"
+	crand "crypto/rand"
+	"encoding/hex"
 	"math/rand/v2"
-	"sync/atomic"
 	"time"
 
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/stats"
 	"google.golang.org/grpc/status"
 )
 
-// RetryPolicy says how a call is retried while the server is UNAVAILABLE
+// RetryPolicy says how a call is retried when the server is UNAVAILABLE
 // (not listening yet, restarting, or the connection broke). No other code is
-// ever retried: every other error is an answer.
+// retried, except DEADLINE_EXCEEDED from the server for Edit and Write
+// while the caller's context still has time: every other error is an
+// answer.
 //
-// Read and Grep are retried freely because they change nothing. Edit and
-// Write are retried only when the failed attempt never left this process
-// (the connection was refused or not ready, so no request was written to
-// it): an attempt cut off after it was sent may have been applied, and
-// sending it again could apply it twice — an InsertAfter would insert its
-// lines twice. Such a failure is returned as an *Error with code
-// Unavailable; Read the file to see whether the edit landed.
+// Read and Grep are retried freely because they change nothing. An Edit or
+// Write cut off after it was sent may have been applied, so sending it
+// again must not apply it twice: with retries on, every Edit and Write
+// carries a request_id (the caller's, or a random one, see NewRequestID),
+// the same in every attempt, and the server answers a retry with the first
+// attempt's outcome instead of applying it again. That needs a hashlined
+// that knows request_id (every version since the field exists); an older
+// one ignores it, so turn retries off (RetryPolicy{}) against it.
 type RetryPolicy struct {
 	// MaxAttempts counts the first call; 0 or 1 means no retries.
 	MaxAttempts int
@@ -52,25 +55,24 @@ func (p RetryPolicy) backoff(n int) time.Duration {
 	return time.Duration(d * (1 + 0.2*rand.Float64()))
 }
 
-// idempotent allows a retry whether or not the request was sent.
-func idempotent(sent bool) bool { return true }
+// unavailable allows a retry of a call that changes nothing.
+func unavailable(err error) bool { return status.Code(err) == codes.Unavailable }
 
-// unsentOnly allows a retry only when the attempt never reached a
-// transport, and only on connections whose stats handler reports that.
-func (c *Client) unsentOnly() func(sent bool) bool {
-	if !c.tracked {
-		return func(bool) bool { return false }
-	}
-	return func(sent bool) bool { return !sent }
+// keyed allows a retry of an Edit or Write with a request_id: the server
+// answers a retry with the first attempt's outcome, so a retry is safe
+// whether or not the first attempt reached the server, and also after a
+// deadline the server imposed.
+func keyed(err error) bool {
+	code := status.Code(err)
+	return code == codes.Unavailable || code == codes.DeadlineExceeded
 }
 
-// do runs call, and again while it fails with UNAVAILABLE, mayRetry allows
-// it, attempts remain and ctx has time for the wait.
-func (p RetryPolicy) do(ctx context.Context, mayRetry func(sent bool) bool, call func(context.Context) error) error {
+// do runs call, and again while mayRetry allows its error, attempts remain
+// and ctx has time for the wait.
+func (p RetryPolicy) do(ctx context.Context, mayRetry func(error) bool, call func(context.Context) error) error {
 	for attempt := 1; ; attempt++ {
-		sent := new(atomic.Bool)
-		err := call(context.WithValue(ctx, sentKey{}, sent))
-		if err == nil || status.Code(err) != codes.Unavailable || attempt >= p.MaxAttempts || !mayRetry(sent.Load()) {
+		err := call(ctx)
+		if err == nil || attempt >= p.MaxAttempts || ctx.Err() != nil || !mayRetry(err) {
 			return err
 		}
 		wait := p.backoff(attempt)
@@ -87,25 +89,14 @@ func (p RetryPolicy) do(ctx context.Context, mayRetry func(sent bool) bool, call
 	}
 }
 
-type sentKey struct{}
-
-// sentTracker is a grpc stats handler that marks a call's attempt as sent
-// once its headers are queued on a connection: from then on the server may
-// see the request. Failures before that (no connection, connection
-// refused) leave the mark unset.
-type sentTracker struct{}
-
-func (sentTracker) TagRPC(ctx context.Context, _ *stats.RPCTagInfo) context.Context { return ctx }
-
-func (sentTracker) HandleRPC(ctx context.Context, s stats.RPCStats) {
-	switch s.(type) {
-	case *stats.OutHeader, *stats.OutPayload:
-		if sent, ok := ctx.Value(sentKey{}).(*atomic.Bool); ok {
-			sent.Store(true)
-		}
-	}
+// NewRequestID returns a random request_id: 32 hex digits. Set it on an
+// EditRequest or WriteRequest that you may send again yourself (after a
+// DEADLINE_EXCEEDED, say) and send the same request, key included, each
+// time: hashlined applies it once and answers every retry with the first
+// outcome. Edit and Write set one themselves when retries are on and the
+// request has none.
+func NewRequestID() string {
+	var b [16]byte
+	crand.Read(b[:]) // never fails (crypto/rand panics instead)
+	return hex.EncodeToString(b[:])
 }
-
-func (sentTracker) TagConn(ctx context.Context, _ *stats.ConnTagInfo) context.Context { return ctx }
-
-func (sentTracker) HandleConn(context.Context, stats.ConnStats) {}

@@ -24,6 +24,14 @@ type cutService struct {
 	lis   *trackingListener
 	cut   atomic.Bool
 	calls atomic.Int32
+	mu    sync.Mutex
+	ids   []string // the request_id of each Edit and Write
+}
+
+func (s *cutService) sawID(id string) {
+	s.mu.Lock()
+	s.ids = append(s.ids, id)
+	s.mu.Unlock()
 }
 
 func (s *cutService) maybeCut(ctx context.Context) error {
@@ -44,6 +52,7 @@ func (s *cutService) Read(ctx context.Context, req *hashlinev1.ReadRequest) (*ha
 }
 
 func (s *cutService) Edit(ctx context.Context, req *hashlinev1.EditRequest) (*hashlinev1.EditResponse, error) {
+	s.sawID(req.GetRequestId())
 	if err := s.maybeCut(ctx); err != nil {
 		return nil, err
 	}
@@ -51,6 +60,7 @@ func (s *cutService) Edit(ctx context.Context, req *hashlinev1.EditRequest) (*ha
 }
 
 func (s *cutService) Write(ctx context.Context, req *hashlinev1.WriteRequest) (*hashlinev1.WriteResponse, error) {
+	s.sawID(req.GetRequestId())
 	if err := s.maybeCut(ctx); err != nil {
 		return nil, err
 	}
@@ -110,26 +120,26 @@ var fastRetry = RetryPolicy{MaxAttempts: 4, InitialBackoff: 20 * time.Millisecon
 func TestRetryAfterRequestWasSent(t *testing.T) {
 	ctx := context.Background()
 	calls := []struct {
-		name    string
-		call    func(*Client) error
-		retried bool
+		name  string
+		call  func(*Client) error
+		keyed bool // an Edit or Write: every attempt must carry one request_id
 	}{
 		{"Read is retried", func(c *Client) error {
 			_, err := c.Read(ctx, &hashlinev1.ReadRequest{Path: "a"})
 			return err
-		}, true},
+		}, false},
 		{"Grep is retried before any file arrived", func(c *Client) error {
 			_, err := c.Grep(ctx, &hashlinev1.GrepRequest{Pattern: "a"}, nil)
 			return err
-		}, true},
-		{"Edit is not retried: it may have been applied", func(c *Client) error {
+		}, false},
+		{"Edit is retried with the request_id of its first attempt", func(c *Client) error {
 			_, err := c.Edit(ctx, &hashlinev1.EditRequest{Path: "a", Edits: []*hashlinev1.FileEdit{Append("x")}})
 			return err
-		}, false},
-		{"Write is not retried: it may have been applied", func(c *Client) error {
+		}, true},
+		{"Write is retried with the request_id of its first attempt", func(c *Client) error {
 			_, err := c.Write(ctx, &hashlinev1.WriteRequest{Path: "a", Content: "x"})
 			return err
-		}, false},
+		}, true},
 	}
 	for _, tc := range calls {
 		t.Run(tc.name, func(t *testing.T) {
@@ -140,21 +150,19 @@ func TestRetryAfterRequestWasSent(t *testing.T) {
 			}
 			defer c.Close()
 			svc.cut.Store(true)
-			err = tc.call(c)
-			if tc.retried {
-				if err != nil {
-					t.Fatalf("call failed: %v", err)
-				}
-				if got := svc.calls.Load(); got != 2 {
-					t.Fatalf("server saw %d calls, want 2 (the cut one and the retry)", got)
-				}
+			if err := tc.call(c); err != nil {
+				t.Fatalf("call failed: %v", err)
+			}
+			if got := svc.calls.Load(); got != 2 {
+				t.Fatalf("server saw %d calls, want 2 (the cut one and the retry)", got)
+			}
+			if !tc.keyed {
 				return
 			}
-			if status.Code(err) != codes.Unavailable {
-				t.Fatalf("err = %v, want UNAVAILABLE", err)
-			}
-			if got := svc.calls.Load(); got != 1 {
-				t.Fatalf("server saw %d calls, want exactly 1 (no retry of a sent edit)", got)
+			svc.mu.Lock()
+			defer svc.mu.Unlock()
+			if len(svc.ids) != 2 || svc.ids[0] == "" || svc.ids[0] != svc.ids[1] {
+				t.Fatalf("the attempts carried request_ids %q; want one non-empty key in both", svc.ids)
 			}
 		})
 	}
@@ -206,28 +214,26 @@ func TestRetryUntilServerListens(t *testing.T) {
 	}
 }
 
-func TestNoRetryOverUntrackedConnection(t *testing.T) {
-	// New over a connection it did not dial cannot tell whether an edit was
-	// sent, so a refused Edit is not retried (Read still is).
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
+func TestNoRequestIDWithoutRetries(t *testing.T) {
+	// With retries off nothing is sent twice, so no key is added: the
+	// caller's own request_id, if any, is sent as it is.
+	svc, addr := serveCut(t, "127.0.0.1:0")
+	c, err := Dial(addr, WithRetry(RetryPolicy{}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := lis.Addr().String()
-	lis.Close()
-	d, err := Dial(addr)
-	if err != nil {
+	defer c.Close()
+	ctx := context.Background()
+	if _, err := c.Edit(ctx, &hashlinev1.EditRequest{Path: "a"}); err != nil {
 		t.Fatal(err)
 	}
-	defer d.Close()
-	c := New(d.conn, WithRetry(fastRetry), WithTimeout(2*time.Second))
-	start := time.Now()
-	_, err = c.Edit(context.Background(), &hashlinev1.EditRequest{Path: "a"})
-	if status.Code(err) != codes.Unavailable {
-		t.Fatalf("err = %v, want UNAVAILABLE", err)
+	if _, err := c.Write(ctx, &hashlinev1.WriteRequest{Path: "a", RequestId: "mine"}); err != nil {
+		t.Fatal(err)
 	}
-	if el := time.Since(start); el > fastRetry.InitialBackoff*3/2+time.Second {
-		t.Fatalf("Edit took %v: it was retried", el)
+	svc.mu.Lock()
+	defer svc.mu.Unlock()
+	if len(svc.ids) != 2 || svc.ids[0] != "" || svc.ids[1] != "mine" {
+		t.Fatalf("request_ids sent: %q; want none, then the caller's", svc.ids)
 	}
 }
 

@@ -20,9 +20,12 @@ import (
 // older version (baseVersion, else the version this agent last saw) are
 // rebased onto the current file when the server holds that version, and
 // refused with fresh tags when it does not (versions.go rebase).
+// A request_id makes a retry return the first call's outcome (idempotency.go).
 func (s *Service) Edit(ctx context.Context, req *hashlinev1.EditRequest) (*hashlinev1.EditResponse, error) {
-	resp, err := s.edit(ctx, req)
-	return resp, toStatus(err)
+	return once(ctx, s, req, req.GetRequestId(), req.GetDryRun(), func() (*hashlinev1.EditResponse, error) {
+		resp, err := s.edit(ctx, req)
+		return resp, toStatus(err)
+	})
 }
 
 func (s *Service) edit(ctx context.Context, req *hashlinev1.EditRequest) (*hashlinev1.EditResponse, error) {
@@ -267,9 +270,12 @@ func toCoreEdits(in []*hashlinev1.FileEdit) []hashline.Edit {
 }
 
 // Write creates or overwrites a whole file, atomically and durably.
+// A request_id makes a retry return the first call's outcome (idempotency.go).
 func (s *Service) Write(ctx context.Context, req *hashlinev1.WriteRequest) (*hashlinev1.WriteResponse, error) {
-	resp, err := s.write(ctx, req)
-	return resp, toStatus(err)
+	return once(ctx, s, req, req.GetRequestId(), false, func() (*hashlinev1.WriteResponse, error) {
+		resp, err := s.write(ctx, req)
+		return resp, toStatus(err)
+	})
 }
 
 func (s *Service) write(ctx context.Context, req *hashlinev1.WriteRequest) (*hashlinev1.WriteResponse, error) {

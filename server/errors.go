@@ -55,6 +55,9 @@ const (
 	ReasonWatchUnavailable = "WATCH_UNAVAILABLE"
 	// Read-before-edit (versions.go).
 	ReasonNotRead = "NOT_READ"
+	// Idempotency keys (idempotency.go): a request_id this agent already
+	// used for a different request.
+	ReasonRequestIDReused = "REQUEST_ID_REUSED"
 )
 
 // notReadError is an edit that refers to the content of a file the agent
@@ -69,6 +72,19 @@ func (e *notReadError) Error() string {
 	return fmt.Sprintf("edit %d (%s): agent %q has not read %s; Read it (or Grep it) first, then edit with the tags it returns. Only append and prepend work on a file you have not read",
 		e.edit, e.op, e.agent, e.path)
 }
+
+// requestRunningError is a retry that gave up waiting for the first call
+// with its request_id, which is still running and may yet write.
+type requestRunningError struct {
+	id  string
+	err error // the retry's context error
+}
+
+func (e *requestRunningError) Error() string {
+	return fmt.Sprintf("the first call with request_id %q is still running and may yet apply; retry with the same request_id (and a longer deadline) to get its outcome", e.id)
+}
+
+func (e *requestRunningError) Unwrap() error { return e.err }
 
 // errWatchShutdown ends Watch streams when the server shuts down.
 var errWatchShutdown = errors.New("the server is shutting down; reconnect (to it or its successor), Read the files you care about again and Watch again")
@@ -155,6 +171,7 @@ func toStatus(err error) error {
 		rateE *rateLimitError
 		nrE   *notReadError
 		conE  *versions.ConflictError
+		runE  *requestRunningError
 	)
 	switch {
 	case errors.As(err, &stale):
@@ -185,6 +202,11 @@ func toStatus(err error) error {
 		return newStatus(codes.Unavailable, ReasonShuttingDown, err.Error(), nil)
 	case errors.As(err, new(*watchUnavailableError)):
 		return newStatus(codes.Unavailable, ReasonWatchUnavailable, err.Error(), nil)
+	case errors.As(err, &runE):
+		if errors.Is(err, context.Canceled) {
+			return newStatus(codes.Canceled, ReasonCanceled, err.Error(), nil)
+		}
+		return newStatus(codes.DeadlineExceeded, ReasonDeadlineExceeded, err.Error(), nil)
 	case errors.Is(err, context.Canceled):
 		return newStatus(codes.Canceled, ReasonCanceled, "the call was cancelled; nothing was written", nil)
 	case errors.Is(err, context.DeadlineExceeded):

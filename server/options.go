@@ -44,6 +44,8 @@ type options struct {
 	disk             *versions.Disk
 	viewEntries      int
 	requireRead      bool
+	requestIDTTL     time.Duration
+	requestIDBytes   int64
 }
 
 func defaultOptions() options {
@@ -59,6 +61,8 @@ func defaultOptions() options {
 		cacheBytes:       versions.DefaultCacheBytes,
 		viewEntries:      versions.DefaultViewEntries,
 		requireRead:      true,
+		requestIDTTL:     DefaultRequestIDTTL,
+		requestIDBytes:   DefaultRequestIDBytes,
 	}
 }
 
@@ -186,3 +190,27 @@ func WithViewEntries(n int) Option {
 // replaceText in it (default true; NOT_READ otherwise). Append, prepend and
 // creating files never need a read.
 func WithRequireRead(on bool) Option { return func(o *options) { o.requireRead = on } }
+
+// WithRequestIDTTL sets how long the outcome of an Edit or Write with a
+// request_id is remembered, for retries with the same key to get it instead
+// of applying the request again (default 10 minutes). 0 turns the table
+// off: request_id is then only checked for length, and a retry applies
+// again.
+func WithRequestIDTTL(d time.Duration) Option {
+	return func(o *options) {
+		if d >= 0 {
+			o.requestIDTTL = d
+		}
+	}
+}
+
+// WithRequestIDBytes bounds the memory of remembered request_id outcomes,
+// responses and errors together (default 64 MiB); past it the oldest are
+// forgotten first, and a retry of a forgotten one applies again.
+func WithRequestIDBytes(n int64) Option {
+	return func(o *options) {
+		if n > 0 {
+			o.requestIDBytes = n
+		}
+	}
+}

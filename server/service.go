@@ -7,6 +7,7 @@ package server
 import (
 	"context"
 	"sync"
+	"time"
 
 	"google.golang.org/grpc"
 
@@ -32,6 +33,9 @@ type Service struct {
 	// (under agent ""), so a file read again can be recognised by
 	// comparing its bytes with that cached snapshot (load, versions.go).
 	latest *versions.Views
+	// requests remembers the outcomes of Edit and Write calls by request_id
+	// (idempotency.go); nil when turned off.
+	requests *requestTable
 }
 
 // New returns a Service over ws.
@@ -40,9 +44,13 @@ func New(ws *workspace.Workspace, opts ...Option) *Service {
 	for _, opt := range opts {
 		opt(&o)
 	}
-	return &Service{ws: ws, opts: o,
+	s := &Service{ws: ws, opts: o,
 		cache: versions.NewCache(o.cacheBytes, versions.WithDisk(o.disk)), views: versions.NewViews(o.viewEntries),
 		latest: versions.NewViews(o.viewEntries)}
+	if o.requestIDTTL > 0 {
+		s.requests = newRequestTable(o.requestIDTTL, o.requestIDBytes, time.Now)
+	}
+	return s
 }
 
 // Register adds the service to a gRPC server.

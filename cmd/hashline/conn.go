@@ -155,6 +155,21 @@ func fail(io stdio, cmd string, err error) int {
 	return exitError
 }
 
+// failMutation is fail for an edit or write with the request_id id: when
+// the call may have been applied although it failed (cut off by the
+// deadline, a lost connection or an interrupt), it says how to find out
+// without applying it twice.
+func failMutation(io stdio, cmd string, err error, id string) int {
+	code := fail(io, cmd, err)
+	var e *client.Error
+	cut := errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
+		(errors.As(err, &e) && (e.Code == codes.DeadlineExceeded || e.Code == codes.Unavailable || e.Code == codes.Canceled))
+	if cut && id != "" {
+		fmt.Fprintf(io.stderr, "The %s may have been applied although the call failed. Re-run the same command with --request-id %s: the server applies it at most once and prints the outcome.\n", cmd, id)
+	}
+	return code
+}
+
 // printResult prints a call's response: as indented JSON with --json, else
 // as the text a model reads. It returns the exit code.
 func printResult(io stdio, op string, json bool, m proto.Message, text func() string) int {

@@ -59,6 +59,12 @@ flags:
   --context N       lines of context around each change (default 3)
   --full            print the whole new file instead of windows
   --diff            print the unified diff too (always on with --dry-run)
+  --request-id ID   idempotency key (default: a random one per run). A run
+                    cut off by --timeout, a lost connection or Ctrl-C may
+                    still have applied; it then prints its key, and the same
+                    command re-run with --request-id KEY prints the first
+                    run's result instead of applying twice (for 10 minutes,
+                    per agent; not across --local runs)
 ` + connHelp
 
 type editFlags struct {
@@ -70,6 +76,7 @@ type editFlags struct {
 	text                                         optString
 	textFile                                     string
 	baseVersion                                  string
+	requestID                                    string
 	dryRun, full, diff                           bool
 	context                                      int
 }
@@ -92,6 +99,7 @@ func runEdit(ctx context.Context, io stdio, args []string) int {
 	fs.Var(&f.text, "text", "")
 	fs.StringVar(&f.textFile, "text-file", "", "")
 	fs.StringVar(&f.baseVersion, "base-version", "", "")
+	fs.StringVar(&f.requestID, "request-id", "", "")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "")
 	fs.BoolVar(&f.full, "full", false, "")
 	fs.BoolVar(&f.diff, "diff", false, "")
@@ -114,7 +122,7 @@ func runEdit(ctx context.Context, io stdio, args []string) int {
 	defer done()
 	resp, err := c.Edit(ctx, req)
 	if err != nil {
-		return fail(io, "edit", err)
+		return failMutation(io, "edit", err, req.GetRequestId())
 	}
 	return printResult(io, "edit", cf.json, resp, func() string { return client.FormatEdit(resp, f.diff || resp.GetDryRun()) })
 }
@@ -187,6 +195,14 @@ func (f *editFlags) request(io stdio, path string) (*hashlinev1.EditRequest, str
 	}
 	if f.baseVersion != "" {
 		req.BaseVersion = f.baseVersion
+	}
+	// One key per run, the same in every retry the client makes; a dry
+	// run writes nothing and needs none.
+	switch {
+	case f.requestID != "":
+		req.RequestId = f.requestID
+	case req.RequestId == "" && !f.dryRun && !req.DryRun:
+		req.RequestId = client.NewRequestID()
 	}
 	if f.dryRun {
 		req.DryRun = true

@@ -25,6 +25,11 @@ flags:
   --expected-version V  write only if FILE is still at version V (from read);
                         else exit 5: read again and retry
   --content TEXT        the content, instead of stdin
+  --request-id ID       idempotency key (default: a random one per run); a
+                        write cut off by --timeout may still have landed: it
+                        prints its key, and the same command re-run with
+                        --request-id KEY prints the first run's result
+                        instead of writing again (for 10 minutes, per agent)
 ` + connHelp
 
 func runWrite(ctx context.Context, io stdio, args []string) int {
@@ -34,6 +39,7 @@ func runWrite(ctx context.Context, io stdio, args []string) int {
 	create := fs.Bool("create", false, "")
 	replace := fs.Bool("replace", false, "")
 	expected := fs.String("expected-version", "", "")
+	requestID := fs.String("request-id", "", "")
 	var content optString
 	fs.Var(&content, "content", "")
 	pos, code := parse(fs, io, writeUsage, args)
@@ -65,9 +71,12 @@ func runWrite(ctx context.Context, io stdio, args []string) int {
 		return fail(io, "write", err)
 	}
 	defer done()
-	w, err := c.Write(ctx, &hashlinev1.WriteRequest{Path: pos[0], Content: text, Mode: mode, ExpectedVersion: *expected})
+	if *requestID == "" {
+		*requestID = client.NewRequestID()
+	}
+	w, err := c.Write(ctx, &hashlinev1.WriteRequest{Path: pos[0], Content: text, Mode: mode, ExpectedVersion: *expected, RequestId: *requestID})
 	if err != nil {
-		return fail(io, "write", err)
+		return failMutation(io, "write", err, *requestID)
 	}
 	return printResult(io, "write", cf.json, w, func() string { return client.FormatWrite(w) })
 }

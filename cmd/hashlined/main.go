@@ -92,6 +92,10 @@ type config struct {
 	requireRead bool
 	stateDir    string
 	stateBytes  int64
+
+	// Idempotency keys of Edit and Write (request_id).
+	requestIDTTL   time.Duration
+	requestIDBytes int64
 }
 
 func flags(fs *flag.FlagSet) *config {
@@ -129,6 +133,8 @@ func flags(fs *flag.FlagSet) *config {
 	fs.StringVar(&c.stateDir, "state-dir", "", "directory of the server's own state, outside the workspace (refused inside it): snapshots that memory let go, for rebases, kept across restarts (default: hashline/<hash of the root> under $XDG_STATE_HOME, else ~/.local/state, %LocalAppData% on Windows, ~/Library/Application Support on macOS)")
 	fs.Int64Var(&c.stateBytes, "state-bytes", versions.DefaultDiskBytes, "bytes of snapshots kept in --state-dir, oldest out (0 = none: an edit whose base memory let go is then refused unless it has no line references)")
 	fs.IntVar(&c.viewEntries, "view-entries", versions.DefaultViewEntries, "(agent, file) pairs whose last seen version is remembered (LRU); a forgotten pair must Read again")
+	fs.DurationVar(&c.requestIDTTL, "request-id-ttl", server.DefaultRequestIDTTL, "how long the outcome of an Edit or Write with a request_id is remembered, so that a retry with the same key gets it instead of applying again (0 = off: retries apply again)")
+	fs.Int64Var(&c.requestIDBytes, "request-id-bytes", server.DefaultRequestIDBytes, "memory for remembered request_id outcomes; past it the oldest are forgotten first")
 	fs.BoolVar(&c.requireRead, "require-read", true, "refuse replace/insert/delete/replaceText edits (NOT_READ) by an agent that has not seen the file through Read, Grep, Edit or Write")
 	return c
 }
@@ -247,6 +253,9 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 	if c.cacheBytes < 0 || c.viewEntries < 1 {
 		return fmt.Errorf("--cache-bytes %d --view-entries %d: want bytes >= 0 (0 = no snapshots) and entries >= 1", c.cacheBytes, c.viewEntries)
 	}
+	if c.requestIDTTL < 0 || c.requestIDBytes < 1 {
+		return fmt.Errorf("--request-id-ttl %s --request-id-bytes %d: want a duration >= 0 (0 = off) and bytes >= 1", c.requestIDTTL, c.requestIDBytes)
+	}
 	if c.stateBytes < 0 {
 		return fmt.Errorf("--state-bytes %d: want bytes >= 0 (0 = no snapshots on disk)", c.stateBytes)
 	}
@@ -276,6 +285,8 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 		server.WithSnapshotDisk(disk),
 		server.WithViewEntries(c.viewEntries),
 		server.WithRequireRead(c.requireRead),
+		server.WithRequestIDTTL(c.requestIDTTL),
+		server.WithRequestIDBytes(c.requestIDBytes),
 	)
 	metrics, metricsAddr, stopMetrics, err := serveMetrics(c.metricsListen, logger,
 		server.WithCacheStats(svc.CacheStats))

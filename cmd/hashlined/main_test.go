@@ -198,6 +198,8 @@ func TestBadSettingsFailWithExitOne(t *testing.T) {
 		{"serve", "--cache-bytes", "-1", "--listen", "127.0.0.1:0"},
 		{"serve", "--view-entries", "0", "--listen", "127.0.0.1:0"},
 		{"serve", "--state-bytes", "-1", "--listen", "127.0.0.1:0"},
+		{"serve", "--request-id-ttl", "-1s", "--listen", "127.0.0.1:0"},
+		{"serve", "--request-id-bytes", "0", "--listen", "127.0.0.1:0"},
 	} {
 		out, err := exec.Command(binary, args...).CombinedOutput()
 		var ee *exec.ExitError
@@ -268,6 +270,34 @@ func TestAllowVCSReadFlag(t *testing.T) {
 		}
 		if b, _ := os.ReadFile(filepath.Join(root, ".git", "config")); string(b) != "[core]\n" {
 			t.Errorf("%v: .git/config = %q", tt.env, b)
+		}
+	}
+}
+
+// TestRequestIDTTLFlag: by default an Edit sent twice with one request_id
+// applies once; HASHLINED_REQUEST_ID_TTL=0 turns the table off.
+func TestRequestIDTTLFlag(t *testing.T) {
+	for _, tt := range []struct {
+		env  []string
+		want string
+	}{
+		{env: nil, want: "alpha\nbeta\n"},
+		{env: []string{"HASHLINED_REQUEST_ID_TTL=0"}, want: "alpha\nbeta\nbeta\n"},
+	} {
+		root := t.TempDir()
+		if err := os.WriteFile(filepath.Join(root, "a.txt"), []byte("alpha\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, addr := start(t, tt.env, "--root", root, "--listen", "127.0.0.1:0")
+		c, ctx := dial(t, addr, client.WithAgentID("e2e"))
+		req := &hashlinev1.EditRequest{Path: "a.txt", Edits: []*hashlinev1.FileEdit{client.Append("beta")}, RequestId: "k1"}
+		for range 2 {
+			if _, err := c.Edit(ctx, req); err != nil {
+				t.Fatalf("%v: %v", tt.env, err)
+			}
+		}
+		if b, _ := os.ReadFile(filepath.Join(root, "a.txt")); string(b) != tt.want {
+			t.Errorf("%v: the file holds %q, want %q", tt.env, b, tt.want)
 		}
 	}
 }

@@ -112,8 +112,9 @@ func failure(doing, path string, err error) *sdk.CallToolResult {
 		switch e.Code {
 		case codes.Unavailable:
 			if e.Reason == "" && changes(doing) {
-				// The client retries a change only if it was never sent: this
-				// one may have been cut off after the server applied it.
+				// The client retried the change under one request_id while
+				// its attempts lasted; the last may have been cut off after
+				// the server applied it.
 				hint = "; the hashline server could not be reached or the connection broke: the change may or may not have been applied. Check that hashlined is running at the address given to hashline mcp --server, then read_file " + path + " and look before making the change again"
 			} else if e.Reason == "" {
 				hint = "; the hashline server is unreachable: check that hashlined is running at the address given to hashline mcp --server, then retry"

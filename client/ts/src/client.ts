@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { connect as netConnect } from "node:net";
 import type * as http2 from "node:http2";
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
@@ -53,19 +54,25 @@ export interface ClientOptions {
   /** More Connect interceptors, run after the one that adds the headers above. */
   interceptors?: Interceptor[];
   /**
-   * How read and grep are retried while the server is UNAVAILABLE (not
-   * listening yet, restarting); false turns retries off. Default
-   * DEFAULT_RETRY.
+   * How calls are retried while the server is UNAVAILABLE (not listening
+   * yet, restarting); edit and write also after DEADLINE_EXCEEDED, under a
+   * request id (see RetryOptions). false turns retries off, and with them
+   * the request ids edit and write otherwise add. Default DEFAULT_RETRY.
    */
   retry?: RetryOptions | false;
 }
 
 /**
- * Retries of calls that change nothing: read, and grep until its first
- * file arrives. Only UNAVAILABLE is retried; every other error is an
- * answer. edit and write are never retried, because an attempt cut off
- * after it was sent may have been applied, and sending it again could apply
- * it twice: after UNAVAILABLE, read the file to see whether it landed.
+ * Retries. read, and grep until its first file arrives, are retried after
+ * UNAVAILABLE: they change nothing. An edit or write cut off after it was
+ * sent may have been applied, so sending it again must not apply it twice:
+ * each one carries a request id (requestId, or a random one, the same in
+ * every attempt), and the server answers a retry with the first attempt's
+ * outcome instead of applying it again. They are retried after UNAVAILABLE
+ * and after DEADLINE_EXCEEDED (each attempt has its own timeoutMs), since
+ * a deadline error does not mean nothing was written. Every other error is
+ * an answer. This needs a hashlined that knows request ids; an older one
+ * ignores them, so use retry: false against it.
  */
 export interface RetryOptions {
   /** Attempts, the first included; 1 means no retries. */
@@ -105,14 +112,30 @@ function causes(err: unknown): { code?: unknown }[] {
   return out;
 }
 
-/** Runs call, and again while it fails with UNAVAILABLE and attempts remain. */
-async function retrying<T>(policy: Required<RetryOptions>, signal: AbortSignal | undefined, call: () => Promise<T>): Promise<T> {
+/** The codes read and grep are retried on. */
+const UNAVAILABLE: readonly Code[] = [Code.Unavailable];
+/** The codes an edit or write with a request id is retried on. */
+const KEYED: readonly Code[] = [Code.Unavailable, Code.DeadlineExceeded];
+
+/**
+ * A random request id, 32 hex digits. Pass it as requestId to an edit or
+ * write you may send again yourself (after DEADLINE_EXCEEDED, say), the
+ * same in each: hashlined applies it once and answers every retry with
+ * the first outcome. edit and write make one themselves when retries are
+ * on and none is given.
+ */
+export function newRequestId(): string {
+  return randomBytes(16).toString("hex");
+}
+
+/** Runs call, and again while it fails with one of codes and attempts remain. */
+async function retrying<T>(policy: Required<RetryOptions>, signal: AbortSignal | undefined, call: () => Promise<T>, codes: readonly Code[] = UNAVAILABLE): Promise<T> {
   let wait = policy.initialBackoffMs;
   for (let attempt = 1; ; attempt++) {
     try {
       return await call();
     } catch (err) {
-      if (attempt >= policy.maxAttempts || !(err instanceof ConnectError) || err.code !== Code.Unavailable || signal?.aborted) {
+      if (attempt >= policy.maxAttempts || !(err instanceof ConnectError) || !codes.includes(err.code) || signal?.aborted) {
         throw err;
       }
     }
@@ -171,6 +194,13 @@ export interface EditOptions extends CallOptions {
   context?: number;
   /** Return the whole new file in lines. */
   full?: boolean;
+  /**
+   * The idempotency key (at most 128 bytes): a second edit with the same
+   * key and the same request, within 10 minutes, returns the first one's
+   * result instead of applying again. Default: a random one when retries
+   * are on (not for a dry run), so the client's own retries are safe.
+   */
+  requestId?: string;
 }
 
 /** "upsert" creates or overwrites, "create" fails if the file exists, "replace" fails if it does not. */
@@ -182,6 +212,8 @@ export interface WriteOptions extends CallOptions {
   mode?: WriteModeName | WriteMode;
   /** Write only if the file is still at this version (compare-and-swap). */
   expectedVersion?: string;
+  /** The idempotency key, as EditOptions.requestId. */
+  requestId?: string;
 }
 
 /** Options of grep. */
@@ -346,21 +378,35 @@ export class HashlineClient {
   /**
    * Applies a batch of edits, all or nothing. A reference that no longer
    * matches the file rejects with a ConnectError for which isStaleRef(err)
-   * holds; staleRefs(err) has the fresh tags to retry from.
+   * holds; staleRefs(err) has the fresh tags to retry from. Retried under
+   * one request id (RetryOptions): a rejection with DEADLINE_EXCEEDED or
+   * UNAVAILABLE does not mean nothing was written; to try again yourself,
+   * pass the same requestId.
    */
   edit(path: string, edits: FileEditInit[], opts: EditOptions = {}): Promise<EditResponse> {
-    const { baseVersion = "", dryRun = false, context, full = false, ...call } = opts;
-    const req = create(EditRequestSchema, { path, edits, baseVersion, dryRun, full });
+    const { baseVersion = "", dryRun = false, context, full = false, requestId, ...call } = opts;
+    const req = create(EditRequestSchema, { path, edits, baseVersion, dryRun, full, requestId: requestId ?? this.requestId(dryRun) });
     if (context !== undefined) {
       req.context = context;
     }
-    return this.rpc.edit(req, wholeMs(call));
+    return this.keyed(req.requestId, call.signal, () => this.rpc.edit(req, wholeMs(call)));
   }
 
-  /** Creates or overwrites a whole file with content, written byte for byte. */
+  /** Creates or overwrites a whole file with content, written byte for byte; retried like edit. */
   write(path: string, content: string, opts: WriteOptions = {}): Promise<WriteResponse> {
-    const { mode, expectedVersion = "", ...call } = opts;
-    return this.rpc.write({ path, content, mode: writeMode(mode), expectedVersion }, wholeMs(call));
+    const { mode, expectedVersion = "", requestId, ...call } = opts;
+    const req = { path, content, mode: writeMode(mode), expectedVersion, requestId: requestId ?? this.requestId(false) };
+    return this.keyed(req.requestId, call.signal, () => this.rpc.write(req, wholeMs(call)));
+  }
+
+  /** A new request id for an edit or write, when retries are on and it writes. */
+  private requestId(dryRun: boolean): string {
+    return this.retry.maxAttempts > 1 && !dryRun ? newRequestId() : "";
+  }
+
+  /** Runs an edit or write: retried only under a request id. */
+  private keyed<T>(requestId: string, signal: AbortSignal | undefined, call: () => Promise<T>): Promise<T> {
+    return requestId === "" ? call() : retrying(this.retry, signal, call, KEYED);
   }
 
   /** Searches files with an RE2 pattern; iterate the result for the files, then read its summary. */

@@ -19,6 +19,7 @@
  */
 export {
   createClient,
+  newRequestId,
   HashlineClient,
   GrepStream,
   DEFAULT_BASE_URL,

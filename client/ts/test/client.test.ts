@@ -21,6 +21,7 @@ import {
   formatTagged,
   formatWrite,
   isStaleRef,
+  newRequestId,
   ref,
   staleRefs,
   GrepFileSchema,
@@ -336,7 +337,7 @@ test("a grep loop left early, or a stream that fails before its first message an
   assert.deepEqual([opened, closed], [2, 2]);
 });
 
-test("read and grep are retried while the server is not up yet; edit is not", async () => {
+test("read, grep and edit are retried while the server is not up yet, the edit applied once; without retries nothing is", async () => {
   const dir = mkdtempSync(join(tmpdir(), "hashline-retry-"));
   const sock = join(dir, "h.sock");
   let attempts = 0;
@@ -349,8 +350,8 @@ test("read and grep are retried while the server is not up yet; edit is not", as
   const once = createClient({ socketPath: sock, interceptors: [counting], retry: false });
   let server: Server | undefined;
   try {
-    // Nothing listens yet: an edit fails at once, as UNAVAILABLE.
-    let err = await rejection(() => client.edit("f.txt", [edits.append("two")]));
+    // Nothing listens yet: without retries an edit fails at once, as UNAVAILABLE.
+    let err = await rejection(() => once.edit("f.txt", [edits.append("two")]));
     assert.equal(errorCode(err), Code.Unavailable);
     assert.match(errorMessage(err), /no server listens on the unix socket/);
     assert.equal(attempts, 1);
@@ -362,18 +363,138 @@ test("read and grep are retried while the server is not up yet; edit is not", as
     attempts = 0;
     const reading = client.read("f.txt");
     const grepping = client.grep("one").collect();
+    const editing = client.edit("f.txt", [edits.append("two")]);
     server = await startServer({ "f.txt": "one\n" }, "--listen", `unix://${sock}`);
     const r = await reading;
     assert.equal(r.text, `1:${r.lines[0].hash}|one`);
     const g = await grepping;
     assert.equal(g.summary.matches, 1);
-    assert.ok(attempts > 2, `${attempts} attempts: the calls before the server listened were retried`);
+    await editing;
+    assert.equal(readFileSync(join(server.root, "f.txt"), "utf8"), "one\ntwo\n");
+    assert.ok(attempts > 3, `${attempts} attempts: the calls before the server listened were retried`);
   } finally {
     client.close();
     once.close();
     await server?.stop();
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+describe("edit and write whose answer is lost", () => {
+  let server: Server;
+  before(async () => {
+    server = await startServer({});
+  });
+  after(async () => {
+    await server.stop();
+  });
+
+  /**
+   * A client whose interceptor loses the answers of edit and write as plan
+   * says: each entry is the code the next attempt's answer is replaced
+   * with after the server applied it, or undefined to keep it. ids holds
+   * each attempt's request id.
+   */
+  function lossy(plan: (Code | undefined)[], opts: { retry?: false } = {}) {
+    const ids: string[] = [];
+    const lose: Interceptor = (next) => async (req) => {
+      const name = req.method.name;
+      if (name !== "Edit" && name !== "Write") {
+        return next(req);
+      }
+      ids.push((req.message as unknown as { requestId: string }).requestId);
+      const res = await next(req);
+      const code = plan.shift();
+      if (code !== undefined) {
+        throw new ConnectError("the answer was lost", code);
+      }
+      return res;
+    };
+    const retry = opts.retry === false ? false : { maxAttempts: 4, initialBackoffMs: 10, maxBackoffMs: 50, multiplier: 2 };
+    const c = createClient({ baseUrl: `http://${server.addr}`, agentId: "lossy", interceptors: [lose], retry });
+    return { c, ids };
+  }
+  let n = 0;
+  function file(content: string): string {
+    const name = `f${++n}.txt`;
+    writeFileSync(join(server.root, name), content);
+    return name;
+  }
+
+  for (const [what, plan] of [
+    ["as UNAVAILABLE", [Code.Unavailable]],
+    ["as DEADLINE_EXCEEDED", [Code.DeadlineExceeded]],
+    ["twice in a row", [Code.Unavailable, Code.DeadlineExceeded]],
+  ] as const) {
+    test(`an edit whose answer is lost ${what} is retried under one request id and applied once`, async () => {
+      const name = file("start\n");
+      const { c, ids } = lossy([...plan]);
+      try {
+        const resp = await c.edit(name, [edits.append("one")]);
+        assert.equal(readFileSync(join(server.root, name), "utf8"), "start\none\n");
+        assert.equal(resp.totalLines, 2);
+        assert.equal(ids.length, plan.length + 1);
+        assert.match(ids[0], /^[0-9a-f]{32}$/);
+        assert.ok(ids.every((id) => id === ids[0]), `the retries changed the request id: ${ids}`);
+      } finally {
+        c.close();
+      }
+    });
+  }
+
+  test("a create whose answer is lost is answered as created, not ALREADY_EXISTS", async () => {
+    const { c, ids } = lossy([Code.Unavailable]);
+    try {
+      const resp = await c.write(`new${++n}.txt`, "x\n", { mode: "create" });
+      assert.equal(resp.created, true);
+      assert.equal(ids.length, 2);
+    } finally {
+      c.close();
+    }
+  });
+
+  test("without retries a lost answer rejects although the edit landed, and no request id is sent", async () => {
+    const name = file("start\n");
+    const { c, ids } = lossy([Code.DeadlineExceeded], { retry: false });
+    try {
+      const err = await rejection(() => c.edit(name, [edits.append("one")]));
+      assert.equal(errorCode(err), Code.DeadlineExceeded);
+      assert.equal(readFileSync(join(server.root, name), "utf8"), "start\none\n");
+      assert.deepEqual(ids, [""]);
+    } finally {
+      c.close();
+    }
+  });
+
+  test("a caller that retries itself with its own requestId applies once and gets the first result", async () => {
+    const name = file("start\n");
+    const { c } = lossy([Code.DeadlineExceeded], { retry: false });
+    try {
+      const requestId = newRequestId();
+      await rejection(() => c.edit(name, [edits.append("one")], { requestId }));
+      const resp = await c.edit(name, [edits.append("one")], { requestId });
+      assert.equal(readFileSync(join(server.root, name), "utf8"), "start\none\n");
+      assert.equal(resp.totalLines, 2);
+      const reused = await rejection(() => c.edit(name, [edits.append("two")], { requestId }));
+      assert.equal(errorCode(reused), Code.InvalidArgument);
+      assert.equal(errorReason(reused), "REQUEST_ID_REUSED");
+    } finally {
+      c.close();
+    }
+  });
+
+  test("a dry run carries no request id", async () => {
+    const name = file("start\n");
+    const { c, ids } = lossy([]);
+    try {
+      await c.edit(name, [edits.append("one")], { dryRun: true });
+      await c.edit(name, [edits.append("one")], { dryRun: true });
+      assert.deepEqual(ids, ["", ""]);
+      assert.equal(readFileSync(join(server.root, name), "utf8"), "start\n");
+    } finally {
+      c.close();
+    }
+  });
 });
 
 test("a bearer token authenticates, and its permission is enforced", async () => {

@@ -896,7 +896,24 @@ type EditRequest struct {
 	// Lines of context around each change in windows and diff; unset means 3.
 	Context *int32 `protobuf:"varint,5,opt,name=context,proto3,oneof" json:"context,omitempty"`
 	// Return the whole new file as tagged lines in lines.
-	Full          bool `protobuf:"varint,6,opt,name=full,proto3" json:"full,omitempty"`
+	Full bool `protobuf:"varint,6,opt,name=full,proto3" json:"full,omitempty"`
+	// An idempotency key: any string of up to 128 bytes that the caller
+	// makes up for this request, e.g. 32 random hex digits. A call cut off
+	// by a deadline or a broken connection may still have been applied, so
+	// a retry of it must carry the same request_id: the server then returns
+	// the first call's outcome (the same response, with the same version)
+	// instead of applying the batch again, and a retry that arrives while
+	// the first call is still running waits for it. The outcome is
+	// remembered for 10 minutes (hashlined --request-id-ttl) while the
+	// server's table of them has room, and is lost when the server
+	// restarts. Keys are per agent: two agents never share one. The same
+	// key with a different request (any other field differing) is refused
+	// with INVALID_ARGUMENT, reason REQUEST_ID_REUSED. An error is
+	// remembered like a response, except a call that was cancelled or ran
+	// out of time before writing, which a retry runs again. Ignored with
+	// dry_run, which writes nothing. Empty means no key: every call
+	// applies.
+	RequestId     string `protobuf:"bytes,7,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -971,6 +988,13 @@ func (x *EditRequest) GetFull() bool {
 		return x.Full
 	}
 	return false
+}
+
+func (x *EditRequest) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
 }
 
 // Window is a run of fresh tagged lines around a change.
@@ -1263,8 +1287,15 @@ type WriteRequest struct {
 	// If set, write only if the file's current version is this one
 	// (compare-and-swap); else fail with VERSION_MISMATCH.
 	ExpectedVersion string `protobuf:"bytes,4,opt,name=expected_version,json=expectedVersion,proto3" json:"expected_version,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// An idempotency key, as EditRequest.request_id: a retry with the same
+	// key returns the first call's outcome instead of writing again.
+	// Remembered for 10 minutes (hashlined --request-id-ttl), per agent;
+	// the same key with a different request is refused with
+	// INVALID_ARGUMENT, reason REQUEST_ID_REUSED. At most 128 bytes; empty
+	// means no key.
+	RequestId     string `protobuf:"bytes,5,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *WriteRequest) Reset() {
@@ -1321,6 +1352,13 @@ func (x *WriteRequest) GetMode() WriteMode {
 func (x *WriteRequest) GetExpectedVersion() string {
 	if x != nil {
 		return x.ExpectedVersion
+	}
+	return ""
+}
+
+func (x *WriteRequest) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
 	}
 	return ""
 }
@@ -2224,14 +2262,16 @@ const file_hashline_v1_hashline_proto_rawDesc = "" +
 	"\x06append\x18\x05 \x01(\v2\x13.hashline.v1.TextOpH\x00R\x06append\x12/\n" +
 	"\aprepend\x18\x06 \x01(\v2\x13.hashline.v1.TextOpH\x00R\aprepend\x12?\n" +
 	"\freplace_text\x18\a \x01(\v2\x1a.hashline.v1.ReplaceTextOpH\x00R\vreplaceTextB\x04\n" +
-	"\x02op\"\xc9\x01\n" +
+	"\x02op\"\xe8\x01\n" +
 	"\vEditRequest\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x12+\n" +
 	"\x05edits\x18\x02 \x03(\v2\x15.hashline.v1.FileEditR\x05edits\x12!\n" +
 	"\fbase_version\x18\x03 \x01(\tR\vbaseVersion\x12\x17\n" +
 	"\adry_run\x18\x04 \x01(\bR\x06dryRun\x12\x1d\n" +
 	"\acontext\x18\x05 \x01(\x05H\x00R\acontext\x88\x01\x01\x12\x12\n" +
-	"\x04full\x18\x06 \x01(\bR\x04fullB\n" +
+	"\x04full\x18\x06 \x01(\bR\x04full\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\a \x01(\tR\trequestIdB\n" +
 	"\n" +
 	"\b_context\"m\n" +
 	"\x06Window\x12\x14\n" +
@@ -2256,12 +2296,14 @@ const file_hashline_v1_hashline_proto_rawDesc = "" +
 	"\bMovedRef\x12\x10\n" +
 	"\x03ref\x18\x01 \x01(\tR\x03ref\x12\x12\n" +
 	"\x04from\x18\x02 \x01(\x05R\x04from\x12\x0e\n" +
-	"\x02to\x18\x03 \x01(\x05R\x02to\"\x93\x01\n" +
+	"\x02to\x18\x03 \x01(\x05R\x02to\"\xb2\x01\n" +
 	"\fWriteRequest\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x12\x18\n" +
 	"\acontent\x18\x02 \x01(\tR\acontent\x12*\n" +
 	"\x04mode\x18\x03 \x01(\x0e2\x16.hashline.v1.WriteModeR\x04mode\x12)\n" +
-	"\x10expected_version\x18\x04 \x01(\tR\x0fexpectedVersion\"x\n" +
+	"\x10expected_version\x18\x04 \x01(\tR\x0fexpectedVersion\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x05 \x01(\tR\trequestId\"x\n" +
 	"\rWriteResponse\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12\x1f\n" +
