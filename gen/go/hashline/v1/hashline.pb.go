@@ -888,8 +888,11 @@ type EditRequest struct {
 	// since move to their new numbers and the edit applies (see
 	// EditResponse.rebased_from and moved); a referenced line, range or
 	// insertion point that another change touched fails with STALE_REF
-	// (StaleRef.reason CONFLICT). When the server does not know the version,
-	// references are checked against the current file by number and hash.
+	// (StaleRef.reason CONFLICT). When it is not the current version and the
+	// server no longer has its content, no line reference can be proven
+	// unchanged: every one fails with STALE_REF and
+	// fresh tags, nothing written; a batch without line references (append,
+	// prepend, replace_text) still applies.
 	BaseVersion string `protobuf:"bytes,3,opt,name=base_version,json=baseVersion,proto3" json:"base_version,omitempty"`
 	// Check and compute everything, but do not write.
 	DryRun bool `protobuf:"varint,4,opt,name=dry_run,json=dryRun,proto3" json:"dry_run,omitempty"`

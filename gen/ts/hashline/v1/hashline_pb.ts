@@ -444,8 +444,11 @@ export type EditRequest = Message<"hashline.v1.EditRequest"> & {
    * since move to their new numbers and the edit applies (see
    * EditResponse.rebased_from and moved); a referenced line, range or
    * insertion point that another change touched fails with STALE_REF
-   * (StaleRef.reason CONFLICT). When the server does not know the version,
-   * references are checked against the current file by number and hash.
+   * (StaleRef.reason CONFLICT). When it is not the current version and the
+   * server no longer has its content, no line reference can be proven
+   * unchanged: every one fails with STALE_REF and
+   * fresh tags, nothing written; a batch without line references (append,
+   * prepend, replace_text) still applies.
    *
    * @generated from field: string base_version = 3;
    */
