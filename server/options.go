@@ -41,6 +41,7 @@ type options struct {
 	watchDebounce    time.Duration
 	cacheBytes       int64
 	viewEntries      int
+	viewBytes        int64
 	requireRead      bool
 }
 
@@ -56,6 +57,7 @@ func defaultOptions() options {
 		watchDebounce:    DefaultWatchDebounce,
 		cacheBytes:       versions.DefaultCacheBytes,
 		viewEntries:      versions.DefaultViewEntries,
+		viewBytes:        versions.DefaultViewBytes,
 		requireRead:      true,
 	}
 }
@@ -163,6 +165,18 @@ func WithViewEntries(n int) Option {
 	return func(o *options) {
 		if n > 0 {
 			o.viewEntries = n
+		}
+	}
+}
+
+// WithViewBytes bounds the bytes those pairs take, counting each by its
+// agent name, file path and version plus a fixed overhead (default 64
+// MiB): names and paths are chosen by callers, so a bound on the number of
+// pairs alone does not bound their memory.
+func WithViewBytes(n int64) Option {
+	return func(o *options) {
+		if n > 0 {
+			o.viewBytes = n
 		}
 	}
 }

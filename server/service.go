@@ -41,8 +41,8 @@ func New(ws *workspace.Workspace, opts ...Option) *Service {
 		opt(&o)
 	}
 	return &Service{ws: ws, opts: o,
-		cache: versions.NewCache(o.cacheBytes), views: versions.NewViews(o.viewEntries),
-		latest: versions.NewViews(o.viewEntries)}
+		cache: versions.NewCache(o.cacheBytes), views: versions.NewViews(o.viewEntries, o.viewBytes),
+		latest: versions.NewViews(o.viewEntries, o.viewBytes)}
 }
 
 // Register adds the service to a gRPC server.
