@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/hashline/hashline/internal/grep"
 	"github.com/hashline/hashline/internal/hashline"
 	"github.com/hashline/hashline/internal/versions"
 )
@@ -43,6 +44,9 @@ type options struct {
 	viewEntries      int
 	viewBytes        int64
 	requireRead      bool
+	maxPatternBytes  int
+	// grepSearched, for tests, is called when a Grep's search has ended.
+	grepSearched func(grep.Summary, error)
 }
 
 func defaultOptions() options {
@@ -59,6 +63,7 @@ func defaultOptions() options {
 		viewEntries:      versions.DefaultViewEntries,
 		viewBytes:        versions.DefaultViewBytes,
 		requireRead:      true,
+		maxPatternBytes:  DefaultMaxPatternBytes,
 	}
 }
 
@@ -186,3 +191,13 @@ func WithViewBytes(n int64) Option {
 // replaceText in it (default true; NOT_READ otherwise). Append, prepend and
 // creating files never need a read.
 func WithRequireRead(on bool) Option { return func(o *options) { o.requireRead = on } }
+
+// WithMaxPatternBytes bounds the pattern of a Grep (default 8 KiB); a
+// longer one is refused with INVALID_ARGUMENT before it is compiled.
+func WithMaxPatternBytes(n int) Option {
+	return func(o *options) {
+		if n > 0 {
+			o.maxPatternBytes = n
+		}
+	}
+}

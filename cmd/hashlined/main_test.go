@@ -194,6 +194,9 @@ func TestBadSettingsFailWithExitOne(t *testing.T) {
 		{"serve", "--log-format", "xml", "--listen", "127.0.0.1:0"},
 		{"serve", "--cache-bytes", "-1", "--listen", "127.0.0.1:0"},
 		{"serve", "--view-entries", "0", "--listen", "127.0.0.1:0"},
+		{"serve", "--view-bytes", "0", "--listen", "127.0.0.1:0"},
+		{"serve", "--streams-per-agent", "-1", "--listen", "127.0.0.1:0"},
+		{"serve", "--max-pattern-bytes", "0", "--listen", "127.0.0.1:0"},
 	} {
 		out, err := exec.Command(binary, args...).CombinedOutput()
 		var ee *exec.ExitError
