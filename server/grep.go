@@ -137,7 +137,7 @@ func checkList(field string, list []string) error {
 // that stops reading makes the server keep, on top of what the search
 // holds itself while it waits.
 const (
-	grepQueueBytes = 4 << 20
+	grepQueueBytes = 1 << 20
 	grepQueueChunk = 64 << 10
 )
 
