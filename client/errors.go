@@ -80,6 +80,7 @@ var (
 	ErrReadOnly         = &Error{Reason: "READ_ONLY"}
 	ErrPathNotAllowed   = &Error{Reason: "PATH_NOT_ALLOWED"}
 	ErrRateLimited      = &Error{Reason: "RATE_LIMITED"}
+	ErrTooManyStreams   = &Error{Reason: "TOO_MANY_STREAMS"}
 	ErrShuttingDown     = &Error{Reason: "SHUTTING_DOWN"}
 )
 

@@ -31,6 +31,7 @@ func TestFromStatusDecodesEveryReason(t *testing.T) {
 		{codes.InvalidArgument, "INVALID_PATH", client.ErrInvalidPath, nil, 0},
 		{codes.InvalidArgument, "INVALID_EDIT", client.ErrInvalidEdit, nil, 0},
 		{codes.Unavailable, "SHUTTING_DOWN", client.ErrShuttingDown, nil, 0},
+		{codes.ResourceExhausted, "TOO_MANY_STREAMS", client.ErrTooManyStreams, nil, 0},
 		{codes.ResourceExhausted, "RATE_LIMITED", client.ErrRateLimited,
 			[]protoadapt.MessageV1{protoadapt.MessageV1Of(&hashlinev1.RetryInfo{RetryDelay: durationpb.New(1500 * time.Millisecond)})}, 1500 * time.Millisecond},
 	}

@@ -194,6 +194,9 @@ func (s tokenSpec) entry() (tokenEntry, error) {
 	if agent == "" {
 		return e, errors.New("no agent name; set agent to the identity this token stands for")
 	}
+	if len(agent) > MaxAgentBytes {
+		return e, fmt.Errorf("agent name is %d bytes, over the %d-byte limit; use a shorter name", len(agent), MaxAgentBytes)
+	}
 	g := &Grant{Agent: agent}
 	switch s.Permission {
 	case "read":

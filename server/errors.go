@@ -50,6 +50,7 @@ const (
 	ReasonReadOnly        = "READ_ONLY"
 	ReasonPathNotAllowed  = "PATH_NOT_ALLOWED"
 	ReasonRateLimited     = "RATE_LIMITED"
+	ReasonTooManyStreams  = "TOO_MANY_STREAMS"
 	// Watch (watch.go).
 	ReasonShuttingDown     = "SHUTTING_DOWN"
 	ReasonWatchUnavailable = "WATCH_UNAVAILABLE"
@@ -103,12 +104,18 @@ type requestError struct {
 	reason string
 	field  string
 	msg    string
+	limit  int // the bound a field is over, if that is the problem
 }
 
 func (e *requestError) Error() string { return e.msg }
 
 func badRequest(field, format string, args ...any) error {
 	return invalid(ReasonInvalidArgument, field, format, args...)
+}
+
+// overLimit is a request field over a size or count limit.
+func overLimit(field string, limit int, format string, args ...any) error {
+	return &requestError{reason: ReasonInvalidArgument, field: field, limit: limit, msg: fmt.Sprintf(format, args...)}
 }
 
 func invalid(reason, field, format string, args ...any) error {
@@ -169,6 +176,7 @@ func toStatus(err error) error {
 		verE  *versionMismatchError
 		accE  *accessError
 		rateE *rateLimitError
+		strE  *streamLimitError
 		nrE   *notReadError
 		conE  *versions.ConflictError
 		runE  *requestRunningError
@@ -183,7 +191,11 @@ func toStatus(err error) error {
 	case errors.As(err, &nrE):
 		return newStatus(codes.FailedPrecondition, ReasonNotRead, err.Error(), map[string]string{"path": nrE.path, "agent": nrE.agent})
 	case errors.As(err, &reqE):
-		return newStatus(codes.InvalidArgument, reqE.reason, err.Error(), map[string]string{"field": reqE.field})
+		meta := map[string]string{"field": reqE.field}
+		if reqE.limit > 0 {
+			meta["limit"] = strconv.Itoa(reqE.limit)
+		}
+		return newStatus(codes.InvalidArgument, reqE.reason, err.Error(), meta)
 	case errors.As(err, &verE):
 		return newStatus(codes.Aborted, ReasonVersionMismatch, err.Error(), map[string]string{"currentVersion": verE.current})
 	case errors.As(err, &accE):
@@ -198,6 +210,9 @@ func toStatus(err error) error {
 				"agent": rateE.agent, "limit": strconv.FormatFloat(rateE.perSecond, 'g', -1, 64), "burst": strconv.Itoa(rateE.burst),
 			}}),
 			protoadapt.MessageV1Of(&hashlinev1.RetryInfo{RetryDelay: durationpb.New(rateE.retryAfter)}))
+	case errors.As(err, &strE):
+		return newStatus(codes.ResourceExhausted, ReasonTooManyStreams, err.Error(),
+			map[string]string{"agent": strE.agent, "limit": strconv.Itoa(strE.limit)})
 	case errors.Is(err, errWatchShutdown):
 		return newStatus(codes.Unavailable, ReasonShuttingDown, err.Error(), nil)
 	case errors.As(err, new(*watchUnavailableError)):

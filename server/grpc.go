@@ -63,6 +63,9 @@ type GRPCConfig struct {
 	Auth *Authenticator
 	// RateLimit, when set, limits the calls of each agent.
 	RateLimit *RateLimiter
+	// StreamLimit, when set, limits the streams (Grep, Watch) each agent
+	// has open at once.
+	StreamLimit *StreamLimiter
 	// Metrics, when set, records per-method and per-edit-outcome metrics.
 	Metrics *Metrics
 	// Logger receives one line per call.
@@ -73,10 +76,11 @@ type GRPCConfig struct {
 
 // NewGRPCServer returns a grpc.Server with the service, health checking
 // and reflection registered, and the interceptor chain, outermost first:
-// metrics (so refused calls are counted too), authentication, logging (so
-// the line names the authenticated agent), the rate limit, the per-request
-// access checks (read-only tokens, path prefixes, reserved names), the
-// default deadline, the edit-outcome counter, and panic recovery innermost
+// metrics (so refused calls are counted too), authentication, the length
+// of x-agent-id (before anything logs or keeps it), logging (so the line
+// names the authenticated agent), the rate limit, the streams per agent,
+// the per-request access checks (read-only tokens, path prefixes, reserved
+// names), the default deadline, the edit-outcome counter, and panic recovery innermost
 // so a panic is logged and counted as the INTERNAL error it becomes.
 func NewGRPCServer(svc *Service, cfg GRPCConfig) (*grpc.Server, *health.Server) {
 	unary, stream := chains(svc, cfg)
@@ -170,11 +174,16 @@ func chains(svc *Service, cfg GRPCConfig) ([]grpc.UnaryServerInterceptor, []grpc
 		unary = append(unary, cfg.Auth.unary())
 		stream = append(stream, cfg.Auth.stream())
 	}
+	unary = append(unary, agentUnary)
+	stream = append(stream, agentStream)
 	unary = append(unary, logging.UnaryServerInterceptor(slogAdapter(logger), logOpts...))
 	stream = append(stream, logging.StreamServerInterceptor(slogAdapter(logger), logOpts...))
 	if cfg.RateLimit != nil {
 		unary = append(unary, cfg.RateLimit.unary())
 		stream = append(stream, cfg.RateLimit.stream())
+	}
+	if cfg.StreamLimit != nil {
+		stream = append(stream, cfg.StreamLimit.stream())
 	}
 	unary = append(unary, acc.unary(), deadlineUnary(cfg.DefaultTimeout))
 	stream = append(stream, acc.stream(), deadlineStream(cfg.DefaultTimeout))

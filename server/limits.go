@@ -9,7 +9,9 @@ import (
 
 	"golang.org/x/time/rate"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
 
+	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 )
 
@@ -128,6 +130,117 @@ func (l *RateLimiter) stream() grpc.StreamServerInterceptor {
 				return toStatus(err)
 			}
 		}
+		return handler(srv, ss)
+	}
+}
+
+// MaxAgentBytes bounds an agent's name: the x-agent-id a caller sends, and
+// the agent names of a token file. The name is kept for as long as the
+// server remembers what the agent saw, in every rate-limit bucket and log
+// line, so its length is the caller's lever on the server's memory.
+const MaxAgentBytes = 256
+
+// checkAgent refuses a call whose x-agent-id (the identity it is known by
+// when the server runs without tokens) is over MaxAgentBytes. With tokens
+// the header is ignored, and so is its length.
+func checkAgent(ctx context.Context) error {
+	if grantFrom(ctx) != nil {
+		return nil
+	}
+	for _, v := range metadata.ValueFromIncomingContext(ctx, client.AgentMetadataKey) {
+		if len(v) > MaxAgentBytes {
+			return overLimit(client.AgentMetadataKey, MaxAgentBytes,
+				"the %s metadata is %d bytes, over the %d-byte limit; name the agent with a shorter id", client.AgentMetadataKey, len(v), MaxAgentBytes)
+		}
+	}
+	return nil
+}
+
+func agentUnary(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	if err := checkAgent(ctx); err != nil {
+		return nil, toStatus(err)
+	}
+	return handler(ctx, req)
+}
+
+func agentStream(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+	if err := checkAgent(ss.Context()); err != nil {
+		return toStatus(err)
+	}
+	return handler(srv, ss)
+}
+
+// DefaultStreamsPerAgent is hashlined's default bound on the streams (Grep
+// and Watch calls) one agent may have open at once.
+const DefaultStreamsPerAgent = 16
+
+// StreamLimiter bounds the FileService streams (Grep and Watch) each agent
+// (by AgentID) has open at once. A stream over the bound is refused with
+// RESOURCE_EXHAUSTED, reason TOO_MANY_STREAMS, before it starts; a slot is
+// free again when a stream's handler returns. A stream holds a goroutine
+// and, until its client reads, what it has to send: unlike a unary call it
+// can last as long as its client wants.
+type StreamLimiter struct {
+	max int
+
+	mu sync.Mutex
+	// open counts each agent's open streams; an agent with none has no
+	// entry, so the map is bounded by the streams open.
+	open map[string]int
+}
+
+// NewStreamLimiter returns a limiter of perAgent streams per agent (at
+// least 1).
+func NewStreamLimiter(perAgent int) *StreamLimiter {
+	return &StreamLimiter{max: max(perAgent, 1), open: map[string]int{}}
+}
+
+// Open returns the number of streams agent has open.
+func (l *StreamLimiter) Open(agent string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.open[agent]
+}
+
+// streamLimitError is a stream refused by the StreamLimiter.
+type streamLimitError struct {
+	agent string
+	limit int
+}
+
+func (e *streamLimitError) Error() string {
+	return fmt.Sprintf("agent %q already has %d streams (Grep or Watch) open, the most the server allows; end one (cancel a Watch you no longer need, or read a Grep to its end) and retry",
+		e.agent, e.limit)
+}
+
+func (l *StreamLimiter) acquire(agent string) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.open[agent] >= l.max {
+		return &streamLimitError{agent: agent, limit: l.max}
+	}
+	l.open[agent]++
+	return nil
+}
+
+func (l *StreamLimiter) release(agent string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.open[agent]--; l.open[agent] <= 0 {
+		delete(l.open, agent)
+	}
+}
+
+func (l *StreamLimiter) stream() grpc.StreamServerInterceptor {
+	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+		if !isFileService(info.FullMethod) {
+			return handler(srv, ss)
+		}
+		agent := AgentID(ss.Context())
+		if err := l.acquire(agent); err != nil {
+			return toStatus(err)
+		}
+		defer l.release(agent)
 		return handler(srv, ss)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/hashline/hashline/internal/grep"
 	"github.com/hashline/hashline/internal/hashline"
 	"github.com/hashline/hashline/internal/versions"
 )
@@ -43,9 +44,13 @@ type options struct {
 	cacheBytes       int64
 	disk             *versions.Disk
 	viewEntries      int
+	viewBytes        int64
 	requireRead      bool
 	requestIDTTL     time.Duration
 	requestIDBytes   int64
+	maxPatternBytes  int
+	// grepSearched, for tests, is called when a Grep's search has ended.
+	grepSearched func(grep.Summary, error)
 }
 
 func defaultOptions() options {
@@ -60,9 +65,11 @@ func defaultOptions() options {
 		watchDebounce:    DefaultWatchDebounce,
 		cacheBytes:       versions.DefaultCacheBytes,
 		viewEntries:      versions.DefaultViewEntries,
+		viewBytes:        versions.DefaultViewBytes,
 		requireRead:      true,
 		requestIDTTL:     DefaultRequestIDTTL,
 		requestIDBytes:   DefaultRequestIDBytes,
+		maxPatternBytes:  DefaultMaxPatternBytes,
 	}
 }
 
@@ -185,6 +192,18 @@ func WithViewEntries(n int) Option {
 	}
 }
 
+// WithViewBytes bounds the bytes those pairs take, counting each by its
+// agent name, file path and version plus a fixed overhead (default 64
+// MiB): names and paths are chosen by callers, so a bound on the number of
+// pairs alone does not bound their memory.
+func WithViewBytes(n int64) Option {
+	return func(o *options) {
+		if n > 0 {
+			o.viewBytes = n
+		}
+	}
+}
+
 // WithRequireRead sets whether an agent must have seen a file (through
 // Read, Grep, Edit or Write) before it may replace, insert, delete or
 // replaceText in it (default true; NOT_READ otherwise). Append, prepend and
@@ -211,6 +230,16 @@ func WithRequestIDBytes(n int64) Option {
 	return func(o *options) {
 		if n > 0 {
 			o.requestIDBytes = n
+		}
+	}
+}
+
+// WithMaxPatternBytes bounds the pattern of a Grep (default 8 KiB); a
+// longer one is refused with INVALID_ARGUMENT before it is compiled.
+func WithMaxPatternBytes(n int) Option {
+	return func(o *options) {
+		if n > 0 {
+			o.maxPatternBytes = n
 		}
 	}
 }

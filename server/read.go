@@ -28,6 +28,11 @@ func (s *Service) read(ctx context.Context, req *hashlinev1.ReadRequest) (*hashl
 	if err != nil {
 		return nil, err
 	}
+	// Reading, hashing and parsing a large file is the expensive part; a
+	// caller that has given up (queued behind others, say) gets nothing.
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	f, doc, err := s.load(rel, key)
 	if err != nil {
 		return nil, err

@@ -45,8 +45,8 @@ func New(ws *workspace.Workspace, opts ...Option) *Service {
 		opt(&o)
 	}
 	s := &Service{ws: ws, opts: o,
-		cache: versions.NewCache(o.cacheBytes, versions.WithDisk(o.disk)), views: versions.NewViews(o.viewEntries),
-		latest: versions.NewViews(o.viewEntries)}
+		cache: versions.NewCache(o.cacheBytes, versions.WithDisk(o.disk)), views: versions.NewViews(o.viewEntries, o.viewBytes),
+		latest: versions.NewViews(o.viewEntries, o.viewBytes)}
 	if o.requestIDTTL > 0 {
 		s.requests = newRequestTable(o.requestIDTTL, o.requestIDBytes, time.Now)
 	}

@@ -80,6 +80,7 @@ type config struct {
 	rate             float64
 	burst            int
 	maxStreams       uint
+	agentStreams     int
 	keepaliveTime    time.Duration
 	keepaliveTimeout time.Duration
 	keepaliveMinTime time.Duration
@@ -89,6 +90,7 @@ type config struct {
 	// Versions and the multi-agent model.
 	cacheBytes  int64
 	viewEntries int
+	viewBytes   int64
 	requireRead bool
 	stateDir    string
 	stateBytes  int64
@@ -96,6 +98,9 @@ type config struct {
 	// Idempotency keys of Edit and Write (request_id).
 	requestIDTTL   time.Duration
 	requestIDBytes int64
+
+	// Grep.
+	maxPatternBytes int
 }
 
 func flags(fs *flag.FlagSet) *config {
@@ -124,6 +129,7 @@ func flags(fs *flag.FlagSet) *config {
 	fs.Float64Var(&c.rate, "rate", 0, "calls per second each agent may make, refilled continuously (0 = no limit); over it calls fail RESOURCE_EXHAUSTED RATE_LIMITED with a retry delay")
 	fs.IntVar(&c.burst, "burst", 50, "calls an agent may make at once before --rate applies")
 	fs.UintVar(&c.maxStreams, "max-concurrent-streams", 256, "calls in flight on one connection; more wait for a free slot")
+	fs.IntVar(&c.agentStreams, "streams-per-agent", server.DefaultStreamsPerAgent, "Grep and Watch streams one agent may have open at once; more are refused RESOURCE_EXHAUSTED TOO_MANY_STREAMS (0 = no limit)")
 	fs.DurationVar(&c.keepaliveTime, "keepalive-time", 2*time.Minute, "ping a client after this long without activity, to find dead connections")
 	fs.DurationVar(&c.keepaliveTimeout, "keepalive-timeout", 20*time.Second, "close a connection whose ping is not answered within this")
 	fs.DurationVar(&c.keepaliveMinTime, "keepalive-min-time", 10*time.Second, "shortest interval between a client's pings; a client pinging more often is disconnected (GOAWAY too_many_pings)")
@@ -135,6 +141,8 @@ func flags(fs *flag.FlagSet) *config {
 	fs.IntVar(&c.viewEntries, "view-entries", versions.DefaultViewEntries, "(agent, file) pairs whose last seen version is remembered (LRU); a forgotten pair must Read again")
 	fs.DurationVar(&c.requestIDTTL, "request-id-ttl", server.DefaultRequestIDTTL, "how long the outcome of an Edit or Write with a request_id is remembered, so that a retry with the same key gets it instead of applying again (0 = off: retries apply again)")
 	fs.Int64Var(&c.requestIDBytes, "request-id-bytes", server.DefaultRequestIDBytes, "memory for remembered request_id outcomes; past it the oldest are forgotten first")
+	fs.Int64Var(&c.viewBytes, "view-bytes", versions.DefaultViewBytes, "bytes those pairs may take, each counted by its agent name, path and version plus a fixed overhead (LRU)")
+	fs.IntVar(&c.maxPatternBytes, "max-pattern-bytes", server.DefaultMaxPatternBytes, "longest Grep pattern; a longer one is refused INVALID_ARGUMENT before it is compiled")
 	fs.BoolVar(&c.requireRead, "require-read", true, "refuse replace/insert/delete/replaceText edits (NOT_READ) by an agent that has not seen the file through Read, Grep, Edit or Write")
 	return c
 }
@@ -250,8 +258,11 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 	if c.rate < 0 || c.burst < 1 {
 		return fmt.Errorf("--rate %g --burst %d: want a rate >= 0 (0 = off) and a burst >= 1", c.rate, c.burst)
 	}
-	if c.cacheBytes < 0 || c.viewEntries < 1 {
-		return fmt.Errorf("--cache-bytes %d --view-entries %d: want bytes >= 0 (0 = no snapshots) and entries >= 1", c.cacheBytes, c.viewEntries)
+	if c.cacheBytes < 0 || c.viewEntries < 1 || c.viewBytes < 1 {
+		return fmt.Errorf("--cache-bytes %d --view-entries %d --view-bytes %d: want bytes >= 0 (0 = no snapshots), entries >= 1 and view bytes >= 1", c.cacheBytes, c.viewEntries, c.viewBytes)
+	}
+	if c.agentStreams < 0 || c.maxPatternBytes < 1 {
+		return fmt.Errorf("--streams-per-agent %d --max-pattern-bytes %d: want streams >= 0 (0 = no limit) and pattern bytes >= 1", c.agentStreams, c.maxPatternBytes)
 	}
 	if c.requestIDTTL < 0 || c.requestIDBytes < 1 {
 		return fmt.Errorf("--request-id-ttl %s --request-id-bytes %d: want a duration >= 0 (0 = off) and bytes >= 1", c.requestIDTTL, c.requestIDBytes)
@@ -284,6 +295,8 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 		server.WithSnapshotCacheBytes(c.cacheBytes),
 		server.WithSnapshotDisk(disk),
 		server.WithViewEntries(c.viewEntries),
+		server.WithViewBytes(c.viewBytes),
+		server.WithMaxPatternBytes(c.maxPatternBytes),
 		server.WithRequireRead(c.requireRead),
 		server.WithRequestIDTTL(c.requestIDTTL),
 		server.WithRequestIDBytes(c.requestIDBytes),
@@ -304,6 +317,10 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 	if c.rate > 0 {
 		limiter = server.NewRateLimiter(c.rate, c.burst, 0)
 	}
+	var streams *server.StreamLimiter
+	if c.agentStreams > 0 {
+		streams = server.NewStreamLimiter(c.agentStreams)
+	}
 	gs, hs := server.NewGRPCServer(svc, server.GRPCConfig{
 		MaxRecvBytes:         c.maxRecvBytes,
 		MaxSendBytes:         c.maxRecvBytes,
@@ -313,6 +330,7 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 		KeepalivePolicy:      keepalive.EnforcementPolicy{MinTime: c.keepaliveMinTime, PermitWithoutStream: true},
 		Auth:                 authn,
 		RateLimit:            limiter,
+		StreamLimit:          streams,
 		Metrics:              metrics,
 		Logger:               logger,
 		ServerOptions:        srvOpts,

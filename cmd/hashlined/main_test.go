@@ -200,6 +200,9 @@ func TestBadSettingsFailWithExitOne(t *testing.T) {
 		{"serve", "--state-bytes", "-1", "--listen", "127.0.0.1:0"},
 		{"serve", "--request-id-ttl", "-1s", "--listen", "127.0.0.1:0"},
 		{"serve", "--request-id-bytes", "0", "--listen", "127.0.0.1:0"},
+		{"serve", "--view-bytes", "0", "--listen", "127.0.0.1:0"},
+		{"serve", "--streams-per-agent", "-1", "--listen", "127.0.0.1:0"},
+		{"serve", "--max-pattern-bytes", "0", "--listen", "127.0.0.1:0"},
 	} {
 		out, err := exec.Command(binary, args...).CombinedOutput()
 		var ee *exec.ExitError

@@ -1,6 +1,7 @@
 package grep
 
 import (
+	"context"
 	"errors"
 	"reflect"
 	"regexp"
@@ -75,7 +76,7 @@ func scanNumbers(m *matcher, data []byte) []int {
 		f = newFinder(m.needles)
 	}
 	var out []int
-	for _, ms := range m.scan(f, data, 1<<30, nil) {
+	for _, ms := range m.scan(context.Background(), f, data, 1<<30, nil) {
 		out = append(out, ms.num)
 	}
 	return out
@@ -120,7 +121,7 @@ func FuzzScan(f *testing.F) {
 		if !utf8.ValidString(text) || len(want) == 0 {
 			return
 		}
-		lines := m.buildLines(data, m.scan(nil, data, 1<<30, nil), 1, 1, 0)
+		lines := m.buildLines(context.Background(), data, m.scan(context.Background(), nil, data, 1<<30, nil), 1, 1, 0)
 		if wantLines := naiveContext(m.re, data, want, 1, 1, 0); !reflect.DeepEqual(lines, wantLines) {
 			t.Fatalf("context lines %+v, want %+v", lines, wantLines)
 		}

@@ -137,7 +137,11 @@ type result struct {
 }
 
 // take accounts for one result and emits it, up to the limit.
-func (s *search) take(r *result) error {
+func (s *search) take(ctx context.Context, r *result) error {
+	// A result made while ctx was ending may be cut short.
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	if r.scanned {
 		s.sum.FilesScanned++
 		s.sum.BytesScanned += r.size
@@ -153,7 +157,10 @@ func (s *search) take(r *result) error {
 	n := len(r.ms)
 	if n > s.remaining {
 		n = s.remaining
-		f.Lines = s.m.buildLines(f.Raw, r.ms[:n], s.opts.Before, s.opts.After, r.ms[n].num)
+		f.Lines = s.m.buildLines(ctx, f.Raw, r.ms[:n], s.opts.Before, s.opts.After, r.ms[n].num)
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		s.sum.Truncated, s.done = true, true
 	}
 	s.remaining -= n
@@ -172,7 +179,7 @@ func (s *search) single(ctx context.Context, rel string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return s.take(&it.res)
+	return s.take(ctx, &it.res)
 }
 
 // hold reserves n bytes of heldBudget, which is always granted when nothing
@@ -237,10 +244,11 @@ func (w *worker) runFile(ctx context.Context, j *item) {
 	if probing {
 		limit = 1
 	}
-	w.ms = w.s.m.scan(w.f, data, limit, w.ms[:0])
+	w.ms = w.s.m.scan(ctx, w.f, data, limit, w.ms[:0])
 	// Validating only files that match keeps the UTF-8 check off the
 	// common path; a file that is not text is skipped as if it had none.
-	if len(w.ms) == 0 || !utf8.Valid(data) {
+	// A scan cut short by ctx found nothing that counts.
+	if len(w.ms) == 0 || ctx.Err() != nil || !utf8.Valid(data) {
 		return
 	}
 	r.matched = true
@@ -253,5 +261,5 @@ func (w *worker) runFile(ctx context.Context, j *item) {
 	}
 	raw := bytes.Clone(data)
 	r.ms = slices.Clone(w.ms)
-	r.file = File{Path: j.path, Raw: raw, Lines: w.s.m.buildLines(raw, r.ms, w.s.opts.Before, w.s.opts.After, 0)}
+	r.file = File{Path: j.path, Raw: raw, Lines: w.s.m.buildLines(ctx, raw, r.ms, w.s.opts.Before, w.s.opts.After, 0)}
 }

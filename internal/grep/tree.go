@@ -279,7 +279,7 @@ func (s *search) visit(ctx context.Context, it *item) error {
 	} else {
 		s.held.Add(-int64(len(r.file.Raw)))
 	}
-	return s.take(&it.res)
+	return s.take(ctx, &it.res)
 }
 
 // do runs a task.

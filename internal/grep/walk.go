@@ -35,9 +35,64 @@ func newGlobSet(pats []string) (globSet, error) {
 		if p == "" || !doublestar.ValidatePattern(p) {
 			return nil, fmt.Errorf("%w: bad glob %q", ErrBadPattern, orig)
 		}
+		if n := braceExpansions(p); n > MaxGlobAlternatives {
+			return nil, fmt.Errorf("%w: glob %q expands to more than %d patterns through its {a,b} groups; use fewer groups or alternatives, or several globs",
+				ErrBadPattern, orig, MaxGlobAlternatives)
+		}
 		g = append(g, glob{pattern: p, full: strings.Contains(p, "/"), dirOnly: dirOnly})
 	}
 	return g, nil
+}
+
+// MaxGlobAlternatives bounds the patterns one glob's {a,b} groups expand
+// to. The matcher tries every combination of alternatives against every
+// name it tests, so a short glob of many groups ("{a,a}{a,a}…") would cost
+// exponential time per file.
+const MaxGlobAlternatives = 256
+
+// braceExpansions returns how many patterns the {a,b} groups of the valid
+// glob p expand to, or more than MaxGlobAlternatives once it is past that:
+// groups in sequence multiply, alternatives and nested groups add up.
+// Brackets and escaped characters are not groups.
+func braceExpansions(p string) int {
+	n, _ := expandSeq(p, 0, false)
+	return n
+}
+
+// expandSeq counts the expansions of p from i up to the end, or within a
+// group up to its "," or "}" (returning the index of that byte).
+func expandSeq(p string, i int, inGroup bool) (int, int) {
+	const over = MaxGlobAlternatives + 1
+	n := 1
+	for i < len(p) {
+		switch p[i] {
+		case '\\':
+			i += 2
+			continue
+		case '[':
+			if j := strings.IndexByte(p[i+1:], ']'); j >= 0 {
+				i += j + 2
+				continue
+			}
+		case '{':
+			sum := 0
+			for {
+				k, end := expandSeq(p, i+1, true)
+				sum = min(sum+k, over)
+				i = end
+				if i >= len(p) || p[i] == '}' {
+					break
+				}
+			}
+			n = min(n*sum, over)
+		case ',', '}':
+			if inGroup {
+				return n, i
+			}
+		}
+		i++
+	}
+	return n, i
 }
 
 // match reports whether the entry at rel, with base name name, matches any

@@ -107,7 +107,7 @@ func TestCacheIsSafeForConcurrentUse(t *testing.T) {
 }
 
 func TestViewsRememberTheLastVersionPerAgentAndFile(t *testing.T) {
-	v := versions.NewViews(2)
+	v := versions.NewViews(2, 0)
 	v.See("a", "f", "v1")
 	v.See("a", "f", "v2")
 	v.See("b", "f", "v1")
@@ -121,12 +121,56 @@ func TestViewsRememberTheLastVersionPerAgentAndFile(t *testing.T) {
 	if got, ok := v.Seen("a", "g"); !ok || got != "v9" {
 		t.Errorf("a saw g %q %v", got, ok)
 	}
-	if s := v.Stats(); s != (versions.ViewStats{Entries: 2, Evictions: 1, MaxEntries: 2}) {
+	if s := v.Stats(); s != (versions.ViewStats{Entries: 2, Bytes: 2 * (1 + 1 + 2 + versions.ViewEntryOverhead), Evictions: 1,
+		MaxEntries: 2, MaxBytes: versions.DefaultViewBytes}) {
 		t.Errorf("stats = %+v", s)
 	}
 	if _, ok := v.Seen("nobody", "f"); ok {
 		t.Error("an unknown agent has a view")
 	}
+}
+
+func TestViewsAreBoundedInBytes(t *testing.T) {
+	const maxBytes = 64 << 10
+	t.Run("many agents with long names stay under the bound, the oldest forgotten first", func(t *testing.T) {
+		v := versions.NewViews(1_000_000, maxBytes)
+		agent := func(i int) string { return fmt.Sprintf("%04d-%s", i, strings.Repeat("x", 1000)) }
+		for i := range 1000 {
+			v.See(agent(i), "src/main.go", "v2-0123456789abcdef0123456789abcdef")
+			if s := v.Stats(); s.Bytes > maxBytes {
+				t.Fatalf("after %d agents: %d bytes, over the bound of %d", i+1, s.Bytes, maxBytes)
+			}
+		}
+		s := v.Stats()
+		if s.Entries >= 100 || s.Entries < 10 || s.Evictions != uint64(1000-s.Entries) {
+			t.Fatalf("stats %+v: want a few dozen entries of ~1.2 KB, the rest evicted", s)
+		}
+		if _, ok := v.Seen(agent(0), "src/main.go"); ok {
+			t.Error("the oldest agent's view survived")
+		}
+		if _, ok := v.Seen(agent(999), "src/main.go"); !ok {
+			t.Error("the newest agent's view was forgotten")
+		}
+	})
+	t.Run("a version seen again is counted by its new size", func(t *testing.T) {
+		v := versions.NewViews(10, maxBytes)
+		v.See("a", "f", "v1")
+		v.See("a", "f", "v22")
+		if s := v.Stats(); s.Entries != 1 || s.Bytes != 1+1+3+versions.ViewEntryOverhead {
+			t.Errorf("stats %+v", s)
+		}
+	})
+	t.Run("a single pair larger than the bound is kept alone", func(t *testing.T) {
+		v := versions.NewViews(10, 1000)
+		v.See("a", "f", "v1")
+		v.See(strings.Repeat("a", 2000), "f", "v1")
+		if s := v.Stats(); s.Entries != 1 || s.Evictions != 1 {
+			t.Errorf("stats %+v", s)
+		}
+		if _, ok := v.Seen(strings.Repeat("a", 2000), "f"); !ok {
+			t.Error("the pair just seen was forgotten")
+		}
+	})
 }
 
 func TestCachePeekFindsWithoutCounting(t *testing.T) {
