@@ -2110,8 +2110,10 @@ type WatchResponse struct {
 	NewVersion string `protobuf:"bytes,6,opt,name=new_version,json=newVersion,proto3" json:"new_version,omitempty"`
 	// The changed regions, when both versions are known.
 	Changed []*LineRange `protobuf:"bytes,7,rep,name=changed,proto3" json:"changed,omitempty"`
-	// Events lost before this one because the subscriber fell behind. When
-	// non-zero, Read the files you care about again.
+	// Events skipped before this one because the subscriber fell behind the
+	// server's bounded event ring (with a path prefix, changes outside the
+	// prefix may be counted too). When non-zero, Read the files you care
+	// about again.
 	Dropped int64 `protobuf:"varint,8,opt,name=dropped,proto3" json:"dropped,omitempty"`
 	// When the server saw the change.
 	Time          *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=time,proto3" json:"time,omitempty"`

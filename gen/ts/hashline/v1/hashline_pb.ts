@@ -1208,8 +1208,10 @@ export type WatchResponse = Message<"hashline.v1.WatchResponse"> & {
   changed: LineRange[];
 
   /**
-   * Events lost before this one because the subscriber fell behind. When
-   * non-zero, Read the files you care about again.
+   * Events skipped before this one because the subscriber fell behind the
+   * server's bounded event ring (with a path prefix, changes outside the
+   * prefix may be counted too). When non-zero, Read the files you care
+   * about again.
    *
    * @generated from field: int64 dropped = 8;
    */
