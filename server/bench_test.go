@@ -3,7 +3,6 @@ package server_test
 import (
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -50,7 +49,7 @@ func BenchmarkEditVsDurableWrite(b *testing.B) {
 		ref = client.Ref(resp.GetWindows()[0].GetLines()[0])
 		floors, edits = append(floors, t1.Sub(t0)), append(edits, t2.Sub(t1))
 	}
-	fp, ep := median(floors), median(edits)
+	fp, ep := floor.Median(floors), floor.Median(edits)
 	b.ReportMetric(float64(fp.Microseconds()), "floor-p50-µs")
 	b.ReportMetric(float64(ep.Microseconds()), "edit-p50-µs")
 	b.ReportMetric(float64(ep)/float64(fp), "edit/floor")
@@ -65,13 +64,4 @@ func BenchmarkReadSmallFile(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-}
-
-func median(d []time.Duration) time.Duration {
-	if len(d) == 0 {
-		return 0
-	}
-	s := slices.Clone(d)
-	slices.Sort(s)
-	return s[len(s)/2]
 }
