@@ -52,9 +52,8 @@ type watchLoadResult struct {
 // client never reads (64 KiB static flow-control windows, so the server's
 // sends block once a stream's window is full). It prints Edit p50 and p99
 // of both runs, their ratio, and the server's peak and final RSS. The RSS
-// is the server's as it runs by default: its collector lets the heap grow
-// to five times the live heap, up to a soft limit (internal/memtune), so it
-// shows garbage awaiting collection as much as memory held. It writes no
+// is the server's as it runs by default, with Go's collector settings, so
+// it shows garbage awaiting collection as much as memory held. It writes no
 // report: it is a measurement to run by hand, never in CI.
 func watchLoad(c config) error {
 	tmp, err := os.MkdirTemp("", "hashline-watchload-")

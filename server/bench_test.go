@@ -24,8 +24,8 @@ func file4K() string {
 // BenchmarkEditVsDurableWrite interleaves, in one run, a raw durable write
 // of a 4 KiB file (the physical floor) and a one-line Edit of the same file
 // through the full gRPC stack over bufconn, and reports both medians and
-// their ratio (docs/DESIGN.md §11 target: edit p50 <= 1.5x floor). Interleaving
-// makes the ratio robust on a noisy machine.
+// their ratio (the targets are make bench's, docs/DESIGN.md section 11).
+// Interleaving makes the ratio robust on a noisy machine.
 func BenchmarkEditVsDurableWrite(b *testing.B) {
 	e := newEnv(b)
 	content := file4K()
