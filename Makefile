@@ -23,11 +23,18 @@ build: ## Build bin/hashlined and bin/hashline
 	go build -o bin/ ./cmd/hashlined ./cmd/hashline
 
 .PHONY: test
-test: checkgenerate lint crossbuild breaking unit smoke test-ts ## Everything CI runs: generated code current, lint, cross-builds, API compatibility, race tests, grpcurl smoke test, TypeScript client tests
+test: checkgenerate lint crossbuild breaking unit bench-check smoke test-ts ## Everything CI runs: generated code current, lint, cross-builds, API compatibility, race tests, the bench module built and vetted, grpcurl smoke test, TypeScript client tests
 
 .PHONY: unit
 unit: ## go test -race ./... (fuzz seed corpora and examples included)
 	go test -race -count=1 ./...
+
+# bench/ is a module of its own (the benchmarks stay out of the product's
+# dependencies and internal/): CI builds and vets it and runs its unit
+# tests, never its benchmarks.
+.PHONY: bench-check
+bench-check: ## Build, vet and unit-test the bench module (bench/); runs no benchmark
+	cd bench && go vet ./... && go build ./... && go test -race -count=1 ./...
 
 .PHONY: smoke
 smoke: ## Start the real binary and drive it with grpcurl (list, read, edit, stale edit)
@@ -96,9 +103,9 @@ tools/peer/node_modules: tools/peer/package.json tools/peer/package-lock.json
 	touch tools/peer/node_modules
 
 .PHONY: bench
-bench: tools/peer/node_modules ## One run of every benchmark into BENCHMARKS.md: service, MCP bridge and the peer (internal/bench), then grep (bench-grep); medians and ratios to baselines of the same run
-	go run ./internal/bench -out BENCHMARKS.md -peer tools/peer $(BENCH_FLAGS)
-	scripts/bench-grep.sh -md BENCHMARKS.md $(BENCH_GREP_FLAGS)
+bench: tools/peer/node_modules ## One run of every benchmark into BENCHMARKS.md: service, MCP bridge and the peer (bench/), then grep (bench-grep); medians and ratios to floors of the same run
+	cd bench && go run . -out $(CURDIR)/BENCHMARKS.md -peer $(CURDIR)/tools/peer $(BENCH_FLAGS)
+	bench/bench-grep.sh -md $(CURDIR)/BENCHMARKS.md $(BENCH_GREP_FLAGS)
 
 .PHONY: bench-go
 bench-go: ## Go micro-benchmarks of core, workspace, grep, server and MCP bridge
@@ -110,4 +117,4 @@ peer-golden: tools/peer/node_modules ## Re-record internal/mcp/testdata/peer fro
 
 .PHONY: bench-grep
 bench-grep: ## Grep vs ripgrep on Go's source tree, alternating rounds; BENCH_GREP_FLAGS='-md BENCHMARKS.md' rewrites its section
-	scripts/bench-grep.sh $(BENCH_GREP_FLAGS)
+	bench/bench-grep.sh $(BENCH_GREP_FLAGS)

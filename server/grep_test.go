@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -22,6 +21,7 @@ import (
 
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/floor"
 	"github.com/hashline/hashline/internal/grep"
 	"github.com/hashline/hashline/internal/hashline"
 	"github.com/hashline/hashline/internal/workspace"
@@ -301,18 +301,12 @@ func BenchmarkGrepGoSrc(b *testing.B) {
 				}
 				rpc, local = append(rpc, t1.Sub(t0)), append(local, time.Since(t1))
 			}
-			mr, ml := medianOf(rpc), medianOf(local)
+			mr, ml := floor.Median(rpc), floor.Median(local)
 			b.ReportMetric(float64(mr.Microseconds())/1e3, "grpc-ms")
 			b.ReportMetric(float64(ml.Microseconds())/1e3, "local-ms")
 			b.ReportMetric(float64(mr)/float64(ml), "ratio")
 		})
 	}
-}
-
-func medianOf(ds []time.Duration) time.Duration {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[len(s)/2]
 }
 
 // serveOverBufconn serves svc with the full server stack on an in-memory

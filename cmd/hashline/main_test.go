@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hashline/hashline/internal/daemon"
+	"github.com/hashline/hashline/internal/binarytest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -25,26 +25,29 @@ var hashlineBin, hashlinedBin string
 
 func TestMain(m *testing.M) {
 	flag.Parse()
-	dir, err := os.MkdirTemp("", "hashline-cli-test")
-	if err != nil {
-		panic(err)
+	// Without -race: a race-enabled binary starts slowly, and the
+	// transcripts start it over a hundred times. The same command code
+	// runs under -race in TestInProcess.
+	var err error
+	hashlineBin, err = binarytest.Build(binarytest.Hashline)
+	if err == nil {
+		hashlinedBin, err = binarytest.Build(binarytest.Hashlined)
 	}
-	hashlineBin = filepath.Join(dir, "hashline")
-	hashlinedBin = filepath.Join(dir, "hashlined")
-	for bin, pkg := range map[string]string{hashlineBin: ".", hashlinedBin: "../hashlined"} {
-		// Without -race: a race-enabled binary takes over a second to start
-		// on a loaded machine, and the transcripts run it ~150 times. The
-		// same command code runs under -race in TestInProcess.
-		if err := daemon.Build(bin, pkg); err != nil {
-			os.RemoveAll(dir)
-			panic(err)
-		}
+	if err != nil {
+		binarytest.Cleanup()
+		panic(err)
 	}
 	// The servers these tests start keep their state (internal/state)
 	// under $XDG_STATE_HOME: here, not in the user's.
-	os.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
+	state, err := os.MkdirTemp("", "hashline-cli-state-")
+	if err != nil {
+		binarytest.Cleanup()
+		panic(err)
+	}
+	os.Setenv("XDG_STATE_HOME", state)
 	code := m.Run()
-	os.RemoveAll(dir)
+	binarytest.Cleanup()
+	os.RemoveAll(state)
 	os.Exit(code)
 }
 
@@ -52,7 +55,7 @@ func TestMain(m *testing.M) {
 // its address.
 func startServer(t testing.TB, root string, args ...string) string {
 	t.Helper()
-	p, err := daemon.Start(hashlinedBin, daemon.Options{Args: append([]string{"--root", root, "--listen", "127.0.0.1:0", "--log-level", "error"}, args...)})
+	p, err := binarytest.Start(hashlinedBin, binarytest.Options{Args: append([]string{"--root", root, "--listen", "127.0.0.1:0", "--log-level", "error"}, args...)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ import (
 
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
-	"github.com/hashline/hashline/internal/daemon"
+	"github.com/hashline/hashline/internal/binarytest"
 	"github.com/hashline/hashline/internal/workspace"
 )
 
@@ -40,25 +40,16 @@ func crashKills(t *testing.T) int {
 	return 50
 }
 
-var (
-	plainOnce   sync.Once
-	plainBinary string
-	plainErr    error
-)
-
 // buildPlain builds hashlined without the race detector: the crash test
 // restarts it dozens of times and measures the file system, not memory
 // accesses, so it uses the build that starts fastest.
 func buildPlain(t *testing.T) string {
 	t.Helper()
-	plainOnce.Do(func() {
-		plainBinary = filepath.Join(filepath.Dir(binary), "hashlined-plain")
-		plainErr = daemon.Build(plainBinary, ".")
-	})
-	if plainErr != nil {
-		t.Fatal(plainErr)
+	bin, err := binarytest.Build(binarytest.Hashlined)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return plainBinary
+	return bin
 }
 
 // fileModel is what one client knows about one file: the last content the

@@ -17,7 +17,7 @@ import (
 
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
-	"github.com/hashline/hashline/internal/daemon"
+	"github.com/hashline/hashline/internal/binarytest"
 	"github.com/hashline/hashline/internal/hashline"
 )
 
@@ -26,20 +26,22 @@ var binary string
 // TestMain builds the real hashlined once; the tests run it as a
 // subprocess and talk to it over real sockets.
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "hashlined-test")
-	if err != nil {
-		panic(err)
-	}
-	binary = filepath.Join(dir, "hashlined")
-	if err := daemon.Build(binary, ".", "-race"); err != nil {
-		os.RemoveAll(dir)
+	var err error
+	if binary, err = binarytest.Build(binarytest.Hashlined, "-race"); err != nil {
+		binarytest.Cleanup()
 		panic(err)
 	}
 	// The servers these tests start keep their state (internal/state)
 	// under $XDG_STATE_HOME: here, not in the user's.
-	os.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
+	state, err := os.MkdirTemp("", "hashlined-test-state-")
+	if err != nil {
+		binarytest.Cleanup()
+		panic(err)
+	}
+	os.Setenv("XDG_STATE_HOME", state)
 	code := m.Run()
-	os.RemoveAll(dir)
+	binarytest.Cleanup()
+	os.RemoveAll(state)
 	os.Exit(code)
 }
 
@@ -60,7 +62,7 @@ func startLines(t *testing.T, env []string, args ...string) (*exec.Cmd, string, 
 // startBinary is startLines with another build of hashlined.
 func startBinary(t *testing.T, bin string, env []string, args ...string) (*exec.Cmd, string, []string) {
 	t.Helper()
-	p, err := daemon.Start(bin, daemon.Options{Args: args, Env: env, Timeout: 30 * time.Second})
+	p, err := binarytest.Start(bin, binarytest.Options{Args: args, Env: env, Timeout: 30 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,37 +1,28 @@
-// Package floor holds the physical baselines that benchmarks compare the
-// service against, so every benchmark measures the same floor the same way.
+// Package floor holds what the benchmarks of both modules (the Go
+// micro-benchmarks here and make bench in bench/) compare the service
+// against, and the median they compare by, so that every benchmark
+// measures the same floor the same way. It is test support: nothing that
+// ships imports it.
 package floor
 
 import (
 	"os"
 	"path/filepath"
+	"slices"
+	"time"
 )
 
 // DurableWrite replaces path with data the plain way that is still atomic
 // and durable: a temp file in the same directory, write, fsync, rename,
-// fsync the directory. It is the floor the benchmarks' Edit target is set
-// against.
-func DurableWrite(path string, data []byte) error { return replace(path, data, true, false) }
+// fsync the directory. With one empty call to the server it is the floor
+// of an Edit (docs/DESIGN.md section 11).
+func DurableWrite(path string, data []byte) error { return replace(path, data, true) }
 
-// AtomicWrite is DurableWrite without its two fsyncs: atomic, not durable.
-func AtomicWrite(path string, data []byte) error { return replace(path, data, false, false) }
+// AtomicWrite is DurableWrite without its two fsyncs: atomic, not durable,
+// the floor of a server run with --fsync=false.
+func AtomicWrite(path string, data []byte) error { return replace(path, data, false) }
 
-// DurableWriteHeld is DurableWrite holding the replaced file open across
-// the rename and closing it in the background after returning: the rename
-// then does not free the old file's
-// blocks (on a filesystem with online discard, it waits for the device to
-// discard them). The same work is done, after the call instead of in it.
-func DurableWriteHeld(path string, data []byte) error { return replace(path, data, true, true) }
-
-// AtomicWriteHeld is AtomicWrite holding the replaced file the same way.
-func AtomicWriteHeld(path string, data []byte) error { return replace(path, data, false, true) }
-
-func replace(path string, data []byte, durable, hold bool) error {
-	if hold {
-		if old, err := os.Open(path); err == nil {
-			defer func() { go old.Close() }()
-		}
-	}
+func replace(path string, data []byte, durable bool) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, ".floor-*.tmp")
 	if err != nil {
@@ -66,4 +57,16 @@ func replace(path string, data []byte, durable, hold bool) error {
 	}
 	defer d.Close()
 	return d.Sync()
+}
+
+// Median returns the middle of d (of an even count, the lower of the two
+// middle values, so always a value that was measured), or 0 if d is
+// empty. d is not changed. The bench module's stats.Median agrees.
+func Median(d []time.Duration) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[(len(s)-1)/2]
 }

@@ -10,39 +10,24 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/hashline/hashline/internal/daemon"
+	"github.com/hashline/hashline/internal/binarytest"
 	"github.com/hashline/hashline/internal/workspace"
 	"github.com/hashline/hashline/server"
-)
-
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
 )
 
 // hashlineBinary builds cmd/hashline once per test run.
 func hashlineBinary(t *testing.T) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "hashline-mcp-test-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "hashline")
-		buildErr = daemon.Build(binPath, "github.com/hashline/hashline/cmd/hashline")
-	})
-	if buildErr != nil {
-		t.Fatalf("building cmd/hashline: %v", buildErr)
+	bin, err := binarytest.Build(binarytest.Hashline)
+	if err != nil {
+		t.Fatalf("building cmd/hashline: %v", err)
 	}
-	return binPath
+	return bin
 }
 
 func TestMain(m *testing.M) {
@@ -54,9 +39,7 @@ func TestMain(m *testing.M) {
 	}
 	os.Setenv("XDG_STATE_HOME", state)
 	code := m.Run()
-	if binPath != "" {
-		os.RemoveAll(filepath.Dir(binPath))
-	}
+	binarytest.Cleanup()
 	os.RemoveAll(state)
 	os.Exit(code)
 }

@@ -50,7 +50,7 @@ func BenchmarkRebaseVsDurableWrite(b *testing.B) {
 		t2 := time.Now()
 		rebases, writes = append(rebases, t1.Sub(t0)), append(writes, t2.Sub(t1))
 	}
-	rp, wp := median(rebases), median(writes)
+	rp, wp := floor.Median(rebases), floor.Median(writes)
 	b.ReportMetric(float64(rp.Microseconds()), "rebase-p50-µs")
 	b.ReportMetric(float64(wp.Microseconds()), "write-p50-µs")
 	b.ReportMetric(float64(rp)/float64(wp), "rebase/write")
@@ -74,10 +74,4 @@ func BenchmarkDiffScattered(b *testing.B) {
 			}
 		})
 	}
-}
-
-func median(d []time.Duration) time.Duration {
-	s := slices.Clone(d)
-	slices.Sort(s)
-	return s[len(s)/2]
 }

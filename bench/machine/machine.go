@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 )
@@ -48,18 +49,36 @@ func loadAvg(s string) string {
 }
 
 // Commit is the short hash of HEAD, with " (with uncommitted changes)" when
-// tracked files other than the excluded ones (the report being written)
-// differ from it, or "" outside a git checkout.
+// tracked files anywhere in the checkout, other than the excluded ones (the
+// report being written, as a path from the working directory), differ from
+// it, or "" outside a git checkout.
 func Commit(exclude ...string) string {
 	rev, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output()
 	if err != nil {
 		return ""
 	}
-	args := []string{"status", "--porcelain", "--untracked-files=no", "--", "."}
-	for _, e := range exclude {
-		args = append(args, ":(exclude)"+e)
+	top, err := exec.Command("git", "rev-parse", "--show-toplevel").Output()
+	if err != nil {
+		return ""
 	}
-	if out, _ := exec.Command("git", args...).Output(); len(out) > 0 {
+	// The benchmarks run in bench/; the commit covers the whole checkout.
+	args := []string{"status", "--porcelain", "--untracked-files=no", "--", ":(top)"}
+	for _, e := range exclude {
+		// git refuses a path outside the checkout (a report in /tmp),
+		// which needs no excluding anyway.
+		abs, err := filepath.Abs(e)
+		if err != nil {
+			continue
+		}
+		if rel, err := filepath.Rel(strings.TrimSpace(string(top)), abs); err == nil && filepath.IsLocal(rel) {
+			args = append(args, ":(top,exclude)"+filepath.ToSlash(rel))
+		}
+	}
+	out, err := exec.Command("git", args...).Output()
+	switch {
+	case err != nil:
+		return strings.TrimSpace(string(rev)) + " (uncommitted changes unknown)"
+	case len(out) > 0:
 		return strings.TrimSpace(string(rev)) + " (with uncommitted changes)"
 	}
 	return strings.TrimSpace(string(rev))

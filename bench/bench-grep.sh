@@ -4,7 +4,8 @@
 # benchmark driver, and runs rg, our in-process engine and Grep through the
 # real server alternately, printing medians and ratios to rg. Extra arguments
 # go to the driver, e.g. -rounds 11, -only 'func main', -md BENCHMARKS.md
-# (rewrite the grep section of that file from this run).
+# (rewrite the grep section of that file from this run; a relative path is
+# from the repository's root).
 #
 # BENCH_GREP_DIR (default $TMPDIR/hashline-bench-grep) keeps the corpus copy
 # and the binaries between runs.
@@ -35,5 +36,6 @@ if [ ! -d "$work/corpus" ] || [ "$(cat "$work/corpus.stamp" 2>/dev/null)" != "$s
 fi
 
 go build -o "$work/hashlined" ./cmd/hashlined
-go build -o "$work/bench-grep" ./internal/grep/cmd/bench-grep
+# The driver is in the bench module (bench/), which has its own go.mod.
+go -C bench build -o "$work/bench-grep" ./bench-grep
 exec "$work/bench-grep" -corpus "$work/corpus" -hashlined "$work/hashlined" -rg "$(command -v rg)" "$@"

@@ -11,6 +11,7 @@ import (
 
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
+	"github.com/hashline/hashline/bench/stats"
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 )
@@ -55,10 +56,8 @@ func (e *env) load() error {
 	}
 	t := &table{
 		title: "Unary load: throughput and latency vs an empty call",
-		about: fmt.Sprintf("A Go load client on one gRPC connection to `hashlined` on loopback TCP; N workers call in a loop for %s per run, %d runs per cell, the contenders alternated run by run, in a new random order each round. "+
-			"Throughput: median of the runs; p50/p99: over every call of the runs. The empty call is `grpc.health.v1.Health/Check` on the same server (the transport ceiling); "+
-			"ratios are the contender's throughput (or p50) over the empty call's. Edits: each worker toggles one line of its own 100-line file (edits to one file are serialised by design). "+
-			"The `--fsync=false` row is a second server and its ratio is against the first server's empty call.", e.cfg.loadDur, e.cfg.loadRound),
+		about: fmt.Sprintf("N workers on one gRPC connection to `hashlined` call in a loop for %s per run, %d runs per cell, the contenders alternated run by run; each editing worker toggles a line of its own 100-line file. "+
+			"Throughput is the median of the runs, p50 and p99 are over every call, and the ratios are to the empty call (`grpc.health.v1.Health/Check`) on the first server.", e.cfg.loadDur, e.cfg.loadRound),
 		cols: []string{"call", "workers", "calls/s", "p50", "p99", "throughput vs empty", "p50 vs empty"},
 	}
 	// Each round runs the contenders in a new random order (a fixed seed,
@@ -76,16 +75,16 @@ func (e *env) load() error {
 				res[i].lat = append(res[i].lat, lat...)
 			}
 		}
-		emptyTP, emptyP50 := medianF(res[0].throughput), percentile(res[0].lat, 50)
+		emptyTP, emptyP50 := stats.Median(res[0].throughput), stats.Percentile(res[0].lat, 50)
 		for i, op := range ops {
-			tp, p50 := medianF(res[i].throughput), percentile(res[i].lat, 50)
-			row := []string{op.name, fmt.Sprint(c), fmt.Sprintf("%.0f", tp), ms(p50), ms(percentile(res[i].lat, 99)), "—", "—"}
+			tp, p50 := stats.Median(res[i].throughput), stats.Percentile(res[i].lat, 50)
+			row := []string{op.name, fmt.Sprint(c), fmt.Sprintf("%.0f", tp), ms(p50), ms(stats.Percentile(res[i].lat, 99)), "—", "—"}
 			if i > 0 {
 				row[5] = fmt.Sprintf("%.2fx", tp/emptyTP)
 				row[6] = ratio(p50, emptyP50)
 			}
 			t.rows = append(t.rows, row)
-			log.Printf("load %s x%d: %.0f/s p50 %s p99 %s", op.name, c, tp, ms(p50), ms(percentile(res[i].lat, 99)))
+			log.Printf("load %s x%d: %.0f/s p50 %s p99 %s", op.name, c, tp, ms(p50), ms(stats.Percentile(res[i].lat, 99)))
 		}
 	}
 	e.report.add(t)
@@ -151,13 +150,4 @@ func runLoad(op loadOp, c int, d time.Duration) (float64, []time.Duration, error
 	}
 	all := slices.Concat(lats...)
 	return float64(len(all)) / elapsed.Seconds(), all, nil
-}
-
-func medianF(v []float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	s := slices.Clone(v)
-	slices.Sort(s)
-	return s[len(s)/2]
 }

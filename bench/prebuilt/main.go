@@ -4,7 +4,7 @@
 // file and never builds again, on the same transport options as hashlined.
 // A call to it pays the round trip and the response's size, and no service
 // work. It takes the arguments and prints the serving line that
-// daemon.Start expects of hashlined ("serve --root DIR --listen ADDR").
+// binarytest.Start expects of hashlined ("serve --root DIR --listen ADDR").
 package main
 
 import (

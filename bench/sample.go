@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"time"
 )
 
@@ -78,19 +77,6 @@ func interleaveSettled(cs []contender, budget time.Duration, minRounds, maxRound
 		}
 	}
 	return out, nil
-}
-
-func median(d []time.Duration) time.Duration { return percentile(d, 50) }
-
-// percentile returns the p-th percentile (nearest rank) of d.
-func percentile(d []time.Duration, p float64) time.Duration {
-	if len(d) == 0 {
-		return 0
-	}
-	s := slices.Clone(d)
-	slices.Sort(s)
-	i := int(float64(len(s))*p/100+0.5) - 1
-	return s[max(0, min(i, len(s)-1))]
 }
 
 // ms formats a duration in milliseconds with sensible precision.

@@ -1,8 +1,12 @@
-// Package daemon builds this module's binaries and runs a hashlined binary
-// until it serves. It is the one reader of the line hashlined prints on
-// stdout once it listens, "hashlined: serving ROOT on ADDR", for the tests
-// and benchmarks that drive the real server.
-package daemon
+// Package binarytest is the harness for tests and benchmarks that drive the
+// real binaries rather than the code in-process: Build compiles a binary
+// once per process, whoever asks for it first, and Start runs a hashlined
+// and returns once it serves. Start is the one reader of the line hashlined
+// prints on stdout once it listens, "hashlined: serving ROOT on ADDR".
+//
+// The bench module (bench/) imports it too: its import path is inside this
+// module's tree, which is all the go command's internal rule asks.
+package binarytest
 
 import (
 	"bufio"
@@ -10,10 +14,19 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+)
+
+// The commands of this module, as Build takes them.
+const (
+	Hashlined = "github.com/hashline/hashline/cmd/hashlined"
+	Hashline  = "github.com/hashline/hashline/cmd/hashline"
 )
 
 // servingPrefix starts the line hashlined prints once it listens.
@@ -31,15 +44,69 @@ type Options struct {
 	Timeout time.Duration
 }
 
-// Build compiles the main package pkg (an import path, or a directory
-// relative to the working directory) into the binary out with go build,
-// flags first. Its error carries go build's output.
-func Build(out, pkg string, flags ...string) error {
-	args := append(append([]string{"build"}, flags...), "-o", out, pkg)
-	if b, err := exec.Command("go", args...).CombinedOutput(); err != nil {
-		return fmt.Errorf("go build %s: %v\n%s", pkg, err, b)
+// built holds the binaries of this process, one per package and flags;
+// a failed build is kept too, so that every test asking for it fails the
+// same way without building again.
+var built struct {
+	sync.Mutex
+	dir  string
+	bins map[string]result
+}
+
+type result struct {
+	path string
+	err  error
+}
+
+// Build returns the binary of the main package pkg (an import path, or a
+// directory relative to the working directory) built with go build and
+// flags, building it on the first call for that pkg and those flags in this
+// process; later calls return the same file. go build runs in the working
+// directory, so a test builds with this module's go.mod and the benchmarks
+// with the bench module's, which requires this one. The error carries go
+// build's output. Cleanup removes the binaries.
+func Build(pkg string, flags ...string) (string, error) {
+	built.Lock()
+	defer built.Unlock()
+	key := strings.Join(append([]string{pkg}, flags...), "\x00")
+	if r, ok := built.bins[key]; ok {
+		return r.path, r.err
 	}
-	return nil
+	if built.dir == "" {
+		dir, err := os.MkdirTemp("", "hashline-binarytest-")
+		if err != nil {
+			return "", err
+		}
+		built.dir, built.bins = dir, map[string]result{}
+	}
+	// A directory per build keeps the command's own name on the binary,
+	// which is what ps and error messages show.
+	name := filepath.Base(pkg)
+	if name == "." {
+		name = "main"
+	}
+	if runtime.GOOS == "windows" {
+		name += ".exe"
+	}
+	out := filepath.Join(built.dir, strconv.Itoa(len(built.bins)), name)
+	args := append(append([]string{"build"}, flags...), "-o", out, pkg)
+	var err error
+	if b, e := exec.Command("go", args...).CombinedOutput(); e != nil {
+		err = fmt.Errorf("go build %s: %v\n%s", pkg, e, b)
+	}
+	built.bins[key] = result{out, err}
+	return out, err
+}
+
+// Cleanup removes every binary Build made; a TestMain calls it after
+// m.Run. Build after Cleanup builds again.
+func Cleanup() {
+	built.Lock()
+	defer built.Unlock()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	built.dir, built.bins = "", nil
 }
 
 // Process is a running hashlined.

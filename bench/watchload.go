@@ -19,8 +19,10 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 
+	"github.com/hashline/hashline/bench/stats"
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/binarytest"
 )
 
 // watchLoadShared is how many files every worker also edits (besides its
@@ -50,9 +52,8 @@ type watchLoadResult struct {
 // client never reads (64 KiB static flow-control windows, so the server's
 // sends block once a stream's window is full). It prints Edit p50 and p99
 // of both runs, their ratio, and the server's peak and final RSS. The RSS
-// is the server's as it runs by default: its collector lets the heap grow
-// to five times the live heap, up to a soft limit (internal/memtune), so it
-// shows garbage awaiting collection as much as memory held. It writes no
+// is the server's as it runs by default, with Go's collector settings, so
+// it shows garbage awaiting collection as much as memory held. It writes no
 // report: it is a measurement to run by hand, never in CI.
 func watchLoad(c config) error {
 	tmp, err := os.MkdirTemp("", "hashline-watchload-")
@@ -60,8 +61,13 @@ func watchLoad(c config) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
+	// The servers keep their state under $XDG_STATE_HOME: here.
+	if err := os.Setenv("XDG_STATE_HOME", filepath.Join(tmp, "state")); err != nil {
+		return err
+	}
 	log.Print("building hashlined")
-	bin, err := build(filepath.Join(tmp, "bin"), "cmd/hashlined")
+	defer binarytest.Cleanup()
+	bin, err := binarytest.Build(binarytest.Hashlined)
 	if err != nil {
 		return err
 	}
@@ -80,11 +86,11 @@ func watchLoad(c config) error {
 	fmt.Println("|---|---|---|---|---|---|---|---|")
 	for _, r := range res {
 		fmt.Printf("| %d | %d | %.0f | %d | %s | %s | %s | %s |\n", r.watchers, len(r.edits), float64(len(r.edits))/r.elapsed.Seconds(), r.conflicts,
-			ms(percentile(r.edits, 50)), ms(percentile(r.edits, 99)), mib(r.vmHWM), mib(r.vmRSS))
+			ms(stats.Percentile(r.edits, 50)), ms(stats.Percentile(r.edits, 99)), mib(r.vmHWM), mib(r.vmRSS))
 	}
 	without, with := res[0], res[1]
-	p50 := float64(percentile(with.edits, 50)) / float64(percentile(without.edits, 50))
-	p99 := float64(percentile(with.edits, 99)) / float64(percentile(without.edits, 99))
+	p50 := float64(stats.Percentile(with.edits, 50)) / float64(stats.Percentile(without.edits, 50))
+	p99 := float64(stats.Percentile(with.edits, 99)) / float64(stats.Percentile(without.edits, 99))
 	verdict := "met"
 	if p50 > 1.5 {
 		verdict = "MISSED"
@@ -192,7 +198,7 @@ func watchLoadRun(bin, root string, c config, watchers int) (watchLoadResult, er
 	}
 	res.vmHWM, res.vmRSS, err = procMemory(d.proc.Cmd.Process.Pid)
 	log.Printf("%d watchers: %d edits, p50 %s, p99 %s, VmHWM %s, VmRSS %s", watchers, len(res.edits),
-		ms(percentile(res.edits, 50)), ms(percentile(res.edits, 99)), mib(res.vmHWM), mib(res.vmRSS))
+		ms(stats.Percentile(res.edits, 50)), ms(stats.Percentile(res.edits, 99)), mib(res.vmHWM), mib(res.vmRSS))
 	return res, err
 }
 

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -13,18 +12,12 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/hashline/hashline/client"
-	"github.com/hashline/hashline/internal/daemon"
+	"github.com/hashline/hashline/internal/binarytest"
 )
-
-// build compiles a command of this module into dir.
-func build(dir, pkg string) (string, error) {
-	out := filepath.Join(dir, filepath.Base(pkg))
-	return out, daemon.Build(out, "github.com/hashline/hashline/"+pkg)
-}
 
 // server is a hashlined process and a connection to it.
 type server struct {
-	proc *daemon.Process
+	proc *binarytest.Process
 	conn *grpc.ClientConn
 	c    *client.Client
 }
@@ -44,7 +37,7 @@ func startDaemon(bin, root string, extra ...string) (*server, error) {
 // the same serving line) and connects to it as client.Dial does, with a
 // larger message limit.
 func startServer(bin string, args ...string) (*server, error) {
-	p, err := daemon.Start(bin, daemon.Options{Stderr: os.Stderr, Timeout: 30 * time.Second, Args: args})
+	p, err := binarytest.Start(bin, binarytest.Options{Stderr: os.Stderr, Timeout: 30 * time.Second, Args: args})
 	if err != nil {
 		return nil, err
 	}
