@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"google.golang.org/grpc/codes"
@@ -108,7 +107,7 @@ func TestBadInputGetsAClearErrorAndNothingIsLost(t *testing.T) {
 			}
 		}, call: write(&hashlinev1.WriteRequest{Path: "link", Content: "pwned\n"}), code: codes.PermissionDenied, reason: "OUTSIDE_ROOT", editIndex: -1},
 		{name: "FIFO", setup: func(e *env) {
-			if err := syscall.Mkfifo(filepath.Join(e.root, "fifo"), 0o644); err != nil {
+			if err := mkfifo(filepath.Join(e.root, "fifo")); err != nil {
 				t.Fatal(err)
 			}
 		}, call: read("fifo"), code: codes.FailedPrecondition, reason: "NOT_REGULAR_FILE", editIndex: -1},

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -88,7 +87,7 @@ func TestEscapesAndBadInputAreRefused(t *testing.T) {
 		}
 	}
 	fifo := func(t *testing.T, e *env, _ string) {
-		if err := syscall.Mkfifo(filepath.Join(e.root, "fifo"), 0o644); err != nil {
+		if err := mkfifo(filepath.Join(e.root, "fifo")); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -304,7 +303,7 @@ func TestEscapesAndBadInputAreRefused(t *testing.T) {
 func TestDeviceFileInsideTheRoot(t *testing.T) {
 	e := newEnv(t)
 	dev := filepath.Join(e.root, "null")
-	if err := syscall.Mknod(dev, syscall.S_IFCHR|0o666, int(mkdev(1, 3))); err != nil {
+	if err := mknull(dev); err != nil {
 		t.Skipf("cannot create a device file here: %v", err)
 	}
 	before := e.snapshot()
@@ -327,10 +326,6 @@ func TestDeviceFileInsideTheRoot(t *testing.T) {
 		}
 	}
 	e.assertUnchanged(before)
-}
-
-func mkdev(major, minor uint32) uint64 {
-	return uint64(major)<<8 | uint64(minor)
 }
 
 // TestSymlinkSwappedDuringEditsNeverWritesOutside races a goroutine that
@@ -427,7 +422,7 @@ func TestGrepNeverReadsOutsideTheRoot(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := syscall.Mkfifo(filepath.Join(e.root, "fifo"), 0o644); err != nil {
+	if err := mkfifo(filepath.Join(e.root, "fifo")); err != nil {
 		t.Fatal(err)
 	}
 	var paths []string

@@ -21,11 +21,7 @@ func SplitText(text string) []string {
 			lines = append(lines, text)
 			break
 		}
-		line := text[:i]
-		if strings.HasSuffix(line, "\r") {
-			line = line[:len(line)-1]
-		}
-		lines = append(lines, line)
+		lines = append(lines, strings.TrimSuffix(text[:i], "\r"))
 		text = text[i+1:]
 	}
 	return lines

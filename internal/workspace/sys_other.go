@@ -9,9 +9,6 @@ import (
 // openNonblock is zero where there are no FIFOs to block on.
 const openNonblock = 0
 
-// whoami names the server's user in error messages.
-func whoami() string { return "the server's user" }
-
 // inspectReplaced checks that the existing file target may be replaced and
 // reads what the new file must keep of it: here, where files have no Unix
 // owner and no extended attributes the server copies, its mode (a file
