@@ -15,8 +15,8 @@ import (
 // descriptor finds the same file that fsys.Open would. That holds for the
 // file systems of os.Root and os.DirFS, whose types are unexported; a test
 // makes sure these names still match. With an os.Root, resolving every path
-// from the root costs one openat per path component, which made a search of
-// Go's source tree about twice as slow as the walk and the reads themselves.
+// from the root costs one openat per path component, more than the walk and
+// the reads themselves.
 //
 // Confinement is kept: the fast path only ever opens a single name from a
 // directory listing, with O_NOFOLLOW, so it cannot leave the tree; symbolic

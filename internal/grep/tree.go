@@ -11,9 +11,9 @@ import (
 )
 
 // The walk is parallel and has no walker of its own: listing a directory is
-// a task like searching a file, done by whichever worker is free. A single
-// walker goroutine was the critical path whenever the scheduler (Go's, or
-// the kernel's on a busy machine) left it waiting while the workers ran dry.
+// a task like searching a file, done by whichever worker is free, so that
+// no single walker goroutine can leave the workers dry while the scheduler
+// (Go's, or the kernel's on a busy machine) keeps it waiting.
 //
 // Tasks wait in a queue ordered by path, so they are done in about the order
 // they are emitted in: a directory's entries sort right after it and before

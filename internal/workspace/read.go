@@ -128,12 +128,9 @@ func (w *Workspace) ReadFileWith(p string, opts ReadOptions) (*File, error) {
 }
 
 // overlapReadHashBytes is the smallest file whose version hashBeside
-// hashes on another goroutine. Below it the hand-off costs more than the
-// overlap saves: on the benchmark machine a 330 KB file's Read through the
-// in-process engine took 0.52 ms with the overlap and 0.47 ms without; a
-// 2.8 MB file's, 3.2-3.4 ms with and 4.2-4.3 ms without (measured with
-// SHA-256 versions, which took twice BLAKE3's time). With BLAKE3 the 2.8 MB
-// Read takes 2.1-2.2 ms with and 2.6-2.7 ms without.
+// hashes on another goroutine: below it, handing the hash to another
+// goroutine costs more than running it beside the split saves
+// (BENCHMARKS.md has the measurements).
 const overlapReadHashBytes = 1 << 20
 
 // hashBeside returns Version(raw), running beside(text) while it hashes if

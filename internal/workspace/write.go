@@ -166,7 +166,7 @@ func (w *Workspace) WriteFile(p string, text []byte, opts WriteOptions) (*WriteR
 	}
 
 	// The version is hashed while the write waits for the disk: a large
-	// file's hash (at about 4 GB/s here) would otherwise add to its fsync.
+	// file's hash would otherwise add to its fsync.
 	version := opts.Version
 	var hashed <-chan string
 	if version == "" && w.opts.fsync && len(raw) >= overlapHashBytes {
