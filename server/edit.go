@@ -87,7 +87,8 @@ func (s *Service) editFile(ctx context.Context, req *hashlinev1.EditRequest, edi
 		MaxLineBytes: s.opts.maxLineBytes,
 	})
 	if err != nil {
-		return nil, s.planError(err, f.Version)
+		// A no-op shows the lines it targeted, as a stale ref does.
+		return nil, s.refused(agent, key, f.Version, s.noteNoChange(agent, key, edits, s.planError(err, f.Version)))
 	}
 	// The new document's bytes are written as they are, not copied: the
 	// write only reads them.

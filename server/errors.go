@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"strconv"
 	"strings"
 
@@ -180,12 +181,15 @@ func toStatus(err error) error {
 		nrE   *notReadError
 		conE  *versions.ConflictError
 		runE  *requestRunningError
+		repE  *repeatedNoChangeError
 	)
 	switch {
+	case errors.As(err, &repE) && errors.As(err, &stale):
+		return batchStatus(stale.batch, repE.Error(), stale.currentVersion, "", map[string]string{"repeated": strconv.Itoa(repE.before)})
 	case errors.As(err, &stale):
-		return batchStatus(stale.batch, stale.Error(), stale.currentVersion, stale.unknownBase)
+		return batchStatus(stale.batch, stale.Error(), stale.currentVersion, stale.unknownBase, nil)
 	case errors.As(err, &batch):
-		return batchStatus(batch, batch.Error(), "", "")
+		return batchStatus(batch, batch.Error(), "", "", nil)
 	case errors.As(err, &conE):
 		return conflictStatus(conE)
 	case errors.As(err, &nrE):
@@ -279,10 +283,13 @@ func batchCode(r hashline.Reason) codes.Code {
 
 // batchStatus is the status of a refused batch, with the message msg.
 // baseVersion is set when the references were made against a version the
-// server does not hold.
-func batchStatus(b *hashline.BatchError, msg, currentVersion, baseVersion string) error {
+// server does not hold; more adds to the ErrorInfo's metadata.
+func batchStatus(b *hashline.BatchError, msg, currentVersion, baseVersion string, more map[string]string) error {
 	reason := b.Reason()
-	meta := map[string]string{}
+	meta := maps.Clone(more)
+	if meta == nil {
+		meta = map[string]string{}
+	}
 	if currentVersion != "" {
 		meta["currentVersion"] = currentVersion
 	}
@@ -298,14 +305,41 @@ func batchStatus(b *hashline.BatchError, msg, currentVersion, baseVersion string
 			details = append(details, protoadapt.MessageV1Of(staleRefProto(p, currentVersion)))
 			continue
 		}
-		details = append(details, protoadapt.MessageV1Of(&hashlinev1.EditError{
+		ee := &hashlinev1.EditError{
 			EditIndex: int32(p.EditIndex),
 			Field:     p.Field,
 			Reason:    string(p.Reason),
 			Message:   p.Message,
-		}))
+		}
+		if p.Reason == hashline.ReasonNoChange {
+			ee.Fresh, ee.TextAt = taggedStrings(p.Fresh), spansProto(p.TextAt)
+		}
+		details = append(details, protoadapt.MessageV1Of(ee))
 	}
 	return withDetails(st, details...)
+}
+
+// taggedStrings renders tagged lines as "12:3f|content"; nil for none.
+func taggedStrings(lines []hashline.TaggedLine) []string {
+	if len(lines) == 0 {
+		return nil
+	}
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = l.String()
+	}
+	return out
+}
+
+func spansProto(spans []hashline.LineSpan) []*hashlinev1.LineSpan {
+	if len(spans) == 0 {
+		return nil
+	}
+	out := make([]*hashlinev1.LineSpan, len(spans))
+	for i, s := range spans {
+		out[i] = &hashlinev1.LineSpan{Start: int32(s.Start), End: int32(s.End)}
+	}
+	return out
 }
 
 func staleRefProto(p hashline.Problem, currentVersion string) *hashlinev1.StaleRef {

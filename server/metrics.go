@@ -21,10 +21,13 @@ const (
 	OutcomeStale    = "stale"     // STALE_REF: a reference no longer matches
 	OutcomeConflict = "conflict"  // STALE_REF with a CONFLICT: a rebase met another change
 	OutcomeNoChange = "no_change" // NO_CHANGE: the batch would not change the file
-	OutcomeError    = "error"     // any other refusal or failure
+	// NO_CHANGE again: the agent sent the same no-op edits to the same
+	// file after it was refused them (noop.go)
+	OutcomeNoChangeRepeated = "no_change_repeated"
+	OutcomeError            = "error" // any other refusal or failure
 )
 
-var outcomes = []string{OutcomeApplied, OutcomeRebased, OutcomeDryRun, OutcomeStale, OutcomeConflict, OutcomeNoChange, OutcomeError}
+var outcomes = []string{OutcomeApplied, OutcomeRebased, OutcomeDryRun, OutcomeStale, OutcomeConflict, OutcomeNoChange, OutcomeNoChangeRepeated, OutcomeError}
 
 // handlingBuckets suit calls that take from well under a millisecond (a
 // cached Read) to seconds (a Grep of a large tree).
@@ -68,7 +71,7 @@ func NewMetrics(reg prometheus.Registerer, opts ...MetricsOption) (*Metrics, err
 		grpc: grpcprom.NewServerMetrics(grpcprom.WithServerHandlingTimeHistogram(grpcprom.WithHistogramBuckets(handlingBuckets))),
 		edits: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "hashline_edit_outcomes_total",
-			Help: "Edit calls by outcome: applied, rebased, dry_run, stale, conflict, no_change, error.",
+			Help: "Edit calls by outcome: applied, rebased, dry_run, stale, conflict, no_change, no_change_repeated, error.",
 		}, []string{"outcome"}),
 	}
 	for _, o := range outcomes {
@@ -122,11 +125,12 @@ func editOutcome(resp any, err error) string {
 		return OutcomeError
 	}
 	reason := ""
-	conflict := false
+	conflict, repeated := false, false
 	for _, d := range st.Details() {
 		switch d := d.(type) {
 		case *hashlinev1.ErrorInfo:
 			reason = d.GetReason()
+			_, repeated = d.GetMetadata()["repeated"]
 		case *hashlinev1.StaleRef:
 			conflict = conflict || d.GetReason() == "CONFLICT"
 		}
@@ -136,6 +140,8 @@ func editOutcome(resp any, err error) string {
 		return OutcomeConflict
 	case reason == string(hashline.ReasonStaleRef):
 		return OutcomeStale
+	case reason == string(hashline.ReasonNoChange) && repeated:
+		return OutcomeNoChangeRepeated
 	case reason == string(hashline.ReasonNoChange):
 		return OutcomeNoChange
 	}

@@ -31,6 +31,7 @@ func TestEditOutcome(t *testing.T) {
 		{"stale reference", nil, stale("DELETED"), OutcomeStale},
 		{"rebase conflict", nil, stale("CONFLICT"), OutcomeConflict},
 		{"no change", nil, newStatus(codes.FailedPrecondition, "NO_CHANGE", "same", nil), OutcomeNoChange},
+		{"the same no change again", nil, newStatus(codes.FailedPrecondition, "NO_CHANGE", "same", map[string]string{"repeated": "1"}), OutcomeNoChangeRepeated},
 		{"other refusal", nil, newStatus(codes.NotFound, ReasonNotFound, "gone", nil), OutcomeError},
 		{"bare status", nil, status.Error(codes.Internal, "boom"), OutcomeError},
 		{"not a status", nil, errors.New("boom"), OutcomeError},

@@ -34,11 +34,12 @@ func TestMetricsCountEditOutcomesAndCalls(t *testing.T) {
 	edit := func(dry bool, edits ...*hashlinev1.FileEdit) {
 		_, _ = e.c.Edit(e.ctx, &hashlinev1.EditRequest{Path: "f.txt", Edits: edits, DryRun: dry})
 	}
-	edit(true, client.Replace(tag(text, 1), "", "A"))  // dry_run
-	edit(false, client.Replace(tag(text, 1), "", "A")) // applied
-	edit(false, client.Replace(tag(text, 1), "", "B")) // stale: line 1 changed
-	edit(false, client.Replace(tag("A\nb\n", 2), "", "b"))
-	edit(false) // error: empty batch
+	edit(true, client.Replace(tag(text, 1), "", "A"))      // dry_run
+	edit(false, client.Replace(tag(text, 1), "", "A"))     // applied
+	edit(false, client.Replace(tag(text, 1), "", "B"))     // stale: line 1 changed
+	edit(false, client.Replace(tag("A\nb\n", 2), "", "b")) // no_change
+	edit(false, client.Replace(tag("A\nb\n", 2), "", "b")) // no_change_repeated: the same no-op again
+	edit(false)                                            // error: empty batch
 	_, _ = e.c.Edit(e.ctx, &hashlinev1.EditRequest{Path: "missing.txt", Edits: []*hashlinev1.FileEdit{client.Append("x")}})
 	_, _ = e.c.Read(e.ctx, &hashlinev1.ReadRequest{Path: "f.txt"})
 
@@ -70,27 +71,28 @@ func TestMetricsCountEditOutcomesAndCalls(t *testing.T) {
 		}
 	}
 	want := map[string]float64{
-		`hashline_edit_outcomes_total{outcome="dry_run"}`:   1,
-		`hashline_edit_outcomes_total{outcome="applied"}`:   1,
-		`hashline_edit_outcomes_total{outcome="stale"}`:     1,
-		`hashline_edit_outcomes_total{outcome="no_change"}`: 1,
-		`hashline_edit_outcomes_total{outcome="error"}`:     2,
-		`hashline_edit_outcomes_total{outcome="rebased"}`:   1,
-		`hashline_edit_outcomes_total{outcome="conflict"}`:  1,
-		`hashline_cache_bytes`:                              12345,
-		`hashline_cache_entries`:                            4,
-		`hashline_cache_hits_total`:                         7,
-		`hashline_cache_misses_total`:                       3,
-		`hashline_cache_evictions_total`:                    2,
-		`hashline_cache_spills_total`:                       5,
-		`hashline_cache_disk_hits_total`:                    6,
-		`hashline_cache_disk_corrupt_total`:                 1,
-		`hashline_cache_disk_evictions_total`:               8,
-		`hashline_cache_disk_bytes`:                         6789,
-		`hashline_cache_disk_entries`:                       9,
+		`hashline_edit_outcomes_total{outcome="dry_run"}`:            1,
+		`hashline_edit_outcomes_total{outcome="applied"}`:            1,
+		`hashline_edit_outcomes_total{outcome="stale"}`:              1,
+		`hashline_edit_outcomes_total{outcome="no_change"}`:          1,
+		`hashline_edit_outcomes_total{outcome="no_change_repeated"}`: 1,
+		`hashline_edit_outcomes_total{outcome="error"}`:              2,
+		`hashline_edit_outcomes_total{outcome="rebased"}`:            1,
+		`hashline_edit_outcomes_total{outcome="conflict"}`:           1,
+		`hashline_cache_bytes`:                                       12345,
+		`hashline_cache_entries`:                                     4,
+		`hashline_cache_hits_total`:                                  7,
+		`hashline_cache_misses_total`:                                3,
+		`hashline_cache_evictions_total`:                             2,
+		`hashline_cache_spills_total`:                                5,
+		`hashline_cache_disk_hits_total`:                             6,
+		`hashline_cache_disk_corrupt_total`:                          1,
+		`hashline_cache_disk_evictions_total`:                        8,
+		`hashline_cache_disk_bytes`:                                  6789,
+		`hashline_cache_disk_entries`:                                9,
 		`grpc_server_handled_total{grpc_code="OK",grpc_method="Read",grpc_service="hashline.v1.FileService",grpc_type="unary"}`:      3,
 		`grpc_server_handled_total{grpc_code="Aborted",grpc_method="Edit",grpc_service="hashline.v1.FileService",grpc_type="unary"}`: 2,
-		`grpc_server_handling_seconds{grpc_method="Edit",grpc_service="hashline.v1.FileService",grpc_type="unary"}`:                  8, // sample count
+		`grpc_server_handling_seconds{grpc_method="Edit",grpc_service="hashline.v1.FileService",grpc_type="unary"}`:                  9, // sample count
 		`grpc_server_started_total{grpc_method="Grep",grpc_service="hashline.v1.FileService",grpc_type="server_stream"}`:             0,
 	}
 	for k, v := range want {

@@ -36,6 +36,8 @@ type Service struct {
 	// requests remembers the outcomes of Edit and Write calls by request_id
 	// (idempotency.go); nil when turned off.
 	requests *requestTable
+	// noChanges remembers the no-op edits each agent was refused (noop.go).
+	noChanges noChanges
 }
 
 // New returns a Service over ws.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/editjson"
 )
 
 func init() {
@@ -49,9 +51,11 @@ API's edits as JSON, either the array or an object with "edits" (and
 optionally "baseVersion", "dryRun", "context", "full"):
   [{"replace": {"start": "4:16", "text": "\tprintln(\"hello\")"}},
    {"insertAfter": {"anchor": "5:18", "text": "// end"}}]
-Fields: replace{start,end,text} insertAfter{anchor,text}
-insertBefore{anchor,text} delete{start,end} append{text} prepend{text}
-replaceText{oldText,newText,all}.
+Fields (end and all are optional): replace{start,end,text}
+insertAfter{anchor,text} insertBefore{anchor,text} delete{start,end}
+append{text} prepend{text} replaceText{oldText,newText,all}. A malformed
+batch is refused with the shape expected; one edit object in place of the
+array, or the array sent as a JSON string, is taken with a warning.
 
 flags:
   --base-version V  the version the tags were read from (from read's header)
@@ -111,9 +115,12 @@ func runEdit(ctx context.Context, io stdio, args []string) int {
 	if len(pos) != 1 {
 		return usageError(io, "edit", "want exactly one FILE, got %d arguments", len(pos))
 	}
-	req, msg := f.request(io, pos[0])
+	req, warnings, msg := f.request(io, pos[0])
 	if msg != "" {
 		return usageError(io, "edit", "%s", msg)
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(io.stderr, "hashline edit: warning: %s\n", w)
 	}
 	c, done, err := cf.connect()
 	if err != nil {
@@ -128,8 +135,9 @@ func runEdit(ctx context.Context, io stdio, args []string) int {
 }
 
 // request builds the EditRequest from the flags, or from JSON on stdin when
-// no operation flag is given. A non-empty string is a usage problem.
-func (f *editFlags) request(io stdio, path string) (*hashlinev1.EditRequest, string) {
+// no operation flag is given, with warnings about the JSON's shape. A
+// non-empty string is a usage problem.
+func (f *editFlags) request(io stdio, path string) (*hashlinev1.EditRequest, []string, string) {
 	ops := []string{}
 	for name, on := range map[string]bool{
 		"--replace": f.replace != "", "--insert-after": f.insertAfter != "", "--insert-before": f.insertBefore != "",
@@ -140,36 +148,38 @@ func (f *editFlags) request(io stdio, path string) (*hashlinev1.EditRequest, str
 		}
 	}
 	if len(ops) > 1 {
-		return nil, fmt.Sprintf("give one operation per call, got %s; send several as a JSON batch on stdin", strings.Join(slices.Sorted(slices.Values(ops)), " and "))
+		return nil, nil, fmt.Sprintf("give one operation per call, got %s; send several as a JSON batch on stdin", strings.Join(slices.Sorted(slices.Values(ops)), " and "))
 	}
 	req := &hashlinev1.EditRequest{Path: path}
+	var warnings []string
 	if len(ops) == 0 {
 		if f.text.set || f.textFile != "" || f.end != "" || f.with.set || f.all {
-			return nil, "--text, --text-file, --end, --with and --all need an operation flag (--replace, --insert-after, ...)"
+			return nil, nil, "--text, --text-file, --end, --with and --all need an operation flag (--replace, --insert-after, ...)"
 		}
 		in, err := readStdin(io)
 		if err != nil {
-			return nil, "no operation flag, so the edits are read as JSON from stdin, but " + err.Error()
+			return nil, nil, "no operation flag, so the edits are read as JSON from stdin, but " + err.Error()
 		}
-		if msg := parseEditsJSON(in, req); msg != "" {
-			return nil, msg
+		var msg string
+		if warnings, msg = parseEditsJSON(in, req); msg != "" {
+			return nil, nil, msg
 		}
 	} else {
 		op := ops[0]
 		if f.end != "" && op != "--replace" && op != "--delete" {
-			return nil, "--end goes with --replace or --delete"
+			return nil, nil, "--end goes with --replace or --delete"
 		}
 		if (f.with.set || f.all) && op != "--replace-text" {
-			return nil, "--with and --all go with --replace-text"
+			return nil, nil, "--with and --all go with --replace-text"
 		}
 		var text string
 		if op != "--delete" && op != "--replace-text" {
 			var msg string
 			if text, msg = f.textArg(io, op); msg != "" {
-				return nil, msg
+				return nil, nil, msg
 			}
 		} else if f.text.set || f.textFile != "" {
-			return nil, fmt.Sprintf("%s takes no --text", op)
+			return nil, nil, fmt.Sprintf("%s takes no --text", op)
 		}
 		var e *hashlinev1.FileEdit
 		switch op {
@@ -187,7 +197,7 @@ func (f *editFlags) request(io stdio, path string) (*hashlinev1.EditRequest, str
 			e = client.Prepend(text)
 		case "--replace-text":
 			if !f.with.set {
-				return nil, "--replace-text needs --with NEW (--with '' removes the text)"
+				return nil, nil, "--replace-text needs --with NEW (--with '' removes the text)"
 			}
 			e = client.ReplaceText(f.replaceText.value, f.with.value, f.all)
 		}
@@ -214,7 +224,7 @@ func (f *editFlags) request(io stdio, path string) (*hashlinev1.EditRequest, str
 		n := int32(f.context)
 		req.Context = &n
 	}
-	return req, ""
+	return req, warnings, ""
 }
 
 // textArg returns the TEXT of an operation: --text, --text-file, or stdin.
@@ -245,36 +255,115 @@ func (f *editFlags) textArg(io stdio, op string) (string, string) {
 }
 
 // parseEditsJSON fills req from the API's JSON: an edits array, or an
-// EditRequest object.
-func parseEditsJSON(in string, req *hashlinev1.EditRequest) string {
+// EditRequest object. The edits are read by editjson in the API's
+// vocabulary (cliEdits), which explains a malformed batch with the
+// expected shapes and accepts, with the warnings it returns, one edit
+// object in place of the array and an array sent as a JSON string.
+func parseEditsJSON(in string, req *hashlinev1.EditRequest) ([]string, string) {
 	trimmed := strings.TrimSpace(in)
 	if trimmed == "" {
-		return "no operation flag and no JSON edits on stdin; see --help for both forms"
+		return nil, "no operation flag and no JSON edits on stdin; see --help for both forms"
 	}
-	opts := protojson.UnmarshalOptions{}
-	if strings.HasPrefix(trimmed, "[") {
-		var raw []json.RawMessage
-		if err := json.Unmarshal([]byte(trimmed), &raw); err != nil {
-			return "edits JSON on stdin: " + err.Error()
+	var v any
+	if err := json.Unmarshal([]byte(trimmed), &v); err != nil {
+		return nil, "edits JSON on stdin: " + err.Error() + `; send an array of edits such as [{"replace": {"start": "4:16", "text": "..."}}], or an object with "edits"`
+	}
+	edits := v
+	if m, ok := v.(map[string]any); ok {
+		e, isRequest := m["edits"]
+		if !isRequest && !slices.ContainsFunc(slices.Collect(maps.Keys(m)), func(k string) bool { return !requestKeys[k] }) {
+			return nil, `the edit request JSON on stdin has no "edits"; give them as "edits": [...]`
 		}
-		for i, r := range raw {
-			e := &hashlinev1.FileEdit{}
-			if err := opts.Unmarshal(r, e); err != nil {
-				return fmt.Sprintf("edits JSON on stdin, edit %d: %s", i, protoErr(err))
+		if isRequest {
+			rest := maps.Clone(m)
+			delete(rest, "edits")
+			b, err := json.Marshal(rest)
+			if err != nil {
+				return nil, "edit request JSON on stdin: " + err.Error()
 			}
-			req.Edits = append(req.Edits, e)
+			path := req.Path
+			if err := protojson.Unmarshal(b, req); err != nil {
+				return nil, "edit request JSON on stdin: " + protoErr(err)
+			}
+			if req.Path != "" && req.Path != path {
+				return nil, fmt.Sprintf("the JSON names path %q but the command names %q", req.Path, path)
+			}
+			req.Path = path
+			edits = e
 		}
-		return ""
 	}
-	path := req.Path
-	if err := opts.Unmarshal([]byte(trimmed), req); err != nil {
-		return "edit request JSON on stdin: " + protoErr(err)
+	items, warnings, err := cliEdits.Decode(edits)
+	if err != nil {
+		return nil, "edits JSON on stdin:\n" + err.Error()
 	}
-	if req.Path != "" && req.Path != path {
-		return fmt.Sprintf("the JSON names path %q but the command names %q", req.Path, path)
+	for _, it := range items {
+		req.Edits = append(req.Edits, cliEdit(it))
 	}
-	req.Path = path
-	return ""
+	return warnings, ""
+}
+
+// requestKeys are the EditRequest fields besides edits, as protojson reads
+// them: an object of only these is a request without edits, not an edit.
+var requestKeys = map[string]bool{
+	"path": true, "baseVersion": true, "base_version": true, "dryRun": true, "dry_run": true,
+	"context": true, "full": true, "requestId": true, "request_id": true,
+}
+
+// cliEdits is the API's FileEdit operations under their JSON names (and
+// their proto names), as the JSON on stdin spells them, with the names
+// models use for them in other tools.
+var cliEdits = &editjson.Vocabulary{Ops: []editjson.Op{
+	{Name: "replace", Near: []string{"set_line", "replace_lines", "replace_range", "set_lines"}, Fields: []editjson.Field{
+		{Name: "start", Required: true, Example: refExample, Near: []string{"anchor", "start_anchor", "from", "line"}},
+		{Name: "end", Example: refExample, Near: []string{"end_anchor", "to", "end_line"}},
+		{Name: "text", Required: true, Example: `"..."`, Near: []string{"new_text", "content", "lines"}},
+	}},
+	{Name: "insertAfter", Aliases: []string{"insert_after"}, Line: "anchor", Near: []string{"add_after", "append_after"}, Fields: []editjson.Field{
+		{Name: "anchor", Required: true, Example: refExample, Near: []string{"line", "ref", "start", "after"}},
+		{Name: "text", Required: true, Example: `"..."`, Near: []string{"new_text", "content", "lines"}},
+	}},
+	{Name: "insertBefore", Aliases: []string{"insert_before"}, Line: "anchor", Near: []string{"add_before", "prepend_before"}, Fields: []editjson.Field{
+		{Name: "anchor", Required: true, Example: refExample, Near: []string{"line", "ref", "start", "before"}},
+		{Name: "text", Required: true, Example: `"..."`, Near: []string{"new_text", "content", "lines"}},
+	}},
+	{Name: "delete", Near: []string{"remove", "remove_lines", "delete_line", "delete_lines", "delete_range"}, Fields: []editjson.Field{
+		{Name: "start", Required: true, Example: refExample, Near: []string{"anchor", "start_anchor", "from", "line"}},
+		{Name: "end", Example: refExample, Near: []string{"end_anchor", "to", "end_line"}},
+	}},
+	{Name: "append", Near: []string{"append_text", "append_lines"}, Fields: []editjson.Field{
+		{Name: "text", Required: true, Example: `"..."`, Near: []string{"new_text", "content", "lines"}},
+	}},
+	{Name: "prepend", Near: []string{"prepend_text", "prepend_lines"}, Fields: []editjson.Field{
+		{Name: "text", Required: true, Example: `"..."`, Near: []string{"new_text", "content", "lines"}},
+	}},
+	{Name: "replaceText", Aliases: []string{"replace_text"}, Near: []string{"str_replace", "search_replace", "find_replace"}, Fields: []editjson.Field{
+		{Name: "oldText", Aliases: []string{"old_text"}, Required: true, Example: `"..."`, Near: []string{"old", "search", "find", "old_string"}},
+		{Name: "newText", Aliases: []string{"new_text"}, Required: true, Example: `"..."`, Near: []string{"new", "replacement", "new_string"}},
+		{Name: "all", Kind: editjson.Bool, Example: "false"},
+	}},
+}}
+
+const refExample = `"LINE:HASH"`
+
+// cliEdit converts a decoded item.
+func cliEdit(it editjson.Item) *hashlinev1.FileEdit {
+	switch it.Op {
+	case "replace":
+		return client.Replace(it.String("start"), it.String("end"), it.String("text"))
+	case "insertAfter":
+		return client.InsertAfter(it.String("anchor"), it.String("text"))
+	case "insertBefore":
+		return client.InsertBefore(it.String("anchor"), it.String("text"))
+	case "delete":
+		return client.Delete(it.String("start"), it.String("end"))
+	case "append":
+		return client.Append(it.String("text"))
+	case "prepend":
+		return client.Prepend(it.String("text"))
+	case "replaceText":
+		return client.ReplaceText(it.String("oldText"), it.String("newText"), it.Bool("all"))
+	}
+	panic("hashline edit: no conversion for operation " + it.Op) // cliEdits and this switch list the same operations
 }
 
 // protoErr returns a protojson error's message with plain spaces: protojson

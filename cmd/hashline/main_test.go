@@ -276,6 +276,25 @@ var cases = []struct {
 		cli("edit", "f.txt").in(`{"path":"other.txt","edits":[{"append":{"text":"x"}}]}`),
 		cli("edit"),
 	}},
+	// What models get wrong in a batch: refused with the expected shape,
+	// or, where the intent is unambiguous, taken with a warning. The file
+	// is dumped at the end: only the accepted batches changed it.
+	{"edit_json_shapes", map[string]string{"f.txt": "one\ntwo\nthree\n"}, []step{
+		cli("read", "f.txt"),
+		cli("edit", "f.txt").in(`[{"set_line": {"anchor": "1:60", "new_text": "ONE"}}]`),
+		cli("edit", "f.txt").in(`[{"replace": {"begin": "1:60"}}]`),
+		cli("edit", "f.txt").in(`[{"replace": {"start": "1:60", "end": "2:a5"}}]`),
+		cli("edit", "f.txt").in(`[{"replace": {"old_text": "one", "new_text": "ONE"}}]`),
+		cli("edit", "f.txt").in(`[{"insertafter": {"anchor": "1:60", "text": "x"}}, {"replaceText": {"oldText": "two", "newText": 2}}, {"delete": {"start": "1:60"}, "end": "2:a5"}]`),
+		cli("edit", "f.txt").in(`[{"insertAfter": {"anchor": "1:60", "end": "2:a5", "text": "x"}}]`),
+		cli("edit", "f.txt").in(`{"path": "f.txt", "dryRun": true}`),
+		cli("edit", "f.txt").in(`{"replace": {"start": "1:60", "text": "ONE"}}`),
+		cli("edit", "f.txt").in(`"[{\"insertAfter\": {\"anchor\": \"3:f8\", \"text\": \"four\"}}]"`),
+		cli("edit", "f.txt").in(`{"edits": {"append": {"text": "five"}}, "context": 0}`),
+		cli("edit", "f.txt").in(`[{"insertBefore": {"anchor": "1:22", "end": " 1:22|ONE ", "text": "zero"}}]`),
+		cli("edit", "f.txt").in(`[{"replace": {"start": "3:f4", "text": "two"}}]`),
+		dump("f.txt"),
+	}},
 	{"write", map[string]string{"old.txt": "old\n"}, []step{
 		cli("write", "new.txt", "--create").in("one\ntwo\n"),
 		cli("write", "new.txt", "--create").in("again\n"),
@@ -413,7 +432,7 @@ func TestUnixSocketAndAgentEnv(t *testing.T) {
 // --root: the same golden files must come out.
 func TestInProcess(t *testing.T) {
 	for _, tc := range cases {
-		if tc.name != "edit_stale" && tc.name != "edit_text_and_json" && tc.name != "unicode_crlf" {
+		if tc.name != "edit_stale" && tc.name != "edit_text_and_json" && tc.name != "edit_json_shapes" && tc.name != "unicode_crlf" {
 			continue
 		}
 		t.Run(tc.name, func(t *testing.T) {

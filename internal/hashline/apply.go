@@ -194,7 +194,7 @@ func (p *Plan) Apply(d *Document, opts ApplyOptions) (*Result, error) {
 		segs[i].outEnd = min(segs[i].outEnd, len(newText))
 	}
 	if unchanged(d, segs, newText) {
-		return nil, p.noChange()
+		return nil, p.noChange(d, opts)
 	}
 	if !d.bom && strings.HasPrefix(newText, utf8BOM) {
 		// On disk the result would start with a byte order mark, which
@@ -354,16 +354,4 @@ func (p *Plan) noopWarnings(changed map[int]bool) []string {
 		}
 	}
 	return ws
-}
-
-// noChange is the error for a batch that would not change the file.
-func (p *Plan) noChange() error {
-	e := &BatchError{}
-	for i := range max(p.editCount(), 1) {
-		e.Problems = append(e.Problems, Problem{
-			EditIndex: i, Field: "edits", Reason: ReasonNoChange,
-			Message: fmt.Sprintf("edit %d (%s) leaves the file unchanged; the lines already have this content, so nothing was written — re-read the file if you expected a difference", i, p.editName(i)),
-		})
-	}
-	return e
 }

@@ -63,8 +63,12 @@ type Problem struct {
 	// "" if the file is now shorter.
 	CurrentLine string
 	// Fresh holds the current lines around Line (two before, two after), so
-	// a model can retry without another read.
+	// a model can retry without another read; for NO_CHANGE, the lines the
+	// edit targeted.
 	Fresh []TaggedLine
+	// TextAt lists, for NO_CHANGE, where the text the edit would write
+	// already stands: its target, then other places nearest first.
+	TextAt []LineSpan
 	// ShowsTags: Message shows tags of the current file (the lines an
 	// ambiguous or missing oldText could mean), which a model may use next.
 	ShowsTags bool
@@ -91,6 +95,13 @@ func (e *BatchError) Error() string {
 			b.WriteByte('\n')
 		}
 		b.WriteString(p.Message)
+		if p.Reason == ReasonNoChange && len(p.Fresh) > 0 {
+			// The lines a no-op targeted, to edit from.
+			var lines strings.Builder
+			writeMarkedLines(&lines, taggedByNumber(p.Fresh), nil)
+			b.WriteByte('\n')
+			b.WriteString(strings.TrimSuffix(lines.String(), "\n"))
+		}
 	}
 	if len(stale) > 0 {
 		if b.Len() > 0 {
@@ -132,6 +143,15 @@ func (e *BatchError) StaleLines() string {
 	lines, refs := staleLines(e.Stale())
 	writeMarkedLines(&b, lines, refs)
 	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// taggedByNumber indexes lines by their numbers.
+func taggedByNumber(lines []TaggedLine) map[int]TaggedLine {
+	m := make(map[int]TaggedLine, len(lines))
+	for _, t := range lines {
+		m[t.Number] = t
+	}
+	return m
 }
 
 // WriteStaleView writes the text view of stale references that a model

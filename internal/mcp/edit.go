@@ -3,7 +3,6 @@ package mcp
 import (
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -12,10 +11,22 @@ import (
 
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/editjson"
 )
 
-// editArgs are edit_file's arguments.
+// editArgs are edit_file's arguments as the SDK decodes them. Edits is
+// left as decoded JSON (arrays, objects, strings) and read by editShapes,
+// so that a malformed batch is explained, and an unambiguous one accepted,
+// by this package rather than refused by the schema validator.
 type editArgs struct {
+	Path  string `json:"path"`
+	Edits any    `json:"edits"`
+}
+
+// editSchemaArgs are edit_file's arguments as the input schema describes
+// them to models: editTool infers the schema from these types, then
+// loosens it where editShapes reads the arguments itself.
+type editSchemaArgs struct {
 	Path  string     `json:"path" jsonschema:"File path, relative to the workspace root (or absolute inside it)"`
 	Edits []editItem `json:"edits" jsonschema:"Edit operations, each an object with exactly one of the keys below; all refer to the file as last read"`
 }
@@ -64,137 +75,132 @@ type replaceOp struct {
 	All     bool   `json:"all,omitempty" jsonschema:"Replace every occurrence (default: a unique match is required)"`
 }
 
-// editTool declares edit_file. Its schema is inferred from editArgs, except
-// that an edit item may carry unknown keys: the handler then names the
-// item and the keys it expected, which helps a model more than a schema
-// validation error would.
+// editTool declares edit_file, and editShapes its vocabulary. The schema
+// is inferred from editSchemaArgs and then loosened where the handler
+// reads the arguments itself: edits may be an array, one item or a string
+// (accepted with a warning), an item may carry unknown keys, and an
+// operation's object may miss fields or have unknown ones; the handler then
+// names what is wrong and shows the expected shape, which helps a model
+// more than a schema validation error would. Types of known fields are
+// still checked by the schema.
 func editTool() *sdk.Tool {
-	s, err := jsonschema.For[editArgs](nil)
+	s, _ := editSchema()
+	return &sdk.Tool{Name: "edit_file", Description: editDescription, InputSchema: s}
+}
+
+var editShapes = func() *editjson.Vocabulary {
+	_, v := editSchema()
+	return v
+}()
+
+func editSchema() (*jsonschema.Schema, *editjson.Vocabulary) {
+	s, err := jsonschema.For[editSchemaArgs](nil)
 	if err != nil {
 		panic(err) // the types above are static
 	}
-	item := s.Properties["edits"].Items
+	edits := s.Properties["edits"]
+	item := edits.Items
+	voc := &editjson.Vocabulary{}
+	for _, name := range editVariants {
+		op := item.Properties[name]
+		voc.Ops = append(voc.Ops, opShape(name, op))
+		op.Required, op.AdditionalProperties = nil, nil
+	}
+	edits.Type, edits.Types = "", []string{"array", "object", "string"}
 	item.AdditionalProperties = nil
-	item.Description = "Exactly one of: set_line, replace_lines, insert_after, replace, insert_before, delete, append, prepend"
-	return &sdk.Tool{Name: "edit_file", Description: editDescription, InputSchema: s}
+	item.Description = "Exactly one of: " + strings.Join(editVariants, ", ")
+	return s, voc
 }
 
 // editVariants lists the keys an edit item may have, in the order errors
 // name them.
 var editVariants = []string{"set_line", "replace_lines", "insert_after", "replace", "insert_before", "delete", "append", "prepend"}
 
-// toFileEdits converts the items, or explains every bad one at once. raw
-// holds the same items as JSON objects, with the keys editItem lacks (the
-// schema lets an item carry them so that this can name them).
-func toFileEdits(items []editItem, raw []map[string]any) ([]*hashlinev1.FileEdit, error) {
-	out := make([]*hashlinev1.FileEdit, 0, len(items))
-	var problems []string
-	for i, it := range items {
-		var set []*hashlinev1.FileEdit
-		if op := it.SetLine; op != nil {
-			set = append(set, client.Replace(op.Anchor, "", op.NewText))
+// opShape is the vocabulary entry of operation name, whose schema is op:
+// fields, types and required ones from the schema, and what models call
+// them otherwise from opExtras and fieldExtras.
+func opShape(name string, op *jsonschema.Schema) editjson.Op {
+	o := opExtras[name]
+	o.Name = name
+	for _, f := range op.PropertyOrder {
+		fe := fieldExtras[f]
+		fe.Name = f
+		fe.Required = slices.Contains(op.Required, f)
+		if op.Properties[f].Type == "boolean" {
+			fe.Kind = editjson.Bool
 		}
-		if op := it.ReplaceLines; op != nil {
-			set = append(set, client.Replace(op.StartAnchor, op.EndAnchor, op.NewText))
-		}
-		if op := it.InsertAfter; op != nil {
-			set = append(set, client.InsertAfter(op.Anchor, op.Text))
-		}
-		if op := it.Replace; op != nil {
-			set = append(set, client.ReplaceText(op.OldText, op.NewText, op.All))
-		}
-		if op := it.InsertBefore; op != nil {
-			set = append(set, client.InsertBefore(op.Anchor, op.Text))
-		}
-		if op := it.Delete; op != nil {
-			set = append(set, client.Delete(op.StartAnchor, op.EndAnchor))
-		}
-		if op := it.Append; op != nil {
-			set = append(set, client.Append(op.Text))
-		}
-		if op := it.Prepend; op != nil {
-			set = append(set, client.Prepend(op.Text))
-		}
-		switch unknown := unknownKeys(raw, i); {
-		case len(set) == 1 && len(unknown) > 0:
-			// An operation misspelt beside a good one, or a field put beside
-			// its operation instead of in it: applying the good one alone
-			// would change the file in a way nobody asked for.
-			hint := ""
-			if slices.ContainsFunc(unknown, func(k string) bool { return slices.Contains(opFields, k) }) {
-				hint = ` An operation's fields go inside its object, e.g. {"replace_lines": {"start_anchor": "2:f4", "end_anchor": "3:f8", "new_text": "..."}}.`
-			}
-			problems = append(problems, fmt.Sprintf("edits[%d] has %s and unknown keys [%s]; an item holds exactly one of: %s, and nothing else.%s",
-				i, strings.Join(known(raw, i), ", "), strings.Join(unknown, ", "), strings.Join(editVariants, ", "), hint))
-		case len(set) == 1:
-			out = append(out, set[0])
-			continue
-		case len(set) > 1:
-			problems = append(problems, fmt.Sprintf("edits[%d] has %d operations (%s); put each in its own item", i, len(set), strings.Join(known(raw, i), ", ")))
-		default:
-			keys := itemKeys(raw, i)
-			hint := ""
-			if slices.Contains(keys, "old_text") || slices.Contains(keys, "new_text") || slices.Contains(keys, "anchor") {
-				hint = ` Wrap the fields in their operation, e.g. {"set_line": {"anchor": "5:ab", "new_text": "..."}} or {"replace": {"old_text": "...", "new_text": "..."}}.`
-			}
-			problems = append(problems, fmt.Sprintf("edits[%d] must contain one of: %s; got keys [%s].%s", i, strings.Join(editVariants, ", "), strings.Join(keys, ", "), hint))
-		}
+		o.Fields = append(o.Fields, fe)
 	}
-	if len(problems) > 0 {
-		return nil, fmt.Errorf("%s", strings.Join(problems, "\n"))
-	}
-	return out, nil
+	return o
 }
 
-// opFields are the keys of the operations' own objects.
-var opFields = []string{"anchor", "new_text", "start_anchor", "end_anchor", "text", "old_text", "all"}
-
-// itemKeys lists, sorted, the keys of item i of raw (none if raw does not
-// hold it).
-func itemKeys(raw []map[string]any, i int) []string {
-	if i >= len(raw) {
-		return nil
-	}
-	return slices.Sorted(maps.Keys(raw[i]))
+// opExtras are the operations' names in other tools and their one-line
+// rules; fieldExtras the fields' examples and other names.
+var opExtras = map[string]editjson.Op{
+	"set_line":      {Line: "anchor", Range: "replace_lines", Near: []string{"set", "edit_line", "update_line", "change_line"}},
+	"replace_lines": {Near: []string{"replace_range", "set_lines", "edit_lines", "update_lines", "change_lines"}},
+	"insert_after":  {Line: "anchor", Near: []string{"add_after", "append_after"}},
+	"insert_before": {Line: "anchor", Near: []string{"add_before", "prepend_before"}},
+	"replace":       {Near: []string{"replace_text", "str_replace", "search_replace", "find_replace", "replace_all"}},
+	"delete":        {Near: []string{"remove", "remove_lines", "delete_line", "delete_lines", "delete_range"}},
+	"append":        {Near: []string{"append_text", "append_lines"}},
+	"prepend":       {Near: []string{"prepend_text", "prepend_lines"}},
 }
 
-// unknownKeys lists, sorted, the keys of item i of raw that are not
-// operations.
-func unknownKeys(raw []map[string]any, i int) []string {
-	return slices.DeleteFunc(itemKeys(raw, i), func(k string) bool { return slices.Contains(editVariants, k) })
+var fieldExtras = map[string]editjson.Field{
+	"anchor":       {Example: `"LINE:HASH"`, Near: []string{"line", "ref", "start", "line_ref"}},
+	"start_anchor": {Example: `"LINE:HASH"`, Near: []string{"start", "from", "start_line", "first"}},
+	"end_anchor":   {Example: `"LINE:HASH"`, Near: []string{"end", "to", "end_line", "last"}},
+	"new_text":     {Example: `"..."`, Near: []string{"text", "content", "new_content", "replacement", "lines", "new_lines", "new", "new_string"}},
+	"text":         {Example: `"..."`, Near: []string{"content", "lines", "new_lines"}},
+	"old_text":     {Example: `"..."`, Near: []string{"old", "search", "find", "old_string"}},
+	"all":          {Example: "false"},
 }
 
-// known lists the operation keys item i of raw has.
-func known(raw []map[string]any, i int) []string {
-	var ks []string
-	if i >= len(raw) {
-		return ks
+// toFileEdit converts a decoded item.
+func toFileEdit(it editjson.Item) *hashlinev1.FileEdit {
+	switch it.Op {
+	case "set_line":
+		return client.Replace(it.String("anchor"), "", it.String("new_text"))
+	case "replace_lines":
+		return client.Replace(it.String("start_anchor"), it.String("end_anchor"), it.String("new_text"))
+	case "insert_after":
+		return client.InsertAfter(it.String("anchor"), it.String("text"))
+	case "replace":
+		return client.ReplaceText(it.String("old_text"), it.String("new_text"), it.Bool("all"))
+	case "insert_before":
+		return client.InsertBefore(it.String("anchor"), it.String("text"))
+	case "delete":
+		return client.Delete(it.String("start_anchor"), it.String("end_anchor"))
+	case "append":
+		return client.Append(it.String("text"))
+	case "prepend":
+		return client.Prepend(it.String("text"))
 	}
-	for _, k := range editVariants {
-		if v, ok := raw[i][k]; ok && v != nil {
-			ks = append(ks, k)
-		}
-	}
-	return ks
+	panic("edit_file: no conversion for operation " + it.Op) // editVariants and this switch list the same operations
 }
 
 func (t *tools) edit(ctx context.Context, req *sdk.CallToolRequest, a editArgs) (*sdk.CallToolResult, any, error) {
-	if len(a.Edits) == 0 {
+	items, warnings, err := editShapes.Decode(a.Edits)
+	if err != nil {
+		return errorResult(fmt.Sprintf("Error editing %s: %v\nNothing was written.", a.Path, err)), nil, nil
+	}
+	if len(items) == 0 {
 		return errorResult(fmt.Sprintf("Error editing %s: edits is empty; give at least one edit (set_line, replace_lines, insert_after, ...)", a.Path)), nil, nil
 	}
-	// The SDK has decoded and validated the arguments; the items' keys are
-	// read again only to see those editItem has no field for.
-	var raw struct {
-		Edits []map[string]any `json:"edits"`
-	}
-	_ = jsonUnmarshal(req, &raw)
-	edits, err := toFileEdits(a.Edits, raw.Edits)
-	if err != nil {
-		return errorResult(fmt.Sprintf("Error editing %s: %v", a.Path, err)), nil, nil
+	edits := make([]*hashlinev1.FileEdit, len(items))
+	for i, it := range items {
+		edits[i] = toFileEdit(it)
 	}
 	resp, err := t.c.Edit(t.ctx(ctx, req), &hashlinev1.EditRequest{Path: a.Path, Edits: edits})
 	if err != nil {
-		return failure("editing", a.Path, err), nil, nil
+		res := failure("editing", a.Path, err)
+		if len(warnings) > 0 {
+			tc := res.Content[0].(*sdk.TextContent)
+			tc.Text += "\n\nAlso, about the arguments:\n- " + strings.Join(warnings, "\n- ")
+		}
+		return res, nil, nil
 	}
+	resp.Warnings = append(warnings, resp.GetWarnings()...)
 	return textResult(formatEdit(resp)), nil, nil
 }

@@ -1,12 +1,9 @@
 package mcp
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
-
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
@@ -123,12 +120,4 @@ func formatGrep(files []*hashlinev1.GrepFile, sum *hashlinev1.GrepSummary, conte
 		out += fmt.Sprintf("\n\nStopped at %d matching lines (the limit); narrow the pattern or path, or raise limit, to see more.", sum.GetMatches())
 	}
 	return out
-}
-
-// jsonUnmarshal decodes a call's raw arguments.
-func jsonUnmarshal(req *sdk.CallToolRequest, v any) error {
-	if req == nil || req.Params == nil || len(req.Params.Arguments) == 0 {
-		return nil
-	}
-	return json.Unmarshal(req.Params.Arguments, v)
 }

@@ -285,7 +285,7 @@ func TestEditFileErrorsWriteNothing(t *testing.T) {
 	}{
 		{"no edits", []any{}, []string{"edits is empty"}},
 		{"fields outside their operation", []any{map[string]any{"old_text": "a", "new_text": "b"}},
-			[]string{"edits[0] must contain one of: set_line", "got keys [new_text, old_text]", `{"replace": {"old_text"`}},
+			[]string{"edits[0] has the fields [new_text, old_text] but no operation around them", `wrap them: {"replace": {"old_text"`}},
 		{"an unknown operation", []any{map[string]any{"substitute": map[string]any{}}},
 			[]string{"edits[0] must contain one of", "got keys [substitute]"}},
 		{"two operations in one item", []any{map[string]any{
@@ -437,12 +437,10 @@ func TestMalformedArgumentsAreExplained(t *testing.T) {
 		{"null for a string", "read_file", map[string]any{"path": nil}, []string{"/properties/path", `"null"`}},
 		{"an unknown argument", "read_file", map[string]any{"path": "a", "bogus": 1}, []string{`additional properties ["bogus"]`}},
 		{"a fraction for an integer", "read_file", map[string]any{"path": "a", "limit": 2.5}, []string{"/properties/limit", `want "integer"`}},
-		{"edits not a list", "edit_file", map[string]any{"path": "a", "edits": "x"}, []string{"/properties/edits", "array"}},
+		{"edits neither a list, an object nor a string", "edit_file", map[string]any{"path": "a", "edits": 5}, []string{"/properties/edits", "array"}},
 		{"edits missing", "edit_file", map[string]any{"path": "a"}, []string{`missing properties: ["edits"]`}},
-		{"an unknown key inside an operation", "edit_file", map[string]any{"path": "a", "edits": []any{
-			map[string]any{"set_line": map[string]any{"anchor": "1:ab", "new_text": "x", "z": 1}}}}, []string{"set_line", `additional properties ["z"]`}},
-		{"an operation's field missing", "edit_file", map[string]any{"path": "a", "edits": []any{
-			map[string]any{"set_line": map[string]any{"anchor": "1:ab"}}}}, []string{"set_line", `missing properties: ["new_text"]`}},
+		{"a field of the wrong type inside an operation", "edit_file", map[string]any{"path": "a", "edits": []any{
+			map[string]any{"set_line": map[string]any{"anchor": 5, "new_text": "x"}}}}, []string{"set_line/properties/anchor", `want "string"`}},
 		{"content missing", "write_file", map[string]any{"path": "a"}, []string{`missing properties: ["content"]`}},
 		{"pattern missing", "grep", map[string]any{"path": "."}, []string{`missing properties: ["pattern"]`}},
 	} {

@@ -221,7 +221,15 @@ type EditError struct {
 	// The reason, e.g. "INVALID_REF", "OVERLAPPING_EDITS", "NO_CHANGE".
 	Reason string `protobuf:"bytes,3,opt,name=reason,proto3" json:"reason,omitempty"`
 	// What is wrong and what to do about it.
-	Message       string `protobuf:"bytes,4,opt,name=message,proto3" json:"message,omitempty"`
+	Message string `protobuf:"bytes,4,opt,name=message,proto3" json:"message,omitempty"`
+	// NO_CHANGE: the lines the edit targeted as they are now, tagged
+	// ("12:3f|content"), to retry from without another read. A long range
+	// is shown by its first and last lines.
+	Fresh []string `protobuf:"bytes,5,rep,name=fresh,proto3" json:"fresh,omitempty"`
+	// NO_CHANGE: where the text the edit would write already stands in the
+	// file (its target, and other places nearest first): the change may
+	// already be made.
+	TextAt        []*LineSpan `protobuf:"bytes,6,rep,name=text_at,json=textAt,proto3" json:"text_at,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -284,6 +292,75 @@ func (x *EditError) GetMessage() string {
 	return ""
 }
 
+func (x *EditError) GetFresh() []string {
+	if x != nil {
+		return x.Fresh
+	}
+	return nil
+}
+
+func (x *EditError) GetTextAt() []*LineSpan {
+	if x != nil {
+		return x.TextAt
+	}
+	return nil
+}
+
+// LineSpan is a run of lines of a file, 1-based and inclusive.
+type LineSpan struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The first line.
+	Start int32 `protobuf:"varint,1,opt,name=start,proto3" json:"start,omitempty"`
+	// The last line; equal to start for one line.
+	End           int32 `protobuf:"varint,2,opt,name=end,proto3" json:"end,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LineSpan) Reset() {
+	*x = LineSpan{}
+	mi := &file_hashline_v1_errors_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LineSpan) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LineSpan) ProtoMessage() {}
+
+func (x *LineSpan) ProtoReflect() protoreflect.Message {
+	mi := &file_hashline_v1_errors_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LineSpan.ProtoReflect.Descriptor instead.
+func (*LineSpan) Descriptor() ([]byte, []int) {
+	return file_hashline_v1_errors_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *LineSpan) GetStart() int32 {
+	if x != nil {
+		return x.Start
+	}
+	return 0
+}
+
+func (x *LineSpan) GetEnd() int32 {
+	if x != nil {
+		return x.End
+	}
+	return 0
+}
+
 // RetryInfo is attached to RESOURCE_EXHAUSTED errors from rate limiting:
 // wait retry_delay before trying again. It mirrors google.rpc.RetryInfo.
 type RetryInfo struct {
@@ -296,7 +373,7 @@ type RetryInfo struct {
 
 func (x *RetryInfo) Reset() {
 	*x = RetryInfo{}
-	mi := &file_hashline_v1_errors_proto_msgTypes[3]
+	mi := &file_hashline_v1_errors_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -308,7 +385,7 @@ func (x *RetryInfo) String() string {
 func (*RetryInfo) ProtoMessage() {}
 
 func (x *RetryInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_hashline_v1_errors_proto_msgTypes[3]
+	mi := &file_hashline_v1_errors_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -321,7 +398,7 @@ func (x *RetryInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RetryInfo.ProtoReflect.Descriptor instead.
 func (*RetryInfo) Descriptor() ([]byte, []int) {
-	return file_hashline_v1_errors_proto_rawDescGZIP(), []int{3}
+	return file_hashline_v1_errors_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *RetryInfo) GetRetryDelay() *durationpb.Duration {
@@ -354,13 +431,18 @@ const file_hashline_v1_errors_proto_rawDesc = "" +
 	"\fcurrent_line\x18\x06 \x01(\tR\vcurrentLine\x12\x14\n" +
 	"\x05fresh\x18\a \x03(\tR\x05fresh\x12'\n" +
 	"\x0fcurrent_version\x18\b \x01(\tR\x0ecurrentVersion\x12\x16\n" +
-	"\x06reason\x18\t \x01(\tR\x06reason\"r\n" +
+	"\x06reason\x18\t \x01(\tR\x06reason\"\xb8\x01\n" +
 	"\tEditError\x12\x1d\n" +
 	"\n" +
 	"edit_index\x18\x01 \x01(\x05R\teditIndex\x12\x14\n" +
 	"\x05field\x18\x02 \x01(\tR\x05field\x12\x16\n" +
 	"\x06reason\x18\x03 \x01(\tR\x06reason\x12\x18\n" +
-	"\amessage\x18\x04 \x01(\tR\amessage\"G\n" +
+	"\amessage\x18\x04 \x01(\tR\amessage\x12\x14\n" +
+	"\x05fresh\x18\x05 \x03(\tR\x05fresh\x12.\n" +
+	"\atext_at\x18\x06 \x03(\v2\x15.hashline.v1.LineSpanR\x06textAt\"2\n" +
+	"\bLineSpan\x12\x14\n" +
+	"\x05start\x18\x01 \x01(\x05R\x05start\x12\x10\n" +
+	"\x03end\x18\x02 \x01(\x05R\x03end\"G\n" +
 	"\tRetryInfo\x12:\n" +
 	"\vretry_delay\x18\x01 \x01(\v2\x19.google.protobuf.DurationR\n" +
 	"retryDelayB\xa7\x01\n" +
@@ -378,23 +460,25 @@ func file_hashline_v1_errors_proto_rawDescGZIP() []byte {
 	return file_hashline_v1_errors_proto_rawDescData
 }
 
-var file_hashline_v1_errors_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_hashline_v1_errors_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
 var file_hashline_v1_errors_proto_goTypes = []any{
 	(*ErrorInfo)(nil),           // 0: hashline.v1.ErrorInfo
 	(*StaleRef)(nil),            // 1: hashline.v1.StaleRef
 	(*EditError)(nil),           // 2: hashline.v1.EditError
-	(*RetryInfo)(nil),           // 3: hashline.v1.RetryInfo
-	nil,                         // 4: hashline.v1.ErrorInfo.MetadataEntry
-	(*durationpb.Duration)(nil), // 5: google.protobuf.Duration
+	(*LineSpan)(nil),            // 3: hashline.v1.LineSpan
+	(*RetryInfo)(nil),           // 4: hashline.v1.RetryInfo
+	nil,                         // 5: hashline.v1.ErrorInfo.MetadataEntry
+	(*durationpb.Duration)(nil), // 6: google.protobuf.Duration
 }
 var file_hashline_v1_errors_proto_depIdxs = []int32{
-	4, // 0: hashline.v1.ErrorInfo.metadata:type_name -> hashline.v1.ErrorInfo.MetadataEntry
-	5, // 1: hashline.v1.RetryInfo.retry_delay:type_name -> google.protobuf.Duration
-	2, // [2:2] is the sub-list for method output_type
-	2, // [2:2] is the sub-list for method input_type
-	2, // [2:2] is the sub-list for extension type_name
-	2, // [2:2] is the sub-list for extension extendee
-	0, // [0:2] is the sub-list for field type_name
+	5, // 0: hashline.v1.ErrorInfo.metadata:type_name -> hashline.v1.ErrorInfo.MetadataEntry
+	3, // 1: hashline.v1.EditError.text_at:type_name -> hashline.v1.LineSpan
+	6, // 2: hashline.v1.RetryInfo.retry_delay:type_name -> google.protobuf.Duration
+	3, // [3:3] is the sub-list for method output_type
+	3, // [3:3] is the sub-list for method input_type
+	3, // [3:3] is the sub-list for extension type_name
+	3, // [3:3] is the sub-list for extension extendee
+	0, // [0:3] is the sub-list for field type_name
 }
 
 func init() { file_hashline_v1_errors_proto_init() }
@@ -408,7 +492,7 @@ func file_hashline_v1_errors_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hashline_v1_errors_proto_rawDesc), len(file_hashline_v1_errors_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   5,
+			NumMessages:   6,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file hashline/v1/errors.proto.
  */
 export const file_hashline_v1_errors: GenFile = /*@__PURE__*/
-  fileDesc("ChhoYXNobGluZS92MS9lcnJvcnMucHJvdG8SC2hhc2hsaW5lLnYxIpQBCglFcnJvckluZm8SDgoGcmVhc29uGAEgASgJEg4KBmRvbWFpbhgCIAEoCRI2CghtZXRhZGF0YRgDIAMoCzIkLmhhc2hsaW5lLnYxLkVycm9ySW5mby5NZXRhZGF0YUVudHJ5Gi8KDU1ldGFkYXRhRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASKzAQoIU3RhbGVSZWYSEgoKZWRpdF9pbmRleBgBIAEoBRILCgNyZWYYAiABKAkSDAoEbGluZRgDIAEoBRIVCg1leHBlY3RlZF9oYXNoGAQgASgJEhMKC2FjdHVhbF9oYXNoGAUgASgJEhQKDGN1cnJlbnRfbGluZRgGIAEoCRINCgVmcmVzaBgHIAMoCRIXCg9jdXJyZW50X3ZlcnNpb24YCCABKAkSDgoGcmVhc29uGAkgASgJIk8KCUVkaXRFcnJvchISCgplZGl0X2luZGV4GAEgASgFEg0KBWZpZWxkGAIgASgJEg4KBnJlYXNvbhgDIAEoCRIPCgdtZXNzYWdlGAQgASgJIjsKCVJldHJ5SW5mbxIuCgtyZXRyeV9kZWxheRgBIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbkKnAQoPY29tLmhhc2hsaW5lLnYxQgtFcnJvcnNQcm90b1ABWjpnaXRodWIuY29tL2hhc2hsaW5lL2hhc2hsaW5lL2dlbi9nby9oYXNobGluZS92MTtoYXNobGluZXYxogIDSFhYqgILSGFzaGxpbmUuVjHKAgtIYXNobGluZVxWMeICF0hhc2hsaW5lXFYxXEdQQk1ldGFkYXRh6gIMSGFzaGxpbmU6OlYxYgZwcm90bzM", [file_google_protobuf_duration]);
+  fileDesc("ChhoYXNobGluZS92MS9lcnJvcnMucHJvdG8SC2hhc2hsaW5lLnYxIpQBCglFcnJvckluZm8SDgoGcmVhc29uGAEgASgJEg4KBmRvbWFpbhgCIAEoCRI2CghtZXRhZGF0YRgDIAMoCzIkLmhhc2hsaW5lLnYxLkVycm9ySW5mby5NZXRhZGF0YUVudHJ5Gi8KDU1ldGFkYXRhRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASKzAQoIU3RhbGVSZWYSEgoKZWRpdF9pbmRleBgBIAEoBRILCgNyZWYYAiABKAkSDAoEbGluZRgDIAEoBRIVCg1leHBlY3RlZF9oYXNoGAQgASgJEhMKC2FjdHVhbF9oYXNoGAUgASgJEhQKDGN1cnJlbnRfbGluZRgGIAEoCRINCgVmcmVzaBgHIAMoCRIXCg9jdXJyZW50X3ZlcnNpb24YCCABKAkSDgoGcmVhc29uGAkgASgJIoYBCglFZGl0RXJyb3ISEgoKZWRpdF9pbmRleBgBIAEoBRINCgVmaWVsZBgCIAEoCRIOCgZyZWFzb24YAyABKAkSDwoHbWVzc2FnZRgEIAEoCRINCgVmcmVzaBgFIAMoCRImCgd0ZXh0X2F0GAYgAygLMhUuaGFzaGxpbmUudjEuTGluZVNwYW4iJgoITGluZVNwYW4SDQoFc3RhcnQYASABKAUSCwoDZW5kGAIgASgFIjsKCVJldHJ5SW5mbxIuCgtyZXRyeV9kZWxheRgBIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbkKnAQoPY29tLmhhc2hsaW5lLnYxQgtFcnJvcnNQcm90b1ABWjpnaXRodWIuY29tL2hhc2hsaW5lL2hhc2hsaW5lL2dlbi9nby9oYXNobGluZS92MTtoYXNobGluZXYxogIDSFhYqgILSGFzaGxpbmUuVjHKAgtIYXNobGluZVxWMeICF0hhc2hsaW5lXFYxXEdQQk1ldGFkYXRh6gIMSGFzaGxpbmU6OlYxYgZwcm90bzM", [file_google_protobuf_duration]);
 
 /**
  * ErrorInfo is attached to every error the server returns, in the
@@ -166,6 +166,24 @@ export type EditError = Message<"hashline.v1.EditError"> & {
    * @generated from field: string message = 4;
    */
   message: string;
+
+  /**
+   * NO_CHANGE: the lines the edit targeted as they are now, tagged
+   * ("12:3f|content"), to retry from without another read. A long range
+   * is shown by its first and last lines.
+   *
+   * @generated from field: repeated string fresh = 5;
+   */
+  fresh: string[];
+
+  /**
+   * NO_CHANGE: where the text the edit would write already stands in the
+   * file (its target, and other places nearest first): the change may
+   * already be made.
+   *
+   * @generated from field: repeated hashline.v1.LineSpan text_at = 6;
+   */
+  textAt: LineSpan[];
 };
 
 /**
@@ -174,6 +192,34 @@ export type EditError = Message<"hashline.v1.EditError"> & {
  */
 export const EditErrorSchema: GenMessage<EditError> = /*@__PURE__*/
   messageDesc(file_hashline_v1_errors, 2);
+
+/**
+ * LineSpan is a run of lines of a file, 1-based and inclusive.
+ *
+ * @generated from message hashline.v1.LineSpan
+ */
+export type LineSpan = Message<"hashline.v1.LineSpan"> & {
+  /**
+   * The first line.
+   *
+   * @generated from field: int32 start = 1;
+   */
+  start: number;
+
+  /**
+   * The last line; equal to start for one line.
+   *
+   * @generated from field: int32 end = 2;
+   */
+  end: number;
+};
+
+/**
+ * Describes the message hashline.v1.LineSpan.
+ * Use `create(LineSpanSchema)` to create a new message.
+ */
+export const LineSpanSchema: GenMessage<LineSpan> = /*@__PURE__*/
+  messageDesc(file_hashline_v1_errors, 3);
 
 /**
  * RetryInfo is attached to RESOURCE_EXHAUSTED errors from rate limiting:
@@ -195,5 +241,5 @@ export type RetryInfo = Message<"hashline.v1.RetryInfo"> & {
  * Use `create(RetryInfoSchema)` to create a new message.
  */
 export const RetryInfoSchema: GenMessage<RetryInfo> = /*@__PURE__*/
-  messageDesc(file_hashline_v1_errors, 3);
+  messageDesc(file_hashline_v1_errors, 4);
 
