@@ -1,0 +1,710 @@
+package hashline
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// RepairKind names one kind of repair. The values are the API's
+// Repair.kind vocabulary, declared here once.
+type RepairKind string
+
+// The repairs PlanEdits makes to an edit's text unless planned with
+// Strict. Each fixes a slip models make when they write edits, and only
+// when the intended edit is unambiguous; where it is not, the edit is
+// refused (INVALID_EDIT) with both readings. None changes a line outside
+// the edit's range: they change the edit's new lines only.
+const (
+	// RepairPrefixStripped: every line of the text carried a "LINE:HASH|"
+	// prefix pasted from read output.
+	RepairPrefixStripped RepairKind = "PREFIX_STRIPPED"
+	// RepairDiffMarkersStripped: every non-blank line of the text was a
+	// "+" line or a "-" line repeating a replaced line, as in a diff.
+	RepairDiffMarkersStripped RepairKind = "DIFF_MARKERS_STRIPPED"
+	// RepairBoundaryEchoDropped: a replacement's first or last line
+	// repeated the unchanged line just before or just after its range.
+	RepairBoundaryEchoDropped RepairKind = "BOUNDARY_ECHO_DROPPED"
+	// RepairAnchorEchoDropped: an insert's text repeated its anchor line
+	// (insertAfter's first line, insertBefore's last).
+	RepairAnchorEchoDropped RepairKind = "ANCHOR_ECHO_DROPPED"
+	// RepairIndentRestored: a replacement's lines had lost the indentation
+	// of the lines they replace.
+	RepairIndentRestored RepairKind = "INDENT_RESTORED"
+	// RepairTabEscapesExpanded: literal "\t" (backslash, t) at the start
+	// of lines, in a file indented with tabs, became tabs.
+	RepairTabEscapesExpanded RepairKind = "TAB_ESCAPES_EXPANDED"
+)
+
+// RepairKinds lists every kind, in the order the repairs are tried.
+var RepairKinds = []RepairKind{
+	RepairPrefixStripped, RepairDiffMarkersStripped, RepairTabEscapesExpanded,
+	RepairBoundaryEchoDropped, RepairAnchorEchoDropped, RepairIndentRestored,
+}
+
+// Repair is one change PlanEdits made to an edit's text.
+type Repair struct {
+	Kind RepairKind
+	// EditIndex is the edit's index in the batch.
+	EditIndex int
+	// Line is the 1-based line of the document the repair is about: the
+	// repeated line for the echoes, else the first replaced line or the
+	// anchor; 0 for edits without one (append, prepend, replaceText).
+	Line int
+	// Detail says what was done, as a sentence without the edit's index.
+	Detail string
+}
+
+// Warning is the repair as a warning sentence, as it also appears among
+// the plan's warnings.
+func (r Repair) Warning() string { return RepairWarning(r.EditIndex, r.Detail) }
+
+// RepairWarning is the warning sentence of a repair of edit i, so that a
+// client holding the API's Repair can tell which warnings repeat it.
+func RepairWarning(i int, detail string) string {
+	return "edit " + strconv.Itoa(i) + ": " + detail
+}
+
+// PlanOption changes how PlanEdits plans.
+type PlanOption func(*planConfig)
+
+type planConfig struct {
+	strict bool
+}
+
+// Strict turns every repair off when on is true: texts are applied exactly
+// as sent.
+func Strict(on bool) PlanOption {
+	return func(c *planConfig) { c.strict = on }
+}
+
+// span is where an edit's new lines go: the 0-based half-open range
+// [at, end) of the lines they replace (at == end for an insertion).
+type span struct {
+	op      Op
+	at, end int
+	line    int // the line repairs are reported on (Repair.Line)
+}
+
+func (r *resolver) repair(i int, kind RepairKind, line int, format string, args ...any) {
+	rp := Repair{Kind: kind, EditIndex: i, Line: line, Detail: fmt.Sprintf(format, args...)}
+	r.plan.Repairs = append(r.plan.Repairs, rp)
+	r.plan.Warnings = append(r.plan.Warnings, rp.Warning())
+}
+
+// prefixDetail is the detail of PREFIX_STRIPPED for the named field.
+func prefixDetail(field string) string {
+	return field + " carried hashline prefixes (LINE:HASH|); they were stripped — send plain content"
+}
+
+// editText splits edit i's text into lines and repairs them for the span
+// s. ok is false when the resolved span is unusable (a bad reference): the
+// batch fails anyway, so nothing is repaired. It returns false when a
+// repair would be a guess and the edit was refused.
+func (r *resolver) editText(i int, text string, s span, ok bool) ([]string, bool) {
+	lines := SplitText(text)
+	if r.strict || !ok || len(lines) == 0 {
+		return lines, true
+	}
+	if out, stripped := StripTagPrefixes(lines); stripped {
+		lines = out
+		r.repair(i, RepairPrefixStripped, s.line, "%s", prefixDetail("text"))
+	}
+	var refused bool
+	if lines, refused = r.diffMarkers(i, lines, s); refused {
+		return nil, false
+	}
+	lines = r.tabEscapes(i, lines, s)
+	if lines, refused = r.echoes(i, lines, s); refused {
+		return nil, false
+	}
+	if lines, refused = r.indent(i, lines, s); refused {
+		return nil, false
+	}
+	return lines, true
+}
+
+// old returns the lines s replaces.
+func (r *resolver) old(s span) []string {
+	out := make([]string, 0, s.end-s.at)
+	for n := s.at + 1; n <= s.end; n++ {
+		out = append(out, r.d.Line(n))
+	}
+	return out
+}
+
+// near returns the lines s replaces and the line on each side of it: the
+// lines that show what the file's text looks like where the edit goes.
+func (r *resolver) near(s span) []string {
+	var out []string
+	for n := max(s.at, 1); n <= min(s.end+1, r.d.Len()); n++ {
+		out = append(out, r.d.Line(n))
+	}
+	return out
+}
+
+func blank(l string) bool { return strings.TrimSpace(l) == "" }
+
+// lead returns the leading spaces and tabs of l.
+func lead(l string) string {
+	return l[:len(l)-len(strings.TrimLeft(l, " \t"))]
+}
+
+// --- Diff markers ---------------------------------------------------------
+
+// diffMarkers strips diff markers. A text is marked when every non-blank
+// line is a "+" line or a "-" line whose rest is one of the replaced
+// lines, and at least one is a "+" line: a model that writes a diff marks
+// every line, so a text where some line is unmarked is taken as content.
+// A "+" at the start of a line is content where the file has such lines:
+// next to the edit (a diff, a "+" list) the text is applied as sent;
+// elsewhere in the file the edit is refused with both readings. A marked
+// text whose "-" lines are not replaced lines is refused.
+func (r *resolver) diffMarkers(i int, lines []string, s span) ([]string, bool) {
+	old := r.old(s)
+	plus, minus, stray := 0, 0, 0
+	for _, l := range lines {
+		switch {
+		case blank(l):
+		case l[0] == '+':
+			plus++
+		case l[0] == '-' && repeatsOld(l[1:], old):
+			minus++
+		case l[0] == '-':
+			stray++
+		default:
+			return lines, false
+		}
+	}
+	if plus == 0 {
+		return lines, false
+	}
+	for _, l := range r.near(s) {
+		if strings.HasPrefix(l, "+") {
+			return lines, false
+		}
+	}
+	stripped := make([]string, 0, len(lines))
+	for _, l := range lines {
+		switch {
+		case blank(l):
+			stripped = append(stripped, l)
+		case l[0] == '+':
+			stripped = append(stripped, l[1:])
+		case stray > 0 && l[0] == '-':
+			// Shown as the "-" line would read if it were content.
+		}
+	}
+	if stray > 0 {
+		what := fmt.Sprintf(`%d of its "-" lines are not lines`, stray)
+		if stray == 1 {
+			what = `its "-" line is not a line`
+		}
+		r.refuse(i, s, fmt.Sprintf(`every line of the text starts with "+" or "-" as in a diff, but %s of the range it replaces, so it is no diff of these lines; send the new lines only, without markers, or set strict to write the text as sent`, what),
+			reading{"as sent", lines}, reading{`with "+" stripped and "-" lines left out`, stripped})
+		return nil, true
+	}
+	if r.docHasPlusLines() {
+		r.refuse(i, s, `every line of the text starts with "+" as in a diff, but this file has lines that start with "+", so they may be content; resend the text without the markers, or with strict to write it as sent`,
+			reading{"as sent", lines}, reading{"with the markers stripped", stripped})
+		return nil, true
+	}
+	detail := fmt.Sprintf(`text was marked like a diff; removed the "+" of %s`, plural(plus, "line"))
+	if minus > 0 {
+		detail += fmt.Sprintf(` and dropped %s that repeated replaced lines`, plural(minus, `"-" line`))
+	}
+	r.repair(i, RepairDiffMarkersStripped, s.line, "%s — send plain content", detail)
+	return stripped, false
+}
+
+// repeatsOld reports whether rest, a "-" line without its marker, is one
+// of the replaced lines (whitespace around it aside).
+func repeatsOld(rest string, old []string) bool {
+	t := strings.TrimSpace(rest)
+	for _, o := range old {
+		if strings.TrimSpace(o) == t {
+			return true
+		}
+	}
+	return false
+}
+
+// docHasPlusLines reports whether a line of the document starts with "+".
+func (r *resolver) docHasPlusLines() bool {
+	if r.plusLines == 0 {
+		r.plusLines = 2
+		if strings.HasPrefix(r.d.text, "+") || strings.Contains(r.d.text, "\n+") {
+			r.plusLines = 1
+		}
+	}
+	return r.plusLines == 1
+}
+
+// --- Tab escapes ----------------------------------------------------------
+
+// tabEscapes turns literal "\t" at line starts into tabs, in a file
+// indented with tabs (more of its indented lines start with a tab than with
+// a space), when the text has no real indentation at all (a model that
+// escapes its tabs escapes all of them) and no line around the edit starts
+// with a literal "\t" (where the file has such lines, they are content).
+func (r *resolver) tabEscapes(i int, lines []string, s span) []string {
+	escaped := 0
+	for _, l := range lines {
+		if l != "" && (l[0] == ' ' || l[0] == '\t') {
+			return lines
+		}
+		if strings.HasPrefix(l, `\t`) {
+			escaped++
+		}
+	}
+	if escaped == 0 || !r.tabIndented() {
+		return lines
+	}
+	for _, l := range r.near(s) {
+		if strings.HasPrefix(strings.TrimLeft(l, " \t"), `\t`) {
+			return lines
+		}
+	}
+	out := make([]string, len(lines))
+	for k, l := range lines {
+		n := 0
+		for strings.HasPrefix(l[2*n:], `\t`) {
+			n++
+		}
+		out[k] = strings.Repeat("\t", n) + l[2*n:]
+	}
+	r.repair(i, RepairTabEscapesExpanded, s.line, `turned the literal \t at the start of %s into tabs, as this file is indented with tabs — send real tab characters`, plural(escaped, "line"))
+	return out
+}
+
+// tabIndented reports whether more of the document's indented lines start
+// with a tab than with a space.
+func (r *resolver) tabIndented() bool {
+	if r.tabbed == 0 {
+		tabs, spaces := 0, 0
+		for n := 1; n <= r.d.Len(); n++ {
+			l := r.d.Line(n)
+			if blank(l) {
+				continue
+			}
+			switch l[0] {
+			case '\t':
+				tabs++
+			case ' ':
+				spaces++
+			}
+		}
+		r.tabbed = 2
+		if tabs > spaces {
+			r.tabbed = 1
+		}
+	}
+	return r.tabbed == 1
+}
+
+// --- Echoes ---------------------------------------------------------------
+
+// balance is the net count of opening minus closing brackets of each kind.
+type balance struct{ paren, square, curly int }
+
+func (b balance) add(l string) balance {
+	for i := 0; i < len(l); i++ {
+		switch l[i] {
+		case '(':
+			b.paren++
+		case ')':
+			b.paren--
+		case '[':
+			b.square++
+		case ']':
+			b.square--
+		case '{':
+			b.curly++
+		case '}':
+			b.curly--
+		}
+	}
+	return b
+}
+
+func balanceOf(lines []string) balance {
+	var b balance
+	for _, l := range lines {
+		b = b.add(l)
+	}
+	return b
+}
+
+// echo is a line of the text that repeats the line beside the span.
+type echo struct {
+	index int  // in the text
+	line  int  // the 1-based document line it repeats
+	first bool // the text's first line, repeating the line before
+	// dropDefault: with nothing else to go by, the line is dropped. True
+	// for a line with a letter or digit when dropping it is supported by
+	// the text's length: an insert's echo, or a replacement longer than
+	// its range.
+	dropDefault bool
+}
+
+// sameLine reports whether text, a line of an edit, repeats file, a line
+// of the document: the same non-blank content, and the same indentation or
+// none (a line can lose its indentation, but one indented differently is
+// another line, such as a closing tag one level out).
+func sameLine(text, file string) bool {
+	t := strings.TrimSpace(text)
+	if t == "" || t != strings.TrimSpace(file) {
+		return false
+	}
+	l := lead(text)
+	return l == "" || l == lead(file)
+}
+
+func hasWord(l string) bool {
+	return strings.IndexFunc(l, func(c rune) bool { return unicode.IsLetter(c) || unicode.IsDigit(c) }) >= 0
+}
+
+// echoes drops a replacement's first or last line that repeats the
+// unchanged line just before or after the range, and an insert's line that
+// repeats its anchor. A candidate is never blank (two blank lines in a row
+// are common and harmless), never the same as the replaced line at the
+// same end (then the text keeps that line), and never all of the text.
+//
+// Which candidates are echoes is decided on evidence, in this order:
+//
+//  1. Brackets. A well-formed edit keeps the bracket balance of the lines
+//     it replaces (an insert's lines balance to zero). Of the readings (each
+//     subset of the candidates dropped), those that keep it decide every
+//     candidate they agree on; "func f() {" or a lone "}" repeated by
+//     mistake unbalances the text, repeated on purpose it does not.
+//  2. Words. A candidate the brackets leave open that has a letter or a
+//     digit is dropped if the text is longer than its range (an insert
+//     always is): a repeated statement is an echo far more often than it
+//     is meant.
+//  3. Anything still open (a lone "*/" or "---", a statement in a text no
+//     longer than its range) is a guess: the edit is refused with both
+//     readings.
+func (r *resolver) echoes(i int, lines []string, s span) ([]string, bool) {
+	n := len(lines)
+	if n < 2 || s.op == OpAppend || s.op == OpPrepend {
+		return lines, false
+	}
+	old := r.old(s)
+	kind := RepairBoundaryEchoDropped
+	var cands []echo
+	grows := len(lines) > len(old)
+	first := s.op == OpReplace || s.op == OpInsertAfter
+	last := s.op == OpReplace || s.op == OpInsertBefore
+	if s.op != OpReplace {
+		kind, grows = RepairAnchorEchoDropped, true
+	}
+	if b := s.at; first && b >= 1 && sameLine(lines[0], r.d.Line(b)) && (len(old) == 0 || !sameLine(lines[0], old[0])) {
+		cands = append(cands, echo{index: 0, line: b, first: true, dropDefault: grows && hasWord(lines[0])})
+	}
+	if a := s.end + 1; last && a <= r.d.Len() && sameLine(lines[n-1], r.d.Line(a)) && (len(old) == 0 || !sameLine(lines[n-1], old[len(old)-1])) {
+		cands = append(cands, echo{index: n - 1, line: a, dropDefault: grows && hasWord(lines[n-1])})
+	}
+	if len(cands) == 0 || len(cands) >= n {
+		return lines, false
+	}
+	drop, open := decideEchoes(lines, cands, balanceOf(old))
+	if len(open) > 0 {
+		kept := without(lines, cands, drop)
+		dropped := without(lines, cands, drop|open.mask())
+		r.refuse(i, s, echoQuestion(cands, open, s),
+			reading{"keeping the repeated line", kept}, reading{"dropping it", dropped})
+		return nil, true
+	}
+	if drop == 0 {
+		return lines, false
+	}
+	for k, c := range cands {
+		if drop&(1<<k) == 0 {
+			continue
+		}
+		which, where := "last", "just after"
+		if c.first {
+			which, where = "first", "just before"
+		}
+		if kind == RepairAnchorEchoDropped {
+			where = "its anchor"
+		} else {
+			where += " " + lineRange(s.at+1, s.end)
+		}
+		r.repair(i, kind, c.line, "dropped the text's %s line %s, which repeats line %d (%s) — send only the new lines", which, quoteLine(lines[c.index]), c.line, where)
+	}
+	return without(lines, cands, drop), false
+}
+
+// openEchoes are the candidates (by index into cands) that no evidence
+// decides.
+type openEchoes []int
+
+func (o openEchoes) mask() int {
+	m := 0
+	for _, k := range o {
+		m |= 1 << k
+	}
+	return m
+}
+
+// decideEchoes returns the candidates to drop, as a bit mask over cands,
+// and those no evidence decides (see echoes).
+func decideEchoes(lines []string, cands []echo, target balance) (drop int, open openEchoes) {
+	all := 1 << len(cands)
+	var pool []int
+	for m := range all {
+		if balanceOf(without(lines, cands, m)) == target {
+			pool = append(pool, m)
+		}
+	}
+	if len(pool) == 0 {
+		for m := range all {
+			pool = append(pool, m)
+		}
+	}
+	for k, c := range cands {
+		if c.dropDefault && !agreed(pool, k) {
+			pool = filter(pool, func(m int) bool { return m&(1<<k) != 0 })
+		}
+	}
+	for k := range cands {
+		if !agreed(pool, k) {
+			open = append(open, k)
+			continue
+		}
+		drop |= pool[0] & (1 << k)
+	}
+	return drop, open
+}
+
+// agreed reports whether every reading of pool drops candidate k, or none
+// does.
+func agreed(pool []int, k int) bool {
+	for _, m := range pool[1:] {
+		if (m^pool[0])&(1<<k) != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func filter(pool []int, keep func(int) bool) []int {
+	var out []int
+	for _, m := range pool {
+		if keep(m) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// without returns lines without the candidates in mask.
+func without(lines []string, cands []echo, mask int) []string {
+	skip := map[int]bool{}
+	for k, c := range cands {
+		if mask&(1<<k) != 0 {
+			skip[c.index] = true
+		}
+	}
+	out := make([]string, 0, len(lines))
+	for j, l := range lines {
+		if !skip[j] {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// echoQuestion says why the open candidates are a guess.
+func echoQuestion(cands []echo, open openEchoes, s span) string {
+	var parts []string
+	for _, k := range open {
+		c := cands[k]
+		which, side := "last", "after"
+		if c.first {
+			which, side = "first", "before"
+		}
+		parts = append(parts, fmt.Sprintf("its %s line repeats line %d, just %s the %s", which, c.line, side, map[bool]string{true: "range", false: "insertion point"}[s.op == OpReplace]))
+	}
+	return strings.Join(parts, " and ") + `, and neither its brackets nor its length tell whether that is an echo of the file's line or meant twice; resend the text without the repeated line to drop it, or set strict to write the text as sent`
+}
+
+// --- Indentation ----------------------------------------------------------
+
+// indent restores the indentation a replacement lost. It applies only when
+// every non-blank replaced line is indented and the text's first non-blank
+// line is not: then every non-blank line of the text gets the indentation
+// of the first non-blank replaced line in front of its own, which keeps
+// the text's relative indentation. When every non-blank line of the text
+// is at column 0 that is the whole evidence needed. When some are
+// indented (a dedented snippet, or on purpose a dedent to the top level, as
+// in Python) the lines after the range decide: if the block goes on (the
+// next non-blank line is indented at least as deep as the range, or is a
+// closing bracket) code at column 0 cannot be meant there, and the
+// indentation is restored; if the range ends its block, or the text's
+// nested lines indent with other characters than the file's (tabs for
+// spaces), the edit is refused with both readings. A text that is the
+// replaced lines with only their indentation changed is applied as sent:
+// re-indenting is then the whole point of the edit. A first line that
+// starts with "+" or "-" may be a diff's (one the markers rule left as
+// sent), so its column says nothing of indentation.
+func (r *resolver) indent(i int, lines []string, s span) ([]string, bool) {
+	if s.op != OpReplace {
+		return lines, false
+	}
+	base, firstOld := "", 0
+	for k, o := range r.old(s) {
+		if blank(o) {
+			continue
+		}
+		l := lead(o)
+		if l == "" {
+			return lines, false
+		}
+		if base == "" {
+			base, firstOld = l, s.at+1+k
+		}
+	}
+	if base == "" {
+		return lines, false
+	}
+	firstNew, nested, foreign := -1, false, false
+	for k, l := range lines {
+		if blank(l) {
+			continue
+		}
+		ld := lead(l)
+		if firstNew < 0 {
+			if ld != "" || l[0] == '+' || l[0] == '-' {
+				return lines, false
+			}
+			firstNew = k
+		}
+		if ld != "" {
+			nested = true
+			if strings.Trim(ld, base[:1]) != "" || strings.Trim(base, base[:1]) != "" {
+				foreign = true
+			}
+		}
+	}
+	if firstNew < 0 || sameBarIndent(lines, r.old(s)) {
+		return lines, false
+	}
+	restored := make([]string, len(lines))
+	for k, l := range lines {
+		if blank(l) {
+			restored[k] = l
+		} else {
+			restored[k] = base + l
+		}
+	}
+	if nested {
+		why := ""
+		switch {
+		case foreign:
+			why = "its indented lines use other indentation characters than the file's"
+		case !r.blockGoesOn(s, base):
+			why = "the range ends its block, so a dedent may be meant"
+		}
+		if why != "" {
+			r.refuse(i, s, fmt.Sprintf(`the text starts at column 0 where every replaced line is indented (line %d with %s), and %s; resend the text indented as it should be, or set strict to write it as sent`, firstOld, strconv.Quote(base), why),
+				reading{"as sent", lines}, reading{"with the indentation restored", restored})
+			return nil, true
+		}
+	}
+	r.repair(i, RepairIndentRestored, firstOld, "the text had lost its indentation; its lines got the indentation %s of line %d in front of their own — send lines indented as in the file", strconv.Quote(base), firstOld)
+	return restored, false
+}
+
+// sameBarIndent reports whether lines are the old lines with other
+// indentation: a text that changes nothing else changes the indentation
+// on purpose.
+func sameBarIndent(lines, old []string) bool {
+	if len(lines) != len(old) {
+		return false
+	}
+	for k := range lines {
+		if strings.TrimSpace(lines[k]) != strings.TrimSpace(old[k]) {
+			return false
+		}
+	}
+	return true
+}
+
+// blockGoesOn reports whether the first non-blank line after the span is
+// indented at least as deep as base or closes a bracket.
+func (r *resolver) blockGoesOn(s span, base string) bool {
+	for n := s.end + 1; n <= r.d.Len(); n++ {
+		l := r.d.Line(n)
+		if blank(l) {
+			continue
+		}
+		t := strings.TrimSpace(l)
+		return len(lead(l)) >= len(base) || strings.ContainsRune("})]", rune(t[0]))
+	}
+	return false
+}
+
+// --- Refusals -------------------------------------------------------------
+
+// reading is one way to take an edit's text, shown in a refusal.
+type reading struct {
+	name  string
+	lines []string
+}
+
+// maxReadingLines is the most new lines a reading shows; longer texts show
+// their start and end, where the readings differ for echoes.
+const maxReadingLines = 8
+
+// refuse records that edit i's text is ambiguous: the message says why and
+// shows each reading in place, between the tagged lines around the span,
+// the new lines marked "+", so a model can pick one and resend.
+func (r *resolver) refuse(i int, s span, why string, readings ...reading) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "edit %d (text): %s. ", i, why)
+	if s.op == OpReplace {
+		fmt.Fprintf(&b, "The readings of %s:", lineRange(s.at+1, s.end))
+	} else {
+		fmt.Fprintf(&b, "The readings, inserted %s:", r.pointName(s.at))
+	}
+	for _, rd := range readings {
+		fmt.Fprintf(&b, "\n  %s:", rd.name)
+		if s.at >= 1 {
+			r.writeContext(&b, s.at)
+		}
+		shown := rd.lines
+		if len(shown) > maxReadingLines {
+			shown = append(append(shown[:maxReadingLines/2:maxReadingLines/2], ""), rd.lines[len(rd.lines)-maxReadingLines/2+1:]...)
+		}
+		for k, l := range shown {
+			if len(rd.lines) > maxReadingLines && k == maxReadingLines/2 {
+				fmt.Fprintf(&b, "\n    … %d more", len(rd.lines)-maxReadingLines+1)
+				continue
+			}
+			b.WriteString("\n    +")
+			b.WriteString(CutLine(l, 120))
+		}
+		if s.end+1 <= r.d.Len() {
+			r.writeContext(&b, s.end+1)
+		}
+	}
+	r.problem(Problem{EditIndex: i, Field: "text", Reason: ReasonInvalidEdit, ShowsTags: true, Message: b.String()})
+}
+
+func (r *resolver) writeContext(b *strings.Builder, n int) {
+	t := TaggedLine{Number: n, Hash: r.d.Hash(r.h, n), Content: CutLine(r.d.Line(n), 120)}
+	b.WriteString("\n     ")
+	b.WriteString(t.String())
+}
+
+// quoteLine quotes a line for a message, shortened.
+func quoteLine(l string) string {
+	t := strings.TrimSpace(l)
+	if len(t) > 40 {
+		t = t[:cutPoint(t, 40)] + "…"
+	}
+	return strconv.Quote(t)
+}
