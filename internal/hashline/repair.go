@@ -412,7 +412,7 @@ func (r *resolver) echoes(i int, lines []string, s span) ([]string, bool) {
 	if len(open) > 0 {
 		kept := without(lines, cands, drop)
 		dropped := without(lines, cands, drop|open.mask())
-		r.refuse(i, s, echoQuestion(cands, open, s),
+		r.refuse(i, s, echoQuestion(lines, cands, open, s),
 			reading{"keeping the repeated line", kept}, reading{"dropping it", dropped})
 		return nil, true
 	}
@@ -518,7 +518,7 @@ func without(lines []string, cands []echo, mask int) []string {
 }
 
 // echoQuestion says why the open candidates are a guess.
-func echoQuestion(cands []echo, open openEchoes, s span) string {
+func echoQuestion(lines []string, cands []echo, open openEchoes, s span) string {
 	var parts []string
 	for _, k := range open {
 		c := cands[k]
@@ -526,9 +526,17 @@ func echoQuestion(cands []echo, open openEchoes, s span) string {
 		if c.first {
 			which, side = "first", "before"
 		}
-		parts = append(parts, fmt.Sprintf("its %s line repeats line %d, just %s the %s", which, c.line, side, map[bool]string{true: "range", false: "insertion point"}[s.op == OpReplace]))
+		point := "the insertion point"
+		if s.op == OpReplace {
+			point = "the range"
+		}
+		why := "its brackets do not tell whether it is an echo of that line or meant twice"
+		if hasWord(lines[c.index]) {
+			why = "the text is no longer than the range it replaces, so it may be meant twice"
+		}
+		parts = append(parts, fmt.Sprintf("its %s line %s repeats line %d, just %s %s, and %s", which, quoteLine(lines[c.index]), c.line, side, point, why))
 	}
-	return strings.Join(parts, " and ") + `, and neither its brackets nor its length tell whether that is an echo of the file's line or meant twice; resend the text without the repeated line to drop it, or set strict to write the text as sent`
+	return strings.Join(parts, "; ") + `; resend the text without the repeated line to drop it, or set strict to write the text as sent`
 }
 
 // --- Indentation ----------------------------------------------------------

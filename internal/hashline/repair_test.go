@@ -265,15 +265,15 @@ func TestRepairBoundaryEchoes(t *testing.T) {
 			asSent: strings.Replace(goSrc, "\t\ta()", "\tif x {", 1)},
 		{name: "a closing brace neither reading balances is a guess", in: goSrc,
 			edits:  []Edit{{Op: OpReplace, Start: "@7", Text: "\treturn 2\n}\n}"}},
-			refuse: []string{"its last line repeats line 8, just after the range", "keeping the repeated line:", "dropping it:", "     6:", "    +}", "     8:"},
+			refuse: []string{`its last line "}" repeats line 8, just after the range, and its brackets do not tell`, "keeping the repeated line:", "dropping it:", "     6:", "    +}", "     8:"},
 			asSent: strings.Replace(goSrc, "\treturn 1\n}", "\treturn 2\n}\n}\n}", 1)},
 		{name: "a repeated statement in a text no longer than its range is a guess", in: "a()\nb()\nc()\nd()\n",
 			edits:  []Edit{{Op: OpReplace, Start: "@2", End: "@3", Text: "a()\nx()"}},
-			refuse: []string{"its first line repeats line 1, just before the range", "     1:", "    +a()", "    +x()", "     4:"},
+			refuse: []string{`its first line "a()" repeats line 1, just before the range, and the text is no longer than the range`, "     1:", "    +a()", "    +x()", "     4:"},
 			asSent: "a()\na()\nx()\nd()\n"},
 		{name: "a repeated line of punctuation is a guess", in: "a: 1\n---\nb: 2\n---\nc: 3\n",
 			edits:  []Edit{{Op: OpReplace, Start: "@3", Text: "b: 3\n---"}},
-			refuse: []string{"its last line repeats line 4"},
+			refuse: []string{`its last line "---" repeats line 4`},
 			asSent: "a: 1\n---\nb: 3\n---\n---\nc: 3\n"},
 	})
 }
