@@ -12,12 +12,15 @@ import (
 
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/hashline"
 )
 
 // editArgs are edit_file's arguments.
 type editArgs struct {
 	Path  string     `json:"path" jsonschema:"File path, relative to the workspace root (or absolute inside it)"`
 	Edits []editItem `json:"edits" jsonschema:"Edit operations, each an object with exactly one of the keys below; all refer to the file as last read"`
+	// Strict is the API's EditRequest.strict.
+	Strict bool `json:"strict,omitempty" jsonschema:"Write every text exactly as sent, without repairs (default false)"`
 }
 
 // editItem is one edit: exactly one field is set. The first four are the
@@ -76,7 +79,7 @@ func editTool() *sdk.Tool {
 	item := s.Properties["edits"].Items
 	item.AdditionalProperties = nil
 	item.Description = "Exactly one of: set_line, replace_lines, insert_after, replace, insert_before, delete, append, prepend"
-	return &sdk.Tool{Name: "edit_file", Description: editDescription, InputSchema: s}
+	return &sdk.Tool{Name: "edit_file", Description: editDescription + "\n\n" + repairsDescription, InputSchema: s}
 }
 
 // editVariants lists the keys an edit item may have, in the order errors
@@ -192,9 +195,32 @@ func (t *tools) edit(ctx context.Context, req *sdk.CallToolRequest, a editArgs) 
 	if err != nil {
 		return errorResult(fmt.Sprintf("Error editing %s: %v", a.Path, err)), nil, nil
 	}
-	resp, err := t.c.Edit(t.ctx(ctx, req), &hashlinev1.EditRequest{Path: a.Path, Edits: edits})
+	resp, err := t.c.Edit(t.ctx(ctx, req), &hashlinev1.EditRequest{Path: a.Path, Edits: edits, Strict: a.Strict})
 	if err != nil {
 		return failure("editing", a.Path, err), nil, nil
 	}
-	return textResult(formatEdit(resp)), nil, nil
+	// Repairs are listed once, in their own section, not also among the
+	// warnings where the API repeats them for text clients.
+	repairs := resp.GetRepairs()
+	resp.Warnings = slices.DeleteFunc(resp.Warnings, func(w string) bool {
+		return slices.ContainsFunc(repairs, func(r *hashlinev1.Repair) bool {
+			return w == hashline.RepairWarning(int(r.GetEditIndex()), r.GetDetail())
+		})
+	})
+	return textResult(formatEdit(resp) + formatRepairs(repairs)), nil, nil
+}
+
+// formatRepairs lists the repairs of an edit's texts, one short line each
+// (the detail without its advice, which the heading gives once).
+func formatRepairs(rs []*hashlinev1.Repair) string {
+	if len(rs) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\n\nRepaired (send plain lines next time; strict: true writes a text exactly as sent):")
+	for _, r := range rs {
+		detail, _, _ := strings.Cut(r.GetDetail(), " — ")
+		fmt.Fprintf(&b, "\n- edit %d: %s", r.GetEditIndex(), detail)
+	}
+	return b.String()
 }
