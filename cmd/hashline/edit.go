@@ -59,13 +59,10 @@ flags:
   --context N       lines of context around each change (default 3)
   --full            print the whole new file instead of windows
   --diff            print the unified diff too (always on with --dry-run)
-  --strict          write TEXT exactly as given: no repairs. Without it the
-                    usual slips of a model's text are repaired and each is
-                    printed as a warning (pasted LINE:HASH| prefixes, diff
-                    markers, a repeat of the line beside the range or of the
-                    anchor, lost indentation, literal \t in a tab-indented
-                    file), and an edit where a repair would be a guess is
-                    refused showing both readings
+  --strict          write TEXT exactly as given; without it, slips such as
+                    diff markers, pasted tags, a repeated neighbouring line or
+                    lost indentation are repaired (each printed as a warning)
+                    and a guess is refused showing both readings
   --request-id ID   idempotency key (default: a random one per run). A run
                     cut off by --timeout, a lost connection or Ctrl-C may
                     still have applied; it then prints its key, and the same
