@@ -160,11 +160,17 @@ func lead(l string) string {
 // A "+" at the start of a line is content where the file has such lines:
 // next to the edit (a diff, a "+" list) the text is applied as sent;
 // elsewhere in the file the edit is refused with both readings. A marked
-// text whose "-" lines are not replaced lines is refused.
+// text whose "-" lines are not replaced lines is refused, and so is a lone
+// "+" line without a "-" line unless indentation like the file's follows
+// its "+" (see markedIndent): one line is too little to tell a diff from
+// content such as "+1 555 0100".
 func (r *resolver) diffMarkers(i int, lines []string, s span) ([]string, bool) {
-	old := r.old(s)
+	var old []string // the replaced lines, once a "-" line needs them
 	plus, minus, stray := 0, 0, 0
 	for _, l := range lines {
+		if old == nil && strings.HasPrefix(l, "-") {
+			old = r.old(s)
+		}
 		switch {
 		case blank(l):
 		case l[0] == '+':
@@ -210,12 +216,46 @@ func (r *resolver) diffMarkers(i int, lines []string, s span) ([]string, bool) {
 			reading{"as sent", lines}, reading{"with the markers stripped", stripped})
 		return nil, true
 	}
+	if plus == 1 && minus == 0 && !r.markedIndent(lines, s) {
+		r.refuse(i, s, `the text is one line starting with "+", which may be a diff's marker or content (a phone number, a "+" bullet); resend it without the "+", or with strict to write it as sent`,
+			reading{"as sent", lines}, reading{"with the marker stripped", stripped})
+		return nil, true
+	}
 	detail := fmt.Sprintf(`text was marked like a diff; removed the "+" of %s`, plural(plus, "line"))
 	if minus > 0 {
 		detail += fmt.Sprintf(` and dropped %s that repeated replaced lines`, plural(minus, `"-" line`))
 	}
 	r.repair(i, RepairDiffMarkersStripped, s.line, "%s — send plain content", detail)
 	return stripped, false
+}
+
+// markedIndent reports whether the one "+" line of lines goes on with
+// indentation like that of the line the text replaces or is anchored to
+// ("+\treturn 2" for "\treturn 1"): the evidence that a lone "+" is a
+// diff's marker, since indentation never follows a "+" that is content
+// at the start of a line.
+func (r *resolver) markedIndent(lines []string, s span) bool {
+	ref := 0
+	switch s.op {
+	case OpReplace, OpInsertAfter:
+		ref = s.at + 1
+		if s.op == OpInsertAfter {
+			ref = s.at
+		}
+	case OpInsertBefore:
+		ref = s.end + 1
+	}
+	if ref < 1 || ref > r.d.Len() {
+		return false
+	}
+	want := lead(r.d.Line(ref))
+	for _, l := range lines {
+		if !blank(l) {
+			got := lead(l[1:])
+			return want != "" && got != "" && strings.Trim(got, want[:1]) == ""
+		}
+	}
+	return false
 }
 
 // repeatsOld reports whether rest, a "-" line without its marker, is one
@@ -390,25 +430,25 @@ func (r *resolver) echoes(i int, lines []string, s span) ([]string, bool) {
 	if n < 2 || s.op == OpAppend || s.op == OpPrepend {
 		return lines, false
 	}
-	old := r.old(s)
+	olds := s.end - s.at // the number of replaced lines
 	kind := RepairBoundaryEchoDropped
 	var cands []echo
-	grows := len(lines) > len(old)
+	grows := len(lines) > olds
 	first := s.op == OpReplace || s.op == OpInsertAfter
 	last := s.op == OpReplace || s.op == OpInsertBefore
 	if s.op != OpReplace {
 		kind, grows = RepairAnchorEchoDropped, true
 	}
-	if b := s.at; first && b >= 1 && sameLine(lines[0], r.d.Line(b)) && (len(old) == 0 || !sameLine(lines[0], old[0])) {
+	if b := s.at; first && b >= 1 && sameLine(lines[0], r.d.Line(b)) && (olds == 0 || !sameLine(lines[0], r.d.Line(s.at+1))) {
 		cands = append(cands, echo{index: 0, line: b, first: true, dropDefault: grows && hasWord(lines[0])})
 	}
-	if a := s.end + 1; last && a <= r.d.Len() && sameLine(lines[n-1], r.d.Line(a)) && (len(old) == 0 || !sameLine(lines[n-1], old[len(old)-1])) {
+	if a := s.end + 1; last && a <= r.d.Len() && sameLine(lines[n-1], r.d.Line(a)) && (olds == 0 || !sameLine(lines[n-1], r.d.Line(s.end))) {
 		cands = append(cands, echo{index: n - 1, line: a, dropDefault: grows && hasWord(lines[n-1])})
 	}
 	if len(cands) == 0 || len(cands) >= n {
 		return lines, false
 	}
-	drop, open := decideEchoes(lines, cands, balanceOf(old))
+	drop, open := decideEchoes(lines, cands, balanceOf(r.old(s)))
 	if len(open) > 0 {
 		kept := without(lines, cands, drop)
 		dropped := without(lines, cands, drop|open.mask())
@@ -563,7 +603,8 @@ func (r *resolver) indent(i int, lines []string, s span) ([]string, bool) {
 		return lines, false
 	}
 	base, firstOld := "", 0
-	for k, o := range r.old(s) {
+	for n := s.at + 1; n <= s.end; n++ {
+		o := r.d.Line(n)
 		if blank(o) {
 			continue
 		}
@@ -572,7 +613,7 @@ func (r *resolver) indent(i int, lines []string, s span) ([]string, bool) {
 			return lines, false
 		}
 		if base == "" {
-			base, firstOld = l, s.at+1+k
+			base, firstOld = l, n
 		}
 	}
 	if base == "" {
@@ -597,7 +638,7 @@ func (r *resolver) indent(i int, lines []string, s span) ([]string, bool) {
 			}
 		}
 	}
-	if firstNew < 0 || sameBarIndent(lines, r.old(s)) {
+	if firstNew < 0 || len(lines) == s.end-s.at && sameBarIndent(lines, r.old(s)) {
 		return lines, false
 	}
 	restored := make([]string, len(lines))
