@@ -75,7 +75,7 @@ func (s *Service) editFile(ctx context.Context, req *hashlinev1.EditRequest, edi
 	if err != nil {
 		return nil, s.refused(agent, key, f.Version, err)
 	}
-	plan, err := hashline.PlanEdits(doc, rb.edits, h)
+	plan, err := hashline.PlanEdits(doc, rb.edits, h, hashline.Strict(req.GetStrict()))
 	if err != nil {
 		return nil, s.refused(agent, key, f.Version, s.planError(err, f.Version))
 	}
@@ -118,6 +118,7 @@ func (s *Service) editFile(ctx context.Context, req *hashlinev1.EditRequest, edi
 		DryRun:      req.GetDryRun(),
 		RebasedFrom: rb.from,
 		Moved:       movedProto(rb.moved),
+		Repairs:     repairsProto(res.Repairs),
 	}
 	for _, w := range res.Windows {
 		lines := s.tagged(w.Lines)
@@ -160,6 +161,19 @@ func (s *Service) editFile(ctx context.Context, req *hashlinev1.EditRequest, edi
 	}
 	s.opts.logger.DebugContext(ctx, "edit", "path", f.Path, "edits", len(edits), "dryRun", req.GetDryRun(), "version", resp.Version, "rebasedFrom", rb.from)
 	return resp, nil
+}
+
+// repairsProto converts the core's repairs; their sentences are among the
+// warnings already.
+func repairsProto(rs []hashline.Repair) []*hashlinev1.Repair {
+	if len(rs) == 0 {
+		return nil
+	}
+	out := make([]*hashlinev1.Repair, len(rs))
+	for i, r := range rs {
+		out[i] = &hashlinev1.Repair{Kind: string(r.Kind), EditIndex: int32(r.EditIndex), Line: int32(r.Line), Detail: r.Detail}
+	}
+	return out
 }
 
 // refused returns err, the refusal of an edit of the file whose view key is

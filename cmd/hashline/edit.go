@@ -48,7 +48,7 @@ several lines.
 
 Or a batch, applied all or nothing: with no operation flag, stdin holds the
 API's edits as JSON, either the array or an object with "edits" (and
-optionally "baseVersion", "dryRun", "context", "full"):
+optionally "baseVersion", "dryRun", "context", "full", "strict"):
   [{"replace": {"start": "4:16", "text": "\tprintln(\"hello\")"}},
    {"insertAfter": {"anchor": "5:18", "text": "// end"}}]
 Fields (end and all are optional): replace{start,end,text}
@@ -63,6 +63,10 @@ flags:
   --context N       lines of context around each change (default 3)
   --full            print the whole new file instead of windows
   --diff            print the unified diff too (always on with --dry-run)
+  --strict          write TEXT exactly as given; without it, slips such as
+                    diff markers, pasted tags, a repeated neighbouring line or
+                    lost indentation are repaired (each printed as a warning)
+                    and a guess is refused showing both readings
   --request-id ID   idempotency key (default: a random one per run). A run
                     cut off by --timeout, a lost connection or Ctrl-C may
                     still have applied; it then prints its key, and the same
@@ -81,7 +85,7 @@ type editFlags struct {
 	textFile                                     string
 	baseVersion                                  string
 	requestID                                    string
-	dryRun, full, diff                           bool
+	dryRun, full, diff, strict                   bool
 	context                                      int
 }
 
@@ -107,6 +111,7 @@ func runEdit(ctx context.Context, io stdio, args []string) int {
 	fs.BoolVar(&f.dryRun, "dry-run", false, "")
 	fs.BoolVar(&f.full, "full", false, "")
 	fs.BoolVar(&f.diff, "diff", false, "")
+	fs.BoolVar(&f.strict, "strict", false, "")
 	fs.IntVar(&f.context, "context", -1, "")
 	pos, code := parse(fs, io, editUsage, args)
 	if code >= 0 {
@@ -219,6 +224,9 @@ func (f *editFlags) request(io stdio, path string) (*hashlinev1.EditRequest, []s
 	}
 	if f.full {
 		req.Full = true
+	}
+	if f.strict {
+		req.Strict = true
 	}
 	if f.context >= 0 {
 		n := int32(f.context)

@@ -257,6 +257,15 @@ var cases = []struct {
 		cli("edit", "notes.txt", "--context", "0", "--append", "--text-file", "-").in("last\n"),
 		cli("read", "notes.txt"),
 	}},
+	{"edit_repairs", map[string]string{"f.go": "package p\n\nfunc f() int {\n\treturn 1\n}\n"}, []step{
+		cli("read", "f.go"),
+		cli("edit", "f.go", "--replace", "4:c4", "--text", "+\tx := 2\n+\treturn x"),
+		cli("edit", "f.go", "--strict", "--insert-after", "3:3c", "--text", "+\t// as sent"),
+		cli("edit", "f.go").in(`{"strict":true,"edits":[{"append":{"text":"5:00|// tagged"}}]}`),
+		cli("edit", "f.go", "--insert-after", "7:18", "--text", "}\n}"),
+		cli("edit", "f.go", "--replace", "6:b3", "--text", "return x + 1"),
+		dump("f.go"),
+	}},
 	{"edit_stale", map[string]string{"greet.txt": "hello\nworld\n"}, []step{
 		cli("read", "greet.txt"),
 		cli("edit", "greet.txt", "--replace", "2:b3", "--text", "there"),

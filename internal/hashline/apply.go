@@ -46,6 +46,8 @@ type Result struct {
 	// Warnings are the plan's warnings plus a note for every edit that
 	// changed nothing in a batch that changed something.
 	Warnings []string
+	// Repairs are the plan's repairs of the edits' texts.
+	Repairs []Repair
 }
 
 // segment is a run of the output: either old lines copied as they are or
@@ -231,12 +233,13 @@ func (p *Plan) Apply(d *Document, opts ApplyOptions) (*Result, error) {
 		}
 	}
 	res.Warnings = append(slices.Clone(p.Warnings), p.noopWarnings(changed)...)
+	res.Repairs = slices.Clone(p.Repairs)
 	return res, nil
 }
 
 // ApplyEdits plans edits against d and applies them.
-func ApplyEdits(d *Document, edits []Edit, opts ApplyOptions) (*Result, error) {
-	p, err := PlanEdits(d, edits, opts.Hasher)
+func ApplyEdits(d *Document, edits []Edit, opts ApplyOptions, popts ...PlanOption) (*Result, error) {
+	p, err := PlanEdits(d, edits, opts.Hasher, popts...)
 	if err != nil {
 		return nil, err
 	}
@@ -354,4 +357,19 @@ func (p *Plan) noopWarnings(changed map[int]bool) []string {
 		}
 	}
 	return ws
+}
+
+// repairNote tells, in a NO_CHANGE message, what was repaired in edit i's
+// text, since the repair may be why it changes nothing.
+func (p *Plan) repairNote(i int) string {
+	var kinds []string
+	for _, r := range p.Repairs {
+		if r.EditIndex == i && !slices.Contains(kinds, string(r.Kind)) {
+			kinds = append(kinds, string(r.Kind))
+		}
+	}
+	if len(kinds) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (after its text was repaired: %s; set strict to apply the text exactly as sent)", strings.Join(kinds, ", "))
 }

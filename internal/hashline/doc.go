@@ -28,6 +28,17 @@
 // a unified diff, fresh tagged windows around every change and the lines that
 // were replaced.
 //
+// # Repairs
+//
+// Models slip in predictable ways when they write an edit's text: they
+// paste read output's tags, write a diff, repeat the line beside the range,
+// drop the indentation, or escape tabs. Unless a batch is planned with
+// [Strict], PlanEdits repairs these where the intended edit is unambiguous
+// and reports each one ([Repair], [RepairKind]); where a repair would be a
+// guess it refuses the edit with both readings (repair.go, repair_echo.go
+// and repair_indent.go say, per rule, what counts as evidence). A repair
+// changes only the edit's new lines, never its range.
+//
 // The package does no I/O: loading, writing, versions and the transport are
 // the callers' business.
 package hashline

@@ -101,8 +101,12 @@ type Plan struct {
 	// Changes are sorted by Start, an insertion before a replacement that
 	// starts at the same line. No two changes overlap.
 	Changes []Change
-	// Warnings are notes for the client, such as stripped tag prefixes.
+	// Warnings are notes for the client, such as an edit that changed
+	// nothing; every repair is one of them too.
 	Warnings []string
+	// Repairs are the changes made to the edits' texts (see RepairKind),
+	// in edit order.
+	Repairs []Repair
 
 	edits []string // a short description per edit, for NO_CHANGE messages
 }
@@ -117,15 +121,22 @@ type planned struct {
 
 // PlanEdits resolves edits against d. It checks every reference of every
 // edit and returns a *BatchError with all problems found, so a model can fix
-// a batch in one round trip; a batch is never planned partially.
-func PlanEdits(d *Document, edits []Edit, h Hasher) (*Plan, error) {
+// a batch in one round trip; a batch is never planned partially. Unless
+// planned with Strict, the edits' texts are repaired where a model's slip
+// is unambiguous (see RepairKind), and refused where a repair would be a
+// guess.
+func PlanEdits(d *Document, edits []Edit, h Hasher, opts ...PlanOption) (*Plan, error) {
 	if len(edits) == 0 {
 		return nil, &BatchError{Problems: []Problem{{
 			EditIndex: -1, Field: "edits", Reason: ReasonEmptyEdits,
 			Message: "edits: the batch is empty; send at least one edit",
 		}}}
 	}
-	r := &resolver{d: d, h: h, plan: &Plan{}}
+	var cfg planConfig
+	for _, o := range opts {
+		o(&cfg)
+	}
+	r := &resolver{d: d, h: h, plan: &Plan{}, strict: cfg.strict}
 	for i, e := range edits {
 		r.plan.edits = append(r.plan.edits, describeEdit(e))
 		r.resolve(i, e)
@@ -166,6 +177,10 @@ type resolver struct {
 	changes  []planned
 	problems []Problem
 	joined   *joinedText // built on the first replaceText
+	strict   bool        // no repairs
+	// What the repairs learn of the whole document, on first need:
+	// 0 not yet known, 1 yes, 2 no.
+	tabbed, plusLines int
 }
 
 func (r *resolver) problem(p Problem) {
@@ -196,32 +211,33 @@ func (r *resolver) resolve(i int, e Edit) {
 			okE = false
 		}
 		var lines []string
+		okT := true
 		if e.Op == OpReplace {
-			lines = r.text(i, e.Text)
+			lines, okT = r.editText(i, e.Text, span{op: e.Op, at: start - 1, end: end, line: start}, okS && okE)
 		} else if e.Text != "" {
 			r.warn("edit %d: delete ignores text; use replace to put new lines in place of old ones", i)
 		}
-		if okS && okE {
+		if okS && okE && okT {
 			r.add(i, "start", start-1, end, lines)
 		}
 	case OpInsertAfter, OpInsertBefore:
 		anchor, ok := r.ref(i, "anchor", e.Start)
-		lines := r.text(i, e.Text)
-		okT := r.needText(i, e.Op, lines)
+		at := anchor
+		if e.Op == OpInsertBefore {
+			at--
+		}
+		lines, okR := r.editText(i, e.Text, span{op: e.Op, at: at, end: at, line: anchor}, ok)
+		okT := okR && r.needText(i, e.Op, lines)
 		if ok && okT {
-			at := anchor
-			if e.Op == OpInsertBefore {
-				at--
-			}
 			r.add(i, "anchor", at, at, lines)
 		}
 	case OpAppend, OpPrepend:
-		lines := r.text(i, e.Text)
-		if r.needText(i, e.Op, lines) {
-			at, order := 0, -1
-			if e.Op == OpAppend {
-				at, order = r.d.Len(), 1
-			}
+		at, order := 0, -1
+		if e.Op == OpAppend {
+			at, order = r.d.Len(), 1
+		}
+		lines, ok := r.editText(i, e.Text, span{op: e.Op, at: at, end: at}, true)
+		if ok && r.needText(i, e.Op, lines) {
 			r.add(i, "text", at, at, lines)
 			r.changes[len(r.changes)-1].order = order
 		}
@@ -233,16 +249,6 @@ func (r *resolver) resolve(i int, e Edit) {
 			Message: fmt.Sprintf("edit %d (op): unknown op %s; use one of %s", i, e.Op, strings.Join(opNames[1:], ", ")),
 		})
 	}
-}
-
-// text splits an edit's text into lines, stripping hashline prefixes a model
-// pasted back from read output (and saying so).
-func (r *resolver) text(i int, text string) []string {
-	lines, stripped := StripTagPrefixes(SplitText(text))
-	if stripped {
-		r.warn("edit %d: text carried hashline prefixes (LINE:HASH|); they were stripped — send plain content", i)
-	}
-	return lines
 }
 
 // needText reports an insert without lines: it would change nothing, and a

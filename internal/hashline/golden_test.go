@@ -23,10 +23,12 @@ var update = flag.Bool("update", false, "rewrite the expected sections of testda
 //	input (or input.q, a Go-quoted string for CR, BOM or no final newline)
 //	edits.json   the batch; refs may be "@N" (line N with its hash) or "!N"
 //	             (line N with a wrong hash)
-//	options.json optional {"context": 3, "hashLen": 2, "maxLineBytes": 0}
+//	options.json optional {"context": 3, "hashLen": 2, "maxLineBytes": 0,
+//	             "strict": false}
 //
 // and the expected results, rewritten by -update, are output (or output.q),
-// diff (or diff.q), windows, replaced and warnings for a batch that applies,
+// diff (or diff.q), windows, replaced, warnings and, when the texts were
+// repaired, repairs (KIND edit N line L: detail) for a batch that applies,
 // or error (the reason, then the message) for one that is refused.
 
 type goldenEdit struct {
@@ -44,6 +46,7 @@ type goldenOptions struct {
 	Context      *int `json:"context"`
 	HashLen      int  `json:"hashLen"`
 	MaxLineBytes int  `json:"maxLineBytes"`
+	Strict       bool `json:"strict"`
 }
 
 var inputSections = map[string]bool{"input": true, "input.q": true, "edits.json": true, "options.json": true}
@@ -152,7 +155,7 @@ func runGolden(t *testing.T, a *txtar.Archive) []txtar.File {
 		}
 		edits = append(edits, Edit{Op: op, Start: start, End: ge.End, Text: ge.Text, OldText: ge.OldText, NewText: ge.NewText, All: ge.All})
 	}
-	res, err := ApplyEdits(d, resolveEdits(d, h, edits), opts)
+	res, err := ApplyEdits(d, resolveEdits(d, h, edits), opts, Strict(o.Strict))
 	if err != nil {
 		var be *BatchError
 		if !errors.As(err, &be) {
@@ -182,6 +185,13 @@ func runGolden(t *testing.T, a *txtar.Archive) []txtar.File {
 		fmt.Fprintf(&ws, "%s\n", s)
 	}
 	files = append(files, section("warnings", ws.String()))
+	if len(res.Repairs) > 0 {
+		var rs bytes.Buffer
+		for _, r := range res.Repairs {
+			fmt.Fprintf(&rs, "%s edit %d line %d: %s\n", r.Kind, r.EditIndex, r.Line, r.Detail)
+		}
+		files = append(files, section("repairs", rs.String()))
+	}
 	return files
 }
 

@@ -53,7 +53,7 @@ func (p *Plan) noChange(d *Document, opts ApplyOptions) error {
 // nothing.
 func (p *Plan) noChangeProblem(d *Document, opts ApplyOptions, i int, cs []Change) Problem {
 	pr := Problem{EditIndex: i, Field: "edits", Reason: ReasonNoChange}
-	head := fmt.Sprintf("edit %d (%s) leaves the file unchanged", i, p.editName(i))
+	head := fmt.Sprintf("edit %d (%s) leaves the file unchanged%s", i, p.editName(i), p.repairNote(i))
 	if len(cs) == 0 {
 		pr.Message = head + "; nothing was written — re-read the file if you expected a difference"
 		return pr

@@ -46,14 +46,17 @@ func (j *joinedText) lineOf(off int) int {
 }
 
 // normalizeText makes client text comparable with joinedText: CRLF becomes
-// LF and pasted hashline prefixes are stripped (with a warning).
+// LF and, unless strict, pasted hashline prefixes are stripped (a repair).
 func (r *resolver) normalizeText(i int, field, text string) string {
 	text = strings.ReplaceAll(text, "\r\n", "\n")
+	if r.strict {
+		return text
+	}
 	lines, stripped := StripTagPrefixes(SplitText(text))
 	if !stripped {
 		return text
 	}
-	r.warn("edit %d: %s carried hashline prefixes (LINE:HASH|); they were stripped — send plain content", i, field)
+	r.repair(i, RepairPrefixStripped, 0, "%s", prefixDetail(field))
 	s := strings.Join(lines, "\n")
 	if strings.HasSuffix(text, "\n") {
 		s += "\n"

@@ -12,6 +12,7 @@ import (
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 	"github.com/hashline/hashline/internal/editjson"
+	"github.com/hashline/hashline/internal/hashline"
 )
 
 // editArgs are edit_file's arguments as the SDK decodes them. Edits is
@@ -21,6 +22,8 @@ import (
 type editArgs struct {
 	Path  string `json:"path"`
 	Edits any    `json:"edits"`
+	// Strict is the API's EditRequest.strict.
+	Strict bool `json:"strict,omitempty"`
 }
 
 // editSchemaArgs are edit_file's arguments as the input schema describes
@@ -29,6 +32,8 @@ type editArgs struct {
 type editSchemaArgs struct {
 	Path  string     `json:"path" jsonschema:"File path, relative to the workspace root (or absolute inside it)"`
 	Edits []editItem `json:"edits" jsonschema:"Edit operations, each an object with exactly one of the keys below; all refer to the file as last read"`
+	// Strict is the API's EditRequest.strict.
+	Strict bool `json:"strict,omitempty" jsonschema:"Write every text exactly as sent, without repairs (default false)"`
 }
 
 // editItem is one edit: exactly one field is set. The first four are the
@@ -85,7 +90,7 @@ type replaceOp struct {
 // still checked by the schema.
 func editTool() *sdk.Tool {
 	s, _ := editSchema()
-	return &sdk.Tool{Name: "edit_file", Description: editDescription, InputSchema: s}
+	return &sdk.Tool{Name: "edit_file", Description: editDescription + "\n\n" + repairsDescription, InputSchema: s}
 }
 
 var editShapes = func() *editjson.Vocabulary {
@@ -192,7 +197,7 @@ func (t *tools) edit(ctx context.Context, req *sdk.CallToolRequest, a editArgs) 
 	for i, it := range items {
 		edits[i] = toFileEdit(it)
 	}
-	resp, err := t.c.Edit(t.ctx(ctx, req), &hashlinev1.EditRequest{Path: a.Path, Edits: edits})
+	resp, err := t.c.Edit(t.ctx(ctx, req), &hashlinev1.EditRequest{Path: a.Path, Edits: edits, Strict: a.Strict})
 	if err != nil {
 		res := failure("editing", a.Path, err)
 		if len(warnings) > 0 {
@@ -201,6 +206,28 @@ func (t *tools) edit(ctx context.Context, req *sdk.CallToolRequest, a editArgs) 
 		}
 		return res, nil, nil
 	}
-	resp.Warnings = append(warnings, resp.GetWarnings()...)
-	return textResult(formatEdit(resp)), nil, nil
+	// Repairs are listed once, in their own section, not also among the
+	// warnings where the API repeats them for text clients.
+	repairs := resp.GetRepairs()
+	resp.Warnings = append(warnings, slices.DeleteFunc(resp.GetWarnings(), func(w string) bool {
+		return slices.ContainsFunc(repairs, func(r *hashlinev1.Repair) bool {
+			return w == hashline.RepairWarning(int(r.GetEditIndex()), r.GetDetail())
+		})
+	})...)
+	return textResult(formatEdit(resp) + formatRepairs(repairs)), nil, nil
+}
+
+// formatRepairs lists the repairs of an edit's texts, one short line each
+// (the detail without its advice, which the heading gives once).
+func formatRepairs(rs []*hashlinev1.Repair) string {
+	if len(rs) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\n\nRepaired (send plain lines next time; strict: true writes a text exactly as sent):")
+	for _, r := range rs {
+		detail, _, _ := strings.Cut(r.GetDetail(), " — ")
+		fmt.Fprintf(&b, "\n- edit %d: %s", r.GetEditIndex(), detail)
+	}
+	return b.String()
 }

@@ -17,7 +17,7 @@ func TestToolsFollowThePublishedShapes(t *testing.T) {
 	s := newSession(t, "embedded")
 	want := map[string][]string{
 		"read_file":  {"path", "offset", "limit", "plain"},
-		"edit_file":  {"path", "edits"},
+		"edit_file":  {"path", "edits", "strict"},
 		"write_file": {"path", "content"},
 		"grep":       {"pattern", "path", "glob", "type", "i", "pre", "post", "limit"},
 	}

@@ -195,6 +195,12 @@ export interface EditOptions extends CallOptions {
   /** Return the whole new file in lines. */
   full?: boolean;
   /**
+   * Write every text exactly as sent. Without it the server repairs the
+   * usual slips of a model's text (EditResponse.repairs lists each) and
+   * refuses an edit where a repair would be a guess (INVALID_EDIT).
+   */
+  strict?: boolean;
+  /**
    * The idempotency key (at most 128 bytes): a second edit with the same
    * key and the same request, within 10 minutes, returns the first one's
    * result instead of applying again. Default: a random one when retries
@@ -384,8 +390,8 @@ export class HashlineClient {
    * pass the same requestId.
    */
   edit(path: string, edits: FileEditInit[], opts: EditOptions = {}): Promise<EditResponse> {
-    const { baseVersion = "", dryRun = false, context, full = false, requestId, ...call } = opts;
-    const req = create(EditRequestSchema, { path, edits, baseVersion, dryRun, full, requestId: requestId ?? this.requestId(dryRun) });
+    const { baseVersion = "", dryRun = false, context, full = false, strict = false, requestId, ...call } = opts;
+    const req = create(EditRequestSchema, { path, edits, baseVersion, dryRun, full, strict, requestId: requestId ?? this.requestId(dryRun) });
     if (context !== undefined) {
       req.context = context;
     }

@@ -116,6 +116,20 @@ describe("against a real hashlined", () => {
     assert.match(formatEdit(dry), /^Dry run, nothing written: main.go \(5 lines/);
   });
 
+  test("edit repairs a diff-marked text and lists the repair; strict writes the text as sent", async () => {
+    await client.write("repair.go", "func f() {\n\treturn\n}\n");
+    const r = await client.read("repair.go");
+    const resp = await client.edit("repair.go", [edits.replace(ref(r.lines[1]), "+\tlog()\n+\treturn")]);
+    assert.equal(readFileSync(join(server.root, "repair.go"), "utf8"), "func f() {\n\tlog()\n\treturn\n}\n");
+    assert.deepEqual(resp.repairs.map((x) => [x.kind, x.editIndex, x.line]), [["DIFF_MARKERS_STRIPPED", 0, 2]]);
+    assert.ok(resp.warnings.includes(`edit 0: ${resp.repairs[0].detail}`), resp.warnings.join("\n"));
+
+    const r2 = await client.read("repair.go");
+    const strict = await client.edit("repair.go", [edits.replace(ref(r2.lines[3]), "+}")], { strict: true });
+    assert.equal(strict.repairs.length, 0);
+    assert.equal(readFileSync(join(server.root, "repair.go"), "utf8"), "func f() {\n\tlog()\n\treturn\n+}\n");
+  });
+
   test("a stale edit is refused with StaleRef details, and the retry from them succeeds", async () => {
     const r = await client.read("greet.txt");
     const world = ref(r.lines[1]);

@@ -19,7 +19,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file hashline/v1/hashline.proto.
  */
 export const file_hashline_v1_hashline: GenFile = /*@__PURE__*/
-  fileDesc("ChpoYXNobGluZS92MS9oYXNobGluZS5wcm90bxILaGFzaGxpbmUudjEiNQoETGluZRIOCgZudW1iZXIYASABKAUSDAoEaGFzaBgCIAEoCRIPCgdjb250ZW50GAMgASgJIk4KC1JlYWRSZXF1ZXN0EgwKBHBhdGgYASABKAkSDgoGb2Zmc2V0GAIgASgFEg0KBWxpbWl0GAMgASgFEhIKCm9taXRfbGluZXMYBCABKAgixgEKDFJlYWRSZXNwb25zZRIMCgRwYXRoGAEgASgJEg8KB3ZlcnNpb24YAiABKAkSIAoFbGluZXMYAyADKAsyES5oYXNobGluZS52MS5MaW5lEgwKBHRleHQYBCABKAkSEwoLdG90YWxfbGluZXMYBSABKAUSEQoJdHJ1bmNhdGVkGAYgASgIEhMKC25leHRfb2Zmc2V0GAcgASgFEgsKA2VvbBgIIAEoCRILCgNib20YCSABKAgSEAoIZW5jb2RpbmcYCiABKAkiNQoJUmVwbGFjZU9wEg0KBXN0YXJ0GAEgASgJEgsKA2VuZBgCIAEoCRIMCgR0ZXh0GAMgASgJIigKCEluc2VydE9wEg4KBmFuY2hvchgBIAEoCRIMCgR0ZXh0GAIgASgJIiYKCERlbGV0ZU9wEg0KBXN0YXJ0GAEgASgJEgsKA2VuZBgCIAEoCSIWCgZUZXh0T3ASDAoEdGV4dBgBIAEoCSJACg1SZXBsYWNlVGV4dE9wEhAKCG9sZF90ZXh0GAEgASgJEhAKCG5ld190ZXh0GAIgASgJEgsKA2FsbBgDIAEoCCLGAgoIRmlsZUVkaXQSKQoHcmVwbGFjZRgBIAEoCzIWLmhhc2hsaW5lLnYxLlJlcGxhY2VPcEgAEi0KDGluc2VydF9hZnRlchgCIAEoCzIVLmhhc2hsaW5lLnYxLkluc2VydE9wSAASLgoNaW5zZXJ0X2JlZm9yZRgDIAEoCzIVLmhhc2hsaW5lLnYxLkluc2VydE9wSAASJwoGZGVsZXRlGAQgASgLMhUuaGFzaGxpbmUudjEuRGVsZXRlT3BIABIlCgZhcHBlbmQYBSABKAsyEy5oYXNobGluZS52MS5UZXh0T3BIABImCgdwcmVwZW5kGAYgASgLMhMuaGFzaGxpbmUudjEuVGV4dE9wSAASMgoMcmVwbGFjZV90ZXh0GAcgASgLMhouaGFzaGxpbmUudjEuUmVwbGFjZVRleHRPcEgAQgQKAm9wIqwBCgtFZGl0UmVxdWVzdBIMCgRwYXRoGAEgASgJEiQKBWVkaXRzGAIgAygLMhUuaGFzaGxpbmUudjEuRmlsZUVkaXQSFAoMYmFzZV92ZXJzaW9uGAMgASgJEg8KB2RyeV9ydW4YBCABKAgSFAoHY29udGV4dBgFIAEoBUgAiAEBEgwKBGZ1bGwYBiABKAgSEgoKcmVxdWVzdF9pZBgHIAEoCUIKCghfY29udGV4dCJUCgZXaW5kb3cSDQoFc3RhcnQYASABKAUSCwoDZW5kGAIgASgFEiAKBWxpbmVzGAMgAygLMhEuaGFzaGxpbmUudjEuTGluZRIMCgR0ZXh0GAQgASgJIpwCCgxFZGl0UmVzcG9uc2USDAoEcGF0aBgBIAEoCRIPCgd2ZXJzaW9uGAIgASgJEgwKBGRpZmYYAyABKAkSJAoHd2luZG93cxgEIAMoCzITLmhhc2hsaW5lLnYxLldpbmRvdxIjCghyZXBsYWNlZBgFIAMoCzIRLmhhc2hsaW5lLnYxLkxpbmUSEAoId2FybmluZ3MYBiADKAkSIAoFbGluZXMYByADKAsyES5oYXNobGluZS52MS5MaW5lEhMKC3RvdGFsX2xpbmVzGAggASgFEg8KB2RyeV9ydW4YCSABKAgSFAoMcmViYXNlZF9mcm9tGAogASgJEiQKBW1vdmVkGAsgAygLMhUuaGFzaGxpbmUudjEuTW92ZWRSZWYiMQoITW92ZWRSZWYSCwoDcmVmGAEgASgJEgwKBGZyb20YAiABKAUSCgoCdG8YAyABKAUigQEKDFdyaXRlUmVxdWVzdBIMCgRwYXRoGAEgASgJEg8KB2NvbnRlbnQYAiABKAkSJAoEbW9kZRgDIAEoDjIWLmhhc2hsaW5lLnYxLldyaXRlTW9kZRIYChBleHBlY3RlZF92ZXJzaW9uGAQgASgJEhIKCnJlcXVlc3RfaWQYBSABKAkiVAoNV3JpdGVSZXNwb25zZRIMCgRwYXRoGAEgASgJEg8KB3ZlcnNpb24YAiABKAkSEwoLdG90YWxfbGluZXMYAyABKAUSDwoHY3JlYXRlZBgEIAEoCCLgAQoLR3JlcFJlcXVlc3QSDwoHcGF0dGVybhgBIAEoCRIMCgRwYXRoGAIgASgJEgwKBGdsb2IYAyADKAkSFAoMZXhjbHVkZV9nbG9iGAQgAygJEhgKEGNhc2VfaW5zZW5zaXRpdmUYBSABKAgSDwoHbGl0ZXJhbBgGIAEoCBIOCgZiZWZvcmUYByABKAUSDQoFYWZ0ZXIYCCABKAUSEwoLbWF4X21hdGNoZXMYCSABKAUSDAoEdHlwZRgKIAMoCRIOCgZoaWRkZW4YCyABKAgSEQoJbm9faWdub3JlGAwgASgIIiIKBFNwYW4SDQoFc3RhcnQYASABKAUSCwoDZW5kGAIgASgFIm8KCEdyZXBMaW5lEg4KBm51bWJlchgBIAEoBRIMCgRoYXNoGAIgASgJEg8KB2NvbnRlbnQYAyABKAkSDQoFbWF0Y2gYBCABKAgSJQoKc3VibWF0Y2hlcxgFIAMoCzIRLmhhc2hsaW5lLnYxLlNwYW4iTwoIR3JlcEZpbGUSDAoEcGF0aBgBIAEoCRIPCgd2ZXJzaW9uGAIgASgJEiQKBWxpbmVzGAMgAygLMhUuaGFzaGxpbmUudjEuR3JlcExpbmUiogEKC0dyZXBTdW1tYXJ5EhUKDWZpbGVzX3NjYW5uZWQYASABKAUSFQoNZmlsZXNfbWF0Y2hlZBgCIAEoBRIPCgdtYXRjaGVzGAMgASgFEhEKCXRydW5jYXRlZBgEIAEoCBIVCg1ieXRlc19zY2FubmVkGAUgASgDEioKB2VsYXBzZWQYBiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24ibAoMR3JlcFJlc3BvbnNlEiUKBGZpbGUYASABKAsyFS5oYXNobGluZS52MS5HcmVwRmlsZUgAEisKB3N1bW1hcnkYAiABKAsyGC5oYXNobGluZS52MS5HcmVwU3VtbWFyeUgAQggKBnJlc3VsdCIcCgxXYXRjaFJlcXVlc3QSDAoEcGF0aBgBIAEoCSJXCglMaW5lUmFuZ2USEQoJb2xkX3N0YXJ0GAEgASgFEhEKCW9sZF9jb3VudBgCIAEoBRIRCgluZXdfc3RhcnQYAyABKAUSEQoJbmV3X2NvdW50GAQgASgFIvcBCg1XYXRjaFJlc3BvbnNlEgwKBHBhdGgYASABKAkSKQoEa2luZBgCIAEoDjIbLmhhc2hsaW5lLnYxLldhdGNoRXZlbnRLaW5kEg0KBWFnZW50GAMgASgJEhAKCGV4dGVybmFsGAQgASgIEhMKC29sZF92ZXJzaW9uGAUgASgJEhMKC25ld192ZXJzaW9uGAYgASgJEicKB2NoYW5nZWQYByADKAsyFi5oYXNobGluZS52MS5MaW5lUmFuZ2USDwoHZHJvcHBlZBgIIAEoAxIoCgR0aW1lGAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCptCglXcml0ZU1vZGUSGgoWV1JJVEVfTU9ERV9VTlNQRUNJRklFRBAAEhUKEVdSSVRFX01PREVfVVBTRVJUEAESFQoRV1JJVEVfTU9ERV9DUkVBVEUQAhIWChJXUklURV9NT0RFX1JFUExBQ0UQAyqNAQoOV2F0Y2hFdmVudEtpbmQSIAocV0FUQ0hfRVZFTlRfS0lORF9VTlNQRUNJRklFRBAAEhwKGFdBVENIX0VWRU5UX0tJTkRfQ1JFQVRFRBABEh0KGVdBVENIX0VWRU5UX0tJTkRfTU9ESUZJRUQQAhIcChhXQVRDSF9FVkVOVF9LSU5EX0RFTEVURUQQAzLXAgoLRmlsZVNlcnZpY2USQAoEUmVhZBIYLmhhc2hsaW5lLnYxLlJlYWRSZXF1ZXN0GhkuaGFzaGxpbmUudjEuUmVhZFJlc3BvbnNlIgOQAgESOwoERWRpdBIYLmhhc2hsaW5lLnYxLkVkaXRSZXF1ZXN0GhkuaGFzaGxpbmUudjEuRWRpdFJlc3BvbnNlEj4KBVdyaXRlEhkuaGFzaGxpbmUudjEuV3JpdGVSZXF1ZXN0GhouaGFzaGxpbmUudjEuV3JpdGVSZXNwb25zZRJCCgRHcmVwEhguaGFzaGxpbmUudjEuR3JlcFJlcXVlc3QaGS5oYXNobGluZS52MS5HcmVwUmVzcG9uc2UiA5ACATABEkUKBVdhdGNoEhkuaGFzaGxpbmUudjEuV2F0Y2hSZXF1ZXN0GhouaGFzaGxpbmUudjEuV2F0Y2hSZXNwb25zZSIDkAIBMAFCqQEKD2NvbS5oYXNobGluZS52MUINSGFzaGxpbmVQcm90b1ABWjpnaXRodWIuY29tL2hhc2hsaW5lL2hhc2hsaW5lL2dlbi9nby9oYXNobGluZS92MTtoYXNobGluZXYxogIDSFhYqgILSGFzaGxpbmUuVjHKAgtIYXNobGluZVxWMeICF0hhc2hsaW5lXFYxXEdQQk1ldGFkYXRh6gIMSGFzaGxpbmU6OlYxYgZwcm90bzM", [file_google_protobuf_duration, file_google_protobuf_timestamp]);
+  fileDesc("ChpoYXNobGluZS92MS9oYXNobGluZS5wcm90bxILaGFzaGxpbmUudjEiNQoETGluZRIOCgZudW1iZXIYASABKAUSDAoEaGFzaBgCIAEoCRIPCgdjb250ZW50GAMgASgJIk4KC1JlYWRSZXF1ZXN0EgwKBHBhdGgYASABKAkSDgoGb2Zmc2V0GAIgASgFEg0KBWxpbWl0GAMgASgFEhIKCm9taXRfbGluZXMYBCABKAgixgEKDFJlYWRSZXNwb25zZRIMCgRwYXRoGAEgASgJEg8KB3ZlcnNpb24YAiABKAkSIAoFbGluZXMYAyADKAsyES5oYXNobGluZS52MS5MaW5lEgwKBHRleHQYBCABKAkSEwoLdG90YWxfbGluZXMYBSABKAUSEQoJdHJ1bmNhdGVkGAYgASgIEhMKC25leHRfb2Zmc2V0GAcgASgFEgsKA2VvbBgIIAEoCRILCgNib20YCSABKAgSEAoIZW5jb2RpbmcYCiABKAkiNQoJUmVwbGFjZU9wEg0KBXN0YXJ0GAEgASgJEgsKA2VuZBgCIAEoCRIMCgR0ZXh0GAMgASgJIigKCEluc2VydE9wEg4KBmFuY2hvchgBIAEoCRIMCgR0ZXh0GAIgASgJIiYKCERlbGV0ZU9wEg0KBXN0YXJ0GAEgASgJEgsKA2VuZBgCIAEoCSIWCgZUZXh0T3ASDAoEdGV4dBgBIAEoCSJACg1SZXBsYWNlVGV4dE9wEhAKCG9sZF90ZXh0GAEgASgJEhAKCG5ld190ZXh0GAIgASgJEgsKA2FsbBgDIAEoCCLGAgoIRmlsZUVkaXQSKQoHcmVwbGFjZRgBIAEoCzIWLmhhc2hsaW5lLnYxLlJlcGxhY2VPcEgAEi0KDGluc2VydF9hZnRlchgCIAEoCzIVLmhhc2hsaW5lLnYxLkluc2VydE9wSAASLgoNaW5zZXJ0X2JlZm9yZRgDIAEoCzIVLmhhc2hsaW5lLnYxLkluc2VydE9wSAASJwoGZGVsZXRlGAQgASgLMhUuaGFzaGxpbmUudjEuRGVsZXRlT3BIABIlCgZhcHBlbmQYBSABKAsyEy5oYXNobGluZS52MS5UZXh0T3BIABImCgdwcmVwZW5kGAYgASgLMhMuaGFzaGxpbmUudjEuVGV4dE9wSAASMgoMcmVwbGFjZV90ZXh0GAcgASgLMhouaGFzaGxpbmUudjEuUmVwbGFjZVRleHRPcEgAQgQKAm9wIrwBCgtFZGl0UmVxdWVzdBIMCgRwYXRoGAEgASgJEiQKBWVkaXRzGAIgAygLMhUuaGFzaGxpbmUudjEuRmlsZUVkaXQSFAoMYmFzZV92ZXJzaW9uGAMgASgJEg8KB2RyeV9ydW4YBCABKAgSFAoHY29udGV4dBgFIAEoBUgAiAEBEgwKBGZ1bGwYBiABKAgSEgoKcmVxdWVzdF9pZBgHIAEoCRIOCgZzdHJpY3QYCCABKAhCCgoIX2NvbnRleHQiVAoGV2luZG93Eg0KBXN0YXJ0GAEgASgFEgsKA2VuZBgCIAEoBRIgCgVsaW5lcxgDIAMoCzIRLmhhc2hsaW5lLnYxLkxpbmUSDAoEdGV4dBgEIAEoCSLCAgoMRWRpdFJlc3BvbnNlEgwKBHBhdGgYASABKAkSDwoHdmVyc2lvbhgCIAEoCRIMCgRkaWZmGAMgASgJEiQKB3dpbmRvd3MYBCADKAsyEy5oYXNobGluZS52MS5XaW5kb3cSIwoIcmVwbGFjZWQYBSADKAsyES5oYXNobGluZS52MS5MaW5lEhAKCHdhcm5pbmdzGAYgAygJEiAKBWxpbmVzGAcgAygLMhEuaGFzaGxpbmUudjEuTGluZRITCgt0b3RhbF9saW5lcxgIIAEoBRIPCgdkcnlfcnVuGAkgASgIEhQKDHJlYmFzZWRfZnJvbRgKIAEoCRIkCgVtb3ZlZBgLIAMoCzIVLmhhc2hsaW5lLnYxLk1vdmVkUmVmEiQKB3JlcGFpcnMYDCADKAsyEy5oYXNobGluZS52MS5SZXBhaXIiSAoGUmVwYWlyEgwKBGtpbmQYASABKAkSEgoKZWRpdF9pbmRleBgCIAEoBRIMCgRsaW5lGAMgASgFEg4KBmRldGFpbBgEIAEoCSIxCghNb3ZlZFJlZhILCgNyZWYYASABKAkSDAoEZnJvbRgCIAEoBRIKCgJ0bxgDIAEoBSKBAQoMV3JpdGVSZXF1ZXN0EgwKBHBhdGgYASABKAkSDwoHY29udGVudBgCIAEoCRIkCgRtb2RlGAMgASgOMhYuaGFzaGxpbmUudjEuV3JpdGVNb2RlEhgKEGV4cGVjdGVkX3ZlcnNpb24YBCABKAkSEgoKcmVxdWVzdF9pZBgFIAEoCSJUCg1Xcml0ZVJlc3BvbnNlEgwKBHBhdGgYASABKAkSDwoHdmVyc2lvbhgCIAEoCRITCgt0b3RhbF9saW5lcxgDIAEoBRIPCgdjcmVhdGVkGAQgASgIIuABCgtHcmVwUmVxdWVzdBIPCgdwYXR0ZXJuGAEgASgJEgwKBHBhdGgYAiABKAkSDAoEZ2xvYhgDIAMoCRIUCgxleGNsdWRlX2dsb2IYBCADKAkSGAoQY2FzZV9pbnNlbnNpdGl2ZRgFIAEoCBIPCgdsaXRlcmFsGAYgASgIEg4KBmJlZm9yZRgHIAEoBRINCgVhZnRlchgIIAEoBRITCgttYXhfbWF0Y2hlcxgJIAEoBRIMCgR0eXBlGAogAygJEg4KBmhpZGRlbhgLIAEoCBIRCglub19pZ25vcmUYDCABKAgiIgoEU3BhbhINCgVzdGFydBgBIAEoBRILCgNlbmQYAiABKAUibwoIR3JlcExpbmUSDgoGbnVtYmVyGAEgASgFEgwKBGhhc2gYAiABKAkSDwoHY29udGVudBgDIAEoCRINCgVtYXRjaBgEIAEoCBIlCgpzdWJtYXRjaGVzGAUgAygLMhEuaGFzaGxpbmUudjEuU3BhbiJPCghHcmVwRmlsZRIMCgRwYXRoGAEgASgJEg8KB3ZlcnNpb24YAiABKAkSJAoFbGluZXMYAyADKAsyFS5oYXNobGluZS52MS5HcmVwTGluZSKiAQoLR3JlcFN1bW1hcnkSFQoNZmlsZXNfc2Nhbm5lZBgBIAEoBRIVCg1maWxlc19tYXRjaGVkGAIgASgFEg8KB21hdGNoZXMYAyABKAUSEQoJdHJ1bmNhdGVkGAQgASgIEhUKDWJ5dGVzX3NjYW5uZWQYBSABKAMSKgoHZWxhcHNlZBgGIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbiJsCgxHcmVwUmVzcG9uc2USJQoEZmlsZRgBIAEoCzIVLmhhc2hsaW5lLnYxLkdyZXBGaWxlSAASKwoHc3VtbWFyeRgCIAEoCzIYLmhhc2hsaW5lLnYxLkdyZXBTdW1tYXJ5SABCCAoGcmVzdWx0IhwKDFdhdGNoUmVxdWVzdBIMCgRwYXRoGAEgASgJIlcKCUxpbmVSYW5nZRIRCglvbGRfc3RhcnQYASABKAUSEQoJb2xkX2NvdW50GAIgASgFEhEKCW5ld19zdGFydBgDIAEoBRIRCgluZXdfY291bnQYBCABKAUi9wEKDVdhdGNoUmVzcG9uc2USDAoEcGF0aBgBIAEoCRIpCgRraW5kGAIgASgOMhsuaGFzaGxpbmUudjEuV2F0Y2hFdmVudEtpbmQSDQoFYWdlbnQYAyABKAkSEAoIZXh0ZXJuYWwYBCABKAgSEwoLb2xkX3ZlcnNpb24YBSABKAkSEwoLbmV3X3ZlcnNpb24YBiABKAkSJwoHY2hhbmdlZBgHIAMoCzIWLmhhc2hsaW5lLnYxLkxpbmVSYW5nZRIPCgdkcm9wcGVkGAggASgDEigKBHRpbWUYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wKm0KCVdyaXRlTW9kZRIaChZXUklURV9NT0RFX1VOU1BFQ0lGSUVEEAASFQoRV1JJVEVfTU9ERV9VUFNFUlQQARIVChFXUklURV9NT0RFX0NSRUFURRACEhYKEldSSVRFX01PREVfUkVQTEFDRRADKo0BCg5XYXRjaEV2ZW50S2luZBIgChxXQVRDSF9FVkVOVF9LSU5EX1VOU1BFQ0lGSUVEEAASHAoYV0FUQ0hfRVZFTlRfS0lORF9DUkVBVEVEEAESHQoZV0FUQ0hfRVZFTlRfS0lORF9NT0RJRklFRBACEhwKGFdBVENIX0VWRU5UX0tJTkRfREVMRVRFRBADMtcCCgtGaWxlU2VydmljZRJACgRSZWFkEhguaGFzaGxpbmUudjEuUmVhZFJlcXVlc3QaGS5oYXNobGluZS52MS5SZWFkUmVzcG9uc2UiA5ACARI7CgRFZGl0EhguaGFzaGxpbmUudjEuRWRpdFJlcXVlc3QaGS5oYXNobGluZS52MS5FZGl0UmVzcG9uc2USPgoFV3JpdGUSGS5oYXNobGluZS52MS5Xcml0ZVJlcXVlc3QaGi5oYXNobGluZS52MS5Xcml0ZVJlc3BvbnNlEkIKBEdyZXASGC5oYXNobGluZS52MS5HcmVwUmVxdWVzdBoZLmhhc2hsaW5lLnYxLkdyZXBSZXNwb25zZSIDkAIBMAESRQoFV2F0Y2gSGS5oYXNobGluZS52MS5XYXRjaFJlcXVlc3QaGi5oYXNobGluZS52MS5XYXRjaFJlc3BvbnNlIgOQAgEwAUKpAQoPY29tLmhhc2hsaW5lLnYxQg1IYXNobGluZVByb3RvUAFaOmdpdGh1Yi5jb20vaGFzaGxpbmUvaGFzaGxpbmUvZ2VuL2dvL2hhc2hsaW5lL3YxO2hhc2hsaW5ldjGiAgNIWFiqAgtIYXNobGluZS5WMcoCC0hhc2hsaW5lXFYx4gIXSGFzaGxpbmVcVjFcR1BCTWV0YWRhdGHqAgxIYXNobGluZTo6VjFiBnByb3RvMw", [file_google_protobuf_duration, file_google_protobuf_timestamp]);
 
 /**
  * Line is one tagged line of a file.
@@ -496,6 +496,18 @@ export type EditRequest = Message<"hashline.v1.EditRequest"> & {
    * @generated from field: string request_id = 7;
    */
   requestId: string;
+
+  /**
+   * Turns every repair off: texts are applied exactly as sent. Without it
+   * the server repairs the usual slips of a model's text when the intended
+   * edit is unambiguous (see Repair) and lists every repair in
+   * EditResponse.repairs; when a repair would be a guess it refuses the
+   * edit (INVALID_ARGUMENT, reason INVALID_EDIT) with both readings, and
+   * strict is how to say "as sent".
+   *
+   * @generated from field: bool strict = 8;
+   */
+  strict: boolean;
 };
 
 /**
@@ -633,6 +645,15 @@ export type EditResponse = Message<"hashline.v1.EditResponse"> & {
    * @generated from field: repeated hashline.v1.MovedRef moved = 11;
    */
   moved: MovedRef[];
+
+  /**
+   * What the server changed in the edits' texts before applying them, one
+   * entry per repair; empty with strict. Each also has a sentence in
+   * warnings.
+   *
+   * @generated from field: repeated hashline.v1.Repair repairs = 12;
+   */
+  repairs: Repair[];
 };
 
 /**
@@ -641,6 +662,62 @@ export type EditResponse = Message<"hashline.v1.EditResponse"> & {
  */
 export const EditResponseSchema: GenMessage<EditResponse> = /*@__PURE__*/
   messageDesc(file_hashline_v1_hashline, 11);
+
+/**
+ * Repair is one change the server made to an edit's text because the text
+ * carried a slip a model makes, fixed only when the intended edit is
+ * unambiguous. A repair never changes a line outside the edit's range.
+ *
+ * @generated from message hashline.v1.Repair
+ */
+export type Repair = Message<"hashline.v1.Repair"> & {
+  /**
+   * What was repaired, one of a fixed vocabulary:
+   * PREFIX_STRIPPED: every line carried a pasted "LINE:HASH|" prefix;
+   * DIFF_MARKERS_STRIPPED: the lines carried diff markers ("+" before every
+   * line, "-" lines repeating replaced lines);
+   * BOUNDARY_ECHO_DROPPED: a replacement's first or last line repeated the
+   * unchanged line just before or after the range;
+   * ANCHOR_ECHO_DROPPED: an insert's text repeated its anchor line;
+   * INDENT_RESTORED: a replacement had lost the indentation of the lines it
+   * replaces;
+   * TAB_ESCAPES_EXPANDED: literal "\t" at line starts, in a file indented
+   * with tabs, became tabs.
+   *
+   * @generated from field: string kind = 1;
+   */
+  kind: string;
+
+  /**
+   * The index of the edit in the request.
+   *
+   * @generated from field: int32 edit_index = 2;
+   */
+  editIndex: number;
+
+  /**
+   * The line of the file (before the edit) the repair is about: the
+   * repeated line for the echoes, the first replaced line or the anchor
+   * otherwise; 0 when the edit has none (append, prepend, replace_text).
+   *
+   * @generated from field: int32 line = 3;
+   */
+  line: number;
+
+  /**
+   * What was done, for people and models.
+   *
+   * @generated from field: string detail = 4;
+   */
+  detail: string;
+};
+
+/**
+ * Describes the message hashline.v1.Repair.
+ * Use `create(RepairSchema)` to create a new message.
+ */
+export const RepairSchema: GenMessage<Repair> = /*@__PURE__*/
+  messageDesc(file_hashline_v1_hashline, 12);
 
 /**
  * MovedRef is one reference that a rebase moved to another line.
@@ -675,7 +752,7 @@ export type MovedRef = Message<"hashline.v1.MovedRef"> & {
  * Use `create(MovedRefSchema)` to create a new message.
  */
 export const MovedRefSchema: GenMessage<MovedRef> = /*@__PURE__*/
-  messageDesc(file_hashline_v1_hashline, 12);
+  messageDesc(file_hashline_v1_hashline, 13);
 
 /**
  * WriteRequest writes a whole file.
@@ -731,7 +808,7 @@ export type WriteRequest = Message<"hashline.v1.WriteRequest"> & {
  * Use `create(WriteRequestSchema)` to create a new message.
  */
 export const WriteRequestSchema: GenMessage<WriteRequest> = /*@__PURE__*/
-  messageDesc(file_hashline_v1_hashline, 13);
+  messageDesc(file_hashline_v1_hashline, 14);
 
 /**
  * WriteResponse describes the written file.
@@ -773,7 +850,7 @@ export type WriteResponse = Message<"hashline.v1.WriteResponse"> & {
  * Use `create(WriteResponseSchema)` to create a new message.
  */
 export const WriteResponseSchema: GenMessage<WriteResponse> = /*@__PURE__*/
-  messageDesc(file_hashline_v1_hashline, 14);
+  messageDesc(file_hashline_v1_hashline, 15);
 
 /**
  * GrepRequest searches files.
@@ -875,7 +952,7 @@ export type GrepRequest = Message<"hashline.v1.GrepRequest"> & {
  * Use `create(GrepRequestSchema)` to create a new message.
  */
 export const GrepRequestSchema: GenMessage<GrepRequest> = /*@__PURE__*/
-  messageDesc(file_hashline_v1_hashline, 15);
+  messageDesc(file_hashline_v1_hashline, 16);
 
 /**
  * Span is a half-open byte range [start, end) in a line's content.
@@ -903,7 +980,7 @@ export type Span = Message<"hashline.v1.Span"> & {
  * Use `create(SpanSchema)` to create a new message.
  */
 export const SpanSchema: GenMessage<Span> = /*@__PURE__*/
-  messageDesc(file_hashline_v1_hashline, 16);
+  messageDesc(file_hashline_v1_hashline, 17);
 
 /**
  * GrepLine is a matching or context line.
@@ -953,7 +1030,7 @@ export type GrepLine = Message<"hashline.v1.GrepLine"> & {
  * Use `create(GrepLineSchema)` to create a new message.
  */
 export const GrepLineSchema: GenMessage<GrepLine> = /*@__PURE__*/
-  messageDesc(file_hashline_v1_hashline, 17);
+  messageDesc(file_hashline_v1_hashline, 18);
 
 /**
  * GrepFile is the matches in one file.
@@ -989,7 +1066,7 @@ export type GrepFile = Message<"hashline.v1.GrepFile"> & {
  * Use `create(GrepFileSchema)` to create a new message.
  */
 export const GrepFileSchema: GenMessage<GrepFile> = /*@__PURE__*/
-  messageDesc(file_hashline_v1_hashline, 18);
+  messageDesc(file_hashline_v1_hashline, 19);
 
 /**
  * GrepSummary ends a Grep stream.
@@ -1045,7 +1122,7 @@ export type GrepSummary = Message<"hashline.v1.GrepSummary"> & {
  * Use `create(GrepSummarySchema)` to create a new message.
  */
 export const GrepSummarySchema: GenMessage<GrepSummary> = /*@__PURE__*/
-  messageDesc(file_hashline_v1_hashline, 19);
+  messageDesc(file_hashline_v1_hashline, 20);
 
 /**
  * GrepResponse is one message of a Grep stream: a file, or the summary.
@@ -1082,7 +1159,7 @@ export type GrepResponse = Message<"hashline.v1.GrepResponse"> & {
  * Use `create(GrepResponseSchema)` to create a new message.
  */
 export const GrepResponseSchema: GenMessage<GrepResponse> = /*@__PURE__*/
-  messageDesc(file_hashline_v1_hashline, 20);
+  messageDesc(file_hashline_v1_hashline, 21);
 
 /**
  * WatchRequest subscribes to changes.
@@ -1104,7 +1181,7 @@ export type WatchRequest = Message<"hashline.v1.WatchRequest"> & {
  * Use `create(WatchRequestSchema)` to create a new message.
  */
 export const WatchRequestSchema: GenMessage<WatchRequest> = /*@__PURE__*/
-  messageDesc(file_hashline_v1_hashline, 21);
+  messageDesc(file_hashline_v1_hashline, 22);
 
 /**
  * LineRange is a changed region, like a unified diff hunk header: old_count
@@ -1148,7 +1225,7 @@ export type LineRange = Message<"hashline.v1.LineRange"> & {
  * Use `create(LineRangeSchema)` to create a new message.
  */
 export const LineRangeSchema: GenMessage<LineRange> = /*@__PURE__*/
-  messageDesc(file_hashline_v1_hashline, 22);
+  messageDesc(file_hashline_v1_hashline, 23);
 
 /**
  * WatchResponse is one event: one change to one file.
@@ -1230,7 +1307,7 @@ export type WatchResponse = Message<"hashline.v1.WatchResponse"> & {
  * Use `create(WatchResponseSchema)` to create a new message.
  */
 export const WatchResponseSchema: GenMessage<WatchResponse> = /*@__PURE__*/
-  messageDesc(file_hashline_v1_hashline, 23);
+  messageDesc(file_hashline_v1_hashline, 24);
 
 /**
  * WriteMode says whether Write may create and whether it may overwrite.

@@ -1,0 +1,405 @@
+package hashline
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// RepairKind names one kind of repair. The values are the API's
+// Repair.kind vocabulary, declared here once.
+type RepairKind string
+
+// The repairs PlanEdits makes to an edit's text unless planned with
+// Strict. Each fixes a slip models make when they write edits, and only
+// when the intended edit is unambiguous; where it is not, the edit is
+// refused (INVALID_EDIT) with both readings. None changes a line outside
+// the edit's range: they change the edit's new lines only.
+const (
+	// RepairPrefixStripped: every line of the text carried a "LINE:HASH|"
+	// prefix pasted from read output.
+	RepairPrefixStripped RepairKind = "PREFIX_STRIPPED"
+	// RepairDiffMarkersStripped: every non-blank line of the text was a
+	// "+" line or a "-" line repeating a replaced line, as in a diff.
+	RepairDiffMarkersStripped RepairKind = "DIFF_MARKERS_STRIPPED"
+	// RepairBoundaryEchoDropped: a replacement's first or last line
+	// repeated the unchanged line just before or just after its range.
+	RepairBoundaryEchoDropped RepairKind = "BOUNDARY_ECHO_DROPPED"
+	// RepairAnchorEchoDropped: an insert's text repeated its anchor line
+	// (insertAfter's first line, insertBefore's last).
+	RepairAnchorEchoDropped RepairKind = "ANCHOR_ECHO_DROPPED"
+	// RepairIndentRestored: a replacement's lines had lost the indentation
+	// of the lines they replace.
+	RepairIndentRestored RepairKind = "INDENT_RESTORED"
+	// RepairTabEscapesExpanded: literal "\t" (backslash, t) at the start
+	// of lines, in a file indented with tabs, became tabs.
+	RepairTabEscapesExpanded RepairKind = "TAB_ESCAPES_EXPANDED"
+)
+
+// RepairKinds lists every kind, in the order the repairs are tried.
+var RepairKinds = []RepairKind{
+	RepairPrefixStripped, RepairDiffMarkersStripped, RepairTabEscapesExpanded,
+	RepairBoundaryEchoDropped, RepairAnchorEchoDropped, RepairIndentRestored,
+}
+
+// Repair is one change PlanEdits made to an edit's text.
+type Repair struct {
+	Kind RepairKind
+	// EditIndex is the edit's index in the batch.
+	EditIndex int
+	// Line is the 1-based line of the document the repair is about: the
+	// repeated line for the echoes, else the first replaced line or the
+	// anchor; 0 for edits without one (append, prepend, replaceText).
+	Line int
+	// Detail says what was done, as a sentence without the edit's index.
+	Detail string
+}
+
+// Warning is the repair as a warning sentence, as it also appears among
+// the plan's warnings.
+func (r Repair) Warning() string { return RepairWarning(r.EditIndex, r.Detail) }
+
+// RepairWarning is the warning sentence of a repair of edit i, so that a
+// client holding the API's Repair can tell which warnings repeat it.
+func RepairWarning(i int, detail string) string {
+	return "edit " + strconv.Itoa(i) + ": " + detail
+}
+
+// PlanOption changes how PlanEdits plans.
+type PlanOption func(*planConfig)
+
+type planConfig struct {
+	strict bool
+}
+
+// Strict turns every repair off when on is true: texts are applied exactly
+// as sent.
+func Strict(on bool) PlanOption {
+	return func(c *planConfig) { c.strict = on }
+}
+
+// span is where an edit's new lines go: the 0-based half-open range
+// [at, end) of the lines they replace (at == end for an insertion).
+type span struct {
+	op      Op
+	at, end int
+	line    int // the line repairs are reported on (Repair.Line)
+}
+
+func (r *resolver) repair(i int, kind RepairKind, line int, format string, args ...any) {
+	rp := Repair{Kind: kind, EditIndex: i, Line: line, Detail: fmt.Sprintf(format, args...)}
+	r.plan.Repairs = append(r.plan.Repairs, rp)
+	r.plan.Warnings = append(r.plan.Warnings, rp.Warning())
+}
+
+// prefixDetail is the detail of PREFIX_STRIPPED for the named field.
+func prefixDetail(field string) string {
+	return field + " carried hashline prefixes (LINE:HASH|); they were stripped — send plain content"
+}
+
+// editText splits edit i's text into lines and repairs them for the span
+// s. ok is false when the resolved span is unusable (a bad reference): the
+// batch fails anyway, so nothing is repaired. It returns false when a
+// repair would be a guess and the edit was refused.
+func (r *resolver) editText(i int, text string, s span, ok bool) ([]string, bool) {
+	lines := SplitText(text)
+	if r.strict || !ok || len(lines) == 0 {
+		return lines, true
+	}
+	if out, stripped := StripTagPrefixes(lines); stripped {
+		lines = out
+		r.repair(i, RepairPrefixStripped, s.line, "%s", prefixDetail("text"))
+	}
+	var refused bool
+	if lines, refused = r.diffMarkers(i, lines, s); refused {
+		return nil, false
+	}
+	lines = r.tabEscapes(i, lines, s)
+	if lines, refused = r.echoes(i, lines, s); refused {
+		return nil, false
+	}
+	if lines, refused = r.indent(i, lines, s); refused {
+		return nil, false
+	}
+	return lines, true
+}
+
+// old returns the lines s replaces.
+func (r *resolver) old(s span) []string {
+	out := make([]string, 0, s.end-s.at)
+	for n := s.at + 1; n <= s.end; n++ {
+		out = append(out, r.d.Line(n))
+	}
+	return out
+}
+
+// near returns the lines s replaces and the line on each side of it: the
+// lines that show what the file's text looks like where the edit goes.
+func (r *resolver) near(s span) []string {
+	var out []string
+	for n := max(s.at, 1); n <= min(s.end+1, r.d.Len()); n++ {
+		out = append(out, r.d.Line(n))
+	}
+	return out
+}
+
+func blank(l string) bool { return strings.TrimSpace(l) == "" }
+
+// lead returns the leading spaces and tabs of l.
+func lead(l string) string {
+	return l[:len(l)-len(strings.TrimLeft(l, " \t"))]
+}
+
+// --- Diff markers ---------------------------------------------------------
+
+// diffMarkers strips diff markers. A text is marked when every non-blank
+// line is a "+" line or a "-" line whose rest is one of the replaced
+// lines, and at least one is a "+" line: a model that writes a diff marks
+// every line, so a text where some line is unmarked is taken as content.
+// A "+" at the start of a line is content where the file has such lines:
+// next to the edit (a diff, a "+" list) the text is applied as sent;
+// elsewhere in the file the edit is refused with both readings. A marked
+// text whose "-" lines are not replaced lines is refused, and so is a lone
+// "+" line without a "-" line unless indentation like the file's follows
+// its "+" (see markedIndent): one line is too little to tell a diff from
+// content such as "+1 555 0100".
+func (r *resolver) diffMarkers(i int, lines []string, s span) ([]string, bool) {
+	var old []string // the replaced lines, once a "-" line needs them
+	plus, minus, stray := 0, 0, 0
+	for _, l := range lines {
+		if old == nil && strings.HasPrefix(l, "-") {
+			old = r.old(s)
+		}
+		switch {
+		case blank(l):
+		case l[0] == '+':
+			plus++
+		case l[0] == '-' && repeatsOld(l[1:], old):
+			minus++
+		case l[0] == '-':
+			stray++
+		default:
+			return lines, false
+		}
+	}
+	if plus == 0 {
+		return lines, false
+	}
+	for _, l := range r.near(s) {
+		if strings.HasPrefix(l, "+") {
+			return lines, false
+		}
+	}
+	stripped := make([]string, 0, len(lines))
+	for _, l := range lines {
+		switch {
+		case blank(l):
+			stripped = append(stripped, l)
+		case l[0] == '+':
+			stripped = append(stripped, l[1:])
+		case stray > 0 && l[0] == '-':
+			// Shown as the "-" line would read if it were content.
+		}
+	}
+	if stray > 0 {
+		what := fmt.Sprintf(`%d of its "-" lines are not lines`, stray)
+		if stray == 1 {
+			what = `its "-" line is not a line`
+		}
+		r.refuse(i, s, fmt.Sprintf(`every line of the text starts with "+" or "-" as in a diff, but %s of the range it replaces, so it is no diff of these lines; send the new lines only, without markers, or set strict to write the text as sent`, what),
+			reading{"as sent", lines}, reading{`with "+" stripped and "-" lines left out`, stripped})
+		return nil, true
+	}
+	if r.docHasPlusLines() {
+		r.refuse(i, s, `every line of the text starts with "+" as in a diff, but this file has lines that start with "+", so they may be content; resend the text without the markers, or with strict to write it as sent`,
+			reading{"as sent", lines}, reading{"with the markers stripped", stripped})
+		return nil, true
+	}
+	if plus == 1 && minus == 0 && !r.markedIndent(lines, s) {
+		r.refuse(i, s, `the text is one line starting with "+", which may be a diff's marker or content (a phone number, a "+" bullet); resend it without the "+", or with strict to write it as sent`,
+			reading{"as sent", lines}, reading{"with the marker stripped", stripped})
+		return nil, true
+	}
+	detail := fmt.Sprintf(`text was marked like a diff; removed the "+" of %s`, plural(plus, "line"))
+	if minus > 0 {
+		detail += fmt.Sprintf(` and dropped %s that repeated replaced lines`, plural(minus, `"-" line`))
+	}
+	r.repair(i, RepairDiffMarkersStripped, s.line, "%s — send plain content", detail)
+	return stripped, false
+}
+
+// markedIndent reports whether the one "+" line of lines goes on with
+// indentation like that of the line the text replaces or is anchored to
+// ("+\treturn 2" for "\treturn 1"): the evidence that a lone "+" is a
+// diff's marker, since indentation never follows a "+" that is content
+// at the start of a line.
+func (r *resolver) markedIndent(lines []string, s span) bool {
+	ref := 0
+	switch s.op {
+	case OpReplace, OpInsertAfter:
+		ref = s.at + 1
+		if s.op == OpInsertAfter {
+			ref = s.at
+		}
+	case OpInsertBefore:
+		ref = s.end + 1
+	}
+	if ref < 1 || ref > r.d.Len() {
+		return false
+	}
+	want := lead(r.d.Line(ref))
+	for _, l := range lines {
+		if !blank(l) {
+			got := lead(l[1:])
+			return want != "" && got != "" && strings.Trim(got, want[:1]) == ""
+		}
+	}
+	return false
+}
+
+// repeatsOld reports whether rest, a "-" line without its marker, is one
+// of the replaced lines (whitespace around it aside).
+func repeatsOld(rest string, old []string) bool {
+	t := strings.TrimSpace(rest)
+	for _, o := range old {
+		if strings.TrimSpace(o) == t {
+			return true
+		}
+	}
+	return false
+}
+
+// docHasPlusLines reports whether a line of the document starts with "+".
+func (r *resolver) docHasPlusLines() bool {
+	if r.plusLines == 0 {
+		r.plusLines = 2
+		if strings.HasPrefix(r.d.text, "+") || strings.Contains(r.d.text, "\n+") {
+			r.plusLines = 1
+		}
+	}
+	return r.plusLines == 1
+}
+
+// --- Tab escapes ----------------------------------------------------------
+
+// tabEscapes turns literal "\t" at line starts into tabs, in a file
+// indented with tabs (more of its indented lines start with a tab than with
+// a space), when the text has no real indentation at all (a model that
+// escapes its tabs escapes all of them) and no line around the edit starts
+// with a literal "\t" (where the file has such lines, they are content).
+func (r *resolver) tabEscapes(i int, lines []string, s span) []string {
+	escaped := 0
+	for _, l := range lines {
+		if l != "" && (l[0] == ' ' || l[0] == '\t') {
+			return lines
+		}
+		if strings.HasPrefix(l, `\t`) {
+			escaped++
+		}
+	}
+	if escaped == 0 || !r.tabIndented() {
+		return lines
+	}
+	for _, l := range r.near(s) {
+		if strings.HasPrefix(strings.TrimLeft(l, " \t"), `\t`) {
+			return lines
+		}
+	}
+	out := make([]string, len(lines))
+	for k, l := range lines {
+		n := 0
+		for strings.HasPrefix(l[2*n:], `\t`) {
+			n++
+		}
+		out[k] = strings.Repeat("\t", n) + l[2*n:]
+	}
+	r.repair(i, RepairTabEscapesExpanded, s.line, `turned the literal \t at the start of %s into tabs, as this file is indented with tabs — send real tab characters`, plural(escaped, "line"))
+	return out
+}
+
+// tabIndented reports whether more of the document's indented lines start
+// with a tab than with a space.
+func (r *resolver) tabIndented() bool {
+	if r.tabbed == 0 {
+		tabs, spaces := 0, 0
+		for n := 1; n <= r.d.Len(); n++ {
+			l := r.d.Line(n)
+			if blank(l) {
+				continue
+			}
+			switch l[0] {
+			case '\t':
+				tabs++
+			case ' ':
+				spaces++
+			}
+		}
+		r.tabbed = 2
+		if tabs > spaces {
+			r.tabbed = 1
+		}
+	}
+	return r.tabbed == 1
+}
+
+// --- Refusals -------------------------------------------------------------
+
+// reading is one way to take an edit's text, shown in a refusal.
+type reading struct {
+	name  string
+	lines []string
+}
+
+// maxReadingLines is the most new lines a reading shows; longer texts show
+// their start and end, where the readings differ for echoes.
+const maxReadingLines = 8
+
+// refuse records that edit i's text is ambiguous: the message says why and
+// shows each reading in place, between the tagged lines around the span,
+// the new lines marked "+", so a model can pick one and resend.
+func (r *resolver) refuse(i int, s span, why string, readings ...reading) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "edit %d (text): %s. ", i, why)
+	if s.op == OpReplace {
+		fmt.Fprintf(&b, "The readings of %s:", lineRange(s.at+1, s.end))
+	} else {
+		fmt.Fprintf(&b, "The readings, inserted %s:", r.pointName(s.at))
+	}
+	for _, rd := range readings {
+		fmt.Fprintf(&b, "\n  %s:", rd.name)
+		if s.at >= 1 {
+			r.writeContext(&b, s.at)
+		}
+		shown := rd.lines
+		if len(shown) > maxReadingLines {
+			shown = append(append(shown[:maxReadingLines/2:maxReadingLines/2], ""), rd.lines[len(rd.lines)-maxReadingLines/2+1:]...)
+		}
+		for k, l := range shown {
+			if len(rd.lines) > maxReadingLines && k == maxReadingLines/2 {
+				fmt.Fprintf(&b, "\n    … %d more", len(rd.lines)-maxReadingLines+1)
+				continue
+			}
+			b.WriteString("\n    +")
+			b.WriteString(CutLine(l, 120))
+		}
+		if s.end+1 <= r.d.Len() {
+			r.writeContext(&b, s.end+1)
+		}
+	}
+	r.problem(Problem{EditIndex: i, Field: "text", Reason: ReasonInvalidEdit, ShowsTags: true, Message: b.String()})
+}
+
+func (r *resolver) writeContext(b *strings.Builder, n int) {
+	t := TaggedLine{Number: n, Hash: r.d.Hash(r.h, n), Content: CutLine(r.d.Line(n), 120)}
+	b.WriteString("\n     ")
+	b.WriteString(t.String())
+}
+
+// quoteLine quotes a line for a message, shortened.
+func quoteLine(l string) string {
+	t := strings.TrimSpace(l)
+	if len(t) > 40 {
+		t = t[:cutPoint(t, 40)] + "…"
+	}
+	return strconv.Quote(t)
+}

@@ -1,0 +1,241 @@
+package hashline
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+)
+
+// balance is the net count of opening minus closing brackets of each kind.
+type balance struct{ paren, square, curly int }
+
+func (b balance) add(l string) balance {
+	for i := 0; i < len(l); i++ {
+		switch l[i] {
+		case '(':
+			b.paren++
+		case ')':
+			b.paren--
+		case '[':
+			b.square++
+		case ']':
+			b.square--
+		case '{':
+			b.curly++
+		case '}':
+			b.curly--
+		}
+	}
+	return b
+}
+
+func balanceOf(lines []string) balance {
+	var b balance
+	for _, l := range lines {
+		b = b.add(l)
+	}
+	return b
+}
+
+// echo is a line of the text that repeats the line beside the span.
+type echo struct {
+	index int  // in the text
+	line  int  // the 1-based document line it repeats
+	first bool // the text's first line, repeating the line before
+	// dropDefault: with nothing else to go by, the line is dropped. True
+	// for a line with a letter or digit when dropping it is supported by
+	// the text's length: an insert's echo, or a replacement longer than
+	// its range.
+	dropDefault bool
+}
+
+// sameLine reports whether text, a line of an edit, repeats file, a line
+// of the document: the same non-blank content, and the same indentation or
+// none (a line can lose its indentation, but one indented differently is
+// another line, such as a closing tag one level out).
+func sameLine(text, file string) bool {
+	t := strings.TrimSpace(text)
+	if t == "" || t != strings.TrimSpace(file) {
+		return false
+	}
+	l := lead(text)
+	return l == "" || l == lead(file)
+}
+
+func hasWord(l string) bool {
+	return strings.IndexFunc(l, func(c rune) bool { return unicode.IsLetter(c) || unicode.IsDigit(c) }) >= 0
+}
+
+// echoes drops a replacement's first or last line that repeats the
+// unchanged line just before or after the range, and an insert's line that
+// repeats its anchor. A candidate is never blank (two blank lines in a row
+// are common and harmless), never the same as the replaced line at the
+// same end (then the text keeps that line), and never all of the text.
+//
+// Which candidates are echoes is decided on evidence, in this order:
+//
+//  1. Brackets. A well-formed edit keeps the bracket balance of the lines
+//     it replaces (an insert's lines balance to zero). Of the readings (each
+//     subset of the candidates dropped), those that keep it decide every
+//     candidate they agree on; "func f() {" or a lone "}" repeated by
+//     mistake unbalances the text, repeated on purpose it does not.
+//  2. Words. A candidate the brackets leave open that has a letter or a
+//     digit is dropped if the text is longer than its range (an insert
+//     always is): a repeated statement is an echo far more often than it
+//     is meant.
+//  3. Anything still open (a lone "*/" or "---", a statement in a text no
+//     longer than its range) is a guess: the edit is refused with both
+//     readings.
+func (r *resolver) echoes(i int, lines []string, s span) ([]string, bool) {
+	n := len(lines)
+	if n < 2 || s.op == OpAppend || s.op == OpPrepend {
+		return lines, false
+	}
+	olds := s.end - s.at // the number of replaced lines
+	kind := RepairBoundaryEchoDropped
+	var cands []echo
+	grows := len(lines) > olds
+	first := s.op == OpReplace || s.op == OpInsertAfter
+	last := s.op == OpReplace || s.op == OpInsertBefore
+	if s.op != OpReplace {
+		kind, grows = RepairAnchorEchoDropped, true
+	}
+	if b := s.at; first && b >= 1 && sameLine(lines[0], r.d.Line(b)) && (olds == 0 || !sameLine(lines[0], r.d.Line(s.at+1))) {
+		cands = append(cands, echo{index: 0, line: b, first: true, dropDefault: grows && hasWord(lines[0])})
+	}
+	if a := s.end + 1; last && a <= r.d.Len() && sameLine(lines[n-1], r.d.Line(a)) && (olds == 0 || !sameLine(lines[n-1], r.d.Line(s.end))) {
+		cands = append(cands, echo{index: n - 1, line: a, dropDefault: grows && hasWord(lines[n-1])})
+	}
+	if len(cands) == 0 || len(cands) >= n {
+		return lines, false
+	}
+	drop, open := decideEchoes(lines, cands, balanceOf(r.old(s)))
+	if len(open) > 0 {
+		kept := without(lines, cands, drop)
+		dropped := without(lines, cands, drop|open.mask())
+		r.refuse(i, s, echoQuestion(lines, cands, open, s),
+			reading{"keeping the repeated line", kept}, reading{"dropping it", dropped})
+		return nil, true
+	}
+	if drop == 0 {
+		return lines, false
+	}
+	for k, c := range cands {
+		if drop&(1<<k) == 0 {
+			continue
+		}
+		which, where := "last", "just after"
+		if c.first {
+			which, where = "first", "just before"
+		}
+		if kind == RepairAnchorEchoDropped {
+			where = "its anchor"
+		} else {
+			where += " " + lineRange(s.at+1, s.end)
+		}
+		r.repair(i, kind, c.line, "dropped the text's %s line %s, which repeats line %d (%s) — send only the new lines", which, quoteLine(lines[c.index]), c.line, where)
+	}
+	return without(lines, cands, drop), false
+}
+
+// openEchoes are the candidates (by index into cands) that no evidence
+// decides.
+type openEchoes []int
+
+func (o openEchoes) mask() int {
+	m := 0
+	for _, k := range o {
+		m |= 1 << k
+	}
+	return m
+}
+
+// decideEchoes returns the candidates to drop, as a bit mask over cands,
+// and those no evidence decides (see echoes).
+func decideEchoes(lines []string, cands []echo, target balance) (drop int, open openEchoes) {
+	all := 1 << len(cands)
+	var pool []int
+	for m := range all {
+		if balanceOf(without(lines, cands, m)) == target {
+			pool = append(pool, m)
+		}
+	}
+	if len(pool) == 0 {
+		for m := range all {
+			pool = append(pool, m)
+		}
+	}
+	for k, c := range cands {
+		if c.dropDefault && !agreed(pool, k) {
+			pool = filter(pool, func(m int) bool { return m&(1<<k) != 0 })
+		}
+	}
+	for k := range cands {
+		if !agreed(pool, k) {
+			open = append(open, k)
+			continue
+		}
+		drop |= pool[0] & (1 << k)
+	}
+	return drop, open
+}
+
+// agreed reports whether every reading of pool drops candidate k, or none
+// does.
+func agreed(pool []int, k int) bool {
+	for _, m := range pool[1:] {
+		if (m^pool[0])&(1<<k) != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func filter(pool []int, keep func(int) bool) []int {
+	var out []int
+	for _, m := range pool {
+		if keep(m) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// without returns lines without the candidates in mask.
+func without(lines []string, cands []echo, mask int) []string {
+	skip := map[int]bool{}
+	for k, c := range cands {
+		if mask&(1<<k) != 0 {
+			skip[c.index] = true
+		}
+	}
+	out := make([]string, 0, len(lines))
+	for j, l := range lines {
+		if !skip[j] {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// echoQuestion says why the open candidates are a guess.
+func echoQuestion(lines []string, cands []echo, open openEchoes, s span) string {
+	var parts []string
+	for _, k := range open {
+		c := cands[k]
+		which, side := "last", "after"
+		if c.first {
+			which, side = "first", "before"
+		}
+		point := "the insertion point"
+		if s.op == OpReplace {
+			point = "the range"
+		}
+		why := "its brackets do not tell whether it is an echo of that line or meant twice"
+		if hasWord(lines[c.index]) {
+			why = "the text is no longer than the range it replaces, so it may be meant twice"
+		}
+		parts = append(parts, fmt.Sprintf("its %s line %s repeats line %d, just %s %s, and %s", which, quoteLine(lines[c.index]), c.line, side, point, why))
+	}
+	return strings.Join(parts, "; ") + `; resend the text without the repeated line to drop it, or set strict to write the text as sent`
+}

@@ -1,0 +1,431 @@
+package hashline
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// A repairCase is one edit batch as a careless model sends it. Every case
+// is run twice: as is, where the text is repaired (want, kinds) or the
+// edit refused (refuse), and with Strict, where the text is applied
+// exactly as sent (asSent) — what PlanEdits did before repairs existed.
+type repairCase struct {
+	name  string
+	in    string
+	edits []Edit
+	// want is the new file; kinds are the repairs made, in order, and
+	// lines their Repair.Line (optional).
+	want  string
+	kinds []RepairKind
+	lines []int
+	// refuse lists substrings of the INVALID_EDIT message of a refused
+	// edit; want and kinds are then unused.
+	refuse []string
+	// asSent is the new file with Strict.
+	asSent string
+}
+
+func runRepairCases(t *testing.T, cases []repairCase) {
+	t.Helper()
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			d := ParseDocument([]byte(tt.in))
+			h := Hasher{}
+			edits := resolveEdits(d, h, tt.edits)
+			res, err := ApplyEdits(d, edits, ApplyOptions{Hasher: h, Context: 1})
+			if tt.refuse != nil {
+				checkRefusal(t, d, err, tt.refuse)
+			} else {
+				if err != nil {
+					t.Fatalf("ApplyEdits: %v", err)
+				}
+				if got := string(res.Doc.Bytes()); got != tt.want {
+					t.Errorf("new file = %q, want %q", got, tt.want)
+				}
+				checkDiff(t, d.Text(), res.Doc.Text(), res.Diff)
+				checkRepairs(t, res, tt.kinds, tt.lines)
+			}
+			t.Run("and with strict the text is applied as sent", func(t *testing.T) {
+				res, err := applyStrict(d, edits, ApplyOptions{Hasher: h, Context: 1})
+				if err != nil {
+					t.Fatalf("ApplyEdits with Strict: %v", err)
+				}
+				if got := string(res.Doc.Bytes()); got != tt.asSent {
+					t.Errorf("new file = %q, want %q", got, tt.asSent)
+				}
+				if len(res.Repairs) > 0 {
+					t.Errorf("Strict made repairs: %v", res.Repairs)
+				}
+			})
+		})
+	}
+}
+
+// applyStrict is ApplyEdits without repairs.
+func applyStrict(d *Document, edits []Edit, opts ApplyOptions) (*Result, error) {
+	return ApplyEdits(d, edits, opts, Strict(true))
+}
+
+// checkRepairs checks the kinds and lines of res's repairs, and that each
+// has its sentence among the warnings.
+func checkRepairs(t *testing.T, res *Result, kinds []RepairKind, lines []int) {
+	t.Helper()
+	var got []RepairKind
+	for _, r := range res.Repairs {
+		got = append(got, r.Kind)
+		if !slices.Contains(res.Warnings, r.Warning()) {
+			t.Errorf("repair %+v has no warning; warnings: %q", r, res.Warnings)
+		}
+		if r.Detail == "" || !slices.Contains(RepairKinds, r.Kind) {
+			t.Errorf("repair %+v has no detail or an undeclared kind", r)
+		}
+	}
+	if !slices.Equal(got, kinds) {
+		t.Errorf("repairs = %v, want kinds %v", res.Repairs, kinds)
+	}
+	for k, l := range lines {
+		if k < len(res.Repairs) && res.Repairs[k].Line != l {
+			t.Errorf("repair %d is on line %d, want %d", k, res.Repairs[k].Line, l)
+		}
+	}
+}
+
+// checkRefusal checks that err refuses the text of an edit with
+// INVALID_EDIT, shows both readings with the lines around the range, and
+// mentions what the case expects.
+func checkRefusal(t *testing.T, d *Document, err error, mention []string) {
+	t.Helper()
+	var be *BatchError
+	if !errors.As(err, &be) {
+		t.Fatalf("error = %v, want a refusal", err)
+	}
+	if be.Reason() != ReasonInvalidEdit || len(be.Problems) != 1 || be.Problems[0].Field != "text" || !be.Problems[0].ShowsTags {
+		t.Fatalf("problems = %+v, want one INVALID_EDIT of the text that shows tags", be.Problems)
+	}
+	msg := be.Error()
+	if strings.Count(msg, "\n    +") < 2 || !strings.Contains(msg, "strict") {
+		t.Errorf("refusal does not show both readings' lines and strict:\n%s", msg)
+	}
+	for _, m := range mention {
+		if !strings.Contains(msg, m) {
+			t.Errorf("refusal does not mention %q:\n%s", m, msg)
+		}
+	}
+}
+
+// goSrc is a tab-indented Go file; its lines are numbered in the comments
+// of the cases below.
+//
+//	1 package main
+//	2
+//	3 func f(x bool) int {
+//	4 	if x {
+//	5 		a()
+//	6 	}
+//	7 	return 1
+//	8 }
+const goSrc = "package main\n\nfunc f(x bool) int {\n\tif x {\n\t\ta()\n\t}\n\treturn 1\n}\n"
+
+func TestRepairPrefixes(t *testing.T) {
+	runRepairCases(t, []repairCase{
+		{name: "pasted read output is stripped", in: goSrc,
+			edits: []Edit{{Op: OpReplace, Start: "@5", Text: "5:aa|\t\tb()\n6:bb|\t\tc()"}},
+			want:  strings.Replace(goSrc, "\t\ta()", "\t\tb()\n\t\tc()", 1), kinds: []RepairKind{RepairPrefixStripped}, lines: []int{5},
+			asSent: strings.Replace(goSrc, "\t\ta()", "5:aa|\t\tb()\n6:bb|\t\tc()", 1)},
+		{name: "a text with one untagged line is content", in: goSrc,
+			edits:  []Edit{{Op: OpReplace, Start: "@5", Text: "\t\tb() // 5:aa|\n\t\tc()"}},
+			want:   strings.Replace(goSrc, "\t\ta()", "\t\tb() // 5:aa|\n\t\tc()", 1),
+			asSent: strings.Replace(goSrc, "\t\ta()", "\t\tb() // 5:aa|\n\t\tc()", 1)},
+		{name: "replaceText's newText is stripped too", in: goSrc,
+			edits: []Edit{{Op: OpReplaceText, OldText: "a()", NewText: "5:aa|b()"}},
+			want:  strings.Replace(goSrc, "a()", "b()", 1), kinds: []RepairKind{RepairPrefixStripped}, lines: []int{0},
+			asSent: strings.Replace(goSrc, "a()", "5:aa|b()", 1)},
+	})
+}
+
+func TestRepairDiffMarkers(t *testing.T) {
+	const list = "# List\n\n+ one\n+ two\n\nEnd\n"
+	const diff = "--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n ctx\n-old\n+new\n"
+	runRepairCases(t, []repairCase{
+		{name: "plus on every line is stripped", in: goSrc,
+			edits: []Edit{{Op: OpReplace, Start: "@5", Text: "+\t\tb()\n+\t\tc()\n"}},
+			want:  strings.Replace(goSrc, "\t\ta()", "\t\tb()\n\t\tc()", 1), kinds: []RepairKind{RepairDiffMarkersStripped}, lines: []int{5},
+			asSent: strings.Replace(goSrc, "\t\ta()", "+\t\tb()\n+\t\tc()", 1)},
+		{name: "a minus line repeating the replaced line is dropped", in: goSrc,
+			edits: []Edit{{Op: OpReplace, Start: "@5", Text: "-\t\ta()\n+\t\tb()"}},
+			want:  strings.Replace(goSrc, "\t\ta()", "\t\tb()", 1), kinds: []RepairKind{RepairDiffMarkersStripped},
+			asSent: strings.Replace(goSrc, "\t\ta()", "-\t\ta()\n+\t\tb()", 1)},
+		{name: "blank lines of a marked text stay blank", in: goSrc,
+			edits: []Edit{{Op: OpInsertAfter, Start: "@7", Text: "+\t// a\n\n+\t// b"}},
+			want:  strings.Replace(goSrc, "\treturn 1\n", "\treturn 1\n\t// a\n\n\t// b\n", 1), kinds: []RepairKind{RepairDiffMarkersStripped}, lines: []int{7},
+			asSent: strings.Replace(goSrc, "\treturn 1\n", "\treturn 1\n+\t// a\n\n+\t// b\n", 1)},
+		{name: "a lone plus is an empty line", in: "a\nb\n",
+			edits: []Edit{{Op: OpAppend, Text: "+c\n+\n+d"}},
+			want:  "a\nb\nc\n\nd\n", kinds: []RepairKind{RepairDiffMarkersStripped}, lines: []int{0},
+			asSent: "a\nb\n+c\n+\n+d\n"},
+		{name: "one plus line followed by the file's indentation is stripped", in: goSrc,
+			edits: []Edit{{Op: OpInsertBefore, Start: "@7", Text: "+\tlog()"}},
+			want:  strings.Replace(goSrc, "\treturn 1", "\tlog()\n\treturn 1", 1), kinds: []RepairKind{RepairDiffMarkersStripped}, lines: []int{7},
+			asSent: strings.Replace(goSrc, "\treturn 1", "+\tlog()\n\treturn 1", 1)},
+		{name: "one plus line without indentation is a guess", in: "# Contacts\n\nBob\n",
+			edits:  []Edit{{Op: OpAppend, Text: "+1 555 0100"}},
+			refuse: []string{`the text is one line starting with "+"`, "as sent:", "with the marker stripped:", "    ++1 555 0100", "    +1 555 0100", "     3:"},
+			asSent: "# Contacts\n\nBob\n+1 555 0100\n"},
+		{name: "a text where some line has no marker is content", in: goSrc,
+			edits:  []Edit{{Op: OpReplace, Start: "@5", Text: "+\t\tb()\n\t\tc()"}},
+			want:   strings.Replace(goSrc, "\t\ta()", "+\t\tb()\n\t\tc()", 1),
+			asSent: strings.Replace(goSrc, "\t\ta()", "+\t\tb()\n\t\tc()", 1)},
+		{name: "plus bullets next to a list are content", in: list,
+			edits:  []Edit{{Op: OpReplace, Start: "@3", End: "@4", Text: "+ one\n+ two\n+ three"}},
+			want:   "# List\n\n+ one\n+ two\n+ three\n\nEnd\n",
+			asSent: "# List\n\n+ one\n+ two\n+ three\n\nEnd\n"},
+		{name: "a plus bullet inserted after a list item is content", in: list,
+			edits:  []Edit{{Op: OpInsertAfter, Start: "@4", Text: "+ three"}},
+			want:   "# List\n\n+ one\n+ two\n+ three\n\nEnd\n",
+			asSent: "# List\n\n+ one\n+ two\n+ three\n\nEnd\n"},
+		{name: "a hunk with context lines in a diff file is content", in: diff,
+			edits:  []Edit{{Op: OpReplace, Start: "@4", End: "@6", Text: " ctx\n-old\n+newer"}},
+			want:   "--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n ctx\n-old\n+newer\n",
+			asSent: "--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n ctx\n-old\n+newer\n"},
+		{name: "plus lines next to plus lines of a diff file are content", in: diff,
+			edits:  []Edit{{Op: OpInsertAfter, Start: "@6", Text: "+more"}},
+			want:   diff + "+more\n",
+			asSent: diff + "+more\n"},
+		{name: "plus lines in a file with plus lines elsewhere are a guess", in: "+ x\n\n\n\ny\nz\n",
+			edits:  []Edit{{Op: OpReplace, Start: "@6", Text: "+ w"}},
+			refuse: []string{`this file has lines that start with "+"`, "as sent:", "with the markers stripped:", "    ++ w", "    + w", "5:"},
+			asSent: "+ x\n\n\n\ny\n+ w\n"},
+		{name: "minus lines that are not the replaced lines are no diff of them", in: goSrc,
+			edits:  []Edit{{Op: OpReplace, Start: "@5", Text: "-\t\tz()\n+\t\tb()"}},
+			refuse: []string{`its "-" line is not a line of the range`, "    +-\t\tz()", "    ++\t\tb()", "     4:", "     6:"},
+			asSent: strings.Replace(goSrc, "\t\ta()", "-\t\tz()\n+\t\tb()", 1)},
+	})
+}
+
+func TestRepairTabEscapes(t *testing.T) {
+	runRepairCases(t, []repairCase{
+		{name: "escaped tabs in a tab-indented file become tabs", in: goSrc,
+			edits: []Edit{{Op: OpReplace, Start: "@4", End: "@6", Text: `\tif !x {` + "\n" + `\t\tb()` + "\n" + `\t}`}},
+			want:  strings.Replace(goSrc, "\tif x {\n\t\ta()", "\tif !x {\n\t\tb()", 1), kinds: []RepairKind{RepairTabEscapesExpanded}, lines: []int{4},
+			asSent: strings.Replace(goSrc, "\tif x {\n\t\ta()\n\t}", `\tif !x {`+"\n"+`\t\tb()`+"\n"+`\t}`, 1)},
+		{name: "only the escapes at the start of a line are expanded", in: goSrc,
+			edits: []Edit{{Op: OpReplace, Start: "@5", Text: `\t\tprint("\t")`}},
+			want:  strings.Replace(goSrc, "\t\ta()", "\t\tprint(\"\\t\")", 1), kinds: []RepairKind{RepairTabEscapesExpanded},
+			asSent: strings.Replace(goSrc, "\t\ta()", `\t\tprint("\t")`, 1)},
+		{name: "a text with real indentation keeps its escapes", in: goSrc,
+			edits:  []Edit{{Op: OpReplace, Start: "@5", Text: "\t\tb()\n" + `\tc()`}},
+			want:   strings.Replace(goSrc, "\t\ta()", "\t\tb()\n"+`\tc()`, 1),
+			asSent: strings.Replace(goSrc, "\t\ta()", "\t\tb()\n"+`\tc()`, 1)},
+		{name: "escapes next to lines with escapes are content", in: "var s = `\n\\tone\n\\ttwo\n`\n\nfunc f() {\n\tg()\n}\n",
+			edits:  []Edit{{Op: OpInsertAfter, Start: "@3", Text: `\tthree`}},
+			want:   "var s = `\n\\tone\n\\ttwo\n\\tthree\n`\n\nfunc f() {\n\tg()\n}\n",
+			asSent: "var s = `\n\\tone\n\\ttwo\n\\tthree\n`\n\nfunc f() {\n\tg()\n}\n"},
+		{name: "escapes in a file indented with spaces are content", in: "x = [\n    1,\n]\ny = 2\n",
+			edits:  []Edit{{Op: OpInsertAfter, Start: "@4", Text: `\tz`}},
+			want:   "x = [\n    1,\n]\ny = 2\n\\tz\n",
+			asSent: "x = [\n    1,\n]\ny = 2\n\\tz\n"},
+	})
+}
+
+func TestRepairBoundaryEchoes(t *testing.T) {
+	runRepairCases(t, []repairCase{
+		{name: "a first line repeating the line before the range is dropped", in: goSrc,
+			edits: []Edit{{Op: OpReplace, Start: "@5", Text: "\tif x {\n\t\tb()"}},
+			want:  strings.Replace(goSrc, "\t\ta()", "\t\tb()", 1), kinds: []RepairKind{RepairBoundaryEchoDropped}, lines: []int{4},
+			asSent: strings.Replace(goSrc, "\t\ta()", "\tif x {\n\t\tb()", 1)},
+		{name: "a last line repeating the line after the range is dropped", in: goSrc,
+			edits: []Edit{{Op: OpReplace, Start: "@5", End: "@6", Text: "\t\tb()\n\t}\n\treturn 1"}},
+			want:  strings.Replace(goSrc, "\t\ta()", "\t\tb()", 1), kinds: []RepairKind{RepairBoundaryEchoDropped}, lines: []int{7},
+			asSent: strings.Replace(goSrc, "\t\ta()\n\t}", "\t\tb()\n\t}\n\treturn 1", 1)},
+		{name: "an echoed closing brace that unbalances the text is dropped", in: goSrc,
+			edits: []Edit{{Op: OpReplace, Start: "@5", Text: "\t\tb()\n\t}"}},
+			want:  strings.Replace(goSrc, "\t\ta()", "\t\tb()", 1), kinds: []RepairKind{RepairBoundaryEchoDropped}, lines: []int{6},
+			asSent: strings.Replace(goSrc, "\t\ta()", "\t\tb()\n\t}", 1)},
+		{name: "a closing brace that balances the text is meant", in: goSrc,
+			edits:  []Edit{{Op: OpReplace, Start: "@5", Text: "\t\tif y {\n\t\t\tb()\n\t}"}},
+			want:   strings.Replace(goSrc, "\t\ta()", "\t\tif y {\n\t\t\tb()\n\t}", 1),
+			asSent: strings.Replace(goSrc, "\t\ta()", "\t\tif y {\n\t\t\tb()\n\t}", 1)},
+		{name: "both ends of a copied block are dropped", in: goSrc,
+			edits: []Edit{{Op: OpReplace, Start: "@5", Text: "\tif x {\n\t\tb()\n\t}"}},
+			want:  strings.Replace(goSrc, "\t\ta()", "\t\tb()", 1), kinds: []RepairKind{RepairBoundaryEchoDropped, RepairBoundaryEchoDropped}, lines: []int{4, 6},
+			asSent: strings.Replace(goSrc, "\t\ta()", "\tif x {\n\t\tb()\n\t}", 1)},
+		{name: "an echo that lost its indentation is dropped", in: goSrc,
+			edits: []Edit{{Op: OpReplace, Start: "@5", Text: "if x {\n\t\tb()"}},
+			want:  strings.Replace(goSrc, "\t\ta()", "\t\tb()", 1), kinds: []RepairKind{RepairBoundaryEchoDropped},
+			asSent: strings.Replace(goSrc, "\t\ta()", "if x {\n\t\tb()", 1)},
+		{name: "a line indented differently is another line", in: "<div>\n  <div>\n    <p>a</p>\n  </div>\n</div>\n",
+			edits:  []Edit{{Op: OpReplace, Start: "@3", End: "@4", Text: "    <p>b</p>\n  </div>\n  <div>\n  </div>"}},
+			want:   "<div>\n  <div>\n    <p>b</p>\n  </div>\n  <div>\n  </div>\n</div>\n",
+			asSent: "<div>\n  <div>\n    <p>b</p>\n  </div>\n  <div>\n  </div>\n</div>\n"},
+		{name: "a blank line repeating a blank line is kept", in: "a\n\nb\nc\n",
+			edits:  []Edit{{Op: OpReplace, Start: "@3", Text: "\nB"}},
+			want:   "a\n\n\nB\nc\n",
+			asSent: "a\n\n\nB\nc\n"},
+		{name: "a first line equal to the replaced line is that line, kept", in: "x++\nx++\ny\n",
+			edits:  []Edit{{Op: OpReplace, Start: "@2", End: "@3", Text: "x++\nz"}},
+			want:   "x++\nx++\nz\n",
+			asSent: "x++\nx++\nz\n"},
+		{name: "a text that is only the repeated line is meant", in: goSrc,
+			edits:  []Edit{{Op: OpReplace, Start: "@5", Text: "\tif x {"}},
+			want:   strings.Replace(goSrc, "\t\ta()", "\tif x {", 1),
+			asSent: strings.Replace(goSrc, "\t\ta()", "\tif x {", 1)},
+		{name: "a closing brace neither reading balances is a guess", in: goSrc,
+			edits:  []Edit{{Op: OpReplace, Start: "@7", Text: "\treturn 2\n}\n}"}},
+			refuse: []string{`its last line "}" repeats line 8, just after the range, and its brackets do not tell`, "keeping the repeated line:", "dropping it:", "     6:", "    +}", "     8:"},
+			asSent: strings.Replace(goSrc, "\treturn 1\n}", "\treturn 2\n}\n}\n}", 1)},
+		{name: "a repeated statement in a text no longer than its range is a guess", in: "a()\nb()\nc()\nd()\n",
+			edits:  []Edit{{Op: OpReplace, Start: "@2", End: "@3", Text: "a()\nx()"}},
+			refuse: []string{`its first line "a()" repeats line 1, just before the range, and the text is no longer than the range`, "     1:", "    +a()", "    +x()", "     4:"},
+			asSent: "a()\na()\nx()\nd()\n"},
+		{name: "a repeated line of punctuation is a guess", in: "a: 1\n---\nb: 2\n---\nc: 3\n",
+			edits:  []Edit{{Op: OpReplace, Start: "@3", Text: "b: 3\n---"}},
+			refuse: []string{`its last line "---" repeats line 4`},
+			asSent: "a: 1\n---\nb: 3\n---\n---\nc: 3\n"},
+	})
+}
+
+func TestRepairAnchorEchoes(t *testing.T) {
+	runRepairCases(t, []repairCase{
+		{name: "insertAfter whose first line is the anchor drops it", in: goSrc,
+			edits: []Edit{{Op: OpInsertAfter, Start: "@5", Text: "\t\ta()\n\t\tb()"}},
+			want:  strings.Replace(goSrc, "\t\ta()", "\t\ta()\n\t\tb()", 1), kinds: []RepairKind{RepairAnchorEchoDropped}, lines: []int{5},
+			asSent: strings.Replace(goSrc, "\t\ta()", "\t\ta()\n\t\ta()\n\t\tb()", 1)},
+		{name: "insertBefore whose last line is the anchor drops it", in: goSrc,
+			edits: []Edit{{Op: OpInsertBefore, Start: "@7", Text: "\tlog()\n\treturn 1"}},
+			want:  strings.Replace(goSrc, "\treturn 1", "\tlog()\n\treturn 1", 1), kinds: []RepairKind{RepairAnchorEchoDropped}, lines: []int{7},
+			asSent: strings.Replace(goSrc, "\treturn 1", "\tlog()\n\treturn 1\n\treturn 1", 1)},
+		{name: "insertAfter a closing brace that repeats it unbalanced drops it", in: goSrc,
+			edits: []Edit{{Op: OpInsertAfter, Start: "@8", Text: "}\n\nfunc g() {}"}},
+			want:  goSrc + "\nfunc g() {}\n", kinds: []RepairKind{RepairAnchorEchoDropped},
+			asSent: goSrc + "}\n\nfunc g() {}\n"},
+		{name: "insertAfter a brace with a balanced text keeps it", in: "x := []int{\n}\n",
+			edits:  []Edit{{Op: OpInsertAfter, Start: "@1", Text: "x := []int{\n\t1,\n}"}},
+			want:   "x := []int{\nx := []int{\n\t1,\n}\n}\n",
+			asSent: "x := []int{\nx := []int{\n\t1,\n}\n}\n"},
+		{name: "a one-line insert equal to its anchor duplicates the line", in: goSrc,
+			edits:  []Edit{{Op: OpInsertAfter, Start: "@5", Text: "\t\ta()"}},
+			want:   strings.Replace(goSrc, "\t\ta()", "\t\ta()\n\t\ta()", 1),
+			asSent: strings.Replace(goSrc, "\t\ta()", "\t\ta()\n\t\ta()", 1)},
+		{name: "insertAfter does not look at the line after the anchor", in: goSrc,
+			edits:  []Edit{{Op: OpInsertAfter, Start: "@5", Text: "\t\tb()\n\t}"}},
+			refuse: nil,
+			want:   strings.Replace(goSrc, "\t\ta()", "\t\ta()\n\t\tb()\n\t}", 1),
+			asSent: strings.Replace(goSrc, "\t\ta()", "\t\ta()\n\t\tb()\n\t}", 1)},
+		{name: "a blank anchor is never echoed", in: "a\n\nb\n",
+			edits:  []Edit{{Op: OpInsertAfter, Start: "@2", Text: "\nc"}},
+			want:   "a\n\n\nc\nb\n",
+			asSent: "a\n\n\nc\nb\n"},
+	})
+}
+
+func TestRepairIndentation(t *testing.T) {
+	const py = "def f():\n    if x:\n        y = 1\n    return y\n\ndef g():\n    pass\n"
+	runRepairCases(t, []repairCase{
+		{name: "a line that lost its indentation gets it back", in: goSrc,
+			edits: []Edit{{Op: OpReplace, Start: "@7", Text: "return 2"}},
+			want:  strings.Replace(goSrc, "\treturn 1", "\treturn 2", 1), kinds: []RepairKind{RepairIndentRestored}, lines: []int{7},
+			asSent: strings.Replace(goSrc, "\treturn 1", "return 2", 1)},
+		{name: "every line at column 0 gets the first replaced line's indentation", in: goSrc,
+			edits: []Edit{{Op: OpReplace, Start: "@5", End: "@7", Text: "b()\n}\nreturn 2"}},
+			want:  strings.Replace(goSrc, "\t\ta()\n\t}\n\treturn 1", "\t\tb()\n\t\t}\n\t\treturn 2", 1), kinds: []RepairKind{RepairIndentRestored}, lines: []int{5},
+			asSent: strings.Replace(goSrc, "\t\ta()\n\t}\n\treturn 1", "b()\n}\nreturn 2", 1)},
+		{name: "a dedented block keeps its relative indentation", in: goSrc,
+			edits: []Edit{{Op: OpReplace, Start: "@4", End: "@6", Text: "if !x {\n\tb()\n}"}},
+			want:  strings.Replace(goSrc, "\tif x {\n\t\ta()", "\tif !x {\n\t\tb()", 1), kinds: []RepairKind{RepairIndentRestored}, lines: []int{4},
+			asSent: strings.Replace(goSrc, "\tif x {\n\t\ta()\n\t}", "if !x {\n\tb()\n}", 1)},
+		{name: "a dedented Python block inside a function gets its indentation back", in: py,
+			edits: []Edit{{Op: OpReplace, Start: "@2", End: "@3", Text: "if x:\n    y = 2"}},
+			want:  strings.Replace(py, "y = 1", "y = 2", 1), kinds: []RepairKind{RepairIndentRestored},
+			asSent: strings.Replace(py, "    if x:\n        y = 1", "if x:\n    y = 2", 1)},
+		{name: "a Python block dedented to the top level where its block ends is a guess", in: py,
+			edits:  []Edit{{Op: OpReplace, Start: "@4", Text: "if y:\n    print(y)"}},
+			refuse: []string{"the range ends its block", "as sent:", "with the indentation restored:", "    +if y:", "    +    if y:", "     3:", "     5:"},
+			asSent: strings.Replace(py, "    return y", "if y:\n    print(y)", 1)},
+		{name: "nested lines indented with other characters than the file's are a guess", in: goSrc,
+			edits:  []Edit{{Op: OpReplace, Start: "@4", End: "@6", Text: "if !x {\n    b()\n}"}},
+			refuse: []string{"other indentation characters"},
+			asSent: strings.Replace(goSrc, "\tif x {\n\t\ta()\n\t}", "if !x {\n    b()\n}", 1)},
+		{name: "a Python dedent to a shallower level is applied as sent", in: py,
+			edits:  []Edit{{Op: OpReplace, Start: "@3", Text: "    y = 1"}},
+			want:   strings.Replace(py, "        y = 1", "    y = 1", 1),
+			asSent: strings.Replace(py, "        y = 1", "    y = 1", 1)},
+		{name: "replaced lines partly at column 0 leave the text as sent", in: py,
+			edits:  []Edit{{Op: OpReplace, Start: "@4", End: "@6", Text: "return 0\n\nclass G:"}},
+			want:   strings.Replace(py, "    return y\n\ndef g():", "return 0\n\nclass G:", 1),
+			asSent: strings.Replace(py, "    return y\n\ndef g():", "return 0\n\nclass G:", 1)},
+		{name: "a text that only changes the indentation is meant", in: goSrc,
+			edits:  []Edit{{Op: OpReplace, Start: "@6", Text: "}"}},
+			want:   strings.Replace(goSrc, "\t}\n\treturn", "}\n\treturn", 1),
+			asSent: strings.Replace(goSrc, "\t}\n\treturn", "}\n\treturn", 1)},
+		{name: "blank lines of the text stay blank", in: goSrc,
+			edits: []Edit{{Op: OpReplace, Start: "@7", Text: "log()\n\nreturn 2"}},
+			want:  strings.Replace(goSrc, "\treturn 1", "\tlog()\n\n\treturn 2", 1), kinds: []RepairKind{RepairIndentRestored},
+			asSent: strings.Replace(goSrc, "\treturn 1", "log()\n\nreturn 2", 1)},
+		{name: "an insert at column 0 after an indented line is meant", in: py,
+			edits:  []Edit{{Op: OpInsertAfter, Start: "@4", Text: "\nx = f()"}},
+			want:   strings.Replace(py, "    return y\n", "    return y\n\nx = f()\n", 1),
+			asSent: strings.Replace(py, "    return y\n", "    return y\n\nx = f()\n", 1)},
+	})
+}
+
+func TestRepairsCombine(t *testing.T) {
+	runRepairCases(t, []repairCase{
+		{name: "markers, an echo and lost indentation are all repaired", in: goSrc,
+			edits:  []Edit{{Op: OpReplace, Start: "@7", Text: "+log()\n+return 2\n+}"}},
+			want:   strings.Replace(goSrc, "\treturn 1", "\tlog()\n\treturn 2", 1),
+			kinds:  []RepairKind{RepairDiffMarkersStripped, RepairBoundaryEchoDropped, RepairIndentRestored},
+			lines:  []int{7, 8, 7},
+			asSent: strings.Replace(goSrc, "\treturn 1\n}", "+log()\n+return 2\n+}\n}", 1)},
+		{name: "pasted tags and escaped tabs are both repaired", in: goSrc,
+			edits:  []Edit{{Op: OpReplace, Start: "@7", Text: `7:aa|\treturn 2`}},
+			want:   strings.Replace(goSrc, "\treturn 1", "\treturn 2", 1),
+			kinds:  []RepairKind{RepairPrefixStripped, RepairTabEscapesExpanded},
+			asSent: strings.Replace(goSrc, "\treturn 1", `7:aa|\treturn 2`, 1)},
+		{name: "each edit of a batch is repaired on its own", in: goSrc,
+			edits: []Edit{
+				{Op: OpReplace, Start: "@5", Text: "b()"},
+				{Op: OpInsertAfter, Start: "@7", Text: "\treturn 1\n\t// unreachable"},
+			},
+			want:   strings.Replace(goSrc, "\t\ta()\n\t}\n\treturn 1", "\t\tb()\n\t}\n\treturn 1\n\t// unreachable", 1),
+			kinds:  []RepairKind{RepairIndentRestored, RepairAnchorEchoDropped},
+			asSent: strings.Replace(goSrc, "\t\ta()\n\t}\n\treturn 1", "b()\n\t}\n\treturn 1\n\treturn 1\n\t// unreachable", 1)},
+	})
+}
+
+func TestRepairNoChangeSaysWhatWasRepaired(t *testing.T) {
+	d := ParseDocument([]byte(goSrc))
+	h := Hasher{}
+	_, err := ApplyEdits(d, resolveEdits(d, h, []Edit{{Op: OpReplace, Start: "@7", Text: "+\treturn 1"}}), ApplyOptions{Hasher: h})
+	var be *BatchError
+	if !errors.As(err, &be) || be.Reason() != ReasonNoChange {
+		t.Fatalf("error = %v, want NO_CHANGE", err)
+	}
+	if !strings.Contains(be.Error(), "DIFF_MARKERS_STRIPPED") || !strings.Contains(be.Error(), "strict") {
+		t.Errorf("NO_CHANGE does not name the repair and strict:\n%s", be)
+	}
+}
+
+func TestRepairsNeverRunOnBadRefs(t *testing.T) {
+	d := ParseDocument([]byte(goSrc))
+	h := Hasher{}
+	_, err := ApplyEdits(d, resolveEdits(d, h, []Edit{{Op: OpReplace, Start: "!7", Text: "\treturn 2\n}\n}"}}), ApplyOptions{Hasher: h})
+	var be *BatchError
+	if !errors.As(err, &be) || be.Reason() != ReasonStaleRef || len(be.Problems) != 1 {
+		t.Fatalf("error = %v, want only STALE_REF: the text is not judged against lines the model did not see", err)
+	}
+}
+
+func TestRepairKindsAreDeclaredOnce(t *testing.T) {
+	seen := map[RepairKind]bool{}
+	for _, k := range RepairKinds {
+		if seen[k] || k == "" || strings.ToUpper(string(k)) != string(k) {
+			t.Errorf("kind %q is repeated, empty or not upper case", k)
+		}
+		seen[k] = true
+	}
+	if len(seen) != 6 {
+		t.Errorf("%d kinds, want 6", len(seen))
+	}
+}
