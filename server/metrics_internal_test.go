@@ -30,8 +30,8 @@ func TestEditOutcome(t *testing.T) {
 		{"dry run", &hashlinev1.EditResponse{DryRun: true, RebasedFrom: "v1-old"}, nil, OutcomeDryRun},
 		{"stale reference", nil, stale("DELETED"), OutcomeStale},
 		{"rebase conflict", nil, stale("CONFLICT"), OutcomeConflict},
-		{"no change", nil, newStatus(codes.FailedPrecondition, "NO_CHANGE", "same", nil), OutcomeNoChange},
-		{"other refusal", nil, newStatus(codes.NotFound, ReasonNotFound, "gone", nil), OutcomeError},
+		{"no change", nil, newStatus(ReasonNoChange, "same", nil), OutcomeNoChange},
+		{"other refusal", nil, newStatus(ReasonNotFound, "gone", nil), OutcomeError},
 		{"bare status", nil, status.Error(codes.Internal, "boom"), OutcomeError},
 		{"not a status", nil, errors.New("boom"), OutcomeError},
 	}
