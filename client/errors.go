@@ -2,6 +2,7 @@ package client
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"google.golang.org/grpc/codes"
@@ -15,7 +16,9 @@ import (
 type Error struct {
 	// Code is the gRPC status code.
 	Code codes.Code
-	// Reason is the server's exact reason, e.g. "NOT_FOUND", "STALE_REF".
+	// Reason is the server's exact reason, e.g. "NOT_FOUND", "STALE_REF":
+	// the ReasonName of a hashlinev1.ErrorReason (ParseReason gives the
+	// value). A reason newer than this client is kept as sent.
 	Reason string
 	// Message is the server's message, written for a model to act on.
 	Message string
@@ -52,37 +55,99 @@ func (e *Error) Is(target error) bool {
 func (e *Error) GRPCStatus() *status.Status { return e.st }
 
 // Sentinels for errors.Is; they match any server error with that reason.
+// There is one for every hashlinev1.ErrorReason, the authoritative list
+// (proto/hashline/v1/errors.proto says what each means and which gRPC code
+// it comes with). ErrCanceled and ErrDeadlineExceeded match only the
+// server's own reasons: a call this client cancels, or whose deadline
+// passes before the server answers, fails with the bare gRPC status.
 var (
-	ErrStaleRef         = &Error{Reason: "STALE_REF"}
-	ErrVersionMismatch  = &Error{Reason: "VERSION_MISMATCH"}
-	ErrNotFound         = &Error{Reason: "NOT_FOUND"}
-	ErrAlreadyExists    = &Error{Reason: "ALREADY_EXISTS"}
-	ErrOutsideRoot      = &Error{Reason: "OUTSIDE_ROOT"}
-	ErrVCSMetadata      = &Error{Reason: "VCS_METADATA"}
-	ErrNotWritable      = &Error{Reason: "NOT_WRITABLE"}
-	ErrNotRegularFile   = &Error{Reason: "NOT_REGULAR_FILE"}
-	ErrBinaryFile       = &Error{Reason: "BINARY_FILE"}
-	ErrNotText          = &Error{Reason: "NOT_TEXT"}
-	ErrTooLarge         = &Error{Reason: "TOO_LARGE"}
-	ErrNoChange         = &Error{Reason: "NO_CHANGE"}
-	ErrInvalidRef       = &Error{Reason: "INVALID_REF"}
-	ErrLineOutOfRange   = &Error{Reason: "LINE_OUT_OF_RANGE"}
-	ErrOverlappingEdits = &Error{Reason: "OVERLAPPING_EDITS"}
-	ErrEmptyEdits       = &Error{Reason: "EMPTY_EDITS"}
-	ErrTextNotFound     = &Error{Reason: "TEXT_NOT_FOUND"}
-	ErrAmbiguousText    = &Error{Reason: "AMBIGUOUS_TEXT"}
-	ErrInvalidEdit      = &Error{Reason: "INVALID_EDIT"}
-	ErrNotRead          = &Error{Reason: "NOT_READ"}
-	ErrInvalidPath      = &Error{Reason: "INVALID_PATH"}
-	ErrInvalidPattern   = &Error{Reason: "INVALID_PATTERN"}
-	ErrBinaryContent    = &Error{Reason: "BINARY_CONTENT"}
-	ErrUnauthenticated  = &Error{Reason: "UNAUTHENTICATED"}
-	ErrReadOnly         = &Error{Reason: "READ_ONLY"}
-	ErrPathNotAllowed   = &Error{Reason: "PATH_NOT_ALLOWED"}
-	ErrRateLimited      = &Error{Reason: "RATE_LIMITED"}
-	ErrTooManyStreams   = &Error{Reason: "TOO_MANY_STREAMS"}
-	ErrShuttingDown     = &Error{Reason: "SHUTTING_DOWN"}
+	ErrStaleRef         = sentinel(hashlinev1.ErrorReason_ERROR_REASON_STALE_REF)
+	ErrVersionMismatch  = sentinel(hashlinev1.ErrorReason_ERROR_REASON_VERSION_MISMATCH)
+	ErrInvalidRef       = sentinel(hashlinev1.ErrorReason_ERROR_REASON_INVALID_REF)
+	ErrLineOutOfRange   = sentinel(hashlinev1.ErrorReason_ERROR_REASON_LINE_OUT_OF_RANGE)
+	ErrOverlappingEdits = sentinel(hashlinev1.ErrorReason_ERROR_REASON_OVERLAPPING_EDITS)
+	ErrEmptyEdits       = sentinel(hashlinev1.ErrorReason_ERROR_REASON_EMPTY_EDITS)
+	ErrInvalidEdit      = sentinel(hashlinev1.ErrorReason_ERROR_REASON_INVALID_EDIT)
+	ErrAmbiguousText    = sentinel(hashlinev1.ErrorReason_ERROR_REASON_AMBIGUOUS_TEXT)
+	ErrNoChange         = sentinel(hashlinev1.ErrorReason_ERROR_REASON_NO_CHANGE)
+	ErrTextNotFound     = sentinel(hashlinev1.ErrorReason_ERROR_REASON_TEXT_NOT_FOUND)
+	ErrNotRead          = sentinel(hashlinev1.ErrorReason_ERROR_REASON_NOT_READ)
+	ErrNotFound         = sentinel(hashlinev1.ErrorReason_ERROR_REASON_NOT_FOUND)
+	ErrAlreadyExists    = sentinel(hashlinev1.ErrorReason_ERROR_REASON_ALREADY_EXISTS)
+	ErrOutsideRoot      = sentinel(hashlinev1.ErrorReason_ERROR_REASON_OUTSIDE_ROOT)
+	ErrVCSMetadata      = sentinel(hashlinev1.ErrorReason_ERROR_REASON_VCS_METADATA)
+	ErrNotRegularFile   = sentinel(hashlinev1.ErrorReason_ERROR_REASON_NOT_REGULAR_FILE)
+	ErrBinaryFile       = sentinel(hashlinev1.ErrorReason_ERROR_REASON_BINARY_FILE)
+	ErrNotText          = sentinel(hashlinev1.ErrorReason_ERROR_REASON_NOT_TEXT)
+	ErrTooLarge         = sentinel(hashlinev1.ErrorReason_ERROR_REASON_TOO_LARGE)
+	ErrInvalidPath      = sentinel(hashlinev1.ErrorReason_ERROR_REASON_INVALID_PATH)
+	ErrInvalidPattern   = sentinel(hashlinev1.ErrorReason_ERROR_REASON_INVALID_PATTERN)
+	ErrInvalidArgument  = sentinel(hashlinev1.ErrorReason_ERROR_REASON_INVALID_ARGUMENT)
+	ErrBinaryContent    = sentinel(hashlinev1.ErrorReason_ERROR_REASON_BINARY_CONTENT)
+	ErrRequestIDReused  = sentinel(hashlinev1.ErrorReason_ERROR_REASON_REQUEST_ID_REUSED)
+	ErrPermissionDenied = sentinel(hashlinev1.ErrorReason_ERROR_REASON_PERMISSION_DENIED)
+	ErrNotWritable      = sentinel(hashlinev1.ErrorReason_ERROR_REASON_NOT_WRITABLE)
+	ErrIO               = sentinel(hashlinev1.ErrorReason_ERROR_REASON_IO_ERROR)
+	ErrCanceled         = sentinel(hashlinev1.ErrorReason_ERROR_REASON_CANCELED)
+	ErrDeadlineExceeded = sentinel(hashlinev1.ErrorReason_ERROR_REASON_DEADLINE_EXCEEDED)
+	ErrInternal         = sentinel(hashlinev1.ErrorReason_ERROR_REASON_INTERNAL)
+	ErrUnauthenticated  = sentinel(hashlinev1.ErrorReason_ERROR_REASON_UNAUTHENTICATED)
+	ErrReadOnly         = sentinel(hashlinev1.ErrorReason_ERROR_REASON_READ_ONLY)
+	ErrPathNotAllowed   = sentinel(hashlinev1.ErrorReason_ERROR_REASON_PATH_NOT_ALLOWED)
+	ErrRateLimited      = sentinel(hashlinev1.ErrorReason_ERROR_REASON_RATE_LIMITED)
+	ErrTooManyStreams   = sentinel(hashlinev1.ErrorReason_ERROR_REASON_TOO_MANY_STREAMS)
+	ErrShuttingDown     = sentinel(hashlinev1.ErrorReason_ERROR_REASON_SHUTTING_DOWN)
+	ErrWatchUnavailable = sentinel(hashlinev1.ErrorReason_ERROR_REASON_WATCH_UNAVAILABLE)
 )
+
+func sentinel(r hashlinev1.ErrorReason) *Error { return &Error{Reason: ReasonName(r)} }
+
+// The wire form of a reason is its enum value's name without the prefix
+// that buf's lint rules make every value of an enum carry.
+const (
+	errorReasonPrefix    = "ERROR_REASON_"
+	staleRefReasonPrefix = "STALE_REF_REASON_"
+)
+
+// ReasonName returns the string the server sends for r in
+// ErrorInfo.reason and EditError.reason, and that Error.Reason holds: the
+// value's name without its ERROR_REASON_ prefix, e.g. "STALE_REF". It is
+// "" for ERROR_REASON_UNSPECIFIED and for numbers the enum does not have.
+func ReasonName(r hashlinev1.ErrorReason) string {
+	return wireName(hashlinev1.ErrorReason_name[int32(r)], errorReasonPrefix)
+}
+
+// ParseReason returns the ErrorReason a reason string names (the inverse
+// of ReasonName), or ERROR_REASON_UNSPECIFIED for one this client does not
+// know, such as a newer server's. Error.Reason keeps the string either way.
+func ParseReason(reason string) hashlinev1.ErrorReason {
+	return hashlinev1.ErrorReason(parseWire(hashlinev1.ErrorReason_value, errorReasonPrefix, reason))
+}
+
+// StaleRefReasonName returns the string the server sends for r in
+// StaleRef.reason, e.g. "CONFLICT"; "" for STALE_REF_REASON_UNSPECIFIED
+// and for numbers the enum does not have.
+func StaleRefReasonName(r hashlinev1.StaleRefReason) string {
+	return wireName(hashlinev1.StaleRefReason_name[int32(r)], staleRefReasonPrefix)
+}
+
+// ParseStaleRefReason returns the StaleRefReason a StaleRef.reason string
+// names, or STALE_REF_REASON_UNSPECIFIED for one this client does not know.
+func ParseStaleRefReason(reason string) hashlinev1.StaleRefReason {
+	return hashlinev1.StaleRefReason(parseWire(hashlinev1.StaleRefReason_value, staleRefReasonPrefix, reason))
+}
+
+func wireName(name, prefix string) string {
+	if name == "" || name == prefix+"UNSPECIFIED" {
+		return ""
+	}
+	return strings.TrimPrefix(name, prefix)
+}
+
+// parseWire returns 0, the UNSPECIFIED value, for any name not in values.
+func parseWire(values map[string]int32, prefix, reason string) int32 {
+	return values[prefix+reason]
+}
 
 // StaleRefError is an Edit refused because references no longer match the
 // file. Refs has one entry per failing reference, each with fresh tagged
@@ -130,7 +195,7 @@ func FromStatus(err error) error {
 			e.RetryDelay = d.GetRetryDelay().AsDuration()
 		}
 	}
-	if e.Reason == "STALE_REF" {
+	if e.Reason == ErrStaleRef.Reason {
 		return StaleRefError{Err: e, Refs: e.Stale, CurrentVersion: e.Metadata["currentVersion"]}
 	}
 	return e

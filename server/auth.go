@@ -247,7 +247,7 @@ func (a *Authenticator) stream() grpc.StreamServerInterceptor {
 // accessError is a refusal by authentication or authorization; errors.go
 // maps its reason to the gRPC code.
 type accessError struct {
-	reason string
+	reason hashlinev1.ErrorReason
 	msg    string
 }
 

@@ -40,14 +40,14 @@ func errorInfo(err error) *hashlinev1.ErrorInfo {
 }
 
 // wantRefused checks a refusal's code, reason and ErrorInfo metadata.
-func wantRefused(t *testing.T, err error, code codes.Code, reason string, meta map[string]string) {
+func wantRefused(t *testing.T, err error, code codes.Code, reason hashlinev1.ErrorReason, meta map[string]string) {
 	t.Helper()
 	if status.Code(err) != code {
 		t.Fatalf("err = %v, want %v", err, code)
 	}
 	ei := errorInfo(err)
-	if ei.GetReason() != reason {
-		t.Errorf("reason %q, want %q (%v)", ei.GetReason(), reason, err)
+	if want := client.ReasonName(reason); ei.GetReason() != want {
+		t.Errorf("reason %q, want %q (%v)", ei.GetReason(), want, err)
 	}
 	for k, v := range meta {
 		if ei.GetMetadata()[k] != v {

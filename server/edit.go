@@ -236,7 +236,7 @@ func checkEditTexts(edits []hashline.Edit) error {
 			field, text = "newText", e.NewText
 		}
 		if refusal := nulRefusal(text); refusal != "" {
-			nul = append(nul, hashline.Problem{EditIndex: i, Field: field, Reason: hashline.Reason(ReasonBinaryContent),
+			nul = append(nul, hashline.Problem{EditIndex: i, Field: field, Reason: problemReason(ReasonBinaryContent),
 				Message: fmt.Sprintf("edit %d (%s): %s", i, field, refusal)})
 		}
 	}

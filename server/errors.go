@@ -14,6 +14,7 @@ import (
 	"google.golang.org/protobuf/protoadapt"
 	"google.golang.org/protobuf/types/known/durationpb"
 
+	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 	"github.com/hashline/hashline/internal/grep"
 	"github.com/hashline/hashline/internal/hashline"
@@ -24,43 +25,124 @@ import (
 // Domain is the ErrorInfo domain of every error this server returns.
 const Domain = "hashline.v1"
 
-// Reasons the server adds to those of the core (hashline.Reason) and the
-// workspace sentinels. They are the ErrorInfo.reason strings clients match.
+// Short names for the reasons the server code gives itself. The list of
+// reasons is hashlinev1.ErrorReason (proto/hashline/v1/errors.proto); on
+// the wire each is client.ReasonName of the value. Typing them as the enum
+// means the server cannot send a reason the enum does not have.
 const (
-	ReasonVersionMismatch  = "VERSION_MISMATCH"
-	ReasonNotFound         = "NOT_FOUND"
-	ReasonAlreadyExists    = "ALREADY_EXISTS"
-	ReasonOutsideRoot      = "OUTSIDE_ROOT"
-	ReasonVCSMetadata      = "VCS_METADATA"
-	ReasonNotRegularFile   = "NOT_REGULAR_FILE"
-	ReasonBinaryFile       = "BINARY_FILE"
-	ReasonNotText          = "NOT_TEXT"
-	ReasonTooLarge         = "TOO_LARGE"
-	ReasonInvalidPath      = "INVALID_PATH"
-	ReasonInvalidPattern   = "INVALID_PATTERN"
-	ReasonInvalidArgument  = "INVALID_ARGUMENT"
-	ReasonBinaryContent    = "BINARY_CONTENT"
-	ReasonInternal         = "INTERNAL"
-	ReasonPermissionDenied = "PERMISSION_DENIED"
-	ReasonNotWritable      = "NOT_WRITABLE"
-	ReasonIO               = "IO_ERROR"
-	ReasonCanceled         = "CANCELED"
-	ReasonDeadlineExceeded = "DEADLINE_EXCEEDED"
+	ReasonStaleRef        = hashlinev1.ErrorReason_ERROR_REASON_STALE_REF
+	ReasonVersionMismatch = hashlinev1.ErrorReason_ERROR_REASON_VERSION_MISMATCH
+	ReasonLineOutOfRange  = hashlinev1.ErrorReason_ERROR_REASON_LINE_OUT_OF_RANGE
+	ReasonNoChange        = hashlinev1.ErrorReason_ERROR_REASON_NO_CHANGE
+	ReasonNotRead         = hashlinev1.ErrorReason_ERROR_REASON_NOT_READ
+	ReasonNotFound        = hashlinev1.ErrorReason_ERROR_REASON_NOT_FOUND
+	ReasonAlreadyExists   = hashlinev1.ErrorReason_ERROR_REASON_ALREADY_EXISTS
+	ReasonOutsideRoot     = hashlinev1.ErrorReason_ERROR_REASON_OUTSIDE_ROOT
+	ReasonVCSMetadata     = hashlinev1.ErrorReason_ERROR_REASON_VCS_METADATA
+	ReasonNotRegularFile  = hashlinev1.ErrorReason_ERROR_REASON_NOT_REGULAR_FILE
+	ReasonBinaryFile      = hashlinev1.ErrorReason_ERROR_REASON_BINARY_FILE
+	ReasonNotText         = hashlinev1.ErrorReason_ERROR_REASON_NOT_TEXT
+	ReasonTooLarge        = hashlinev1.ErrorReason_ERROR_REASON_TOO_LARGE
+	ReasonInvalidPath     = hashlinev1.ErrorReason_ERROR_REASON_INVALID_PATH
+	ReasonInvalidPattern  = hashlinev1.ErrorReason_ERROR_REASON_INVALID_PATTERN
+	ReasonInvalidArgument = hashlinev1.ErrorReason_ERROR_REASON_INVALID_ARGUMENT
+	ReasonBinaryContent   = hashlinev1.ErrorReason_ERROR_REASON_BINARY_CONTENT
+	// A request_id this agent already used for a different request
+	// (idempotency.go).
+	ReasonRequestIDReused  = hashlinev1.ErrorReason_ERROR_REASON_REQUEST_ID_REUSED
+	ReasonPermissionDenied = hashlinev1.ErrorReason_ERROR_REASON_PERMISSION_DENIED
+	ReasonNotWritable      = hashlinev1.ErrorReason_ERROR_REASON_NOT_WRITABLE
+	ReasonIO               = hashlinev1.ErrorReason_ERROR_REASON_IO_ERROR
+	ReasonCanceled         = hashlinev1.ErrorReason_ERROR_REASON_CANCELED
+	ReasonDeadlineExceeded = hashlinev1.ErrorReason_ERROR_REASON_DEADLINE_EXCEEDED
+	ReasonInternal         = hashlinev1.ErrorReason_ERROR_REASON_INTERNAL
 	// Authentication, authorization and limits (auth.go, limits.go).
-	ReasonUnauthenticated = "UNAUTHENTICATED"
-	ReasonReadOnly        = "READ_ONLY"
-	ReasonPathNotAllowed  = "PATH_NOT_ALLOWED"
-	ReasonRateLimited     = "RATE_LIMITED"
-	ReasonTooManyStreams  = "TOO_MANY_STREAMS"
+	ReasonUnauthenticated = hashlinev1.ErrorReason_ERROR_REASON_UNAUTHENTICATED
+	ReasonReadOnly        = hashlinev1.ErrorReason_ERROR_REASON_READ_ONLY
+	ReasonPathNotAllowed  = hashlinev1.ErrorReason_ERROR_REASON_PATH_NOT_ALLOWED
+	ReasonRateLimited     = hashlinev1.ErrorReason_ERROR_REASON_RATE_LIMITED
+	ReasonTooManyStreams  = hashlinev1.ErrorReason_ERROR_REASON_TOO_MANY_STREAMS
 	// Watch (watch.go).
-	ReasonShuttingDown     = "SHUTTING_DOWN"
-	ReasonWatchUnavailable = "WATCH_UNAVAILABLE"
-	// Read-before-edit (versions.go).
-	ReasonNotRead = "NOT_READ"
-	// Idempotency keys (idempotency.go): a request_id this agent already
-	// used for a different request.
-	ReasonRequestIDReused = "REQUEST_ID_REUSED"
+	ReasonShuttingDown     = hashlinev1.ErrorReason_ERROR_REASON_SHUTTING_DOWN
+	ReasonWatchUnavailable = hashlinev1.ErrorReason_ERROR_REASON_WATCH_UNAVAILABLE
 )
+
+// reasonCodes is the gRPC code each reason always comes with, so a client
+// may switch on either. Every value of the enum is here (TestReasonCodes
+// checks it, and that errors.proto and docs/DESIGN.md say the same).
+var reasonCodes = map[hashlinev1.ErrorReason]codes.Code{
+	hashlinev1.ErrorReason_ERROR_REASON_STALE_REF:         codes.Aborted,
+	hashlinev1.ErrorReason_ERROR_REASON_VERSION_MISMATCH:  codes.Aborted,
+	hashlinev1.ErrorReason_ERROR_REASON_INVALID_REF:       codes.InvalidArgument,
+	hashlinev1.ErrorReason_ERROR_REASON_LINE_OUT_OF_RANGE: codes.InvalidArgument,
+	hashlinev1.ErrorReason_ERROR_REASON_OVERLAPPING_EDITS: codes.InvalidArgument,
+	hashlinev1.ErrorReason_ERROR_REASON_EMPTY_EDITS:       codes.InvalidArgument,
+	hashlinev1.ErrorReason_ERROR_REASON_INVALID_EDIT:      codes.InvalidArgument,
+	hashlinev1.ErrorReason_ERROR_REASON_AMBIGUOUS_TEXT:    codes.InvalidArgument,
+	hashlinev1.ErrorReason_ERROR_REASON_NO_CHANGE:         codes.FailedPrecondition,
+	hashlinev1.ErrorReason_ERROR_REASON_TEXT_NOT_FOUND:    codes.FailedPrecondition,
+	hashlinev1.ErrorReason_ERROR_REASON_NOT_READ:          codes.FailedPrecondition,
+	hashlinev1.ErrorReason_ERROR_REASON_NOT_FOUND:         codes.NotFound,
+	hashlinev1.ErrorReason_ERROR_REASON_ALREADY_EXISTS:    codes.AlreadyExists,
+	hashlinev1.ErrorReason_ERROR_REASON_OUTSIDE_ROOT:      codes.PermissionDenied,
+	hashlinev1.ErrorReason_ERROR_REASON_VCS_METADATA:      codes.PermissionDenied,
+	hashlinev1.ErrorReason_ERROR_REASON_NOT_REGULAR_FILE:  codes.FailedPrecondition,
+	hashlinev1.ErrorReason_ERROR_REASON_BINARY_FILE:       codes.FailedPrecondition,
+	hashlinev1.ErrorReason_ERROR_REASON_NOT_TEXT:          codes.FailedPrecondition,
+	hashlinev1.ErrorReason_ERROR_REASON_TOO_LARGE:         codes.ResourceExhausted,
+	hashlinev1.ErrorReason_ERROR_REASON_INVALID_PATH:      codes.InvalidArgument,
+	hashlinev1.ErrorReason_ERROR_REASON_INVALID_PATTERN:   codes.InvalidArgument,
+	hashlinev1.ErrorReason_ERROR_REASON_INVALID_ARGUMENT:  codes.InvalidArgument,
+	hashlinev1.ErrorReason_ERROR_REASON_BINARY_CONTENT:    codes.InvalidArgument,
+	hashlinev1.ErrorReason_ERROR_REASON_REQUEST_ID_REUSED: codes.InvalidArgument,
+	hashlinev1.ErrorReason_ERROR_REASON_PERMISSION_DENIED: codes.PermissionDenied,
+	hashlinev1.ErrorReason_ERROR_REASON_NOT_WRITABLE:      codes.PermissionDenied,
+	// Internal, not Unavailable: clients retry Unavailable automatically,
+	// and an I/O error after the rename must not make an append run twice.
+	hashlinev1.ErrorReason_ERROR_REASON_IO_ERROR:          codes.Internal,
+	hashlinev1.ErrorReason_ERROR_REASON_CANCELED:          codes.Canceled,
+	hashlinev1.ErrorReason_ERROR_REASON_DEADLINE_EXCEEDED: codes.DeadlineExceeded,
+	hashlinev1.ErrorReason_ERROR_REASON_INTERNAL:          codes.Internal,
+	hashlinev1.ErrorReason_ERROR_REASON_UNAUTHENTICATED:   codes.Unauthenticated,
+	hashlinev1.ErrorReason_ERROR_REASON_READ_ONLY:         codes.PermissionDenied,
+	hashlinev1.ErrorReason_ERROR_REASON_PATH_NOT_ALLOWED:  codes.PermissionDenied,
+	hashlinev1.ErrorReason_ERROR_REASON_RATE_LIMITED:      codes.ResourceExhausted,
+	hashlinev1.ErrorReason_ERROR_REASON_TOO_MANY_STREAMS:  codes.ResourceExhausted,
+	hashlinev1.ErrorReason_ERROR_REASON_SHUTTING_DOWN:     codes.Unavailable,
+	hashlinev1.ErrorReason_ERROR_REASON_WATCH_UNAVAILABLE: codes.Unavailable,
+}
+
+// reasonCode is the code of reason; Internal for a value without one,
+// which TestReasonCodes rules out.
+func reasonCode(reason hashlinev1.ErrorReason) codes.Code {
+	if c, ok := reasonCodes[reason]; ok {
+		return c
+	}
+	return codes.Internal
+}
+
+// coreReason is the enum value of a reason of the core planner or the
+// rebaser: they know nothing of the API, and their reason strings are the
+// enum's names (TestCoreReasonsAreInTheEnum checks every one they
+// declare). A string outside the enum would be a bug, reported as one.
+func coreReason(r hashline.Reason) hashlinev1.ErrorReason {
+	if v := client.ParseReason(string(r)); v != hashlinev1.ErrorReason_ERROR_REASON_UNSPECIFIED {
+		return v
+	}
+	return ReasonInternal
+}
+
+// problemReason is reason as a core one, for a problem the server finds in
+// an edit and reports the way the core reports its own (EditError details).
+func problemReason(reason hashlinev1.ErrorReason) hashline.Reason {
+	return hashline.Reason(client.ReasonName(reason))
+}
+
+// staleReason is the StaleRef.reason of a reason of the rebaser
+// (versions.ReasonChanged and the others), checked like coreReason.
+func staleReason(r string) string {
+	return client.StaleRefReasonName(client.ParseStaleRefReason(r))
+}
 
 // notReadError is an edit that refers to the content of a file the agent
 // has not seen.
@@ -102,7 +184,7 @@ func (e *watchUnavailableError) Error() string {
 // requestError is a bad request field found by the server itself (not by
 // the core edit planner or the workspace).
 type requestError struct {
-	reason string
+	reason hashlinev1.ErrorReason
 	field  string
 	msg    string
 	limit  int // the bound a field is over, if that is the problem
@@ -119,7 +201,7 @@ func overLimit(field string, limit int, format string, args ...any) error {
 	return &requestError{reason: ReasonInvalidArgument, field: field, limit: limit, msg: fmt.Sprintf(format, args...)}
 }
 
-func invalid(reason, field, format string, args ...any) error {
+func invalid(reason hashlinev1.ErrorReason, field, format string, args ...any) error {
 	return &requestError{reason: reason, field: field, msg: fmt.Sprintf(format, args...)}
 }
 
@@ -193,99 +275,80 @@ func toStatus(err error) error {
 	case errors.As(err, &conE):
 		return conflictStatus(conE)
 	case errors.As(err, &nrE):
-		return newStatus(codes.FailedPrecondition, ReasonNotRead, err.Error(), map[string]string{"path": nrE.path, "agent": nrE.agent})
+		return newStatus(ReasonNotRead, err.Error(), map[string]string{"path": nrE.path, "agent": nrE.agent})
 	case errors.As(err, &reqE):
 		meta := map[string]string{"field": reqE.field}
 		if reqE.limit > 0 {
 			meta["limit"] = strconv.Itoa(reqE.limit)
 		}
-		return newStatus(codes.InvalidArgument, reqE.reason, err.Error(), meta)
+		return newStatus(reqE.reason, err.Error(), meta)
 	case errors.As(err, &verE):
-		return newStatus(codes.Aborted, ReasonVersionMismatch, err.Error(), map[string]string{"currentVersion": verE.current})
+		return newStatus(ReasonVersionMismatch, err.Error(), map[string]string{"currentVersion": verE.current})
 	case errors.As(err, &accE):
-		code := codes.PermissionDenied
-		if accE.reason == ReasonUnauthenticated {
-			code = codes.Unauthenticated
-		}
-		return newStatus(code, accE.reason, err.Error(), nil)
+		return newStatus(accE.reason, err.Error(), nil)
 	case errors.As(err, &rateE):
-		return withDetails(status.New(codes.ResourceExhausted, err.Error()),
-			protoadapt.MessageV1Of(&hashlinev1.ErrorInfo{Reason: ReasonRateLimited, Domain: Domain, Metadata: map[string]string{
+		return withDetails(status.New(reasonCode(ReasonRateLimited), err.Error()),
+			errorInfo(ReasonRateLimited, map[string]string{
 				"agent": rateE.agent, "limit": strconv.FormatFloat(rateE.perSecond, 'g', -1, 64), "burst": strconv.Itoa(rateE.burst),
-			}}),
+			}),
 			protoadapt.MessageV1Of(&hashlinev1.RetryInfo{RetryDelay: durationpb.New(rateE.retryAfter)}))
 	case errors.As(err, &strE):
-		return newStatus(codes.ResourceExhausted, ReasonTooManyStreams, err.Error(),
+		return newStatus(ReasonTooManyStreams, err.Error(),
 			map[string]string{"agent": strE.agent, "limit": strconv.Itoa(strE.limit)})
 	case errors.Is(err, errWatchShutdown):
-		return newStatus(codes.Unavailable, ReasonShuttingDown, err.Error(), nil)
+		return newStatus(ReasonShuttingDown, err.Error(), nil)
 	case errors.As(err, new(*watchUnavailableError)):
-		return newStatus(codes.Unavailable, ReasonWatchUnavailable, err.Error(), nil)
+		return newStatus(ReasonWatchUnavailable, err.Error(), nil)
 	case errors.As(err, &runE):
 		if errors.Is(err, context.Canceled) {
-			return newStatus(codes.Canceled, ReasonCanceled, err.Error(), nil)
+			return newStatus(ReasonCanceled, err.Error(), nil)
 		}
-		return newStatus(codes.DeadlineExceeded, ReasonDeadlineExceeded, err.Error(), nil)
+		return newStatus(ReasonDeadlineExceeded, err.Error(), nil)
 	case errors.Is(err, context.Canceled):
-		return newStatus(codes.Canceled, ReasonCanceled, "the call was cancelled; nothing was written", nil)
+		return newStatus(ReasonCanceled, "the call was cancelled; nothing was written", nil)
 	case errors.Is(err, context.DeadlineExceeded):
-		return newStatus(codes.DeadlineExceeded, ReasonDeadlineExceeded, "the call's deadline passed before it finished; nothing was written, retry with a longer deadline", nil)
+		return newStatus(ReasonDeadlineExceeded, "the call's deadline passed before it finished; nothing was written, retry with a longer deadline", nil)
 	case workspace.IsEscape(err):
 		// os.Root's own refusal, e.g. from Grep walking Root().FS().
-		return newStatus(codes.PermissionDenied, ReasonOutsideRoot, "the path leads outside the workspace root (through .. or a symlink); use a path inside the root", nil)
+		return newStatus(ReasonOutsideRoot, "the path leads outside the workspace root (through .. or a symlink); use a path inside the root", nil)
 	case errors.Is(err, grep.ErrBadPattern):
-		return newStatus(codes.InvalidArgument, ReasonInvalidPattern, err.Error()+"; the pattern is RE2 syntax (set literal for a plain string)", nil)
+		return newStatus(ReasonInvalidPattern, err.Error()+"; the pattern is RE2 syntax (set literal for a plain string)", nil)
 	}
 	for _, m := range workspaceErrors {
 		if errors.Is(err, m.sentinel) {
-			return newStatus(m.code, m.reason, err.Error(), nil)
+			return newStatus(m.reason, err.Error(), nil)
 		}
 	}
-	return newStatus(codes.Internal, ReasonInternal, err.Error(), nil)
+	return newStatus(ReasonInternal, err.Error(), nil)
 }
 
 // workspaceErrors maps the workspace sentinels; errors.Is sees through any
 // wrapping added on the way up.
 var workspaceErrors = []struct {
 	sentinel error
-	code     codes.Code
-	reason   string
+	reason   hashlinev1.ErrorReason
 }{
-	{workspace.ErrNotFound, codes.NotFound, ReasonNotFound},
-	{workspace.ErrExists, codes.AlreadyExists, ReasonAlreadyExists},
-	{workspace.ErrOutsideRoot, codes.PermissionDenied, ReasonOutsideRoot},
-	{workspace.ErrVCSPath, codes.PermissionDenied, ReasonVCSMetadata},
-	{workspace.ErrNotRegular, codes.FailedPrecondition, ReasonNotRegularFile},
-	{workspace.ErrBinary, codes.FailedPrecondition, ReasonBinaryFile},
-	{workspace.ErrNotText, codes.FailedPrecondition, ReasonNotText},
-	{workspace.ErrTooLarge, codes.ResourceExhausted, ReasonTooLarge},
-	{workspace.ErrInvalidPath, codes.InvalidArgument, ReasonInvalidPath},
-	{workspace.ErrPermission, codes.PermissionDenied, ReasonPermissionDenied},
-	{workspace.ErrNotWritable, codes.PermissionDenied, ReasonNotWritable},
-	// Internal, not Unavailable: clients retry Unavailable automatically,
-	// and an I/O error after the rename must not make an append run twice.
-	{workspace.ErrIO, codes.Internal, ReasonIO},
+	{workspace.ErrNotFound, ReasonNotFound},
+	{workspace.ErrExists, ReasonAlreadyExists},
+	{workspace.ErrOutsideRoot, ReasonOutsideRoot},
+	{workspace.ErrVCSPath, ReasonVCSMetadata},
+	{workspace.ErrNotRegular, ReasonNotRegularFile},
+	{workspace.ErrBinary, ReasonBinaryFile},
+	{workspace.ErrNotText, ReasonNotText},
+	{workspace.ErrTooLarge, ReasonTooLarge},
+	{workspace.ErrInvalidPath, ReasonInvalidPath},
+	{workspace.ErrPermission, ReasonPermissionDenied},
+	{workspace.ErrNotWritable, ReasonNotWritable},
+	{workspace.ErrIO, ReasonIO},
 	// Grep reports a missing search path as the fs error itself.
-	{fs.ErrNotExist, codes.NotFound, ReasonNotFound},
-}
-
-// batchCode is the gRPC code for each core reason.
-func batchCode(r hashline.Reason) codes.Code {
-	switch r {
-	case hashline.ReasonStaleRef:
-		return codes.Aborted
-	case hashline.ReasonNoChange, hashline.ReasonTextNotFound:
-		return codes.FailedPrecondition
-	default:
-		return codes.InvalidArgument
-	}
+	{fs.ErrNotExist, ReasonNotFound},
 }
 
 // batchStatus is the status of a refused batch, with the message msg.
 // baseVersion is set when the references were made against a version the
 // server does not hold; more adds to the ErrorInfo's metadata.
 func batchStatus(b *hashline.BatchError, msg, currentVersion, baseVersion string, more map[string]string) error {
-	reason := b.Reason()
+	reason := coreReason(b.Reason())
 	meta := maps.Clone(more)
 	if meta == nil {
 		meta = map[string]string{}
@@ -296,10 +359,8 @@ func batchStatus(b *hashline.BatchError, msg, currentVersion, baseVersion string
 	if baseVersion != "" {
 		meta["baseVersion"] = baseVersion
 	}
-	st := status.New(batchCode(reason), msg)
-	details := []protoadapt.MessageV1{
-		protoadapt.MessageV1Of(&hashlinev1.ErrorInfo{Reason: string(reason), Domain: Domain, Metadata: meta}),
-	}
+	st := status.New(reasonCode(reason), msg)
+	details := []protoadapt.MessageV1{errorInfo(reason, meta)}
 	for _, p := range b.Problems {
 		if p.Reason == hashline.ReasonStaleRef {
 			details = append(details, protoadapt.MessageV1Of(staleRefProto(p, currentVersion)))
@@ -308,7 +369,7 @@ func batchStatus(b *hashline.BatchError, msg, currentVersion, baseVersion string
 		ee := &hashlinev1.EditError{
 			EditIndex: int32(p.EditIndex),
 			Field:     p.Field,
-			Reason:    string(p.Reason),
+			Reason:    client.ReasonName(coreReason(p.Reason)),
 			Message:   p.Message,
 		}
 		if p.Reason == hashline.ReasonNoChange {
@@ -347,9 +408,9 @@ func staleRefProto(p hashline.Problem, currentVersion string) *hashlinev1.StaleR
 	for i, l := range p.Fresh {
 		fresh[i] = l.String()
 	}
-	why := "CHANGED"
+	why := hashlinev1.StaleRefReason_STALE_REF_REASON_CHANGED
 	if p.CurrentLine == "" {
-		why = "DELETED"
+		why = hashlinev1.StaleRefReason_STALE_REF_REASON_DELETED
 	}
 	return &hashlinev1.StaleRef{
 		EditIndex:      int32(p.EditIndex),
@@ -360,7 +421,7 @@ func staleRefProto(p hashline.Problem, currentVersion string) *hashlinev1.StaleR
 		CurrentLine:    p.CurrentLine,
 		Fresh:          fresh,
 		CurrentVersion: currentVersion,
-		Reason:         why,
+		Reason:         client.StaleRefReasonName(why),
 	}
 }
 
@@ -369,10 +430,8 @@ func staleRefProto(p hashline.Problem, currentVersion string) *hashlinev1.StaleR
 // DELETED or CONFLICT), line numbers of the base and fresh lines of the
 // current version.
 func conflictStatus(e *versions.ConflictError) error {
-	details := []protoadapt.MessageV1{protoadapt.MessageV1Of(&hashlinev1.ErrorInfo{
-		Reason: string(hashline.ReasonStaleRef), Domain: Domain,
-		Metadata: map[string]string{"currentVersion": e.CurrentVersion, "baseVersion": e.BaseVersion},
-	})}
+	details := []protoadapt.MessageV1{errorInfo(ReasonStaleRef,
+		map[string]string{"currentVersion": e.CurrentVersion, "baseVersion": e.BaseVersion})}
 	for _, c := range e.Conflicts {
 		fresh := make([]string, len(c.Fresh))
 		for i, l := range c.Fresh {
@@ -387,15 +446,22 @@ func conflictStatus(e *versions.ConflictError) error {
 			CurrentLine:    c.CurrentLine,
 			Fresh:          fresh,
 			CurrentVersion: e.CurrentVersion,
-			Reason:         c.Reason,
+			Reason:         staleReason(c.Reason),
 		}))
 	}
-	return withDetails(status.New(codes.Aborted, e.Error()), details...)
+	return withDetails(status.New(reasonCode(ReasonStaleRef), e.Error()), details...)
 }
 
-func newStatus(code codes.Code, reason, msg string, meta map[string]string) error {
-	return withDetails(status.New(code, msg),
-		protoadapt.MessageV1Of(&hashlinev1.ErrorInfo{Reason: reason, Domain: Domain, Metadata: meta}))
+// newStatus is the status of reason, with its code, the message msg and
+// an ErrorInfo.
+func newStatus(reason hashlinev1.ErrorReason, msg string, meta map[string]string) error {
+	return withDetails(status.New(reasonCode(reason), msg), errorInfo(reason, meta))
+}
+
+// errorInfo is the ErrorInfo detail of reason: every ErrorInfo the server
+// sends is made here.
+func errorInfo(reason hashlinev1.ErrorReason, meta map[string]string) protoadapt.MessageV1 {
+	return protoadapt.MessageV1Of(&hashlinev1.ErrorInfo{Reason: client.ReasonName(reason), Domain: Domain, Metadata: meta})
 }
 
 func withDetails(st *status.Status, details ...protoadapt.MessageV1) error {

@@ -288,7 +288,7 @@ func TestEscapesAndBadInputAreRefused(t *testing.T) {
 			before, outBefore := e.snapshot(), out.snapshot()
 
 			err := tt.call(e)
-			code, reason := codeOf(err), reasonOf(err)
+			code, reason := codeOf(err), errorInfo(err).GetReason()
 			if code != tt.code || reason != tt.reason {
 				t.Errorf("got %v %q, want %v %q: %v", code, reason, tt.code, tt.reason, err)
 			}
@@ -321,7 +321,7 @@ func TestDeviceFileInsideTheRoot(t *testing.T) {
 			return err
 		},
 	} {
-		if err := call(); codeOf(err) != codes.FailedPrecondition || reasonOf(err) != "NOT_REGULAR_FILE" {
+		if err := call(); codeOf(err) != codes.FailedPrecondition || errorInfo(err).GetReason() != "NOT_REGULAR_FILE" {
 			t.Errorf("%s of a device: %v", name, err)
 		}
 	}

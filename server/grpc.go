@@ -11,7 +11,6 @@ import (
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/logging"
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/recovery"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/keepalive"
@@ -161,7 +160,7 @@ func chains(svc *Service, cfg GRPCConfig) ([]grpc.UnaryServerInterceptor, []grpc
 	}
 	recoverOpt := recovery.WithRecoveryHandlerContext(func(ctx context.Context, p any) error {
 		logger.ErrorContext(ctx, "panic in handler", "panic", p, "stack", string(debug.Stack()))
-		return newStatus(codes.Internal, ReasonInternal, fmt.Sprintf("internal error: %v; the server recovered, retry or report this", p), nil)
+		return newStatus(ReasonInternal, fmt.Sprintf("internal error: %v; the server recovered, retry or report this", p), nil)
 	})
 	acc := newAccess(svc)
 	var unary []grpc.UnaryServerInterceptor

@@ -49,14 +49,14 @@ func (c *counter) call() (*hashlinev1.WriteResponse, error) {
 	return &hashlinev1.WriteResponse{Path: "a.txt", Version: fmt.Sprint("v", n)}, nil
 }
 
-func reason(err error) string {
+func reason(err error) hashlinev1.ErrorReason {
 	st, _ := status.FromError(err)
 	for _, d := range st.Details() {
 		if ei, ok := d.(*hashlinev1.ErrorInfo); ok {
-			return ei.GetReason()
+			return client.ParseReason(ei.GetReason())
 		}
 	}
-	return ""
+	return hashlinev1.ErrorReason_ERROR_REASON_UNSPECIFIED
 }
 
 func TestRequestTable(t *testing.T) {

@@ -125,7 +125,7 @@ func TestRequestIDRefusals(t *testing.T) {
 		name   string
 		first  func(c *client.Client, e *env) error // may be nil
 		second func(c *client.Client, e *env) error
-		reason string
+		reason hashlinev1.ErrorReason
 	}{
 		{
 			name:   "the same request_id with another edit is refused",

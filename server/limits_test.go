@@ -204,7 +204,7 @@ func TestFileSizeLimitHoldsForReadEditAndWrite(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			err := call()
-			if status.Code(err) != codes.ResourceExhausted || reasonOf(err) != "TOO_LARGE" {
+			if status.Code(err) != codes.ResourceExhausted || errorInfo(err).GetReason() != "TOO_LARGE" {
 				t.Errorf("err = %v, want RESOURCE_EXHAUSTED TOO_LARGE", err)
 			}
 			e.assertUnchanged(before)
@@ -221,11 +221,13 @@ func repeat(s string, n int) string {
 }
 
 // reasonOf returns the ErrorInfo reason of a status error.
-func reasonOf(err error) string {
+// reasonOf is the reason of err's ErrorInfo; UNSPECIFIED if it has none
+// or its string is not the name of a reason.
+func reasonOf(err error) hashlinev1.ErrorReason {
 	for _, d := range status.Convert(err).Details() {
 		if ei, ok := d.(*hashlinev1.ErrorInfo); ok {
-			return ei.GetReason()
+			return client.ParseReason(ei.GetReason())
 		}
 	}
-	return ""
+	return hashlinev1.ErrorReason_ERROR_REASON_UNSPECIFIED
 }

@@ -8,8 +8,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/status"
 
+	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
-	"github.com/hashline/hashline/internal/hashline"
 	"github.com/hashline/hashline/internal/versions"
 )
 
@@ -132,17 +132,17 @@ func editOutcome(resp any, err error) string {
 			reason = d.GetReason()
 			_, repeated = d.GetMetadata()["repeated"]
 		case *hashlinev1.StaleRef:
-			conflict = conflict || d.GetReason() == "CONFLICT"
+			conflict = conflict || client.ParseStaleRefReason(d.GetReason()) == hashlinev1.StaleRefReason_STALE_REF_REASON_CONFLICT
 		}
 	}
 	switch {
-	case reason == string(hashline.ReasonStaleRef) && conflict:
+	case client.ParseReason(reason) == ReasonStaleRef && conflict:
 		return OutcomeConflict
-	case reason == string(hashline.ReasonStaleRef):
+	case client.ParseReason(reason) == ReasonStaleRef:
 		return OutcomeStale
-	case reason == string(hashline.ReasonNoChange) && repeated:
+	case client.ParseReason(reason) == ReasonNoChange && repeated:
 		return OutcomeNoChangeRepeated
-	case reason == string(hashline.ReasonNoChange):
+	case client.ParseReason(reason) == ReasonNoChange:
 		return OutcomeNoChange
 	}
 	return OutcomeError

@@ -30,9 +30,9 @@ func TestEditOutcome(t *testing.T) {
 		{"dry run", &hashlinev1.EditResponse{DryRun: true, RebasedFrom: "v1-old"}, nil, OutcomeDryRun},
 		{"stale reference", nil, stale("DELETED"), OutcomeStale},
 		{"rebase conflict", nil, stale("CONFLICT"), OutcomeConflict},
-		{"no change", nil, newStatus(codes.FailedPrecondition, "NO_CHANGE", "same", nil), OutcomeNoChange},
-		{"the same no change again", nil, newStatus(codes.FailedPrecondition, "NO_CHANGE", "same", map[string]string{"repeated": "1"}), OutcomeNoChangeRepeated},
-		{"other refusal", nil, newStatus(codes.NotFound, ReasonNotFound, "gone", nil), OutcomeError},
+		{"no change", nil, newStatus(ReasonNoChange, "same", nil), OutcomeNoChange},
+		{"the same no change again", nil, newStatus(ReasonNoChange, "same", map[string]string{"repeated": "1"}), OutcomeNoChangeRepeated},
+		{"other refusal", nil, newStatus(ReasonNotFound, "gone", nil), OutcomeError},
 		{"bare status", nil, status.Error(codes.Internal, "boom"), OutcomeError},
 		{"not a status", nil, errors.New("boom"), OutcomeError},
 	}

@@ -41,7 +41,7 @@ func (s *Service) read(ctx context.Context, req *hashlinev1.ReadRequest) (*hashl
 
 	first := max(int(req.GetOffset()), 1)
 	if first > total && !(total == 0 && first == 1) {
-		return nil, invalid(string(hashline.ReasonLineOutOfRange), "offset",
+		return nil, invalid(ReasonLineOutOfRange, "offset",
 			"offset %d is past the end of %s (%d lines); read from offset 1", first, f.Path, total)
 	}
 	limit := int(req.GetLimit())

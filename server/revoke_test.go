@@ -76,7 +76,7 @@ func TestTokenReloadEndsOrNarrowsOpenWatchStreams(t *testing.T) {
 		name, token, path string
 		// the stream's end, or "" if it must go on
 		code   codes.Code
-		reason string
+		reason hashlinev1.ErrorReason
 		inMsg  string
 		// the first event it must get after the reload, if it goes on
 		next string
@@ -113,7 +113,7 @@ func TestTokenReloadEndsOrNarrowsOpenWatchStreams(t *testing.T) {
 				return
 			}
 			var ce *client.Error
-			if !errors.As(client.FromStatus(err), &ce) || ce.Code != s.code || ce.Reason != s.reason || !strings.Contains(ce.Message, s.inMsg) {
+			if !errors.As(client.FromStatus(err), &ce) || ce.Code != s.code || ce.Reason != client.ReasonName(s.reason) || !strings.Contains(ce.Message, s.inMsg) {
 				t.Fatalf("Recv = %v, %v; want the stream ended with %v %s, saying %q", ev, err, s.code, s.reason, s.inMsg)
 			}
 		})

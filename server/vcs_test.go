@@ -165,13 +165,13 @@ func TestEditRefusesNUL(t *testing.T) {
 				before := e.snapshot()
 				_, err := c.Edit(e.ctx, &hashlinev1.EditRequest{Path: "f.txt", Edits: tt.edits(), DryRun: tt.name == "a dry run"})
 				var ce *client.Error
-				if !errors.As(err, &ce) || ce.Code != codes.InvalidArgument || ce.Reason != server.ReasonBinaryContent {
+				if !errors.As(err, &ce) || ce.Code != codes.InvalidArgument || ce.Reason != client.ReasonName(server.ReasonBinaryContent) {
 					t.Fatalf("err = %v, want INVALID_ARGUMENT %s", err, server.ReasonBinaryContent)
 				}
 				if !strings.Contains(ce.Message, "edit ") || !strings.Contains(ce.Message, tt.at) {
 					t.Errorf("message %q does not name the edit and %q", ce.Message, tt.at)
 				}
-				if len(ce.Edits) != 1 || ce.Edits[0].GetEditIndex() != tt.index || ce.Edits[0].GetField() != tt.field || ce.Edits[0].GetReason() != server.ReasonBinaryContent {
+				if len(ce.Edits) != 1 || ce.Edits[0].GetEditIndex() != tt.index || ce.Edits[0].GetField() != tt.field || ce.Edits[0].GetReason() != client.ReasonName(server.ReasonBinaryContent) {
 					t.Errorf("details %v, want one EditError for edit %d field %s", ce.Edits, tt.index, tt.field)
 				}
 				e.assertUnchanged(before)

@@ -477,7 +477,7 @@ func TestWatchShutdownEndsStreams(t *testing.T) {
 	}
 	err := w.end()
 	var ce *client.Error
-	if !errors.As(client.FromStatus(err), &ce) || ce.Code != codes.Unavailable || ce.Reason != server.ReasonShuttingDown {
+	if !errors.As(client.FromStatus(err), &ce) || ce.Code != codes.Unavailable || ce.Reason != client.ReasonName(server.ReasonShuttingDown) {
 		t.Errorf("stream ended with %v, want UNAVAILABLE SHUTTING_DOWN", err)
 	}
 }
@@ -490,7 +490,7 @@ func TestWatchAfterShutdownIsRefused(t *testing.T) {
 		_, err = st.Recv()
 	}
 	var ce *client.Error
-	if !errors.As(client.FromStatus(err), &ce) || ce.Reason != server.ReasonShuttingDown {
+	if !errors.As(client.FromStatus(err), &ce) || ce.Reason != client.ReasonName(server.ReasonShuttingDown) {
 		t.Errorf("Watch after Shutdown: %v, want SHUTTING_DOWN", err)
 	}
 }
@@ -510,7 +510,7 @@ func TestWatchBadPath(t *testing.T) {
 	for _, tc := range []struct {
 		name, path string
 		code       codes.Code
-		reason     string
+		reason     hashlinev1.ErrorReason
 	}{
 		{"dot-dot out of the root", "../x", codes.PermissionDenied, server.ReasonOutsideRoot},
 		{"an absolute path outside the root", outside, codes.PermissionDenied, server.ReasonOutsideRoot},
@@ -528,7 +528,7 @@ func TestWatchBadPath(t *testing.T) {
 				t.Fatal("stream ended without an error")
 			}
 			var ce *client.Error
-			if !errors.As(client.FromStatus(err), &ce) || ce.Code != tc.code || ce.Reason != tc.reason {
+			if !errors.As(client.FromStatus(err), &ce) || ce.Code != tc.code || ce.Reason != client.ReasonName(tc.reason) {
 				t.Errorf("Watch(%q) = %v, want %v %s", tc.path, err, tc.code, tc.reason)
 			}
 		})

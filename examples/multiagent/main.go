@@ -127,7 +127,7 @@ func run(w io.Writer, dir string) error {
 	}
 	defer eve.Close()
 	_, err = eve.Edit(ctx, &hashlinev1.EditRequest{Path: "TODO.md", Edits: []*hashlinev1.FileEdit{client.Replace("3:00", "", "x")}})
-	if !errors.Is(err, &client.Error{Reason: "NOT_READ"}) {
+	if !errors.Is(err, client.ErrNotRead) {
 		return fmt.Errorf("eve's edit without a read: %v, want NOT_READ", err)
 	}
 	out.say("eve    edits without reading -> %s", firstLine(err))

@@ -6,8 +6,12 @@ import (
 	"strings"
 )
 
-// Reason classifies a Problem. The values are the reasons of the API's error
-// details, so the server can pass them through unchanged.
+// Reason classifies a Problem. Each value is the name of a
+// hashline.v1.ErrorReason (proto/hashline/v1/errors.proto, the API's one
+// list of reasons) without its ERROR_REASON_ prefix, so a reason reads the
+// same here, in golden files and on the wire. This package knows nothing
+// of the API: the server maps a Reason onto the enum in one place, and a
+// server test fails if a constant here is not one of the enum's names.
 type Reason string
 
 // Reasons an edit batch is refused.

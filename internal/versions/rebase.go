@@ -9,7 +9,10 @@ import (
 	"github.com/hashline/hashline/internal/hashline"
 )
 
-// Reasons of a Conflict, as in the API's StaleRef.reason.
+// Reasons of a Conflict: the names of the API's hashline.v1.StaleRefReason
+// values (proto/hashline/v1/errors.proto) without their prefix, as the
+// server sends them in StaleRef.reason. A server test fails if one here is
+// not a name of the enum.
 const (
 	// ReasonChanged: the referenced line itself was changed since the base.
 	ReasonChanged = "CHANGED"

@@ -407,9 +407,10 @@ func TestWriteFileFailureRemovesDirectoriesItCreated(t *testing.T) {
 
 // Without Encoded, text is checked and encoded; with it, its bytes are
 // written as they are (the caller encoded them once already), whatever text
-// says.
+// says. Encoded is trusted: bytes that are not text are written too (the
+// caller's promise, not a check here), but the size limit holds.
 func TestWriteFileEncodedIsWrittenAsItIs(t *testing.T) {
-	w, root, _ := newWS(t)
+	w, root, _ := newWS(t, WithMaxFileBytes(64))
 	utf16, err := Encode([]byte("h\u00e9llo\n"), UTF16LE)
 	if err != nil {
 		t.Fatal(err)
@@ -427,6 +428,8 @@ func TestWriteFileEncodedIsWrittenAsItIs(t *testing.T) {
 		{"encoded here", UTF16LE, "h\u00e9llo\n", nil, utf16, nil},
 		{"encoded by the caller", UTF16LE, "ignored\n", utf16, utf16, nil},
 		{"UTF-8 from the caller", UTF8, "ignored\n", []byte("h\u00e9llo\n"), []byte("h\u00e9llo\n"), nil},
+		{"the caller's bytes are not checked", UTF8, "ignored\n", []byte("a\xffb\n"), []byte("a\xffb\n"), nil},
+		{"the caller's bytes over the limit", UTF8, "small\n", bytes.Repeat([]byte("x"), 65), nil, ErrTooLarge},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,6 +2,8 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import {
   EditErrorSchema,
   ErrorInfoSchema,
+  ErrorReason,
+  StaleRefReason,
   StaleRefSchema,
   type EditError,
   type ErrorInfo,
@@ -20,14 +22,59 @@ export function errorInfo(err: unknown): ErrorInfo | undefined {
 }
 
 /**
- * Returns the exact reason of a server error ("STALE_REF", "NOT_FOUND",
- * "OUTSIDE_ROOT", "VCS_METADATA" for a path in .git or another
- * version-control system's metadata, "BINARY_CONTENT" for text with a NUL
- * byte, ...; the list is in the server's README), or undefined when the
- * error carries none.
+ * Returns the exact reason of a server error as sent ("STALE_REF",
+ * "NOT_FOUND", "OUTSIDE_ROOT", ...), or undefined when the error carries
+ * none. The reasons are the values of the ErrorReason enum, whose
+ * documentation says what each means; a reason newer than this client is
+ * returned as sent. hasReason compares with the enum.
  */
 export function errorReason(err: unknown): string | undefined {
   return errorInfo(err)?.reason || undefined;
+}
+
+/**
+ * Reports whether err is a server error with the reason r:
+ * hasReason(err, ErrorReason.NOT_FOUND).
+ */
+export function hasReason(err: unknown, r: ErrorReason): boolean {
+  return r !== ErrorReason.UNSPECIFIED && parseReason(errorReason(err) ?? "") === r;
+}
+
+/**
+ * Returns the string the server sends for r ("STALE_REF" for
+ * ErrorReason.STALE_REF), or "" for UNSPECIFIED and numbers the enum does
+ * not have.
+ */
+export function reasonName(r: ErrorReason): string {
+  return r === ErrorReason.UNSPECIFIED ? "" : (ErrorReason[r] ?? "");
+}
+
+/**
+ * Returns the ErrorReason a reason string names, or UNSPECIFIED for one
+ * this client does not know (a newer server's).
+ */
+export function parseReason(reason: string): ErrorReason {
+  return enumValue(ErrorReason, reason) ?? ErrorReason.UNSPECIFIED;
+}
+
+/**
+ * Returns why a StaleRef is stale (StaleRefReason.CHANGED, DELETED or
+ * CONFLICT), or UNSPECIFIED for a reason this client does not know.
+ */
+export function staleRefReason(ref: StaleRef): StaleRefReason {
+  return enumValue(StaleRefReason, ref.reason) ?? StaleRefReason.UNSPECIFIED;
+}
+
+/**
+ * Looks a wire name up in a generated enum. Own keys only: the enum object
+ * also maps numbers back to names, and inherits Object's properties.
+ */
+function enumValue<E extends number>(e: Record<string, string | number>, name: string): E | undefined {
+  if (name === "UNSPECIFIED" || !Object.prototype.hasOwnProperty.call(e, name)) {
+    return undefined;
+  }
+  const v = e[name];
+  return typeof v === "number" ? (v as E) : undefined;
 }
 
 /** Returns the gRPC code of an error, or undefined if it is not an RPC error. */
@@ -41,7 +88,7 @@ export function errorCode(err: unknown): Code | undefined {
  * retry from.
  */
 export function isStaleRef(err: unknown): err is ConnectError {
-  return err instanceof ConnectError && err.code === Code.Aborted && errorReason(err) === "STALE_REF";
+  return err instanceof ConnectError && err.code === Code.Aborted && hasReason(err, ErrorReason.STALE_REF);
 }
 
 /**

@@ -36,7 +36,19 @@ export {
 } from "./client.js";
 export * as edits from "./edits.js";
 export type { FileEditInit } from "./edits.js";
-export { isStaleRef, staleRefs, errorReason, errorInfo, errorCode, editErrors, errorMessage } from "./errors.js";
+export {
+  isStaleRef,
+  staleRefs,
+  staleRefReason,
+  errorReason,
+  hasReason,
+  reasonName,
+  parseReason,
+  errorInfo,
+  errorCode,
+  editErrors,
+  errorMessage,
+} from "./errors.js";
 export {
   formatTag,
   formatTagged,

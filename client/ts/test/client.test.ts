@@ -14,6 +14,10 @@ import {
   errorCode,
   errorMessage,
   errorReason,
+  ErrorReason,
+  hasReason,
+  StaleRefReason,
+  staleRefReason,
   formatEdit,
   formatGrepFile,
   formatGrepSummary,
@@ -148,8 +152,11 @@ describe("against a real hashlined", () => {
     assert.equal(isStaleRef(err), true);
     assert.equal(errorCode(err), Code.Aborted);
     assert.equal(errorReason(err), "STALE_REF");
+    assert.equal(hasReason(err, ErrorReason.STALE_REF), true);
+    assert.equal(hasReason(err, ErrorReason.VERSION_MISMATCH), false);
     const stale = staleRefs(err);
     assert.equal(stale.length, 1);
+    assert.equal(staleRefReason(stale[0]), StaleRefReason.CHANGED);
     assert.equal(stale[0].editIndex, 0);
     assert.equal(stale[0].ref, "2:b3");
     assert.equal(stale[0].line, 2);
@@ -173,11 +180,14 @@ describe("against a real hashlined", () => {
     assert.equal(isStaleRef(err), false);
     assert.equal(errorCode(err), Code.InvalidArgument);
     assert.equal(errorReason(err), "INVALID_REF");
+    assert.equal(hasReason(err, ErrorReason.INVALID_REF), true);
+    assert.equal(hasReason(err, ErrorReason.STALE_REF), false);
     assert.deepEqual(staleRefs(err), []);
     assert.equal(editErrors(err)[0]?.field, "start");
 
     const outside = await rejection(() => client.read("../etc/passwd"));
     assert.equal(errorReason(outside), "OUTSIDE_ROOT");
+    assert.equal(hasReason(outside, ErrorReason.OUTSIDE_ROOT), true);
     assert.equal(errorCode(outside), Code.PermissionDenied);
 
     const hook = await rejection(() => client.write(".git/hooks/pre-commit", "#!/bin/sh\n"));
@@ -209,6 +219,7 @@ describe("against a real hashlined", () => {
 
     const missing = await rejection(() => client.write("absent.txt", "x", { mode: "replace" }));
     assert.equal(errorReason(missing), "NOT_FOUND");
+    assert.equal(hasReason(missing, ErrorReason.NOT_FOUND), true);
   });
 
   test("grep streams one message per file in path order, then the summary", async () => {

@@ -22,11 +22,328 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// ErrorReason is the authoritative list of the reasons the server gives in
+// ErrorInfo.reason and EditError.reason. On the wire a reason is a string,
+// the value's name without the ERROR_REASON_ prefix ("STALE_REF"), so a
+// client older than a reason still reads it as text. Each value's comment
+// starts with the gRPC code the reason always comes with; an error means
+// nothing was written. Two refusals come from gRPC itself, before the
+// server's code, and carry no reason: a message over the server's size
+// limit (RESOURCE_EXHAUSTED) and bytes that are not a valid message
+// (INTERNAL).
+type ErrorReason int32
+
+const (
+	// Never sent.
+	ErrorReason_ERROR_REASON_UNSPECIFIED ErrorReason = 0
+	// ABORTED. A referenced line no longer matches the file: another change
+	// got there first, or the references were made against a version the
+	// server no longer holds. One StaleRef per failing reference carries the
+	// current lines; retry with their tags and the currentVersion in the
+	// metadata as baseVersion.
+	ErrorReason_ERROR_REASON_STALE_REF ErrorReason = 1
+	// ABORTED. Write's expectedVersion is not the file's current version,
+	// given in metadata "currentVersion". Read the file again and decide
+	// whether your write still applies.
+	ErrorReason_ERROR_REASON_VERSION_MISMATCH ErrorReason = 2
+	// INVALID_ARGUMENT. A reference is not LINE:HASH, has line 0, or a hash of
+	// the wrong length. Use a tag exactly as Read or an error showed it.
+	ErrorReason_ERROR_REASON_INVALID_REF ErrorReason = 3
+	// INVALID_ARGUMENT. A line is past the end of the file, a range ends
+	// before it starts, or Read's offset is past the end. Read the file again
+	// for its current length.
+	ErrorReason_ERROR_REASON_LINE_OUT_OF_RANGE ErrorReason = 4
+	// INVALID_ARGUMENT. Two edits of the batch touch the same line, overlap,
+	// or insert at the same point. Merge them into one edit.
+	ErrorReason_ERROR_REASON_OVERLAPPING_EDITS ErrorReason = 5
+	// INVALID_ARGUMENT. The batch has no edits.
+	ErrorReason_ERROR_REASON_EMPTY_EDITS ErrorReason = 6
+	// INVALID_ARGUMENT. An edit is malformed: an unknown op, an insert
+	// without text, an empty oldText, a BOM made the first character. The
+	// EditError's message says which; fix the edit.
+	ErrorReason_ERROR_REASON_INVALID_EDIT ErrorReason = 7
+	// INVALID_ARGUMENT. replaceText's oldText occurs more than once and all
+	// is not set. The message lists the candidate lines as tags: edit one of
+	// them by reference, or set all.
+	ErrorReason_ERROR_REASON_AMBIGUOUS_TEXT ErrorReason = 8
+	// FAILED_PRECONDITION. The batch would leave the file byte for byte as it
+	// is; the EditError names the edit. Nothing needs doing, or the edit is
+	// not the one meant.
+	ErrorReason_ERROR_REASON_NO_CHANGE ErrorReason = 9
+	// FAILED_PRECONDITION. replaceText's oldText does not occur in the file.
+	// The message shows similar lines, if any, as tags; Read the file again.
+	ErrorReason_ERROR_REASON_TEXT_NOT_FOUND ErrorReason = 10
+	// FAILED_PRECONDITION. The agent edits lines of a file it has not read
+	// (metadata "path", "agent"). Read or Grep it first, then edit with the
+	// tags it returns; append and prepend need no read.
+	ErrorReason_ERROR_REASON_NOT_READ ErrorReason = 11
+	// NOT_FOUND. The file (or a directory to search) does not exist.
+	ErrorReason_ERROR_REASON_NOT_FOUND ErrorReason = 12
+	// ALREADY_EXISTS. Write with WRITE_MODE_CREATE met an existing file.
+	ErrorReason_ERROR_REASON_ALREADY_EXISTS ErrorReason = 13
+	// PERMISSION_DENIED. The path leads outside the workspace root (through
+	// .. or a symlink). Use a path inside the root.
+	ErrorReason_ERROR_REASON_OUTSIDE_ROOT ErrorReason = 14
+	// PERMISSION_DENIED. The path is in version-control metadata (.git and
+	// the like), which no call may change and only an operator's flag lets
+	// Read and Grep read.
+	ErrorReason_ERROR_REASON_VCS_METADATA ErrorReason = 15
+	// FAILED_PRECONDITION. The path names a directory, FIFO, socket, device
+	// or other file that is not a regular file.
+	ErrorReason_ERROR_REASON_NOT_REGULAR_FILE ErrorReason = 16
+	// FAILED_PRECONDITION. The file has a NUL byte near its start; it is
+	// binary and cannot be read or edited as lines.
+	ErrorReason_ERROR_REASON_BINARY_FILE ErrorReason = 17
+	// FAILED_PRECONDITION. The file, or the text to write, is neither UTF-8
+	// nor UTF-16 with a byte-order mark that converts losslessly.
+	ErrorReason_ERROR_REASON_NOT_TEXT ErrorReason = 18
+	// RESOURCE_EXHAUSTED. The file, the text to write or the response is over
+	// a size limit, given in the message. Read a smaller page or split the
+	// change.
+	ErrorReason_ERROR_REASON_TOO_LARGE ErrorReason = 19
+	// INVALID_ARGUMENT. The path is empty, malformed (a NUL byte), names the
+	// root where a file is needed, or cannot be resolved (a symlink loop, a
+	// name too long).
+	ErrorReason_ERROR_REASON_INVALID_PATH ErrorReason = 20
+	// INVALID_ARGUMENT. Grep's pattern is not valid RE2 syntax. Fix it, or set
+	// literal to search for a plain string.
+	ErrorReason_ERROR_REASON_INVALID_PATTERN ErrorReason = 21
+	// INVALID_ARGUMENT. A request field is missing, malformed or over a
+	// limit: metadata "field" names it, and "limit" gives the bound if that
+	// is the problem.
+	ErrorReason_ERROR_REASON_INVALID_ARGUMENT ErrorReason = 22
+	// INVALID_ARGUMENT. Text to write has a NUL byte (metadata "field"; for
+	// Edit one EditError per edit). A NUL would make the file binary and
+	// unreadable to every agent; remove it.
+	ErrorReason_ERROR_REASON_BINARY_CONTENT ErrorReason = 23
+	// INVALID_ARGUMENT. This agent already used the request_id for a
+	// different request. Use a new id for a new request.
+	ErrorReason_ERROR_REASON_REQUEST_ID_REUSED ErrorReason = 24
+	// PERMISSION_DENIED. The operating system refused the server access to
+	// the file. Ask the operator.
+	ErrorReason_ERROR_REASON_PERMISSION_DENIED ErrorReason = 25
+	// PERMISSION_DENIED. The file may not be replaced: no write bit, not
+	// openable for writing by the server's user, immutable or append-only, or
+	// its owner, group or extended attributes could not be kept. The message
+	// says which; ask the operator.
+	ErrorReason_ERROR_REASON_NOT_WRITABLE ErrorReason = 26
+	// INTERNAL. The filesystem failed (disk full, an I/O error); the message
+	// has the cause. Not UNAVAILABLE on purpose: clients retry that by
+	// themselves, and an append must not run twice after a failure that came
+	// after the write.
+	ErrorReason_ERROR_REASON_IO_ERROR ErrorReason = 27
+	// CANCELED. The call was cancelled before it finished; nothing was
+	// written.
+	ErrorReason_ERROR_REASON_CANCELED ErrorReason = 28
+	// DEADLINE_EXCEEDED. The call's deadline passed before it finished;
+	// nothing was written. Retry with a longer deadline (and the same
+	// request_id, if it had one).
+	ErrorReason_ERROR_REASON_DEADLINE_EXCEEDED ErrorReason = 29
+	// INTERNAL. A bug in the server; the message has what it knows. Retry or
+	// report it.
+	ErrorReason_ERROR_REASON_INTERNAL ErrorReason = 30
+	// UNAUTHENTICATED. The call has no token, an unknown one, or one the
+	// operator has revoked.
+	ErrorReason_ERROR_REASON_UNAUTHENTICATED ErrorReason = 31
+	// PERMISSION_DENIED. The token may read but not write.
+	ErrorReason_ERROR_REASON_READ_ONLY ErrorReason = 32
+	// PERMISSION_DENIED. The token is limited to some paths, and this is not
+	// one of them.
+	ErrorReason_ERROR_REASON_PATH_NOT_ALLOWED ErrorReason = 33
+	// RESOURCE_EXHAUSTED. The agent is over its rate of calls (metadata
+	// "agent", "limit", "burst"). Wait for the RetryInfo's delay and retry.
+	ErrorReason_ERROR_REASON_RATE_LIMITED ErrorReason = 34
+	// RESOURCE_EXHAUSTED. The agent has its most Grep and Watch streams open
+	// (metadata "agent", "limit"). Retry when one of them ends.
+	ErrorReason_ERROR_REASON_TOO_MANY_STREAMS ErrorReason = 35
+	// UNAVAILABLE. The server is shutting down and ends Watch streams.
+	// Reconnect, Read the files you care about again, then Watch again.
+	ErrorReason_ERROR_REASON_SHUTTING_DOWN ErrorReason = 36
+	// UNAVAILABLE. The server cannot watch the workspace for changes (the
+	// system's limit on file watches is reached); the message says how to
+	// raise it.
+	ErrorReason_ERROR_REASON_WATCH_UNAVAILABLE ErrorReason = 37
+)
+
+// Enum value maps for ErrorReason.
+var (
+	ErrorReason_name = map[int32]string{
+		0:  "ERROR_REASON_UNSPECIFIED",
+		1:  "ERROR_REASON_STALE_REF",
+		2:  "ERROR_REASON_VERSION_MISMATCH",
+		3:  "ERROR_REASON_INVALID_REF",
+		4:  "ERROR_REASON_LINE_OUT_OF_RANGE",
+		5:  "ERROR_REASON_OVERLAPPING_EDITS",
+		6:  "ERROR_REASON_EMPTY_EDITS",
+		7:  "ERROR_REASON_INVALID_EDIT",
+		8:  "ERROR_REASON_AMBIGUOUS_TEXT",
+		9:  "ERROR_REASON_NO_CHANGE",
+		10: "ERROR_REASON_TEXT_NOT_FOUND",
+		11: "ERROR_REASON_NOT_READ",
+		12: "ERROR_REASON_NOT_FOUND",
+		13: "ERROR_REASON_ALREADY_EXISTS",
+		14: "ERROR_REASON_OUTSIDE_ROOT",
+		15: "ERROR_REASON_VCS_METADATA",
+		16: "ERROR_REASON_NOT_REGULAR_FILE",
+		17: "ERROR_REASON_BINARY_FILE",
+		18: "ERROR_REASON_NOT_TEXT",
+		19: "ERROR_REASON_TOO_LARGE",
+		20: "ERROR_REASON_INVALID_PATH",
+		21: "ERROR_REASON_INVALID_PATTERN",
+		22: "ERROR_REASON_INVALID_ARGUMENT",
+		23: "ERROR_REASON_BINARY_CONTENT",
+		24: "ERROR_REASON_REQUEST_ID_REUSED",
+		25: "ERROR_REASON_PERMISSION_DENIED",
+		26: "ERROR_REASON_NOT_WRITABLE",
+		27: "ERROR_REASON_IO_ERROR",
+		28: "ERROR_REASON_CANCELED",
+		29: "ERROR_REASON_DEADLINE_EXCEEDED",
+		30: "ERROR_REASON_INTERNAL",
+		31: "ERROR_REASON_UNAUTHENTICATED",
+		32: "ERROR_REASON_READ_ONLY",
+		33: "ERROR_REASON_PATH_NOT_ALLOWED",
+		34: "ERROR_REASON_RATE_LIMITED",
+		35: "ERROR_REASON_TOO_MANY_STREAMS",
+		36: "ERROR_REASON_SHUTTING_DOWN",
+		37: "ERROR_REASON_WATCH_UNAVAILABLE",
+	}
+	ErrorReason_value = map[string]int32{
+		"ERROR_REASON_UNSPECIFIED":       0,
+		"ERROR_REASON_STALE_REF":         1,
+		"ERROR_REASON_VERSION_MISMATCH":  2,
+		"ERROR_REASON_INVALID_REF":       3,
+		"ERROR_REASON_LINE_OUT_OF_RANGE": 4,
+		"ERROR_REASON_OVERLAPPING_EDITS": 5,
+		"ERROR_REASON_EMPTY_EDITS":       6,
+		"ERROR_REASON_INVALID_EDIT":      7,
+		"ERROR_REASON_AMBIGUOUS_TEXT":    8,
+		"ERROR_REASON_NO_CHANGE":         9,
+		"ERROR_REASON_TEXT_NOT_FOUND":    10,
+		"ERROR_REASON_NOT_READ":          11,
+		"ERROR_REASON_NOT_FOUND":         12,
+		"ERROR_REASON_ALREADY_EXISTS":    13,
+		"ERROR_REASON_OUTSIDE_ROOT":      14,
+		"ERROR_REASON_VCS_METADATA":      15,
+		"ERROR_REASON_NOT_REGULAR_FILE":  16,
+		"ERROR_REASON_BINARY_FILE":       17,
+		"ERROR_REASON_NOT_TEXT":          18,
+		"ERROR_REASON_TOO_LARGE":         19,
+		"ERROR_REASON_INVALID_PATH":      20,
+		"ERROR_REASON_INVALID_PATTERN":   21,
+		"ERROR_REASON_INVALID_ARGUMENT":  22,
+		"ERROR_REASON_BINARY_CONTENT":    23,
+		"ERROR_REASON_REQUEST_ID_REUSED": 24,
+		"ERROR_REASON_PERMISSION_DENIED": 25,
+		"ERROR_REASON_NOT_WRITABLE":      26,
+		"ERROR_REASON_IO_ERROR":          27,
+		"ERROR_REASON_CANCELED":          28,
+		"ERROR_REASON_DEADLINE_EXCEEDED": 29,
+		"ERROR_REASON_INTERNAL":          30,
+		"ERROR_REASON_UNAUTHENTICATED":   31,
+		"ERROR_REASON_READ_ONLY":         32,
+		"ERROR_REASON_PATH_NOT_ALLOWED":  33,
+		"ERROR_REASON_RATE_LIMITED":      34,
+		"ERROR_REASON_TOO_MANY_STREAMS":  35,
+		"ERROR_REASON_SHUTTING_DOWN":     36,
+		"ERROR_REASON_WATCH_UNAVAILABLE": 37,
+	}
+)
+
+func (x ErrorReason) Enum() *ErrorReason {
+	p := new(ErrorReason)
+	*p = x
+	return p
+}
+
+func (x ErrorReason) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (ErrorReason) Descriptor() protoreflect.EnumDescriptor {
+	return file_hashline_v1_errors_proto_enumTypes[0].Descriptor()
+}
+
+func (ErrorReason) Type() protoreflect.EnumType {
+	return &file_hashline_v1_errors_proto_enumTypes[0]
+}
+
+func (x ErrorReason) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use ErrorReason.Descriptor instead.
+func (ErrorReason) EnumDescriptor() ([]byte, []int) {
+	return file_hashline_v1_errors_proto_rawDescGZIP(), []int{0}
+}
+
+// StaleRefReason is the authoritative list of the reasons in
+// StaleRef.reason. On the wire a reason is a string, the value's name
+// without the STALE_REF_REASON_ prefix ("CHANGED").
+type StaleRefReason int32
+
+const (
+	// Never sent.
+	StaleRefReason_STALE_REF_REASON_UNSPECIFIED StaleRefReason = 0
+	// The referenced line's content differs from what the reference was made
+	// against.
+	StaleRefReason_STALE_REF_REASON_CHANGED StaleRefReason = 1
+	// The referenced line no longer exists.
+	StaleRefReason_STALE_REF_REASON_DELETED StaleRefReason = 2
+	// The request was rebased from an older version, and another change
+	// since then touched this line, a line of this range, or this insertion
+	// point.
+	StaleRefReason_STALE_REF_REASON_CONFLICT StaleRefReason = 3
+)
+
+// Enum value maps for StaleRefReason.
+var (
+	StaleRefReason_name = map[int32]string{
+		0: "STALE_REF_REASON_UNSPECIFIED",
+		1: "STALE_REF_REASON_CHANGED",
+		2: "STALE_REF_REASON_DELETED",
+		3: "STALE_REF_REASON_CONFLICT",
+	}
+	StaleRefReason_value = map[string]int32{
+		"STALE_REF_REASON_UNSPECIFIED": 0,
+		"STALE_REF_REASON_CHANGED":     1,
+		"STALE_REF_REASON_DELETED":     2,
+		"STALE_REF_REASON_CONFLICT":    3,
+	}
+)
+
+func (x StaleRefReason) Enum() *StaleRefReason {
+	p := new(StaleRefReason)
+	*p = x
+	return p
+}
+
+func (x StaleRefReason) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (StaleRefReason) Descriptor() protoreflect.EnumDescriptor {
+	return file_hashline_v1_errors_proto_enumTypes[1].Descriptor()
+}
+
+func (StaleRefReason) Type() protoreflect.EnumType {
+	return &file_hashline_v1_errors_proto_enumTypes[1]
+}
+
+func (x StaleRefReason) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use StaleRefReason.Descriptor instead.
+func (StaleRefReason) EnumDescriptor() ([]byte, []int) {
+	return file_hashline_v1_errors_proto_rawDescGZIP(), []int{1}
+}
+
 // ErrorInfo is attached to every error the server returns, in the
 // google.rpc.Status details. It mirrors google.rpc.ErrorInfo.
 type ErrorInfo struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The machine-readable reason, e.g. "STALE_REF", "NOT_FOUND",
+	// The machine-readable reason: the name of an ErrorReason value without
+	// its ERROR_REASON_ prefix, e.g. "STALE_REF", "NOT_FOUND",
 	// "OUTSIDE_ROOT". The gRPC code groups reasons; the reason is exact.
 	Reason string `protobuf:"bytes,1,opt,name=reason,proto3" json:"reason,omitempty"`
 	// Always "hashline.v1".
@@ -108,10 +425,8 @@ type StaleRef struct {
 	Fresh []string `protobuf:"bytes,7,rep,name=fresh,proto3" json:"fresh,omitempty"`
 	// The version the fresh lines come from.
 	CurrentVersion string `protobuf:"bytes,8,opt,name=current_version,json=currentVersion,proto3" json:"current_version,omitempty"`
-	// Why it is stale: "CHANGED" (the line's content differs), "DELETED"
-	// (the line no longer exists), or "CONFLICT" (the request was rebased
-	// from an older version and another change since then touched this line,
-	// a line of this range, or this insertion point).
+	// Why it is stale: the name of a StaleRefReason value without its
+	// STALE_REF_REASON_ prefix: "CHANGED", "DELETED" or "CONFLICT".
 	Reason        string `protobuf:"bytes,9,opt,name=reason,proto3" json:"reason,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -218,7 +533,8 @@ type EditError struct {
 	EditIndex int32 `protobuf:"varint,1,opt,name=edit_index,json=editIndex,proto3" json:"edit_index,omitempty"`
 	// The field at fault, e.g. "start", "end", "anchor", "oldText".
 	Field string `protobuf:"bytes,2,opt,name=field,proto3" json:"field,omitempty"`
-	// The reason, e.g. "INVALID_REF", "OVERLAPPING_EDITS", "NO_CHANGE".
+	// The reason, as in ErrorInfo.reason, e.g. "INVALID_REF",
+	// "OVERLAPPING_EDITS", "NO_CHANGE".
 	Reason string `protobuf:"bytes,3,opt,name=reason,proto3" json:"reason,omitempty"`
 	// What is wrong and what to do about it.
 	Message string `protobuf:"bytes,4,opt,name=message,proto3" json:"message,omitempty"`
@@ -445,7 +761,52 @@ const file_hashline_v1_errors_proto_rawDesc = "" +
 	"\x03end\x18\x02 \x01(\x05R\x03end\"G\n" +
 	"\tRetryInfo\x12:\n" +
 	"\vretry_delay\x18\x01 \x01(\v2\x19.google.protobuf.DurationR\n" +
-	"retryDelayB\xa7\x01\n" +
+	"retryDelay*\xc1\t\n" +
+	"\vErrorReason\x12\x1c\n" +
+	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12\x1a\n" +
+	"\x16ERROR_REASON_STALE_REF\x10\x01\x12!\n" +
+	"\x1dERROR_REASON_VERSION_MISMATCH\x10\x02\x12\x1c\n" +
+	"\x18ERROR_REASON_INVALID_REF\x10\x03\x12\"\n" +
+	"\x1eERROR_REASON_LINE_OUT_OF_RANGE\x10\x04\x12\"\n" +
+	"\x1eERROR_REASON_OVERLAPPING_EDITS\x10\x05\x12\x1c\n" +
+	"\x18ERROR_REASON_EMPTY_EDITS\x10\x06\x12\x1d\n" +
+	"\x19ERROR_REASON_INVALID_EDIT\x10\a\x12\x1f\n" +
+	"\x1bERROR_REASON_AMBIGUOUS_TEXT\x10\b\x12\x1a\n" +
+	"\x16ERROR_REASON_NO_CHANGE\x10\t\x12\x1f\n" +
+	"\x1bERROR_REASON_TEXT_NOT_FOUND\x10\n" +
+	"\x12\x19\n" +
+	"\x15ERROR_REASON_NOT_READ\x10\v\x12\x1a\n" +
+	"\x16ERROR_REASON_NOT_FOUND\x10\f\x12\x1f\n" +
+	"\x1bERROR_REASON_ALREADY_EXISTS\x10\r\x12\x1d\n" +
+	"\x19ERROR_REASON_OUTSIDE_ROOT\x10\x0e\x12\x1d\n" +
+	"\x19ERROR_REASON_VCS_METADATA\x10\x0f\x12!\n" +
+	"\x1dERROR_REASON_NOT_REGULAR_FILE\x10\x10\x12\x1c\n" +
+	"\x18ERROR_REASON_BINARY_FILE\x10\x11\x12\x19\n" +
+	"\x15ERROR_REASON_NOT_TEXT\x10\x12\x12\x1a\n" +
+	"\x16ERROR_REASON_TOO_LARGE\x10\x13\x12\x1d\n" +
+	"\x19ERROR_REASON_INVALID_PATH\x10\x14\x12 \n" +
+	"\x1cERROR_REASON_INVALID_PATTERN\x10\x15\x12!\n" +
+	"\x1dERROR_REASON_INVALID_ARGUMENT\x10\x16\x12\x1f\n" +
+	"\x1bERROR_REASON_BINARY_CONTENT\x10\x17\x12\"\n" +
+	"\x1eERROR_REASON_REQUEST_ID_REUSED\x10\x18\x12\"\n" +
+	"\x1eERROR_REASON_PERMISSION_DENIED\x10\x19\x12\x1d\n" +
+	"\x19ERROR_REASON_NOT_WRITABLE\x10\x1a\x12\x19\n" +
+	"\x15ERROR_REASON_IO_ERROR\x10\x1b\x12\x19\n" +
+	"\x15ERROR_REASON_CANCELED\x10\x1c\x12\"\n" +
+	"\x1eERROR_REASON_DEADLINE_EXCEEDED\x10\x1d\x12\x19\n" +
+	"\x15ERROR_REASON_INTERNAL\x10\x1e\x12 \n" +
+	"\x1cERROR_REASON_UNAUTHENTICATED\x10\x1f\x12\x1a\n" +
+	"\x16ERROR_REASON_READ_ONLY\x10 \x12!\n" +
+	"\x1dERROR_REASON_PATH_NOT_ALLOWED\x10!\x12\x1d\n" +
+	"\x19ERROR_REASON_RATE_LIMITED\x10\"\x12!\n" +
+	"\x1dERROR_REASON_TOO_MANY_STREAMS\x10#\x12\x1e\n" +
+	"\x1aERROR_REASON_SHUTTING_DOWN\x10$\x12\"\n" +
+	"\x1eERROR_REASON_WATCH_UNAVAILABLE\x10%*\x8d\x01\n" +
+	"\x0eStaleRefReason\x12 \n" +
+	"\x1cSTALE_REF_REASON_UNSPECIFIED\x10\x00\x12\x1c\n" +
+	"\x18STALE_REF_REASON_CHANGED\x10\x01\x12\x1c\n" +
+	"\x18STALE_REF_REASON_DELETED\x10\x02\x12\x1d\n" +
+	"\x19STALE_REF_REASON_CONFLICT\x10\x03B\xa7\x01\n" +
 	"\x0fcom.hashline.v1B\vErrorsProtoP\x01Z:github.com/hashline/hashline/gen/go/hashline/v1;hashlinev1\xa2\x02\x03HXX\xaa\x02\vHashline.V1\xca\x02\vHashline\\V1\xe2\x02\x17Hashline\\V1\\GPBMetadata\xea\x02\fHashline::V1b\x06proto3"
 
 var (
@@ -460,20 +821,23 @@ func file_hashline_v1_errors_proto_rawDescGZIP() []byte {
 	return file_hashline_v1_errors_proto_rawDescData
 }
 
+var file_hashline_v1_errors_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
 var file_hashline_v1_errors_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
 var file_hashline_v1_errors_proto_goTypes = []any{
-	(*ErrorInfo)(nil),           // 0: hashline.v1.ErrorInfo
-	(*StaleRef)(nil),            // 1: hashline.v1.StaleRef
-	(*EditError)(nil),           // 2: hashline.v1.EditError
-	(*LineSpan)(nil),            // 3: hashline.v1.LineSpan
-	(*RetryInfo)(nil),           // 4: hashline.v1.RetryInfo
-	nil,                         // 5: hashline.v1.ErrorInfo.MetadataEntry
-	(*durationpb.Duration)(nil), // 6: google.protobuf.Duration
+	(ErrorReason)(0),            // 0: hashline.v1.ErrorReason
+	(StaleRefReason)(0),         // 1: hashline.v1.StaleRefReason
+	(*ErrorInfo)(nil),           // 2: hashline.v1.ErrorInfo
+	(*StaleRef)(nil),            // 3: hashline.v1.StaleRef
+	(*EditError)(nil),           // 4: hashline.v1.EditError
+	(*LineSpan)(nil),            // 5: hashline.v1.LineSpan
+	(*RetryInfo)(nil),           // 6: hashline.v1.RetryInfo
+	nil,                         // 7: hashline.v1.ErrorInfo.MetadataEntry
+	(*durationpb.Duration)(nil), // 8: google.protobuf.Duration
 }
 var file_hashline_v1_errors_proto_depIdxs = []int32{
-	5, // 0: hashline.v1.ErrorInfo.metadata:type_name -> hashline.v1.ErrorInfo.MetadataEntry
-	3, // 1: hashline.v1.EditError.text_at:type_name -> hashline.v1.LineSpan
-	6, // 2: hashline.v1.RetryInfo.retry_delay:type_name -> google.protobuf.Duration
+	7, // 0: hashline.v1.ErrorInfo.metadata:type_name -> hashline.v1.ErrorInfo.MetadataEntry
+	5, // 1: hashline.v1.EditError.text_at:type_name -> hashline.v1.LineSpan
+	8, // 2: hashline.v1.RetryInfo.retry_delay:type_name -> google.protobuf.Duration
 	3, // [3:3] is the sub-list for method output_type
 	3, // [3:3] is the sub-list for method input_type
 	3, // [3:3] is the sub-list for extension type_name
@@ -491,13 +855,14 @@ func file_hashline_v1_errors_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hashline_v1_errors_proto_rawDesc), len(file_hashline_v1_errors_proto_rawDesc)),
-			NumEnums:      0,
+			NumEnums:      2,
 			NumMessages:   6,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
 		GoTypes:           file_hashline_v1_errors_proto_goTypes,
 		DependencyIndexes: file_hashline_v1_errors_proto_depIdxs,
+		EnumInfos:         file_hashline_v1_errors_proto_enumTypes,
 		MessageInfos:      file_hashline_v1_errors_proto_msgTypes,
 	}.Build()
 	File_hashline_v1_errors_proto = out.File

@@ -2,8 +2,8 @@
 // @generated from file hashline/v1/errors.proto (package hashline.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenEnum, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Duration } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_duration } from "@bufbuild/protobuf/wkt";
 import type { Message } from "@bufbuild/protobuf";
@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file hashline/v1/errors.proto.
  */
 export const file_hashline_v1_errors: GenFile = /*@__PURE__*/
-  fileDesc("ChhoYXNobGluZS92MS9lcnJvcnMucHJvdG8SC2hhc2hsaW5lLnYxIpQBCglFcnJvckluZm8SDgoGcmVhc29uGAEgASgJEg4KBmRvbWFpbhgCIAEoCRI2CghtZXRhZGF0YRgDIAMoCzIkLmhhc2hsaW5lLnYxLkVycm9ySW5mby5NZXRhZGF0YUVudHJ5Gi8KDU1ldGFkYXRhRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASKzAQoIU3RhbGVSZWYSEgoKZWRpdF9pbmRleBgBIAEoBRILCgNyZWYYAiABKAkSDAoEbGluZRgDIAEoBRIVCg1leHBlY3RlZF9oYXNoGAQgASgJEhMKC2FjdHVhbF9oYXNoGAUgASgJEhQKDGN1cnJlbnRfbGluZRgGIAEoCRINCgVmcmVzaBgHIAMoCRIXCg9jdXJyZW50X3ZlcnNpb24YCCABKAkSDgoGcmVhc29uGAkgASgJIoYBCglFZGl0RXJyb3ISEgoKZWRpdF9pbmRleBgBIAEoBRINCgVmaWVsZBgCIAEoCRIOCgZyZWFzb24YAyABKAkSDwoHbWVzc2FnZRgEIAEoCRINCgVmcmVzaBgFIAMoCRImCgd0ZXh0X2F0GAYgAygLMhUuaGFzaGxpbmUudjEuTGluZVNwYW4iJgoITGluZVNwYW4SDQoFc3RhcnQYASABKAUSCwoDZW5kGAIgASgFIjsKCVJldHJ5SW5mbxIuCgtyZXRyeV9kZWxheRgBIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbkKnAQoPY29tLmhhc2hsaW5lLnYxQgtFcnJvcnNQcm90b1ABWjpnaXRodWIuY29tL2hhc2hsaW5lL2hhc2hsaW5lL2dlbi9nby9oYXNobGluZS92MTtoYXNobGluZXYxogIDSFhYqgILSGFzaGxpbmUuVjHKAgtIYXNobGluZVxWMeICF0hhc2hsaW5lXFYxXEdQQk1ldGFkYXRh6gIMSGFzaGxpbmU6OlYxYgZwcm90bzM", [file_google_protobuf_duration]);
+  fileDesc("ChhoYXNobGluZS92MS9lcnJvcnMucHJvdG8SC2hhc2hsaW5lLnYxIpQBCglFcnJvckluZm8SDgoGcmVhc29uGAEgASgJEg4KBmRvbWFpbhgCIAEoCRI2CghtZXRhZGF0YRgDIAMoCzIkLmhhc2hsaW5lLnYxLkVycm9ySW5mby5NZXRhZGF0YUVudHJ5Gi8KDU1ldGFkYXRhRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASKzAQoIU3RhbGVSZWYSEgoKZWRpdF9pbmRleBgBIAEoBRILCgNyZWYYAiABKAkSDAoEbGluZRgDIAEoBRIVCg1leHBlY3RlZF9oYXNoGAQgASgJEhMKC2FjdHVhbF9oYXNoGAUgASgJEhQKDGN1cnJlbnRfbGluZRgGIAEoCRINCgVmcmVzaBgHIAMoCRIXCg9jdXJyZW50X3ZlcnNpb24YCCABKAkSDgoGcmVhc29uGAkgASgJIoYBCglFZGl0RXJyb3ISEgoKZWRpdF9pbmRleBgBIAEoBRINCgVmaWVsZBgCIAEoCRIOCgZyZWFzb24YAyABKAkSDwoHbWVzc2FnZRgEIAEoCRINCgVmcmVzaBgFIAMoCRImCgd0ZXh0X2F0GAYgAygLMhUuaGFzaGxpbmUudjEuTGluZVNwYW4iJgoITGluZVNwYW4SDQoFc3RhcnQYASABKAUSCwoDZW5kGAIgASgFIjsKCVJldHJ5SW5mbxIuCgtyZXRyeV9kZWxheRgBIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbirBCQoLRXJyb3JSZWFzb24SHAoYRVJST1JfUkVBU09OX1VOU1BFQ0lGSUVEEAASGgoWRVJST1JfUkVBU09OX1NUQUxFX1JFRhABEiEKHUVSUk9SX1JFQVNPTl9WRVJTSU9OX01JU01BVENIEAISHAoYRVJST1JfUkVBU09OX0lOVkFMSURfUkVGEAMSIgoeRVJST1JfUkVBU09OX0xJTkVfT1VUX09GX1JBTkdFEAQSIgoeRVJST1JfUkVBU09OX09WRVJMQVBQSU5HX0VESVRTEAUSHAoYRVJST1JfUkVBU09OX0VNUFRZX0VESVRTEAYSHQoZRVJST1JfUkVBU09OX0lOVkFMSURfRURJVBAHEh8KG0VSUk9SX1JFQVNPTl9BTUJJR1VPVVNfVEVYVBAIEhoKFkVSUk9SX1JFQVNPTl9OT19DSEFOR0UQCRIfChtFUlJPUl9SRUFTT05fVEVYVF9OT1RfRk9VTkQQChIZChVFUlJPUl9SRUFTT05fTk9UX1JFQUQQCxIaChZFUlJPUl9SRUFTT05fTk9UX0ZPVU5EEAwSHwobRVJST1JfUkVBU09OX0FMUkVBRFlfRVhJU1RTEA0SHQoZRVJST1JfUkVBU09OX09VVFNJREVfUk9PVBAOEh0KGUVSUk9SX1JFQVNPTl9WQ1NfTUVUQURBVEEQDxIhCh1FUlJPUl9SRUFTT05fTk9UX1JFR1VMQVJfRklMRRAQEhwKGEVSUk9SX1JFQVNPTl9CSU5BUllfRklMRRAREhkKFUVSUk9SX1JFQVNPTl9OT1RfVEVYVBASEhoKFkVSUk9SX1JFQVNPTl9UT09fTEFSR0UQExIdChlFUlJPUl9SRUFTT05fSU5WQUxJRF9QQVRIEBQSIAocRVJST1JfUkVBU09OX0lOVkFMSURfUEFUVEVSThAVEiEKHUVSUk9SX1JFQVNPTl9JTlZBTElEX0FSR1VNRU5UEBYSHwobRVJST1JfUkVBU09OX0JJTkFSWV9DT05URU5UEBcSIgoeRVJST1JfUkVBU09OX1JFUVVFU1RfSURfUkVVU0VEEBgSIgoeRVJST1JfUkVBU09OX1BFUk1JU1NJT05fREVOSUVEEBkSHQoZRVJST1JfUkVBU09OX05PVF9XUklUQUJMRRAaEhkKFUVSUk9SX1JFQVNPTl9JT19FUlJPUhAbEhkKFUVSUk9SX1JFQVNPTl9DQU5DRUxFRBAcEiIKHkVSUk9SX1JFQVNPTl9ERUFETElORV9FWENFRURFRBAdEhkKFUVSUk9SX1JFQVNPTl9JTlRFUk5BTBAeEiAKHEVSUk9SX1JFQVNPTl9VTkFVVEhFTlRJQ0FURUQQHxIaChZFUlJPUl9SRUFTT05fUkVBRF9PTkxZECASIQodRVJST1JfUkVBU09OX1BBVEhfTk9UX0FMTE9XRUQQIRIdChlFUlJPUl9SRUFTT05fUkFURV9MSU1JVEVEECISIQodRVJST1JfUkVBU09OX1RPT19NQU5ZX1NUUkVBTVMQIxIeChpFUlJPUl9SRUFTT05fU0hVVFRJTkdfRE9XThAkEiIKHkVSUk9SX1JFQVNPTl9XQVRDSF9VTkFWQUlMQUJMRRAlKo0BCg5TdGFsZVJlZlJlYXNvbhIgChxTVEFMRV9SRUZfUkVBU09OX1VOU1BFQ0lGSUVEEAASHAoYU1RBTEVfUkVGX1JFQVNPTl9DSEFOR0VEEAESHAoYU1RBTEVfUkVGX1JFQVNPTl9ERUxFVEVEEAISHQoZU1RBTEVfUkVGX1JFQVNPTl9DT05GTElDVBADQqcBCg9jb20uaGFzaGxpbmUudjFCC0Vycm9yc1Byb3RvUAFaOmdpdGh1Yi5jb20vaGFzaGxpbmUvaGFzaGxpbmUvZ2VuL2dvL2hhc2hsaW5lL3YxO2hhc2hsaW5ldjGiAgNIWFiqAgtIYXNobGluZS5WMcoCC0hhc2hsaW5lXFYx4gIXSGFzaGxpbmVcVjFcR1BCTWV0YWRhdGHqAgxIYXNobGluZTo6VjFiBnByb3RvMw", [file_google_protobuf_duration]);
 
 /**
  * ErrorInfo is attached to every error the server returns, in the
@@ -22,7 +22,8 @@ export const file_hashline_v1_errors: GenFile = /*@__PURE__*/
  */
 export type ErrorInfo = Message<"hashline.v1.ErrorInfo"> & {
   /**
-   * The machine-readable reason, e.g. "STALE_REF", "NOT_FOUND",
+   * The machine-readable reason: the name of an ErrorReason value without
+   * its ERROR_REASON_ prefix, e.g. "STALE_REF", "NOT_FOUND",
    * "OUTSIDE_ROOT". The gRPC code groups reasons; the reason is exact.
    *
    * @generated from field: string reason = 1;
@@ -115,10 +116,8 @@ export type StaleRef = Message<"hashline.v1.StaleRef"> & {
   currentVersion: string;
 
   /**
-   * Why it is stale: "CHANGED" (the line's content differs), "DELETED"
-   * (the line no longer exists), or "CONFLICT" (the request was rebased
-   * from an older version and another change since then touched this line,
-   * a line of this range, or this insertion point).
+   * Why it is stale: the name of a StaleRefReason value without its
+   * STALE_REF_REASON_ prefix: "CHANGED", "DELETED" or "CONFLICT".
    *
    * @generated from field: string reason = 9;
    */
@@ -154,7 +153,8 @@ export type EditError = Message<"hashline.v1.EditError"> & {
   field: string;
 
   /**
-   * The reason, e.g. "INVALID_REF", "OVERLAPPING_EDITS", "NO_CHANGE".
+   * The reason, as in ErrorInfo.reason, e.g. "INVALID_REF",
+   * "OVERLAPPING_EDITS", "NO_CHANGE".
    *
    * @generated from field: string reason = 3;
    */
@@ -242,4 +242,390 @@ export type RetryInfo = Message<"hashline.v1.RetryInfo"> & {
  */
 export const RetryInfoSchema: GenMessage<RetryInfo> = /*@__PURE__*/
   messageDesc(file_hashline_v1_errors, 4);
+
+/**
+ * ErrorReason is the authoritative list of the reasons the server gives in
+ * ErrorInfo.reason and EditError.reason. On the wire a reason is a string,
+ * the value's name without the ERROR_REASON_ prefix ("STALE_REF"), so a
+ * client older than a reason still reads it as text. Each value's comment
+ * starts with the gRPC code the reason always comes with; an error means
+ * nothing was written. Two refusals come from gRPC itself, before the
+ * server's code, and carry no reason: a message over the server's size
+ * limit (RESOURCE_EXHAUSTED) and bytes that are not a valid message
+ * (INTERNAL).
+ *
+ * @generated from enum hashline.v1.ErrorReason
+ */
+export enum ErrorReason {
+  /**
+   * Never sent.
+   *
+   * @generated from enum value: ERROR_REASON_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * ABORTED. A referenced line no longer matches the file: another change
+   * got there first, or the references were made against a version the
+   * server no longer holds. One StaleRef per failing reference carries the
+   * current lines; retry with their tags and the currentVersion in the
+   * metadata as baseVersion.
+   *
+   * @generated from enum value: ERROR_REASON_STALE_REF = 1;
+   */
+  STALE_REF = 1,
+
+  /**
+   * ABORTED. Write's expectedVersion is not the file's current version,
+   * given in metadata "currentVersion". Read the file again and decide
+   * whether your write still applies.
+   *
+   * @generated from enum value: ERROR_REASON_VERSION_MISMATCH = 2;
+   */
+  VERSION_MISMATCH = 2,
+
+  /**
+   * INVALID_ARGUMENT. A reference is not LINE:HASH, has line 0, or a hash of
+   * the wrong length. Use a tag exactly as Read or an error showed it.
+   *
+   * @generated from enum value: ERROR_REASON_INVALID_REF = 3;
+   */
+  INVALID_REF = 3,
+
+  /**
+   * INVALID_ARGUMENT. A line is past the end of the file, a range ends
+   * before it starts, or Read's offset is past the end. Read the file again
+   * for its current length.
+   *
+   * @generated from enum value: ERROR_REASON_LINE_OUT_OF_RANGE = 4;
+   */
+  LINE_OUT_OF_RANGE = 4,
+
+  /**
+   * INVALID_ARGUMENT. Two edits of the batch touch the same line, overlap,
+   * or insert at the same point. Merge them into one edit.
+   *
+   * @generated from enum value: ERROR_REASON_OVERLAPPING_EDITS = 5;
+   */
+  OVERLAPPING_EDITS = 5,
+
+  /**
+   * INVALID_ARGUMENT. The batch has no edits.
+   *
+   * @generated from enum value: ERROR_REASON_EMPTY_EDITS = 6;
+   */
+  EMPTY_EDITS = 6,
+
+  /**
+   * INVALID_ARGUMENT. An edit is malformed: an unknown op, an insert
+   * without text, an empty oldText, a BOM made the first character. The
+   * EditError's message says which; fix the edit.
+   *
+   * @generated from enum value: ERROR_REASON_INVALID_EDIT = 7;
+   */
+  INVALID_EDIT = 7,
+
+  /**
+   * INVALID_ARGUMENT. replaceText's oldText occurs more than once and all
+   * is not set. The message lists the candidate lines as tags: edit one of
+   * them by reference, or set all.
+   *
+   * @generated from enum value: ERROR_REASON_AMBIGUOUS_TEXT = 8;
+   */
+  AMBIGUOUS_TEXT = 8,
+
+  /**
+   * FAILED_PRECONDITION. The batch would leave the file byte for byte as it
+   * is; the EditError names the edit. Nothing needs doing, or the edit is
+   * not the one meant.
+   *
+   * @generated from enum value: ERROR_REASON_NO_CHANGE = 9;
+   */
+  NO_CHANGE = 9,
+
+  /**
+   * FAILED_PRECONDITION. replaceText's oldText does not occur in the file.
+   * The message shows similar lines, if any, as tags; Read the file again.
+   *
+   * @generated from enum value: ERROR_REASON_TEXT_NOT_FOUND = 10;
+   */
+  TEXT_NOT_FOUND = 10,
+
+  /**
+   * FAILED_PRECONDITION. The agent edits lines of a file it has not read
+   * (metadata "path", "agent"). Read or Grep it first, then edit with the
+   * tags it returns; append and prepend need no read.
+   *
+   * @generated from enum value: ERROR_REASON_NOT_READ = 11;
+   */
+  NOT_READ = 11,
+
+  /**
+   * NOT_FOUND. The file (or a directory to search) does not exist.
+   *
+   * @generated from enum value: ERROR_REASON_NOT_FOUND = 12;
+   */
+  NOT_FOUND = 12,
+
+  /**
+   * ALREADY_EXISTS. Write with WRITE_MODE_CREATE met an existing file.
+   *
+   * @generated from enum value: ERROR_REASON_ALREADY_EXISTS = 13;
+   */
+  ALREADY_EXISTS = 13,
+
+  /**
+   * PERMISSION_DENIED. The path leads outside the workspace root (through
+   * .. or a symlink). Use a path inside the root.
+   *
+   * @generated from enum value: ERROR_REASON_OUTSIDE_ROOT = 14;
+   */
+  OUTSIDE_ROOT = 14,
+
+  /**
+   * PERMISSION_DENIED. The path is in version-control metadata (.git and
+   * the like), which no call may change and only an operator's flag lets
+   * Read and Grep read.
+   *
+   * @generated from enum value: ERROR_REASON_VCS_METADATA = 15;
+   */
+  VCS_METADATA = 15,
+
+  /**
+   * FAILED_PRECONDITION. The path names a directory, FIFO, socket, device
+   * or other file that is not a regular file.
+   *
+   * @generated from enum value: ERROR_REASON_NOT_REGULAR_FILE = 16;
+   */
+  NOT_REGULAR_FILE = 16,
+
+  /**
+   * FAILED_PRECONDITION. The file has a NUL byte near its start; it is
+   * binary and cannot be read or edited as lines.
+   *
+   * @generated from enum value: ERROR_REASON_BINARY_FILE = 17;
+   */
+  BINARY_FILE = 17,
+
+  /**
+   * FAILED_PRECONDITION. The file, or the text to write, is neither UTF-8
+   * nor UTF-16 with a byte-order mark that converts losslessly.
+   *
+   * @generated from enum value: ERROR_REASON_NOT_TEXT = 18;
+   */
+  NOT_TEXT = 18,
+
+  /**
+   * RESOURCE_EXHAUSTED. The file, the text to write or the response is over
+   * a size limit, given in the message. Read a smaller page or split the
+   * change.
+   *
+   * @generated from enum value: ERROR_REASON_TOO_LARGE = 19;
+   */
+  TOO_LARGE = 19,
+
+  /**
+   * INVALID_ARGUMENT. The path is empty, malformed (a NUL byte), names the
+   * root where a file is needed, or cannot be resolved (a symlink loop, a
+   * name too long).
+   *
+   * @generated from enum value: ERROR_REASON_INVALID_PATH = 20;
+   */
+  INVALID_PATH = 20,
+
+  /**
+   * INVALID_ARGUMENT. Grep's pattern is not valid RE2 syntax. Fix it, or set
+   * literal to search for a plain string.
+   *
+   * @generated from enum value: ERROR_REASON_INVALID_PATTERN = 21;
+   */
+  INVALID_PATTERN = 21,
+
+  /**
+   * INVALID_ARGUMENT. A request field is missing, malformed or over a
+   * limit: metadata "field" names it, and "limit" gives the bound if that
+   * is the problem.
+   *
+   * @generated from enum value: ERROR_REASON_INVALID_ARGUMENT = 22;
+   */
+  INVALID_ARGUMENT = 22,
+
+  /**
+   * INVALID_ARGUMENT. Text to write has a NUL byte (metadata "field"; for
+   * Edit one EditError per edit). A NUL would make the file binary and
+   * unreadable to every agent; remove it.
+   *
+   * @generated from enum value: ERROR_REASON_BINARY_CONTENT = 23;
+   */
+  BINARY_CONTENT = 23,
+
+  /**
+   * INVALID_ARGUMENT. This agent already used the request_id for a
+   * different request. Use a new id for a new request.
+   *
+   * @generated from enum value: ERROR_REASON_REQUEST_ID_REUSED = 24;
+   */
+  REQUEST_ID_REUSED = 24,
+
+  /**
+   * PERMISSION_DENIED. The operating system refused the server access to
+   * the file. Ask the operator.
+   *
+   * @generated from enum value: ERROR_REASON_PERMISSION_DENIED = 25;
+   */
+  PERMISSION_DENIED = 25,
+
+  /**
+   * PERMISSION_DENIED. The file may not be replaced: no write bit, not
+   * openable for writing by the server's user, immutable or append-only, or
+   * its owner, group or extended attributes could not be kept. The message
+   * says which; ask the operator.
+   *
+   * @generated from enum value: ERROR_REASON_NOT_WRITABLE = 26;
+   */
+  NOT_WRITABLE = 26,
+
+  /**
+   * INTERNAL. The filesystem failed (disk full, an I/O error); the message
+   * has the cause. Not UNAVAILABLE on purpose: clients retry that by
+   * themselves, and an append must not run twice after a failure that came
+   * after the write.
+   *
+   * @generated from enum value: ERROR_REASON_IO_ERROR = 27;
+   */
+  IO_ERROR = 27,
+
+  /**
+   * CANCELED. The call was cancelled before it finished; nothing was
+   * written.
+   *
+   * @generated from enum value: ERROR_REASON_CANCELED = 28;
+   */
+  CANCELED = 28,
+
+  /**
+   * DEADLINE_EXCEEDED. The call's deadline passed before it finished;
+   * nothing was written. Retry with a longer deadline (and the same
+   * request_id, if it had one).
+   *
+   * @generated from enum value: ERROR_REASON_DEADLINE_EXCEEDED = 29;
+   */
+  DEADLINE_EXCEEDED = 29,
+
+  /**
+   * INTERNAL. A bug in the server; the message has what it knows. Retry or
+   * report it.
+   *
+   * @generated from enum value: ERROR_REASON_INTERNAL = 30;
+   */
+  INTERNAL = 30,
+
+  /**
+   * UNAUTHENTICATED. The call has no token, an unknown one, or one the
+   * operator has revoked.
+   *
+   * @generated from enum value: ERROR_REASON_UNAUTHENTICATED = 31;
+   */
+  UNAUTHENTICATED = 31,
+
+  /**
+   * PERMISSION_DENIED. The token may read but not write.
+   *
+   * @generated from enum value: ERROR_REASON_READ_ONLY = 32;
+   */
+  READ_ONLY = 32,
+
+  /**
+   * PERMISSION_DENIED. The token is limited to some paths, and this is not
+   * one of them.
+   *
+   * @generated from enum value: ERROR_REASON_PATH_NOT_ALLOWED = 33;
+   */
+  PATH_NOT_ALLOWED = 33,
+
+  /**
+   * RESOURCE_EXHAUSTED. The agent is over its rate of calls (metadata
+   * "agent", "limit", "burst"). Wait for the RetryInfo's delay and retry.
+   *
+   * @generated from enum value: ERROR_REASON_RATE_LIMITED = 34;
+   */
+  RATE_LIMITED = 34,
+
+  /**
+   * RESOURCE_EXHAUSTED. The agent has its most Grep and Watch streams open
+   * (metadata "agent", "limit"). Retry when one of them ends.
+   *
+   * @generated from enum value: ERROR_REASON_TOO_MANY_STREAMS = 35;
+   */
+  TOO_MANY_STREAMS = 35,
+
+  /**
+   * UNAVAILABLE. The server is shutting down and ends Watch streams.
+   * Reconnect, Read the files you care about again, then Watch again.
+   *
+   * @generated from enum value: ERROR_REASON_SHUTTING_DOWN = 36;
+   */
+  SHUTTING_DOWN = 36,
+
+  /**
+   * UNAVAILABLE. The server cannot watch the workspace for changes (the
+   * system's limit on file watches is reached); the message says how to
+   * raise it.
+   *
+   * @generated from enum value: ERROR_REASON_WATCH_UNAVAILABLE = 37;
+   */
+  WATCH_UNAVAILABLE = 37,
+}
+
+/**
+ * Describes the enum hashline.v1.ErrorReason.
+ */
+export const ErrorReasonSchema: GenEnum<ErrorReason> = /*@__PURE__*/
+  enumDesc(file_hashline_v1_errors, 0);
+
+/**
+ * StaleRefReason is the authoritative list of the reasons in
+ * StaleRef.reason. On the wire a reason is a string, the value's name
+ * without the STALE_REF_REASON_ prefix ("CHANGED").
+ *
+ * @generated from enum hashline.v1.StaleRefReason
+ */
+export enum StaleRefReason {
+  /**
+   * Never sent.
+   *
+   * @generated from enum value: STALE_REF_REASON_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The referenced line's content differs from what the reference was made
+   * against.
+   *
+   * @generated from enum value: STALE_REF_REASON_CHANGED = 1;
+   */
+  CHANGED = 1,
+
+  /**
+   * The referenced line no longer exists.
+   *
+   * @generated from enum value: STALE_REF_REASON_DELETED = 2;
+   */
+  DELETED = 2,
+
+  /**
+   * The request was rebased from an older version, and another change
+   * since then touched this line, a line of this range, or this insertion
+   * point.
+   *
+   * @generated from enum value: STALE_REF_REASON_CONFLICT = 3;
+   */
+  CONFLICT = 3,
+}
+
+/**
+ * Describes the enum hashline.v1.StaleRefReason.
+ */
+export const StaleRefReasonSchema: GenEnum<StaleRefReason> = /*@__PURE__*/
+  enumDesc(file_hashline_v1_errors, 1);
 
