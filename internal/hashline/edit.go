@@ -136,7 +136,7 @@ func PlanEdits(d *Document, edits []Edit, h Hasher, opts ...PlanOption) (*Plan, 
 	for _, o := range opts {
 		o(&cfg)
 	}
-	r := &resolver{d: d, h: h, plan: &Plan{}, strict: cfg.strict}
+	r := &resolver{d: d, h: h, plan: &Plan{}, strict: cfg.strict, touched: touchedLines(edits)}
 	for i, e := range edits {
 		r.plan.edits = append(r.plan.edits, describeEdit(e))
 		r.resolve(i, e)
@@ -181,6 +181,49 @@ type resolver struct {
 	// What the repairs learn of the whole document, on first need:
 	// 0 not yet known, 1 yes, 2 no.
 	tabbed, plusLines int
+	// touched lists, per edit, the lines its references name (a range's
+	// start to end, an insert's anchor): a line another edit of the batch
+	// touches is not an unchanged neighbour a text can echo.
+	touched []lineSpan
+}
+
+// lineSpan is the lines first..last (1-based, inclusive) that an edit's
+// references name; zero for an edit that names none or cannot be parsed.
+type lineSpan struct{ first, last int }
+
+// touchedLines returns the lines each edit's references name, as written
+// (before any rebase or check: an edit whose references are wrong fails on
+// its own).
+func touchedLines(edits []Edit) []lineSpan {
+	out := make([]lineSpan, len(edits))
+	for i, e := range edits {
+		switch e.Op {
+		case OpReplace, OpDelete, OpInsertAfter, OpInsertBefore:
+		default:
+			continue
+		}
+		start, err := ParseRef(e.Start)
+		if err != nil {
+			continue
+		}
+		out[i] = lineSpan{start.Line, start.Line}
+		if e.Op == OpReplace || e.Op == OpDelete {
+			if end, err := ParseRef(e.End); err == nil && end.Line > start.Line {
+				out[i].last = end.Line
+			}
+		}
+	}
+	return out
+}
+
+// touchedByOther reports whether an edit other than i names line n.
+func (r *resolver) touchedByOther(i, n int) bool {
+	for j, t := range r.touched {
+		if j != i && t.first <= n && n <= t.last {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *resolver) problem(p Problem) {

@@ -100,10 +100,10 @@ func (r *resolver) echoes(i int, lines []string, s span) ([]string, bool) {
 	if s.op != OpReplace {
 		kind, grows = RepairAnchorEchoDropped, true
 	}
-	if b := s.at; first && b >= 1 && sameLine(lines[0], r.d.Line(b)) && (olds == 0 || !sameLine(lines[0], r.d.Line(s.at+1))) {
+	if b := s.at; first && b >= 1 && !r.touchedByOther(i, b) && sameLine(lines[0], r.d.Line(b)) && (olds == 0 || !sameLine(lines[0], r.d.Line(s.at+1))) {
 		cands = append(cands, echo{index: 0, line: b, first: true, dropDefault: grows && hasWord(lines[0])})
 	}
-	if a := s.end + 1; last && a <= r.d.Len() && sameLine(lines[n-1], r.d.Line(a)) && (olds == 0 || !sameLine(lines[n-1], r.d.Line(s.end))) {
+	if a := s.end + 1; last && a <= r.d.Len() && !r.touchedByOther(i, a) && sameLine(lines[n-1], r.d.Line(a)) && (olds == 0 || !sameLine(lines[n-1], r.d.Line(s.end))) {
 		cands = append(cands, echo{index: n - 1, line: a, dropDefault: grows && hasWord(lines[n-1])})
 	}
 	if len(cands) == 0 || len(cands) >= n {
