@@ -40,7 +40,7 @@ func main() {
 	flag.StringVar(&c.peer, "peer", "../tools/peer", "directory whose node_modules holds bun and mcp-hashline-edit-server (npm ci there)")
 	ts := flag.String("ts", "../tools/peer/node_modules,../client/ts/node_modules", "comma-separated directories whose *.ts files the corpus takes changes from")
 	flag.StringVar(&c.goSrc, "go-src", "", "Go source tree the corpus takes changes from (default: $(go env GOROOT)/src)")
-	flag.IntVar(&c.perClass, "cases", 30, "cases per class")
+	flag.IntVar(&c.perClass, "cases", 40, "cases per class")
 	flag.StringVar(&c.protocol, "protocol", "2025-11-25", "MCP protocol version the client asks both servers for (the peer's SDK speaks 2025-11-25 at most; a later one makes the Go SDK add _meta to every reply)")
 	flag.Uint64Var(&c.seed, "seed", 1, "seed of the corpus")
 	flag.StringVar(&c.details, "details", "", "also write every case where the servers differ, or ours is not right, with the replies, to this file")
