@@ -119,6 +119,12 @@ bench: tools/peer/node_modules ## One run of every benchmark into BENCHMARKS.md:
 	cd bench && go run . -out $(CURDIR)/BENCHMARKS.md -peer $(CURDIR)/tools/peer $(BENCH_FLAGS)
 	bench/bench-grep.sh -md $(CURDIR)/BENCHMARKS.md $(BENCH_GREP_FLAGS)
 
+# Not part of make bench: it measures what the edit_file repairs accept,
+# not speed, and the corpus needs both node_modules trees.
+.PHONY: bench-mistakes
+bench-mistakes: tools/peer/node_modules client/ts/node_modules ## Mistakes models make in edit_file, the same calls to hashline mcp and the peer: right / refused / corrupt per class, reply sizes; rewrites its section of BENCHMARKS.md (BENCH_MISTAKES_FLAGS='-out /tmp/m.md' writes elsewhere)
+	cd bench && go run ./bench-mistakes -out $(CURDIR)/BENCHMARKS.md -peer $(CURDIR)/tools/peer -ts $(CURDIR)/tools/peer/node_modules,$(CURDIR)/client/ts/node_modules $(BENCH_MISTAKES_FLAGS)
+
 .PHONY: bench-go
 bench-go: ## Go micro-benchmarks of core, workspace, grep, server and MCP bridge
 	go test -run='^$$' -bench=. -benchmem -benchtime=$(BENCHTIME) ./internal/... ./server/...

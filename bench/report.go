@@ -3,18 +3,23 @@ package main
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 )
 
-// The markers of the part of BENCHMARKS.md another generator owns; this
-// program keeps it byte for byte and owns everything else.
+// The markers of this program's section of BENCHMARKS.md, and of the
+// sections other generators own, which this program keeps byte for byte.
 const (
-	grepBegin = "<!-- bench:grep -->"
-	grepEnd   = "<!-- /bench:grep -->"
 	mainBegin = "<!-- bench:main -->"
 	mainEnd   = "<!-- /bench:main -->"
+	grepBegin = "<!-- bench:grep -->"
+	grepEnd   = "<!-- /bench:grep -->"
 )
+
+// keptSections are the other generators' markers: bench-grep's, and
+// bench-mistakes'.
+var keptSections = [][2]string{{grepBegin, grepEnd}, {"<!-- bench:mistakes -->", "<!-- /bench:mistakes -->"}}
 
 type table struct {
 	title, about string
@@ -114,20 +119,34 @@ func (r *report) markdown() string {
 }
 
 // merge returns the new BENCHMARKS.md: a title, this program's section,
-// and the grep section of old (if it has one) unchanged. A grep section
-// that is not closed is an error: guessing where it ends could lose it.
+// and the other generators' sections of old (those it has) unchanged, in
+// the order old has them. A section that is not closed is an error:
+// guessing where it ends could lose it.
 func merge(old, section string) (string, error) {
 	var b strings.Builder
 	b.WriteString("# Benchmarks\n\n")
 	b.WriteString("`make bench` regenerates this file (the programs are in `bench/`, a module of their own). Each section is written by its own generator between its markers.\n\n")
 	b.WriteString(section)
-	if i := strings.Index(old, grepBegin); i >= 0 {
-		j := strings.Index(old[i:], grepEnd)
-		if j < 0 {
-			return "", fmt.Errorf("%q opens the grep section but %q never closes it; fix the file by hand", grepBegin, grepEnd)
+	type kept struct {
+		at   int
+		text string
+	}
+	var ks []kept
+	for _, m := range keptSections {
+		i := strings.Index(old, m[0])
+		if i < 0 {
+			continue
 		}
+		j := strings.Index(old[i:], m[1])
+		if j < 0 {
+			return "", fmt.Errorf("%q opens a section but %q never closes it; fix the file by hand", m[0], m[1])
+		}
+		ks = append(ks, kept{i, old[i : i+j+len(m[1])]})
+	}
+	slices.SortFunc(ks, func(a, b kept) int { return a.at - b.at })
+	for _, k := range ks {
 		b.WriteString("\n")
-		b.WriteString(old[i : i+j+len(grepEnd)])
+		b.WriteString(k.text)
 		b.WriteString("\n")
 	}
 	return b.String(), nil

@@ -11,35 +11,50 @@ import (
 	"github.com/hashline/hashline/internal/hashline"
 )
 
-func TestMergeKeepsTheGrepSectionAndOwnsTheRest(t *testing.T) {
+func TestMergeKeepsTheOtherSectionsAndOwnsTheRest(t *testing.T) {
 	grep := grepBegin + "\n## Grep\n\n| q | rg | ours |\n|---|---|---|\n| x | 1 | 2 |\n" + grepEnd
+	mistakes := keptSections[1][0] + "\n## Mistakes\n\n| class | right |\n|---|---|\n| control | 30 |\n" + keptSections[1][1]
 	for _, tc := range []struct {
 		name, old string
-		grep      bool
+		kept      []string // in the order the result must have them
 	}{
-		{"a new file", "", false},
-		{"only the grep section", grep + "\n", true},
-		{"an old run of both", "# Benchmarks\n\nstale intro\n\n" + mainBegin + "\nold numbers\n" + mainEnd + "\n\n" + grep + "\ntrailing junk\n", true},
-		{"grep first", grep + "\n\n" + mainBegin + "\nold\n" + mainEnd + "\n", true},
+		{"a new file", "", nil},
+		{"only the grep section", grep + "\n", []string{grep}},
+		{"an old run of all three", "# Benchmarks\n\nstale intro\n\n" + mainBegin + "\nold numbers\n" + mainEnd + "\n\n" + grep + "\n\n" + mistakes + "\ntrailing junk\n", []string{grep, mistakes}},
+		{"grep first", grep + "\n\n" + mainBegin + "\nold\n" + mainEnd + "\n", []string{grep}},
+		{"mistakes before grep", mistakes + "\n" + grep + "\n", []string{mistakes, grep}},
+		{"only the mistakes section", "intro\n" + mistakes + "\n", []string{mistakes}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := merge(tc.old, mainBegin+"\nnew numbers\n"+mainEnd+"\n")
 			if err != nil {
 				t.Fatal(err)
 			}
-			if strings.Contains(got, "old") || strings.Contains(got, "junk") || !strings.Contains(got, "new numbers") {
+			if strings.Contains(got, "old") || strings.Contains(got, "junk") || strings.Contains(got, "intro\n") || !strings.Contains(got, "new numbers") {
 				t.Errorf("our section not replaced:\n%s", got)
 			}
-			if strings.Contains(got, grep) != tc.grep || strings.Count(got, grepBegin) > 1 {
-				t.Errorf("grep section kept = %v, want %v:\n%s", strings.Contains(got, grep), tc.grep, got)
+			at := 0
+			for _, k := range tc.kept {
+				i := strings.Index(got[at:], k)
+				if i < 0 {
+					t.Fatalf("section %.30q lost or out of order:\n%s", k, got)
+				}
+				at += i + len(k)
+			}
+			for _, m := range keptSections {
+				if n := strings.Count(got, m[0]); n != strings.Count(tc.old, m[0]) {
+					t.Errorf("%s appears %d times:\n%s", m[0], n, got)
+				}
 			}
 			if again, _ := merge(got, mainBegin+"\nnew numbers\n"+mainEnd+"\n"); again != got {
 				t.Errorf("merging twice changed the file:\n%s\nthen\n%s", got, again)
 			}
 		})
 	}
-	if _, err := merge(grepBegin+"\nunclosed", "x"); err == nil {
-		t.Error("an unclosed grep section was accepted")
+	for _, m := range keptSections {
+		if _, err := merge(m[0]+"\nunclosed", "x"); err == nil {
+			t.Errorf("an unclosed %s section was accepted", m[0])
+		}
 	}
 }
 

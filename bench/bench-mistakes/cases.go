@@ -1,0 +1,367 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"path"
+	"strings"
+
+	"github.com/hashline/hashline/internal/hashline"
+)
+
+// A mcase is one mistake on one real change: the calls to make on a fresh
+// copy of the file, after a read_file of it, and the file each outcome is
+// judged by.
+type mcase struct {
+	class *class
+	n     int
+	src   string // where the change is: "go:net/http/server.go:120 (rename)"
+	name  string // the file's name in each server's root
+	orig  []byte // the file as it is written before the read
+	pre   []byte // the file as it is before the mistaken calls (after setup)
+	want  []byte // the intended result; pre where refusing is right
+	// checks are tags the read must show ("LINE:HASH" by line): they
+	// prove the corpus hashes lines as both servers do.
+	checks map[int]string
+	setup  []any // edits of correct edit_file calls made before the mistake
+	calls  []any // edits of the mistaken edit_file calls
+}
+
+// expectation is what a class counts as right.
+type expectation int
+
+const (
+	// expectApply: the file is the intended result. A refusal with the
+	// file unchanged is counted apart, as refused.
+	expectApply expectation = iota
+	// expectRefuse: every call is refused and the file is unchanged.
+	expectRefuse
+)
+
+// A class is one kind of mistake (or the control), derived from a change.
+type class struct {
+	key, name string
+	expect    expectation
+	// refusalOK: a refusal is an acceptable answer, not a loss (the
+	// arguments are malformed, so applying them is a guess).
+	refusalOK bool
+	goOnly    bool // Go files only (tab-indented)
+	insert    bool // derived from an insertion, not a replacement
+	fits      func(b *builder) bool
+	derive    func(b *builder)
+}
+
+// A builder derives one case from a change: edits to send, the file before
+// and after.
+type builder struct {
+	src   *source
+	c     change
+	n     int // the case's number in its class
+	rng   *rand.Rand
+	pre   []string
+	want  []string
+	setup []any
+	calls []any
+	refs  map[int]string
+}
+
+func hashOf(s string) string { return hashline.Hasher{}.Sum(s) }
+
+// ref is the tag of line n (1-based) of the file as read, remembered as a
+// check on the read.
+func (b *builder) ref(n int) string {
+	r := fmt.Sprintf("%d:%s", n, hashOf(b.src.lines[n-1]))
+	b.refs[n] = r
+	return r
+}
+
+// item is the change as one edit item in the published shapes, with text
+// as its new lines: insert_after for an insertion, set_line for one line,
+// replace_lines for a range.
+func (b *builder) item(text []string) map[string]any {
+	t := strings.Join(text, "\n")
+	switch {
+	case b.c.insert:
+		return map[string]any{"insert_after": map[string]any{"anchor": b.ref(b.c.start), "text": t}}
+	case b.c.start == b.c.end:
+		return map[string]any{"set_line": map[string]any{"anchor": b.ref(b.c.start), "new_text": t}}
+	default:
+		return map[string]any{"replace_lines": map[string]any{"start_anchor": b.ref(b.c.start), "end_anchor": b.ref(b.c.end), "new_text": t}}
+	}
+}
+
+// send makes the mistaken call with edits [item(text)].
+func (b *builder) send(text []string) { b.calls = append(b.calls, []any{b.item(text)}) }
+
+// op is the one operation object of an item.
+func op(item map[string]any) (string, map[string]any) {
+	for k, v := range item {
+		return k, v.(map[string]any)
+	}
+	panic("empty edit item")
+}
+
+func mapLines(ls []string, f func(int, string) string) []string {
+	out := make([]string, len(ls))
+	for i, l := range ls {
+		out[i] = f(i, l)
+	}
+	return out
+}
+
+func prefixed(p string, ls []string) []string {
+	return mapLines(ls, func(_ int, l string) string { return p + l })
+}
+
+// indents counts the distinct indentations of the non-blank lines, and
+// returns the longest prefix they share.
+func indents(ls []string) (int, string) {
+	seen := map[string]bool{}
+	common := ""
+	first := true
+	for _, l := range ls {
+		if blank(l) {
+			continue
+		}
+		ind := indentOf(l)
+		seen[ind] = true
+		if first {
+			common, first = ind, false
+			continue
+		}
+		for !strings.HasPrefix(ind, common) {
+			common = common[:len(common)-1]
+		}
+	}
+	return len(seen), common
+}
+
+// classes are the rows of the report, in order.
+var classes = []*class{
+	{key: "control", name: "control: right tags, right text", derive: func(b *builder) { b.send(b.c.text) }},
+	{key: "prefix", name: "`LINE:HASH|` pasted on the new lines", derive: func(b *builder) {
+		old := b.c.old(b.src.lines)
+		b.send(mapLines(b.c.text, func(i int, l string) string {
+			// A model edits the tagged lines it read; lines beyond the old
+			// range get tags in the same style.
+			if i < len(old) {
+				return fmt.Sprintf("%d:%s|%s", b.c.start+i, hashOf(old[i]), l)
+			}
+			return fmt.Sprintf("%d:%s|%s", b.c.start+i, hashOf(l), l)
+		}))
+	}},
+	{key: "diff-plus", name: "diff markers: `+` on the new lines", derive: func(b *builder) { b.send(prefixed("+", b.c.text)) }},
+	{key: "diff-minus-plus", name: "diff markers: `-old` lines, then `+new`", derive: func(b *builder) {
+		b.send(append(prefixed("-", b.c.old(b.src.lines)), prefixed("+", b.c.text)...))
+	}},
+	{key: "diff-minus", name: "diff markers: `-old` lines, then the new lines bare", derive: func(b *builder) {
+		b.send(append(prefixed("-", b.c.old(b.src.lines)), b.c.text...))
+	}},
+	{key: "echo-before", name: "boundary echo: the line before the range first", fits: func(b *builder) bool {
+		return b.c.start > 1 && !blank(b.src.lines[b.c.start-2]) && squeeze(b.c.text[0]) != squeeze(b.src.lines[b.c.start-2])
+	}, derive: func(b *builder) { b.send(append([]string{b.src.lines[b.c.start-2]}, b.c.text...)) }},
+	{key: "echo-after", name: "boundary echo: the line after the range last", fits: func(b *builder) bool {
+		return b.c.end < len(b.src.lines) && !blank(b.src.lines[b.c.end]) && squeeze(b.c.text[len(b.c.text)-1]) != squeeze(b.src.lines[b.c.end])
+	}, derive: func(b *builder) { b.send(append(b.c.text, b.src.lines[b.c.end])) }},
+	{key: "echo-insert", name: "boundary echo: insert_after repeating its anchor line", insert: true, fits: func(b *builder) bool {
+		return squeeze(b.c.text[0]) != squeeze(b.src.lines[b.c.start-1])
+	}, derive: func(b *builder) { b.send(append([]string{b.src.lines[b.c.start-1]}, b.c.text...)) }},
+	{key: "indent-flat", name: "lost indentation: every new line flush left", fits: func(b *builder) bool {
+		_, common := indents(b.c.text)
+		return common != ""
+	}, derive: func(b *builder) {
+		b.send(mapLines(b.c.text, func(_ int, l string) string { return strings.TrimLeft(l, " \t") }))
+	}},
+	{key: "indent-dedent", name: "lost indentation: the block's indentation dropped, nesting kept", fits: func(b *builder) bool {
+		n, common := indents(b.c.text)
+		return n > 1 && common != ""
+	}, derive: func(b *builder) {
+		_, common := indents(b.c.text)
+		b.send(mapLines(b.c.text, func(_ int, l string) string { return strings.TrimPrefix(l, common) }))
+	}},
+	{key: "tab-literal", name: "literal `\\t` for the leading tabs (Go)", goOnly: true, fits: func(b *builder) bool {
+		for _, l := range b.c.text {
+			if strings.HasPrefix(l, "\t") {
+				return true
+			}
+		}
+		return false
+	}, derive: func(b *builder) {
+		b.send(mapLines(b.c.text, func(_ int, l string) string {
+			t := strings.TrimLeft(l, "\t")
+			return strings.Repeat(`\t`, len(l)-len(t)) + t
+		}))
+	}},
+	{key: "stale-numbers", name: "insert near the top, then edit with the tags read before it", fits: func(b *builder) bool {
+		return b.c.start >= 15 && topAnchor(b) > 0
+	}, derive: func(b *builder) {
+		a := topAnchor(b)
+		ins := change{insert: true, start: a, end: a - 1}
+		for k := range 1 + b.rng.IntN(3) {
+			ins.text = append(ins.text, fmt.Sprintf("// hashline: note %d", k+1))
+		}
+		b.setup = append(b.setup, []any{map[string]any{"insert_after": map[string]any{"anchor": b.ref(a), "text": strings.Join(ins.text, "\n")}}})
+		b.pre = ins.apply(b.src.lines)
+		moved := b.c
+		moved.start += len(ins.text)
+		moved.end += len(ins.text)
+		b.want = moved.apply(b.pre)
+		b.send(b.c.text)
+	}},
+	{key: "wrong-hash", name: "wrong hash: a random one (refusing is right)", expect: expectRefuse, derive: func(b *builder) {
+		it := b.item(b.c.text)
+		_, o := op(it)
+		field := "anchor"
+		if _, ok := o["start_anchor"]; ok {
+			field = []string{"start_anchor", "end_anchor"}[b.n%2]
+		}
+		ref := o[field].(string)
+		line, good, _ := strings.Cut(ref, ":")
+		bad := good
+		for bad == good {
+			bad = fmt.Sprintf("%02x", b.rng.IntN(256))
+		}
+		o[field] = line + ":" + bad
+		b.calls = append(b.calls, []any{it})
+	}},
+	{key: "wrong-hash-neighbour", name: "wrong hash: the next line's (refusing is right)", expect: expectRefuse, fits: func(b *builder) bool {
+		return b.c.start < len(b.src.lines) && hashOf(b.src.lines[b.c.start]) != hashOf(b.src.lines[b.c.start-1])
+	}, derive: func(b *builder) {
+		it := b.item(b.c.text)
+		name, o := op(it)
+		field := "anchor"
+		if name == "replace_lines" {
+			field = "start_anchor"
+		}
+		o[field] = fmt.Sprintf("%d:%s", b.c.start, hashOf(b.src.lines[b.c.start]))
+		b.calls = append(b.calls, []any{it})
+	}},
+	{key: "noop-twice", name: "repeated no-op: the text already there, sent twice (refusing is right)", expect: expectRefuse, derive: func(b *builder) {
+		b.send(b.c.old(b.src.lines))
+		b.send(b.c.old(b.src.lines))
+	}},
+	{key: "malformed-object", name: "malformed: one edit object, not an array", refusalOK: true, derive: func(b *builder) {
+		b.calls = append(b.calls, b.item(b.c.text))
+	}},
+	{key: "malformed-string", name: "malformed: edits as a JSON string", refusalOK: true, derive: func(b *builder) {
+		s, err := json.Marshal([]any{b.item(b.c.text)})
+		if err != nil {
+			panic(err)
+		}
+		b.calls = append(b.calls, string(s))
+	}},
+	{key: "malformed-op", name: "malformed: a misspelt operation name", refusalOK: true, derive: func(b *builder) {
+		it := b.item(b.c.text)
+		name, o := op(it)
+		spelt := map[string][2]string{"set_line": {"setLine", "set-line"}, "replace_lines": {"replaceLines", "replace_line"}}[name][b.n%2]
+		b.calls = append(b.calls, []any{map[string]any{spelt: o}})
+	}},
+	{key: "malformed-missing", name: "malformed: new_text or the anchor missing", refusalOK: true, derive: func(b *builder) {
+		it := b.item(b.c.text)
+		name, o := op(it)
+		switch {
+		case b.n%2 == 0:
+			delete(o, "new_text")
+		case name == "set_line":
+			delete(o, "anchor")
+		default:
+			delete(o, "start_anchor")
+		}
+		b.calls = append(b.calls, []any{it})
+	}},
+	{key: "malformed-no-end", name: "malformed: a range's end_anchor missing", refusalOK: true, fits: func(b *builder) bool {
+		return b.c.end > b.c.start
+	}, derive: func(b *builder) {
+		it := b.item(b.c.text)
+		_, o := op(it)
+		delete(o, "end_anchor")
+		b.calls = append(b.calls, []any{it})
+	}},
+}
+
+// topAnchor is where stale-numbers inserts: the last non-blank line among
+// the file's first ten, at least three lines above the change; 0 if none.
+func topAnchor(b *builder) int {
+	for n := min(10, b.c.start-3); n >= 1; n-- {
+		if !blank(b.src.lines[n-1]) {
+			return n
+		}
+	}
+	return 0
+}
+
+// generate builds perClass cases of every class from the files of paths,
+// alternating Go and TypeScript, each from a different file within its
+// class. The same paths, perClass and seed give the same cases.
+func generate(paths map[string][]entry, perClass int, seed uint64) ([]*mcase, error) {
+	loaded := map[string]*source{}
+	load := func(e entry) *source {
+		if s, ok := loaded[e.path]; ok {
+			return s
+		}
+		s := loadSource(e)
+		loaded[e.path] = s
+		return s
+	}
+	var out []*mcase
+	for ci, cl := range classes {
+		rng := rand.New(rand.NewPCG(seed, uint64(ci)))
+		used := map[string]bool{}
+		for n := range perClass {
+			lang := []string{"go", "ts"}[n%2]
+			if cl.goOnly {
+				lang = "go"
+			}
+			pool := paths[lang]
+			if len(pool) == 0 {
+				return nil, fmt.Errorf("no %s files to take changes from", lang)
+			}
+			var mc *mcase
+			for attempt := 0; mc == nil; attempt++ {
+				if attempt == 5000 {
+					return nil, fmt.Errorf("class %s: no %s file has a change that fits (tried %d)", cl.key, lang, attempt)
+				}
+				e := pool[rng.IntN(len(pool))]
+				src := load(e)
+				if src == nil || used[e.path] {
+					continue
+				}
+				for _, c := range candidates(src, rng, cl.insert) {
+					b := &builder{src: src, c: c, n: n, rng: rng, refs: map[int]string{}}
+					if cl.fits != nil && !cl.fits(b) {
+						continue
+					}
+					mc = build(cl, n, e, b)
+					used[e.path] = true
+					break
+				}
+			}
+			out = append(out, mc)
+		}
+	}
+	return out, nil
+}
+
+// build derives the case of class cl from b's change.
+func build(cl *class, n int, e entry, b *builder) *mcase {
+	b.pre = b.src.lines
+	b.want = b.c.apply(b.src.lines)
+	cl.derive(b)
+	mc := &mcase{
+		class:  cl,
+		n:      n,
+		src:    fmt.Sprintf("%s:%d (%s)", b.src.rel, b.c.start, b.c.kind),
+		name:   fmt.Sprintf("%s-%02d-%s", cl.key, n, path.Base(e.rel)),
+		orig:   join(b.src.lines),
+		pre:    join(b.pre),
+		want:   join(b.want),
+		checks: b.refs,
+		setup:  b.setup,
+		calls:  b.calls,
+	}
+	if cl.expect == expectRefuse {
+		mc.want = mc.pre
+	}
+	return mc
+}

@@ -1,0 +1,42 @@
+package main
+
+import "bytes"
+
+// outcome is how a server took one case.
+type outcome int
+
+const (
+	right   outcome = iota // the file is the intended result (or, where refusing is right, refused and unchanged)
+	refused                // refused with the file unchanged, where applying was right
+	corrupt                // anything else: wrong bytes written, or success claimed for a change not made
+)
+
+func (o outcome) String() string { return [...]string{"right", "refused", "corrupt"}[o] }
+
+// classify judges a case by the file before the mistaken calls (pre), the
+// intended file (want), the file after them (final), and whether each call
+// was refused. A call that reports success but leaves the file as it was is
+// corrupt, not refused: the model is told that a change it did not get was
+// made.
+func classify(expect expectation, pre, want, final []byte, refusals []bool) outcome {
+	allRefused := len(refusals) > 0
+	for _, r := range refusals {
+		allRefused = allRefused && r
+	}
+	switch {
+	case expect == expectApply && bytes.Equal(final, want):
+		return right
+	case allRefused && bytes.Equal(final, pre):
+		if expect == expectRefuse {
+			return right
+		}
+		return refused
+	default:
+		return corrupt
+	}
+}
+
+// tally counts a class's outcomes on one server.
+type tally [3]int
+
+func (t *tally) add(o outcome) { t[o]++ }
