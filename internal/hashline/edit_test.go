@@ -24,7 +24,8 @@ func runEditCases(t *testing.T, cases []editCase) {
 		t.Run(tt.name, func(t *testing.T) {
 			d := ParseDocument([]byte(tt.in))
 			h := Hasher{}
-			res, err := ApplyEdits(d, resolveEdits(d, h, tt.edits), ApplyOptions{Hasher: h, Context: 1})
+			opts := ApplyOptions{Hasher: h, Context: 1}
+			res, err := ApplyEdits(d, resolveEdits(d, h, tt.edits), opts)
 			if tt.reason != "" {
 				var be *BatchError
 				if !errors.As(err, &be) {
@@ -47,6 +48,7 @@ func runEditCases(t *testing.T, cases []editCase) {
 				t.Errorf("new file = %q, want %q", got, tt.want)
 			}
 			checkDiff(t, d.Text(), res.Doc.Text(), res.Diff)
+			checkTagged(t, d, res, opts)
 			if len(res.Warnings) != len(tt.warns) {
 				t.Fatalf("warnings = %q, want %d matching %q", res.Warnings, len(tt.warns), tt.warns)
 			}

@@ -380,7 +380,8 @@ func FuzzApplyEdits(f *testing.F) {
 		for n := 1; n <= d.Len(); n += 2 * sumChunkLen {
 			d.sum(n)
 		}
-		res, err := ApplyEdits(d, edits, ApplyOptions{Hasher: h, Context: s.next(4)})
+		opts := ApplyOptions{Hasher: h, Context: s.next(4)}
+		res, err := ApplyEdits(d, edits, opts)
 		if !d.BOM() && want != string(doc) && strings.HasPrefix(want, "\ufeff") {
 			var be *BatchError
 			if !errors.As(err, &be) || be.Reason() != ReasonInvalidEdit {
@@ -413,6 +414,7 @@ func FuzzApplyEdits(f *testing.F) {
 			}
 		}
 		checkDiff(t, d.Text(), res.Doc.Text(), res.Diff)
+		checkTagged(t, d, res, opts)
 		checkUntouched(t, d, res.Doc, model)
 		for _, w := range res.Windows {
 			for _, l := range w.Lines {
