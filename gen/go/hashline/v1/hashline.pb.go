@@ -1101,7 +1101,26 @@ type EditResponse struct {
 	RebasedFrom string `protobuf:"bytes,10,opt,name=rebased_from,json=rebasedFrom,proto3" json:"rebased_from,omitempty"`
 	// The references whose line numbers changed in the rebase, with their old
 	// and new numbers.
-	Moved         []*MovedRef `protobuf:"bytes,11,rep,name=moved,proto3" json:"moved,omitempty"`
+	Moved []*MovedRef `protobuf:"bytes,11,rep,name=moved,proto3" json:"moved,omitempty"`
+	// The changes as a model reads them, with the references to use next:
+	// every change with context lines around it (as many as windows have),
+	// one line each,
+	//
+	//	" LINE:HASH|CONTENT"  an unchanged line,
+	//	"-CONTENT"            a removed line (it has no reference any more),
+	//	"+LINE:HASH|CONTENT"  an added line,
+	//
+	// where LINE:HASH is the line's reference in the new file, and "..."
+	// between changes whose context does not meet. A removed line stands
+	// before the line that now follows it; a deletion shows at least one
+	// line on each side. Lines are compared and shown without their endings
+	// (diff has them) and cut as in windows. No final newline. The diff and
+	// windows say the same in the older forms.
+	TaggedDiff string `protobuf:"bytes,13,opt,name=tagged_diff,json=taggedDiff,proto3" json:"tagged_diff,omitempty"`
+	// How the line numbers of the lines the batch did not touch changed, in
+	// file order: the lines before the first shift kept their numbers, and
+	// none moved when this is empty.
+	Shifts        []*LineShift `protobuf:"bytes,14,rep,name=shifts,proto3" json:"shifts,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1213,6 +1232,87 @@ func (x *EditResponse) GetMoved() []*MovedRef {
 	return nil
 }
 
+func (x *EditResponse) GetTaggedDiff() string {
+	if x != nil {
+		return x.TaggedDiff
+	}
+	return ""
+}
+
+func (x *EditResponse) GetShifts() []*LineShift {
+	if x != nil {
+		return x.Shifts
+	}
+	return nil
+}
+
+// LineShift says that a run of lines an edit left alone moved: a reference
+// "N:HASH" to one of them is now "N+by:HASH".
+type LineShift struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The run's first line, in the file before the edit.
+	From int32 `protobuf:"varint,1,opt,name=from,proto3" json:"from,omitempty"`
+	// The run's last line, in the file before the edit. A run may span lines
+	// the edit replaced or deleted, which have no reference any more.
+	To int32 `protobuf:"varint,2,opt,name=to,proto3" json:"to,omitempty"`
+	// How many lines further down the run is now; negative: up; 0 for lines
+	// back at their old numbers after an earlier shift.
+	By            int32 `protobuf:"varint,3,opt,name=by,proto3" json:"by,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LineShift) Reset() {
+	*x = LineShift{}
+	mi := &file_hashline_v1_hashline_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LineShift) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LineShift) ProtoMessage() {}
+
+func (x *LineShift) ProtoReflect() protoreflect.Message {
+	mi := &file_hashline_v1_hashline_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LineShift.ProtoReflect.Descriptor instead.
+func (*LineShift) Descriptor() ([]byte, []int) {
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *LineShift) GetFrom() int32 {
+	if x != nil {
+		return x.From
+	}
+	return 0
+}
+
+func (x *LineShift) GetTo() int32 {
+	if x != nil {
+		return x.To
+	}
+	return 0
+}
+
+func (x *LineShift) GetBy() int32 {
+	if x != nil {
+		return x.By
+	}
+	return 0
+}
+
 // MovedRef is one reference that a rebase moved to another line.
 type MovedRef struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1228,7 +1328,7 @@ type MovedRef struct {
 
 func (x *MovedRef) Reset() {
 	*x = MovedRef{}
-	mi := &file_hashline_v1_hashline_proto_msgTypes[12]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1240,7 +1340,7 @@ func (x *MovedRef) String() string {
 func (*MovedRef) ProtoMessage() {}
 
 func (x *MovedRef) ProtoReflect() protoreflect.Message {
-	mi := &file_hashline_v1_hashline_proto_msgTypes[12]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1253,7 +1353,7 @@ func (x *MovedRef) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MovedRef.ProtoReflect.Descriptor instead.
 func (*MovedRef) Descriptor() ([]byte, []int) {
-	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{12}
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *MovedRef) GetRef() string {
@@ -1303,7 +1403,7 @@ type WriteRequest struct {
 
 func (x *WriteRequest) Reset() {
 	*x = WriteRequest{}
-	mi := &file_hashline_v1_hashline_proto_msgTypes[13]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1315,7 +1415,7 @@ func (x *WriteRequest) String() string {
 func (*WriteRequest) ProtoMessage() {}
 
 func (x *WriteRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hashline_v1_hashline_proto_msgTypes[13]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1328,7 +1428,7 @@ func (x *WriteRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WriteRequest.ProtoReflect.Descriptor instead.
 func (*WriteRequest) Descriptor() ([]byte, []int) {
-	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{13}
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *WriteRequest) GetPath() string {
@@ -1383,7 +1483,7 @@ type WriteResponse struct {
 
 func (x *WriteResponse) Reset() {
 	*x = WriteResponse{}
-	mi := &file_hashline_v1_hashline_proto_msgTypes[14]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1395,7 +1495,7 @@ func (x *WriteResponse) String() string {
 func (*WriteResponse) ProtoMessage() {}
 
 func (x *WriteResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hashline_v1_hashline_proto_msgTypes[14]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1408,7 +1508,7 @@ func (x *WriteResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WriteResponse.ProtoReflect.Descriptor instead.
 func (*WriteResponse) Descriptor() ([]byte, []int) {
-	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{14}
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *WriteResponse) GetPath() string {
@@ -1476,7 +1576,7 @@ type GrepRequest struct {
 
 func (x *GrepRequest) Reset() {
 	*x = GrepRequest{}
-	mi := &file_hashline_v1_hashline_proto_msgTypes[15]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1488,7 +1588,7 @@ func (x *GrepRequest) String() string {
 func (*GrepRequest) ProtoMessage() {}
 
 func (x *GrepRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hashline_v1_hashline_proto_msgTypes[15]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1501,7 +1601,7 @@ func (x *GrepRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrepRequest.ProtoReflect.Descriptor instead.
 func (*GrepRequest) Descriptor() ([]byte, []int) {
-	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{15}
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *GrepRequest) GetPattern() string {
@@ -1601,7 +1701,7 @@ type Span struct {
 
 func (x *Span) Reset() {
 	*x = Span{}
-	mi := &file_hashline_v1_hashline_proto_msgTypes[16]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1613,7 +1713,7 @@ func (x *Span) String() string {
 func (*Span) ProtoMessage() {}
 
 func (x *Span) ProtoReflect() protoreflect.Message {
-	mi := &file_hashline_v1_hashline_proto_msgTypes[16]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1626,7 +1726,7 @@ func (x *Span) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Span.ProtoReflect.Descriptor instead.
 func (*Span) Descriptor() ([]byte, []int) {
-	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{16}
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *Span) GetStart() int32 {
@@ -1663,7 +1763,7 @@ type GrepLine struct {
 
 func (x *GrepLine) Reset() {
 	*x = GrepLine{}
-	mi := &file_hashline_v1_hashline_proto_msgTypes[17]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1675,7 +1775,7 @@ func (x *GrepLine) String() string {
 func (*GrepLine) ProtoMessage() {}
 
 func (x *GrepLine) ProtoReflect() protoreflect.Message {
-	mi := &file_hashline_v1_hashline_proto_msgTypes[17]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1688,7 +1788,7 @@ func (x *GrepLine) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrepLine.ProtoReflect.Descriptor instead.
 func (*GrepLine) Descriptor() ([]byte, []int) {
-	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{17}
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *GrepLine) GetNumber() int32 {
@@ -1742,7 +1842,7 @@ type GrepFile struct {
 
 func (x *GrepFile) Reset() {
 	*x = GrepFile{}
-	mi := &file_hashline_v1_hashline_proto_msgTypes[18]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1754,7 +1854,7 @@ func (x *GrepFile) String() string {
 func (*GrepFile) ProtoMessage() {}
 
 func (x *GrepFile) ProtoReflect() protoreflect.Message {
-	mi := &file_hashline_v1_hashline_proto_msgTypes[18]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1767,7 +1867,7 @@ func (x *GrepFile) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrepFile.ProtoReflect.Descriptor instead.
 func (*GrepFile) Descriptor() ([]byte, []int) {
-	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{18}
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *GrepFile) GetPath() string {
@@ -1812,7 +1912,7 @@ type GrepSummary struct {
 
 func (x *GrepSummary) Reset() {
 	*x = GrepSummary{}
-	mi := &file_hashline_v1_hashline_proto_msgTypes[19]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1824,7 +1924,7 @@ func (x *GrepSummary) String() string {
 func (*GrepSummary) ProtoMessage() {}
 
 func (x *GrepSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_hashline_v1_hashline_proto_msgTypes[19]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1837,7 +1937,7 @@ func (x *GrepSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrepSummary.ProtoReflect.Descriptor instead.
 func (*GrepSummary) Descriptor() ([]byte, []int) {
-	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{19}
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *GrepSummary) GetFilesScanned() int32 {
@@ -1898,7 +1998,7 @@ type GrepResponse struct {
 
 func (x *GrepResponse) Reset() {
 	*x = GrepResponse{}
-	mi := &file_hashline_v1_hashline_proto_msgTypes[20]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1910,7 +2010,7 @@ func (x *GrepResponse) String() string {
 func (*GrepResponse) ProtoMessage() {}
 
 func (x *GrepResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hashline_v1_hashline_proto_msgTypes[20]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1923,7 +2023,7 @@ func (x *GrepResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrepResponse.ProtoReflect.Descriptor instead.
 func (*GrepResponse) Descriptor() ([]byte, []int) {
-	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{20}
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *GrepResponse) GetResult() isGrepResponse_Result {
@@ -1981,7 +2081,7 @@ type WatchRequest struct {
 
 func (x *WatchRequest) Reset() {
 	*x = WatchRequest{}
-	mi := &file_hashline_v1_hashline_proto_msgTypes[21]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1993,7 +2093,7 @@ func (x *WatchRequest) String() string {
 func (*WatchRequest) ProtoMessage() {}
 
 func (x *WatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hashline_v1_hashline_proto_msgTypes[21]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2006,7 +2106,7 @@ func (x *WatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchRequest.ProtoReflect.Descriptor instead.
 func (*WatchRequest) Descriptor() ([]byte, []int) {
-	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{21}
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *WatchRequest) GetPath() string {
@@ -2035,7 +2135,7 @@ type LineRange struct {
 
 func (x *LineRange) Reset() {
 	*x = LineRange{}
-	mi := &file_hashline_v1_hashline_proto_msgTypes[22]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2047,7 +2147,7 @@ func (x *LineRange) String() string {
 func (*LineRange) ProtoMessage() {}
 
 func (x *LineRange) ProtoReflect() protoreflect.Message {
-	mi := &file_hashline_v1_hashline_proto_msgTypes[22]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2060,7 +2160,7 @@ func (x *LineRange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LineRange.ProtoReflect.Descriptor instead.
 func (*LineRange) Descriptor() ([]byte, []int) {
-	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{22}
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *LineRange) GetOldStart() int32 {
@@ -2121,7 +2221,7 @@ type WatchResponse struct {
 
 func (x *WatchResponse) Reset() {
 	*x = WatchResponse{}
-	mi := &file_hashline_v1_hashline_proto_msgTypes[23]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2133,7 +2233,7 @@ func (x *WatchResponse) String() string {
 func (*WatchResponse) ProtoMessage() {}
 
 func (x *WatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hashline_v1_hashline_proto_msgTypes[23]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2146,7 +2246,7 @@ func (x *WatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchResponse.ProtoReflect.Descriptor instead.
 func (*WatchResponse) Descriptor() ([]byte, []int) {
-	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{23}
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *WatchResponse) GetPath() string {
@@ -2281,7 +2381,7 @@ const file_hashline_v1_hashline_proto_rawDesc = "" +
 	"\x05start\x18\x01 \x01(\x05R\x05start\x12\x10\n" +
 	"\x03end\x18\x02 \x01(\x05R\x03end\x12'\n" +
 	"\x05lines\x18\x03 \x03(\v2\x11.hashline.v1.LineR\x05lines\x12\x12\n" +
-	"\x04text\x18\x04 \x01(\tR\x04text\"\xfd\x02\n" +
+	"\x04text\x18\x04 \x01(\tR\x04text\"\xce\x03\n" +
 	"\fEditResponse\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12\x12\n" +
@@ -2295,7 +2395,14 @@ const file_hashline_v1_hashline_proto_rawDesc = "" +
 	"\adry_run\x18\t \x01(\bR\x06dryRun\x12!\n" +
 	"\frebased_from\x18\n" +
 	" \x01(\tR\vrebasedFrom\x12+\n" +
-	"\x05moved\x18\v \x03(\v2\x15.hashline.v1.MovedRefR\x05moved\"@\n" +
+	"\x05moved\x18\v \x03(\v2\x15.hashline.v1.MovedRefR\x05moved\x12\x1f\n" +
+	"\vtagged_diff\x18\r \x01(\tR\n" +
+	"taggedDiff\x12.\n" +
+	"\x06shifts\x18\x0e \x03(\v2\x16.hashline.v1.LineShiftR\x06shifts\"?\n" +
+	"\tLineShift\x12\x12\n" +
+	"\x04from\x18\x01 \x01(\x05R\x04from\x12\x0e\n" +
+	"\x02to\x18\x02 \x01(\x05R\x02to\x12\x0e\n" +
+	"\x02by\x18\x03 \x01(\x05R\x02by\"@\n" +
 	"\bMovedRef\x12\x10\n" +
 	"\x03ref\x18\x01 \x01(\tR\x03ref\x12\x12\n" +
 	"\x04from\x18\x02 \x01(\x05R\x04from\x12\x0e\n" +
@@ -2404,7 +2511,7 @@ func file_hashline_v1_hashline_proto_rawDescGZIP() []byte {
 }
 
 var file_hashline_v1_hashline_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_hashline_v1_hashline_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
+var file_hashline_v1_hashline_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
 var file_hashline_v1_hashline_proto_goTypes = []any{
 	(WriteMode)(0),                // 0: hashline.v1.WriteMode
 	(WatchEventKind)(0),           // 1: hashline.v1.WatchEventKind
@@ -2420,20 +2527,21 @@ var file_hashline_v1_hashline_proto_goTypes = []any{
 	(*EditRequest)(nil),           // 11: hashline.v1.EditRequest
 	(*Window)(nil),                // 12: hashline.v1.Window
 	(*EditResponse)(nil),          // 13: hashline.v1.EditResponse
-	(*MovedRef)(nil),              // 14: hashline.v1.MovedRef
-	(*WriteRequest)(nil),          // 15: hashline.v1.WriteRequest
-	(*WriteResponse)(nil),         // 16: hashline.v1.WriteResponse
-	(*GrepRequest)(nil),           // 17: hashline.v1.GrepRequest
-	(*Span)(nil),                  // 18: hashline.v1.Span
-	(*GrepLine)(nil),              // 19: hashline.v1.GrepLine
-	(*GrepFile)(nil),              // 20: hashline.v1.GrepFile
-	(*GrepSummary)(nil),           // 21: hashline.v1.GrepSummary
-	(*GrepResponse)(nil),          // 22: hashline.v1.GrepResponse
-	(*WatchRequest)(nil),          // 23: hashline.v1.WatchRequest
-	(*LineRange)(nil),             // 24: hashline.v1.LineRange
-	(*WatchResponse)(nil),         // 25: hashline.v1.WatchResponse
-	(*durationpb.Duration)(nil),   // 26: google.protobuf.Duration
-	(*timestamppb.Timestamp)(nil), // 27: google.protobuf.Timestamp
+	(*LineShift)(nil),             // 14: hashline.v1.LineShift
+	(*MovedRef)(nil),              // 15: hashline.v1.MovedRef
+	(*WriteRequest)(nil),          // 16: hashline.v1.WriteRequest
+	(*WriteResponse)(nil),         // 17: hashline.v1.WriteResponse
+	(*GrepRequest)(nil),           // 18: hashline.v1.GrepRequest
+	(*Span)(nil),                  // 19: hashline.v1.Span
+	(*GrepLine)(nil),              // 20: hashline.v1.GrepLine
+	(*GrepFile)(nil),              // 21: hashline.v1.GrepFile
+	(*GrepSummary)(nil),           // 22: hashline.v1.GrepSummary
+	(*GrepResponse)(nil),          // 23: hashline.v1.GrepResponse
+	(*WatchRequest)(nil),          // 24: hashline.v1.WatchRequest
+	(*LineRange)(nil),             // 25: hashline.v1.LineRange
+	(*WatchResponse)(nil),         // 26: hashline.v1.WatchResponse
+	(*durationpb.Duration)(nil),   // 27: google.protobuf.Duration
+	(*timestamppb.Timestamp)(nil), // 28: google.protobuf.Timestamp
 }
 var file_hashline_v1_hashline_proto_depIdxs = []int32{
 	2,  // 0: hashline.v1.ReadResponse.lines:type_name -> hashline.v1.Line
@@ -2449,31 +2557,32 @@ var file_hashline_v1_hashline_proto_depIdxs = []int32{
 	12, // 10: hashline.v1.EditResponse.windows:type_name -> hashline.v1.Window
 	2,  // 11: hashline.v1.EditResponse.replaced:type_name -> hashline.v1.Line
 	2,  // 12: hashline.v1.EditResponse.lines:type_name -> hashline.v1.Line
-	14, // 13: hashline.v1.EditResponse.moved:type_name -> hashline.v1.MovedRef
-	0,  // 14: hashline.v1.WriteRequest.mode:type_name -> hashline.v1.WriteMode
-	18, // 15: hashline.v1.GrepLine.submatches:type_name -> hashline.v1.Span
-	19, // 16: hashline.v1.GrepFile.lines:type_name -> hashline.v1.GrepLine
-	26, // 17: hashline.v1.GrepSummary.elapsed:type_name -> google.protobuf.Duration
-	20, // 18: hashline.v1.GrepResponse.file:type_name -> hashline.v1.GrepFile
-	21, // 19: hashline.v1.GrepResponse.summary:type_name -> hashline.v1.GrepSummary
-	1,  // 20: hashline.v1.WatchResponse.kind:type_name -> hashline.v1.WatchEventKind
-	24, // 21: hashline.v1.WatchResponse.changed:type_name -> hashline.v1.LineRange
-	27, // 22: hashline.v1.WatchResponse.time:type_name -> google.protobuf.Timestamp
-	3,  // 23: hashline.v1.FileService.Read:input_type -> hashline.v1.ReadRequest
-	11, // 24: hashline.v1.FileService.Edit:input_type -> hashline.v1.EditRequest
-	15, // 25: hashline.v1.FileService.Write:input_type -> hashline.v1.WriteRequest
-	17, // 26: hashline.v1.FileService.Grep:input_type -> hashline.v1.GrepRequest
-	23, // 27: hashline.v1.FileService.Watch:input_type -> hashline.v1.WatchRequest
-	4,  // 28: hashline.v1.FileService.Read:output_type -> hashline.v1.ReadResponse
-	13, // 29: hashline.v1.FileService.Edit:output_type -> hashline.v1.EditResponse
-	16, // 30: hashline.v1.FileService.Write:output_type -> hashline.v1.WriteResponse
-	22, // 31: hashline.v1.FileService.Grep:output_type -> hashline.v1.GrepResponse
-	25, // 32: hashline.v1.FileService.Watch:output_type -> hashline.v1.WatchResponse
-	28, // [28:33] is the sub-list for method output_type
-	23, // [23:28] is the sub-list for method input_type
-	23, // [23:23] is the sub-list for extension type_name
-	23, // [23:23] is the sub-list for extension extendee
-	0,  // [0:23] is the sub-list for field type_name
+	15, // 13: hashline.v1.EditResponse.moved:type_name -> hashline.v1.MovedRef
+	14, // 14: hashline.v1.EditResponse.shifts:type_name -> hashline.v1.LineShift
+	0,  // 15: hashline.v1.WriteRequest.mode:type_name -> hashline.v1.WriteMode
+	19, // 16: hashline.v1.GrepLine.submatches:type_name -> hashline.v1.Span
+	20, // 17: hashline.v1.GrepFile.lines:type_name -> hashline.v1.GrepLine
+	27, // 18: hashline.v1.GrepSummary.elapsed:type_name -> google.protobuf.Duration
+	21, // 19: hashline.v1.GrepResponse.file:type_name -> hashline.v1.GrepFile
+	22, // 20: hashline.v1.GrepResponse.summary:type_name -> hashline.v1.GrepSummary
+	1,  // 21: hashline.v1.WatchResponse.kind:type_name -> hashline.v1.WatchEventKind
+	25, // 22: hashline.v1.WatchResponse.changed:type_name -> hashline.v1.LineRange
+	28, // 23: hashline.v1.WatchResponse.time:type_name -> google.protobuf.Timestamp
+	3,  // 24: hashline.v1.FileService.Read:input_type -> hashline.v1.ReadRequest
+	11, // 25: hashline.v1.FileService.Edit:input_type -> hashline.v1.EditRequest
+	16, // 26: hashline.v1.FileService.Write:input_type -> hashline.v1.WriteRequest
+	18, // 27: hashline.v1.FileService.Grep:input_type -> hashline.v1.GrepRequest
+	24, // 28: hashline.v1.FileService.Watch:input_type -> hashline.v1.WatchRequest
+	4,  // 29: hashline.v1.FileService.Read:output_type -> hashline.v1.ReadResponse
+	13, // 30: hashline.v1.FileService.Edit:output_type -> hashline.v1.EditResponse
+	17, // 31: hashline.v1.FileService.Write:output_type -> hashline.v1.WriteResponse
+	23, // 32: hashline.v1.FileService.Grep:output_type -> hashline.v1.GrepResponse
+	26, // 33: hashline.v1.FileService.Watch:output_type -> hashline.v1.WatchResponse
+	29, // [29:34] is the sub-list for method output_type
+	24, // [24:29] is the sub-list for method input_type
+	24, // [24:24] is the sub-list for extension type_name
+	24, // [24:24] is the sub-list for extension extendee
+	0,  // [0:24] is the sub-list for field type_name
 }
 
 func init() { file_hashline_v1_hashline_proto_init() }
@@ -2491,7 +2600,7 @@ func file_hashline_v1_hashline_proto_init() {
 		(*FileEdit_ReplaceText)(nil),
 	}
 	file_hashline_v1_hashline_proto_msgTypes[9].OneofWrappers = []any{}
-	file_hashline_v1_hashline_proto_msgTypes[20].OneofWrappers = []any{
+	file_hashline_v1_hashline_proto_msgTypes[21].OneofWrappers = []any{
 		(*GrepResponse_File)(nil),
 		(*GrepResponse_Summary)(nil),
 	}
@@ -2501,7 +2610,7 @@ func file_hashline_v1_hashline_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hashline_v1_hashline_proto_rawDesc), len(file_hashline_v1_hashline_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   24,
+			NumMessages:   25,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -19,7 +19,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file hashline/v1/hashline.proto.
  */
 export const file_hashline_v1_hashline: GenFile = /*@__PURE__*/
-  fileDesc("ChpoYXNobGluZS92MS9oYXNobGluZS5wcm90bxILaGFzaGxpbmUudjEiNQoETGluZRIOCgZudW1iZXIYASABKAUSDAoEaGFzaBgCIAEoCRIPCgdjb250ZW50GAMgASgJIk4KC1JlYWRSZXF1ZXN0EgwKBHBhdGgYASABKAkSDgoGb2Zmc2V0GAIgASgFEg0KBWxpbWl0GAMgASgFEhIKCm9taXRfbGluZXMYBCABKAgixgEKDFJlYWRSZXNwb25zZRIMCgRwYXRoGAEgASgJEg8KB3ZlcnNpb24YAiABKAkSIAoFbGluZXMYAyADKAsyES5oYXNobGluZS52MS5MaW5lEgwKBHRleHQYBCABKAkSEwoLdG90YWxfbGluZXMYBSABKAUSEQoJdHJ1bmNhdGVkGAYgASgIEhMKC25leHRfb2Zmc2V0GAcgASgFEgsKA2VvbBgIIAEoCRILCgNib20YCSABKAgSEAoIZW5jb2RpbmcYCiABKAkiNQoJUmVwbGFjZU9wEg0KBXN0YXJ0GAEgASgJEgsKA2VuZBgCIAEoCRIMCgR0ZXh0GAMgASgJIigKCEluc2VydE9wEg4KBmFuY2hvchgBIAEoCRIMCgR0ZXh0GAIgASgJIiYKCERlbGV0ZU9wEg0KBXN0YXJ0GAEgASgJEgsKA2VuZBgCIAEoCSIWCgZUZXh0T3ASDAoEdGV4dBgBIAEoCSJACg1SZXBsYWNlVGV4dE9wEhAKCG9sZF90ZXh0GAEgASgJEhAKCG5ld190ZXh0GAIgASgJEgsKA2FsbBgDIAEoCCLGAgoIRmlsZUVkaXQSKQoHcmVwbGFjZRgBIAEoCzIWLmhhc2hsaW5lLnYxLlJlcGxhY2VPcEgAEi0KDGluc2VydF9hZnRlchgCIAEoCzIVLmhhc2hsaW5lLnYxLkluc2VydE9wSAASLgoNaW5zZXJ0X2JlZm9yZRgDIAEoCzIVLmhhc2hsaW5lLnYxLkluc2VydE9wSAASJwoGZGVsZXRlGAQgASgLMhUuaGFzaGxpbmUudjEuRGVsZXRlT3BIABIlCgZhcHBlbmQYBSABKAsyEy5oYXNobGluZS52MS5UZXh0T3BIABImCgdwcmVwZW5kGAYgASgLMhMuaGFzaGxpbmUudjEuVGV4dE9wSAASMgoMcmVwbGFjZV90ZXh0GAcgASgLMhouaGFzaGxpbmUudjEuUmVwbGFjZVRleHRPcEgAQgQKAm9wIqwBCgtFZGl0UmVxdWVzdBIMCgRwYXRoGAEgASgJEiQKBWVkaXRzGAIgAygLMhUuaGFzaGxpbmUudjEuRmlsZUVkaXQSFAoMYmFzZV92ZXJzaW9uGAMgASgJEg8KB2RyeV9ydW4YBCABKAgSFAoHY29udGV4dBgFIAEoBUgAiAEBEgwKBGZ1bGwYBiABKAgSEgoKcmVxdWVzdF9pZBgHIAEoCUIKCghfY29udGV4dCJUCgZXaW5kb3cSDQoFc3RhcnQYASABKAUSCwoDZW5kGAIgASgFEiAKBWxpbmVzGAMgAygLMhEuaGFzaGxpbmUudjEuTGluZRIMCgR0ZXh0GAQgASgJIpwCCgxFZGl0UmVzcG9uc2USDAoEcGF0aBgBIAEoCRIPCgd2ZXJzaW9uGAIgASgJEgwKBGRpZmYYAyABKAkSJAoHd2luZG93cxgEIAMoCzITLmhhc2hsaW5lLnYxLldpbmRvdxIjCghyZXBsYWNlZBgFIAMoCzIRLmhhc2hsaW5lLnYxLkxpbmUSEAoId2FybmluZ3MYBiADKAkSIAoFbGluZXMYByADKAsyES5oYXNobGluZS52MS5MaW5lEhMKC3RvdGFsX2xpbmVzGAggASgFEg8KB2RyeV9ydW4YCSABKAgSFAoMcmViYXNlZF9mcm9tGAogASgJEiQKBW1vdmVkGAsgAygLMhUuaGFzaGxpbmUudjEuTW92ZWRSZWYiMQoITW92ZWRSZWYSCwoDcmVmGAEgASgJEgwKBGZyb20YAiABKAUSCgoCdG8YAyABKAUigQEKDFdyaXRlUmVxdWVzdBIMCgRwYXRoGAEgASgJEg8KB2NvbnRlbnQYAiABKAkSJAoEbW9kZRgDIAEoDjIWLmhhc2hsaW5lLnYxLldyaXRlTW9kZRIYChBleHBlY3RlZF92ZXJzaW9uGAQgASgJEhIKCnJlcXVlc3RfaWQYBSABKAkiVAoNV3JpdGVSZXNwb25zZRIMCgRwYXRoGAEgASgJEg8KB3ZlcnNpb24YAiABKAkSEwoLdG90YWxfbGluZXMYAyABKAUSDwoHY3JlYXRlZBgEIAEoCCLgAQoLR3JlcFJlcXVlc3QSDwoHcGF0dGVybhgBIAEoCRIMCgRwYXRoGAIgASgJEgwKBGdsb2IYAyADKAkSFAoMZXhjbHVkZV9nbG9iGAQgAygJEhgKEGNhc2VfaW5zZW5zaXRpdmUYBSABKAgSDwoHbGl0ZXJhbBgGIAEoCBIOCgZiZWZvcmUYByABKAUSDQoFYWZ0ZXIYCCABKAUSEwoLbWF4X21hdGNoZXMYCSABKAUSDAoEdHlwZRgKIAMoCRIOCgZoaWRkZW4YCyABKAgSEQoJbm9faWdub3JlGAwgASgIIiIKBFNwYW4SDQoFc3RhcnQYASABKAUSCwoDZW5kGAIgASgFIm8KCEdyZXBMaW5lEg4KBm51bWJlchgBIAEoBRIMCgRoYXNoGAIgASgJEg8KB2NvbnRlbnQYAyABKAkSDQoFbWF0Y2gYBCABKAgSJQoKc3VibWF0Y2hlcxgFIAMoCzIRLmhhc2hsaW5lLnYxLlNwYW4iTwoIR3JlcEZpbGUSDAoEcGF0aBgBIAEoCRIPCgd2ZXJzaW9uGAIgASgJEiQKBWxpbmVzGAMgAygLMhUuaGFzaGxpbmUudjEuR3JlcExpbmUiogEKC0dyZXBTdW1tYXJ5EhUKDWZpbGVzX3NjYW5uZWQYASABKAUSFQoNZmlsZXNfbWF0Y2hlZBgCIAEoBRIPCgdtYXRjaGVzGAMgASgFEhEKCXRydW5jYXRlZBgEIAEoCBIVCg1ieXRlc19zY2FubmVkGAUgASgDEioKB2VsYXBzZWQYBiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24ibAoMR3JlcFJlc3BvbnNlEiUKBGZpbGUYASABKAsyFS5oYXNobGluZS52MS5HcmVwRmlsZUgAEisKB3N1bW1hcnkYAiABKAsyGC5oYXNobGluZS52MS5HcmVwU3VtbWFyeUgAQggKBnJlc3VsdCIcCgxXYXRjaFJlcXVlc3QSDAoEcGF0aBgBIAEoCSJXCglMaW5lUmFuZ2USEQoJb2xkX3N0YXJ0GAEgASgFEhEKCW9sZF9jb3VudBgCIAEoBRIRCgluZXdfc3RhcnQYAyABKAUSEQoJbmV3X2NvdW50GAQgASgFIvcBCg1XYXRjaFJlc3BvbnNlEgwKBHBhdGgYASABKAkSKQoEa2luZBgCIAEoDjIbLmhhc2hsaW5lLnYxLldhdGNoRXZlbnRLaW5kEg0KBWFnZW50GAMgASgJEhAKCGV4dGVybmFsGAQgASgIEhMKC29sZF92ZXJzaW9uGAUgASgJEhMKC25ld192ZXJzaW9uGAYgASgJEicKB2NoYW5nZWQYByADKAsyFi5oYXNobGluZS52MS5MaW5lUmFuZ2USDwoHZHJvcHBlZBgIIAEoAxIoCgR0aW1lGAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCptCglXcml0ZU1vZGUSGgoWV1JJVEVfTU9ERV9VTlNQRUNJRklFRBAAEhUKEVdSSVRFX01PREVfVVBTRVJUEAESFQoRV1JJVEVfTU9ERV9DUkVBVEUQAhIWChJXUklURV9NT0RFX1JFUExBQ0UQAyqNAQoOV2F0Y2hFdmVudEtpbmQSIAocV0FUQ0hfRVZFTlRfS0lORF9VTlNQRUNJRklFRBAAEhwKGFdBVENIX0VWRU5UX0tJTkRfQ1JFQVRFRBABEh0KGVdBVENIX0VWRU5UX0tJTkRfTU9ESUZJRUQQAhIcChhXQVRDSF9FVkVOVF9LSU5EX0RFTEVURUQQAzLXAgoLRmlsZVNlcnZpY2USQAoEUmVhZBIYLmhhc2hsaW5lLnYxLlJlYWRSZXF1ZXN0GhkuaGFzaGxpbmUudjEuUmVhZFJlc3BvbnNlIgOQAgESOwoERWRpdBIYLmhhc2hsaW5lLnYxLkVkaXRSZXF1ZXN0GhkuaGFzaGxpbmUudjEuRWRpdFJlc3BvbnNlEj4KBVdyaXRlEhkuaGFzaGxpbmUudjEuV3JpdGVSZXF1ZXN0GhouaGFzaGxpbmUudjEuV3JpdGVSZXNwb25zZRJCCgRHcmVwEhguaGFzaGxpbmUudjEuR3JlcFJlcXVlc3QaGS5oYXNobGluZS52MS5HcmVwUmVzcG9uc2UiA5ACATABEkUKBVdhdGNoEhkuaGFzaGxpbmUudjEuV2F0Y2hSZXF1ZXN0GhouaGFzaGxpbmUudjEuV2F0Y2hSZXNwb25zZSIDkAIBMAFCqQEKD2NvbS5oYXNobGluZS52MUINSGFzaGxpbmVQcm90b1ABWjpnaXRodWIuY29tL2hhc2hsaW5lL2hhc2hsaW5lL2dlbi9nby9oYXNobGluZS92MTtoYXNobGluZXYxogIDSFhYqgILSGFzaGxpbmUuVjHKAgtIYXNobGluZVxWMeICF0hhc2hsaW5lXFYxXEdQQk1ldGFkYXRh6gIMSGFzaGxpbmU6OlYxYgZwcm90bzM", [file_google_protobuf_duration, file_google_protobuf_timestamp]);
+  fileDesc("ChpoYXNobGluZS92MS9oYXNobGluZS5wcm90bxILaGFzaGxpbmUudjEiNQoETGluZRIOCgZudW1iZXIYASABKAUSDAoEaGFzaBgCIAEoCRIPCgdjb250ZW50GAMgASgJIk4KC1JlYWRSZXF1ZXN0EgwKBHBhdGgYASABKAkSDgoGb2Zmc2V0GAIgASgFEg0KBWxpbWl0GAMgASgFEhIKCm9taXRfbGluZXMYBCABKAgixgEKDFJlYWRSZXNwb25zZRIMCgRwYXRoGAEgASgJEg8KB3ZlcnNpb24YAiABKAkSIAoFbGluZXMYAyADKAsyES5oYXNobGluZS52MS5MaW5lEgwKBHRleHQYBCABKAkSEwoLdG90YWxfbGluZXMYBSABKAUSEQoJdHJ1bmNhdGVkGAYgASgIEhMKC25leHRfb2Zmc2V0GAcgASgFEgsKA2VvbBgIIAEoCRILCgNib20YCSABKAgSEAoIZW5jb2RpbmcYCiABKAkiNQoJUmVwbGFjZU9wEg0KBXN0YXJ0GAEgASgJEgsKA2VuZBgCIAEoCRIMCgR0ZXh0GAMgASgJIigKCEluc2VydE9wEg4KBmFuY2hvchgBIAEoCRIMCgR0ZXh0GAIgASgJIiYKCERlbGV0ZU9wEg0KBXN0YXJ0GAEgASgJEgsKA2VuZBgCIAEoCSIWCgZUZXh0T3ASDAoEdGV4dBgBIAEoCSJACg1SZXBsYWNlVGV4dE9wEhAKCG9sZF90ZXh0GAEgASgJEhAKCG5ld190ZXh0GAIgASgJEgsKA2FsbBgDIAEoCCLGAgoIRmlsZUVkaXQSKQoHcmVwbGFjZRgBIAEoCzIWLmhhc2hsaW5lLnYxLlJlcGxhY2VPcEgAEi0KDGluc2VydF9hZnRlchgCIAEoCzIVLmhhc2hsaW5lLnYxLkluc2VydE9wSAASLgoNaW5zZXJ0X2JlZm9yZRgDIAEoCzIVLmhhc2hsaW5lLnYxLkluc2VydE9wSAASJwoGZGVsZXRlGAQgASgLMhUuaGFzaGxpbmUudjEuRGVsZXRlT3BIABIlCgZhcHBlbmQYBSABKAsyEy5oYXNobGluZS52MS5UZXh0T3BIABImCgdwcmVwZW5kGAYgASgLMhMuaGFzaGxpbmUudjEuVGV4dE9wSAASMgoMcmVwbGFjZV90ZXh0GAcgASgLMhouaGFzaGxpbmUudjEuUmVwbGFjZVRleHRPcEgAQgQKAm9wIqwBCgtFZGl0UmVxdWVzdBIMCgRwYXRoGAEgASgJEiQKBWVkaXRzGAIgAygLMhUuaGFzaGxpbmUudjEuRmlsZUVkaXQSFAoMYmFzZV92ZXJzaW9uGAMgASgJEg8KB2RyeV9ydW4YBCABKAgSFAoHY29udGV4dBgFIAEoBUgAiAEBEgwKBGZ1bGwYBiABKAgSEgoKcmVxdWVzdF9pZBgHIAEoCUIKCghfY29udGV4dCJUCgZXaW5kb3cSDQoFc3RhcnQYASABKAUSCwoDZW5kGAIgASgFEiAKBWxpbmVzGAMgAygLMhEuaGFzaGxpbmUudjEuTGluZRIMCgR0ZXh0GAQgASgJItkCCgxFZGl0UmVzcG9uc2USDAoEcGF0aBgBIAEoCRIPCgd2ZXJzaW9uGAIgASgJEgwKBGRpZmYYAyABKAkSJAoHd2luZG93cxgEIAMoCzITLmhhc2hsaW5lLnYxLldpbmRvdxIjCghyZXBsYWNlZBgFIAMoCzIRLmhhc2hsaW5lLnYxLkxpbmUSEAoId2FybmluZ3MYBiADKAkSIAoFbGluZXMYByADKAsyES5oYXNobGluZS52MS5MaW5lEhMKC3RvdGFsX2xpbmVzGAggASgFEg8KB2RyeV9ydW4YCSABKAgSFAoMcmViYXNlZF9mcm9tGAogASgJEiQKBW1vdmVkGAsgAygLMhUuaGFzaGxpbmUudjEuTW92ZWRSZWYSEwoLdGFnZ2VkX2RpZmYYDSABKAkSJgoGc2hpZnRzGA4gAygLMhYuaGFzaGxpbmUudjEuTGluZVNoaWZ0IjEKCUxpbmVTaGlmdBIMCgRmcm9tGAEgASgFEgoKAnRvGAIgASgFEgoKAmJ5GAMgASgFIjEKCE1vdmVkUmVmEgsKA3JlZhgBIAEoCRIMCgRmcm9tGAIgASgFEgoKAnRvGAMgASgFIoEBCgxXcml0ZVJlcXVlc3QSDAoEcGF0aBgBIAEoCRIPCgdjb250ZW50GAIgASgJEiQKBG1vZGUYAyABKA4yFi5oYXNobGluZS52MS5Xcml0ZU1vZGUSGAoQZXhwZWN0ZWRfdmVyc2lvbhgEIAEoCRISCgpyZXF1ZXN0X2lkGAUgASgJIlQKDVdyaXRlUmVzcG9uc2USDAoEcGF0aBgBIAEoCRIPCgd2ZXJzaW9uGAIgASgJEhMKC3RvdGFsX2xpbmVzGAMgASgFEg8KB2NyZWF0ZWQYBCABKAgi4AEKC0dyZXBSZXF1ZXN0Eg8KB3BhdHRlcm4YASABKAkSDAoEcGF0aBgCIAEoCRIMCgRnbG9iGAMgAygJEhQKDGV4Y2x1ZGVfZ2xvYhgEIAMoCRIYChBjYXNlX2luc2Vuc2l0aXZlGAUgASgIEg8KB2xpdGVyYWwYBiABKAgSDgoGYmVmb3JlGAcgASgFEg0KBWFmdGVyGAggASgFEhMKC21heF9tYXRjaGVzGAkgASgFEgwKBHR5cGUYCiADKAkSDgoGaGlkZGVuGAsgASgIEhEKCW5vX2lnbm9yZRgMIAEoCCIiCgRTcGFuEg0KBXN0YXJ0GAEgASgFEgsKA2VuZBgCIAEoBSJvCghHcmVwTGluZRIOCgZudW1iZXIYASABKAUSDAoEaGFzaBgCIAEoCRIPCgdjb250ZW50GAMgASgJEg0KBW1hdGNoGAQgASgIEiUKCnN1Ym1hdGNoZXMYBSADKAsyES5oYXNobGluZS52MS5TcGFuIk8KCEdyZXBGaWxlEgwKBHBhdGgYASABKAkSDwoHdmVyc2lvbhgCIAEoCRIkCgVsaW5lcxgDIAMoCzIVLmhhc2hsaW5lLnYxLkdyZXBMaW5lIqIBCgtHcmVwU3VtbWFyeRIVCg1maWxlc19zY2FubmVkGAEgASgFEhUKDWZpbGVzX21hdGNoZWQYAiABKAUSDwoHbWF0Y2hlcxgDIAEoBRIRCgl0cnVuY2F0ZWQYBCABKAgSFQoNYnl0ZXNfc2Nhbm5lZBgFIAEoAxIqCgdlbGFwc2VkGAYgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uImwKDEdyZXBSZXNwb25zZRIlCgRmaWxlGAEgASgLMhUuaGFzaGxpbmUudjEuR3JlcEZpbGVIABIrCgdzdW1tYXJ5GAIgASgLMhguaGFzaGxpbmUudjEuR3JlcFN1bW1hcnlIAEIICgZyZXN1bHQiHAoMV2F0Y2hSZXF1ZXN0EgwKBHBhdGgYASABKAkiVwoJTGluZVJhbmdlEhEKCW9sZF9zdGFydBgBIAEoBRIRCglvbGRfY291bnQYAiABKAUSEQoJbmV3X3N0YXJ0GAMgASgFEhEKCW5ld19jb3VudBgEIAEoBSL3AQoNV2F0Y2hSZXNwb25zZRIMCgRwYXRoGAEgASgJEikKBGtpbmQYAiABKA4yGy5oYXNobGluZS52MS5XYXRjaEV2ZW50S2luZBINCgVhZ2VudBgDIAEoCRIQCghleHRlcm5hbBgEIAEoCBITCgtvbGRfdmVyc2lvbhgFIAEoCRITCgtuZXdfdmVyc2lvbhgGIAEoCRInCgdjaGFuZ2VkGAcgAygLMhYuaGFzaGxpbmUudjEuTGluZVJhbmdlEg8KB2Ryb3BwZWQYCCABKAMSKAoEdGltZRgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAqbQoJV3JpdGVNb2RlEhoKFldSSVRFX01PREVfVU5TUEVDSUZJRUQQABIVChFXUklURV9NT0RFX1VQU0VSVBABEhUKEVdSSVRFX01PREVfQ1JFQVRFEAISFgoSV1JJVEVfTU9ERV9SRVBMQUNFEAMqjQEKDldhdGNoRXZlbnRLaW5kEiAKHFdBVENIX0VWRU5UX0tJTkRfVU5TUEVDSUZJRUQQABIcChhXQVRDSF9FVkVOVF9LSU5EX0NSRUFURUQQARIdChlXQVRDSF9FVkVOVF9LSU5EX01PRElGSUVEEAISHAoYV0FUQ0hfRVZFTlRfS0lORF9ERUxFVEVEEAMy1wIKC0ZpbGVTZXJ2aWNlEkAKBFJlYWQSGC5oYXNobGluZS52MS5SZWFkUmVxdWVzdBoZLmhhc2hsaW5lLnYxLlJlYWRSZXNwb25zZSIDkAIBEjsKBEVkaXQSGC5oYXNobGluZS52MS5FZGl0UmVxdWVzdBoZLmhhc2hsaW5lLnYxLkVkaXRSZXNwb25zZRI+CgVXcml0ZRIZLmhhc2hsaW5lLnYxLldyaXRlUmVxdWVzdBoaLmhhc2hsaW5lLnYxLldyaXRlUmVzcG9uc2USQgoER3JlcBIYLmhhc2hsaW5lLnYxLkdyZXBSZXF1ZXN0GhkuaGFzaGxpbmUudjEuR3JlcFJlc3BvbnNlIgOQAgEwARJFCgVXYXRjaBIZLmhhc2hsaW5lLnYxLldhdGNoUmVxdWVzdBoaLmhhc2hsaW5lLnYxLldhdGNoUmVzcG9uc2UiA5ACATABQqkBCg9jb20uaGFzaGxpbmUudjFCDUhhc2hsaW5lUHJvdG9QAVo6Z2l0aHViLmNvbS9oYXNobGluZS9oYXNobGluZS9nZW4vZ28vaGFzaGxpbmUvdjE7aGFzaGxpbmV2MaICA0hYWKoCC0hhc2hsaW5lLlYxygILSGFzaGxpbmVcVjHiAhdIYXNobGluZVxWMVxHUEJNZXRhZGF0YeoCDEhhc2hsaW5lOjpWMWIGcHJvdG8z", [file_google_protobuf_duration, file_google_protobuf_timestamp]);
 
 /**
  * Line is one tagged line of a file.
@@ -633,6 +633,33 @@ export type EditResponse = Message<"hashline.v1.EditResponse"> & {
    * @generated from field: repeated hashline.v1.MovedRef moved = 11;
    */
   moved: MovedRef[];
+
+  /**
+   * The changes as a model reads them, with the references to use next:
+   * every change with context lines around it (as many as windows have),
+   * one line each,
+   *   " LINE:HASH|CONTENT"  an unchanged line,
+   *   "-CONTENT"            a removed line (it has no reference any more),
+   *   "+LINE:HASH|CONTENT"  an added line,
+   * where LINE:HASH is the line's reference in the new file, and "..."
+   * between changes whose context does not meet. A removed line stands
+   * before the line that now follows it; a deletion shows at least one
+   * line on each side. Lines are compared and shown without their endings
+   * (diff has them) and cut as in windows. No final newline. The diff and
+   * windows say the same in the older forms.
+   *
+   * @generated from field: string tagged_diff = 13;
+   */
+  taggedDiff: string;
+
+  /**
+   * How the line numbers of the lines the batch did not touch changed, in
+   * file order: the lines before the first shift kept their numbers, and
+   * none moved when this is empty.
+   *
+   * @generated from field: repeated hashline.v1.LineShift shifts = 14;
+   */
+  shifts: LineShift[];
 };
 
 /**
@@ -641,6 +668,44 @@ export type EditResponse = Message<"hashline.v1.EditResponse"> & {
  */
 export const EditResponseSchema: GenMessage<EditResponse> = /*@__PURE__*/
   messageDesc(file_hashline_v1_hashline, 11);
+
+/**
+ * LineShift says that a run of lines an edit left alone moved: a reference
+ * "N:HASH" to one of them is now "N+by:HASH".
+ *
+ * @generated from message hashline.v1.LineShift
+ */
+export type LineShift = Message<"hashline.v1.LineShift"> & {
+  /**
+   * The run's first line, in the file before the edit.
+   *
+   * @generated from field: int32 from = 1;
+   */
+  from: number;
+
+  /**
+   * The run's last line, in the file before the edit. A run may span lines
+   * the edit replaced or deleted, which have no reference any more.
+   *
+   * @generated from field: int32 to = 2;
+   */
+  to: number;
+
+  /**
+   * How many lines further down the run is now; negative: up; 0 for lines
+   * back at their old numbers after an earlier shift.
+   *
+   * @generated from field: int32 by = 3;
+   */
+  by: number;
+};
+
+/**
+ * Describes the message hashline.v1.LineShift.
+ * Use `create(LineShiftSchema)` to create a new message.
+ */
+export const LineShiftSchema: GenMessage<LineShift> = /*@__PURE__*/
+  messageDesc(file_hashline_v1_hashline, 12);
 
 /**
  * MovedRef is one reference that a rebase moved to another line.
@@ -675,7 +740,7 @@ export type MovedRef = Message<"hashline.v1.MovedRef"> & {
  * Use `create(MovedRefSchema)` to create a new message.
  */
 export const MovedRefSchema: GenMessage<MovedRef> = /*@__PURE__*/
-  messageDesc(file_hashline_v1_hashline, 12);
+  messageDesc(file_hashline_v1_hashline, 13);
 
 /**
  * WriteRequest writes a whole file.
@@ -731,7 +796,7 @@ export type WriteRequest = Message<"hashline.v1.WriteRequest"> & {
  * Use `create(WriteRequestSchema)` to create a new message.
  */
 export const WriteRequestSchema: GenMessage<WriteRequest> = /*@__PURE__*/
-  messageDesc(file_hashline_v1_hashline, 13);
+  messageDesc(file_hashline_v1_hashline, 14);
 
 /**
  * WriteResponse describes the written file.
@@ -773,7 +838,7 @@ export type WriteResponse = Message<"hashline.v1.WriteResponse"> & {
  * Use `create(WriteResponseSchema)` to create a new message.
  */
 export const WriteResponseSchema: GenMessage<WriteResponse> = /*@__PURE__*/
-  messageDesc(file_hashline_v1_hashline, 14);
+  messageDesc(file_hashline_v1_hashline, 15);
 
 /**
  * GrepRequest searches files.
@@ -875,7 +940,7 @@ export type GrepRequest = Message<"hashline.v1.GrepRequest"> & {
  * Use `create(GrepRequestSchema)` to create a new message.
  */
 export const GrepRequestSchema: GenMessage<GrepRequest> = /*@__PURE__*/
-  messageDesc(file_hashline_v1_hashline, 15);
+  messageDesc(file_hashline_v1_hashline, 16);
 
 /**
  * Span is a half-open byte range [start, end) in a line's content.
@@ -903,7 +968,7 @@ export type Span = Message<"hashline.v1.Span"> & {
  * Use `create(SpanSchema)` to create a new message.
  */
 export const SpanSchema: GenMessage<Span> = /*@__PURE__*/
-  messageDesc(file_hashline_v1_hashline, 16);
+  messageDesc(file_hashline_v1_hashline, 17);
 
 /**
  * GrepLine is a matching or context line.
@@ -953,7 +1018,7 @@ export type GrepLine = Message<"hashline.v1.GrepLine"> & {
  * Use `create(GrepLineSchema)` to create a new message.
  */
 export const GrepLineSchema: GenMessage<GrepLine> = /*@__PURE__*/
-  messageDesc(file_hashline_v1_hashline, 17);
+  messageDesc(file_hashline_v1_hashline, 18);
 
 /**
  * GrepFile is the matches in one file.
@@ -989,7 +1054,7 @@ export type GrepFile = Message<"hashline.v1.GrepFile"> & {
  * Use `create(GrepFileSchema)` to create a new message.
  */
 export const GrepFileSchema: GenMessage<GrepFile> = /*@__PURE__*/
-  messageDesc(file_hashline_v1_hashline, 18);
+  messageDesc(file_hashline_v1_hashline, 19);
 
 /**
  * GrepSummary ends a Grep stream.
@@ -1045,7 +1110,7 @@ export type GrepSummary = Message<"hashline.v1.GrepSummary"> & {
  * Use `create(GrepSummarySchema)` to create a new message.
  */
 export const GrepSummarySchema: GenMessage<GrepSummary> = /*@__PURE__*/
-  messageDesc(file_hashline_v1_hashline, 19);
+  messageDesc(file_hashline_v1_hashline, 20);
 
 /**
  * GrepResponse is one message of a Grep stream: a file, or the summary.
@@ -1082,7 +1147,7 @@ export type GrepResponse = Message<"hashline.v1.GrepResponse"> & {
  * Use `create(GrepResponseSchema)` to create a new message.
  */
 export const GrepResponseSchema: GenMessage<GrepResponse> = /*@__PURE__*/
-  messageDesc(file_hashline_v1_hashline, 20);
+  messageDesc(file_hashline_v1_hashline, 21);
 
 /**
  * WatchRequest subscribes to changes.
@@ -1104,7 +1169,7 @@ export type WatchRequest = Message<"hashline.v1.WatchRequest"> & {
  * Use `create(WatchRequestSchema)` to create a new message.
  */
 export const WatchRequestSchema: GenMessage<WatchRequest> = /*@__PURE__*/
-  messageDesc(file_hashline_v1_hashline, 21);
+  messageDesc(file_hashline_v1_hashline, 22);
 
 /**
  * LineRange is a changed region, like a unified diff hunk header: old_count
@@ -1148,7 +1213,7 @@ export type LineRange = Message<"hashline.v1.LineRange"> & {
  * Use `create(LineRangeSchema)` to create a new message.
  */
 export const LineRangeSchema: GenMessage<LineRange> = /*@__PURE__*/
-  messageDesc(file_hashline_v1_hashline, 22);
+  messageDesc(file_hashline_v1_hashline, 23);
 
 /**
  * WatchResponse is one event: one change to one file.
@@ -1228,7 +1293,7 @@ export type WatchResponse = Message<"hashline.v1.WatchResponse"> & {
  * Use `create(WatchResponseSchema)` to create a new message.
  */
 export const WatchResponseSchema: GenMessage<WatchResponse> = /*@__PURE__*/
-  messageDesc(file_hashline_v1_hashline, 23);
+  messageDesc(file_hashline_v1_hashline, 24);
 
 /**
  * WriteMode says whether Write may create and whether it may overwrite.
