@@ -462,7 +462,9 @@ export type EditRequest = Message<"hashline.v1.EditRequest"> & {
   dryRun: boolean;
 
   /**
-   * Lines of context around each change in windows and diff; unset means 3.
+   * Lines of context around each change in windows, diff and tagged_diff,
+   * and around each stale reference in a STALE_REF refusal (its message's
+   * view and StaleRef.fresh); unset means 3.
    *
    * @generated from field: optional int32 context = 5;
    */
