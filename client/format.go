@@ -83,7 +83,7 @@ func FormatEdit(r *hashlinev1.EditResponse, diff bool) string {
 	}
 	fmt.Fprintf(&b, "%s %s (%s, version %s).", verb, r.GetPath(), plural(int(r.GetTotalLines()), "line"), r.GetVersion())
 	if r.GetTaggedDiff() != "" {
-		b.WriteString(" " + FormatShifts(r.GetShifts(), r.GetTotalLines()))
+		b.WriteString(" " + FormatShifts(r))
 	}
 	b.WriteByte('\n')
 	if from := r.GetRebasedFrom(); from != "" {
@@ -128,13 +128,25 @@ func FormatEdit(r *hashlinev1.EditResponse, diff bool) string {
 }
 
 // FormatShifts says in a sentence how an edit moved the lines it did not
-// touch (EditResponse.shifts), in the numbers of the file before the edit,
-// for a file of total lines after it:
+// touch (EditResponse.shifts), in the numbers of the file before the edit:
 //
 //	Line numbers unchanged.
 //	Lines after 12 moved down 2.
 //	Lines 13-39 moved down 2; lines after 40 kept their numbers.
-func FormatShifts(shifts []*hashlinev1.LineShift, total int32) string {
+//
+// After a rebase the caller's refs come from an older version than the one
+// the shifts start from (the rebase report says so), and the sentence ends
+// "by this edit."
+func FormatShifts(r *hashlinev1.EditResponse) string {
+	s := formatShifts(r.GetShifts(), r.GetTotalLines())
+	if r.GetRebasedFrom() != "" {
+		s = strings.TrimSuffix(s, ".") + " by this edit."
+	}
+	return s
+}
+
+// formatShifts is FormatShifts for a file of total lines after the edit.
+func formatShifts(shifts []*hashlinev1.LineShift, total int32) string {
 	if len(shifts) == 0 {
 		return "Line numbers unchanged."
 	}

@@ -26,8 +26,10 @@ Edits FILE by the LINE:HASH tags that "hashline read" or "hashline grep"
 printed. Every reference is checked against the file as it is now; if a
 referenced line changed since it was read, nothing is written, the current
 lines are printed on stderr with ">>>" on the changed ones, and the exit code
-is 5: retry with those fresh tags. On success it prints the new version and
-the fresh tagged lines around each change — use those tags next.
+is 5: retry with those fresh tags. On success it prints the new version, how
+the other lines' numbers moved, and the change as a diff whose unchanged
+(" ") and added ("+") lines carry their fresh tags ("-" lines were removed)
+— use those tags next.
 
 One operation from flags (a whole tagged line "12:3f|..." is accepted as a
 reference too):
@@ -56,8 +58,9 @@ replaceText{oldText,newText,all}.
 flags:
   --base-version V  the version the tags were read from (from read's header)
   --dry-run         check and show the result, write nothing
-  --context N       lines of context around each change (default 3)
-  --full            print the whole new file instead of windows
+  --context N       lines shown around each change, and around each stale
+                    reference of a refusal (default 3)
+  --full            print the whole new file instead of the diff
   --diff            print the unified diff too (always on with --dry-run)
   --request-id ID   idempotency key (default: a random one per run). A run
                     cut off by --timeout, a lost connection or Ctrl-C may

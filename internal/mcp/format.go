@@ -69,7 +69,7 @@ func formatEdit(r *hashlinev1.EditResponse) string {
 	fmt.Fprintf(&b, "Updated %s (%s).", r.GetPath(), lines(int(r.GetTotalLines())))
 	tagged := r.GetTaggedDiff()
 	if tagged != "" {
-		b.WriteString(" " + client.FormatShifts(r.GetShifts(), r.GetTotalLines()))
+		b.WriteString(" " + client.FormatShifts(r))
 	}
 	if r.GetRebasedFrom() != "" {
 		b.WriteString("\nThe file had changed since you read it; your refs were rebased onto the current version")

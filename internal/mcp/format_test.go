@@ -39,7 +39,7 @@ func TestFormatEdit(t *testing.T) {
 		{"rebase and warnings come before the diff", &hashlinev1.EditResponse{
 			Path: "f", TotalLines: 1, TaggedDiff: "-a\n+1:bb|b", RebasedFrom: "v1",
 			Moved: []*hashlinev1.MovedRef{{Ref: "3:aa", From: 3, To: 1}}, Warnings: []string{"w"},
-		}, "Updated f (1 line). Line numbers unchanged.\nThe file had changed since you read it; your refs were rebased onto the current version:\n\t3:aa is now line 1\nWarnings:\n- w\n```diff\n-a\n+1:bb|b\n```"},
+		}, "Updated f (1 line). Line numbers unchanged by this edit.\nThe file had changed since you read it; your refs were rebased onto the current version:\n\t3:aa is now line 1\nWarnings:\n- w\n```diff\n-a\n+1:bb|b\n```"},
 		{"an older server's response shows its diff and windows", &hashlinev1.EditResponse{
 			Path: "f", TotalLines: 4, Diff: diff, Windows: win,
 		}, "Updated f (4 lines).\n```diff\n" + strings.TrimSuffix(diff, "\n") + "\n```\nFresh refs around the changes:\n```\n1:aa|a\n2:bb|B\n3:cc|C\n4:dd|d\n```"},
