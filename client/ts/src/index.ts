@@ -42,6 +42,7 @@ export {
   formatTagged,
   formatRead,
   formatEdit,
+  formatShifts,
   formatWrite,
   formatGrepFile,
   formatGrepSummary,
