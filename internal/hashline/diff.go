@@ -253,7 +253,7 @@ func taggedDiff(d, nd *Document, segs []segment, changed map[int]bool, opts Appl
 		newFrom, newTo int // added new lines, 1-based [newFrom, newTo)
 		from, to       int // the hunk's new lines with context, inclusive
 	}
-	var cores []core
+	cores := make([]core, 0, len(segs)/2+1)
 	for _, s := range segs {
 		if s.change < 0 || !changed[s.change] {
 			continue
@@ -298,15 +298,32 @@ func taggedDiff(d, nd *Document, segs []segment, changed map[int]bool, opts Appl
 			moved = append(moved, Shift{From: from, To: to, By: by})
 		}
 	}
-	var b strings.Builder
+	// Written into one buffer, number and hash appended in place: this
+	// runs on every edit.
+	hl := opts.Hasher.Len()
+	size := 0
+	for _, c := range cores {
+		// What the lines hold, plus prefix, number, ':', hash and '|'.
+		size += nd.starts[c.to] - nd.starts[c.from-1] + (c.to-c.from+1)*(decimalLen(c.to)+hl+3)
+		size += d.starts[c.oldTo-1] - d.starts[c.oldFrom-1] + c.oldTo - c.oldFrom + len("...\n")
+	}
+	b := make([]byte, 0, size)
+	line := func(c string) {
+		if opts.MaxLineBytes > 0 && len(c) > opts.MaxLineBytes {
+			b = append(b, c[:cutPoint(c, opts.MaxLineBytes)]...)
+			b = appendCutMarker(b, len(c))
+		} else {
+			b = append(b, c...)
+		}
+		b = append(b, '\n')
+	}
 	tagged := func(prefix byte, n int) {
-		b.WriteByte(prefix)
-		b.WriteString(strconv.Itoa(n))
-		b.WriteByte(':')
-		b.WriteString(nd.Hash(opts.Hasher, n))
-		b.WriteByte('|')
-		b.WriteString(CutLine(nd.Line(n), opts.MaxLineBytes))
-		b.WriteByte('\n')
+		b = append(b, prefix)
+		b = strconv.AppendInt(b, int64(n), 10)
+		b = append(b, ':')
+		b = appendHex(b, nd.sum(n), hl)
+		b = append(b, '|')
+		line(nd.Line(n))
 	}
 	for i := 0; i < len(cores); {
 		// The cores of one hunk: those whose context touches the previous.
@@ -316,7 +333,7 @@ func taggedDiff(d, nd *Document, segs []segment, changed map[int]bool, opts Appl
 			j++
 		}
 		if i > 0 {
-			b.WriteString("...\n")
+			b = append(b, "...\n"...)
 		}
 		n := cores[i].from
 		for _, c := range cores[i:j] {
@@ -324,9 +341,8 @@ func taggedDiff(d, nd *Document, segs []segment, changed map[int]bool, opts Appl
 				tagged(' ', n)
 			}
 			for o := c.oldFrom; o < c.oldTo; o++ {
-				b.WriteByte('-')
-				b.WriteString(CutLine(d.Line(o), opts.MaxLineBytes))
-				b.WriteByte('\n')
+				b = append(b, '-')
+				line(d.Line(o))
 			}
 			for ; n < c.newTo; n++ {
 				tagged('+', n)
@@ -337,5 +353,8 @@ func taggedDiff(d, nd *Document, segs []segment, changed map[int]bool, opts Appl
 		}
 		i = j
 	}
-	return strings.TrimSuffix(b.String(), "\n"), moved
+	if len(b) > 0 {
+		b = b[:len(b)-1] // the last line's "\n"
+	}
+	return string(b), moved
 }
