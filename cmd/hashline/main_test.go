@@ -258,6 +258,7 @@ var cases = []struct {
 		cli("read", "greet.txt"),
 		cli("edit", "greet.txt", "--replace", "2:b3", "--text", "there"),
 		cli("edit", "greet.txt", "--replace", "2:b3", "--text", "again"),
+		cli("edit", "greet.txt", "--context", "0", "--replace", "2:b3", "--text", "again"),
 		cli("edit", "greet.txt", "--replace", "2:50", "--text", "again"),
 		cli("edit", "greet.txt", "--delete", "9:aa"),
 		cli("edit", "greet.txt", "--replace", "2:zz", "--text", "x"),
