@@ -193,6 +193,11 @@ func TestStaleViewMatchesThePeer(t *testing.T) {
 	// context asks for.
 	wider := append([]string{"    3:7d|import \"fmt\""}, peer...)
 	mcpView := s.fail("edit_file", map[string]any{"path": "ascii.go", "edits": []map[string]any{staleEdit}})
+	// The wider view still costs no more than the peer's, which spends its
+	// bytes on a quick-fix list.
+	if len(mcpView) > len(golden) {
+		t.Errorf("our stale reply is %d bytes, the peer's %d", len(mcpView), len(golden))
+	}
 	if _, err := s.c.Read(s.ctx, &hashlinev1.ReadRequest{Path: "ascii.go"}); err != nil {
 		t.Fatal(err)
 	}
