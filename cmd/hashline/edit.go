@@ -61,7 +61,7 @@ flags:
   --context N       lines shown around each change, and around each stale
                     reference of a refusal (default 3)
   --full            print the whole new file instead of the diff
-  --diff            print the unified diff too (always on with --dry-run)
+  --diff            print the unified diff too
   --request-id ID   idempotency key (default: a random one per run). A run
                     cut off by --timeout, a lost connection or Ctrl-C may
                     still have applied; it then prints its key, and the same
@@ -127,7 +127,7 @@ func runEdit(ctx context.Context, io stdio, args []string) int {
 	if err != nil {
 		return failMutation(io, "edit", err, req.GetRequestId())
 	}
-	return printResult(io, "edit", cf.json, resp, func() string { return client.FormatEdit(resp, f.diff || resp.GetDryRun()) })
+	return printResult(io, "edit", cf.json, resp, func() string { return client.FormatEdit(resp, f.diff) })
 }
 
 // request builds the EditRequest from the flags, or from JSON on stdin when

@@ -249,7 +249,7 @@ var cases = []struct {
 		cli("edit", "notes.txt", "--replace-text", "alpha", "--with", "ALPHA", "--all"),
 		cli("edit", "notes.txt", "--replace-text", "gamma", "--with", "x"),
 		cli("edit", "notes.txt").in(`[{"replace":{"start":"1:f8","text":"one"}},{"insertAfter":{"anchor":"3:f8","text":"four"}}]`),
-		cli("edit", "notes.txt", "--dry-run").in(`{"edits":[{"delete":{"start":"2:21"}}],"context":1}`),
+		cli("edit", "notes.txt", "--dry-run", "--diff").in(`{"edits":[{"delete":{"start":"2:21"}}],"context":1}`),
 		cli("edit", "notes.txt", "--replace", "2:21").in("from stdin\n"),
 		cli("edit", "notes.txt", "--context", "0", "--append", "--text-file", "-").in("last\n"),
 		cli("read", "notes.txt"),
