@@ -177,10 +177,19 @@ func (s *Service) refused(agent, key, version string, err error) error {
 	return err
 }
 
-// staleContext shows n lines of doc, the file the references were checked
-// against, on each side of every stale reference of err: the request's
-// context applies to the fresh lines of a refusal as to those of a diff.
+// maxStaleContext bounds the lines a refusal shows on each side of a stale
+// reference. Unlike a response, an error is not checked against the
+// response size limit, and every stale reference carries its own fresh
+// lines (StaleRef.fresh): a batch of many stale references asking for a
+// large context would otherwise make an error of refs × context lines.
+const maxStaleContext = 10
+
+// staleContext shows n lines (at most maxStaleContext) of doc, the file the
+// references were checked against, on each side of every stale reference
+// of err: the request's context applies to the fresh lines of a refusal as
+// to those of a diff.
 func staleContext(err error, doc *hashline.Document, h hashline.Hasher, n int) error {
+	n = min(n, maxStaleContext)
 	var c *versions.ConflictError
 	var b *hashline.BatchError
 	switch {

@@ -898,7 +898,7 @@ type EditRequest struct {
 	DryRun bool `protobuf:"varint,4,opt,name=dry_run,json=dryRun,proto3" json:"dry_run,omitempty"`
 	// Lines of context around each change in windows, diff and tagged_diff,
 	// and around each stale reference in a STALE_REF refusal (its message's
-	// view and StaleRef.fresh); unset means 3.
+	// view and StaleRef.fresh; there at most 10); unset means 3.
 	Context *int32 `protobuf:"varint,5,opt,name=context,proto3,oneof" json:"context,omitempty"`
 	// Return the whole new file as tagged lines in lines.
 	Full bool `protobuf:"varint,6,opt,name=full,proto3" json:"full,omitempty"`

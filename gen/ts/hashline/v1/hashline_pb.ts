@@ -464,7 +464,7 @@ export type EditRequest = Message<"hashline.v1.EditRequest"> & {
   /**
    * Lines of context around each change in windows, diff and tagged_diff,
    * and around each stale reference in a STALE_REF refusal (its message's
-   * view and StaleRef.fresh); unset means 3.
+   * view and StaleRef.fresh; there at most 10); unset means 3.
    *
    * @generated from field: optional int32 context = 5;
    */
