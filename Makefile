@@ -131,7 +131,7 @@ bench-go: ## Go micro-benchmarks of core, workspace, grep, server and MCP bridge
 
 .PHONY: peer-golden
 peer-golden: tools/peer/node_modules ## Re-record internal/mcp/testdata/peer from the published peer (see its README); CI only compares
-	go test ./internal/mcp -count=1 -run 'TestReadTagsMatchThePeer|TestStaleViewMatchesThePeer' -update-peer=$(CURDIR)/tools/peer
+	go test ./internal/mcp -count=1 -run 'Peer' -update-peer=$(CURDIR)/tools/peer
 
 .PHONY: bench-grep
 bench-grep: ## Grep vs ripgrep on Go's source tree, alternating rounds; BENCH_GREP_FLAGS='-md BENCHMARKS.md' rewrites its section

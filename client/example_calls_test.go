@@ -72,13 +72,14 @@ func ExampleClient_Edit() {
 	fmt.Print(client.FormatEdit(resp, false))
 	fmt.Println("replaced:", client.FormatTagged(resp.GetReplaced()))
 	// Output:
-	// Updated main.go (6 lines, version v2-8586c249057ef25deac8838857a0c619)
-	// 1:c9|package main
-	// 2:05|
-	// 3:76|func main() {
-	// 4:d4|	println("hello")
-	// 5:81|	println("bye")
-	// 6:18|}
+	// Updated main.go (6 lines, version v2-8586c249057ef25deac8838857a0c619). Lines after 4 moved down 1.
+	//  1:c9|package main
+	//  2:05|
+	//  3:76|func main() {
+	// -	println("hi")
+	// +4:d4|	println("hello")
+	// +5:81|	println("bye")
+	//  6:18|}
 	// replaced: 4:16|	println("hi")
 }
 
@@ -178,7 +179,8 @@ func ExampleStaleRefError() {
 	//     1:f9|hello
 	// >>> 2:50|there
 	// current version v2-1551bbe4d923d6c7517a8cddaf2b5f18
-	// Updated greet.txt (2 lines, version v2-1daf31b422683c673ce9744efbea7ce5)
-	// 1:f9|hello
-	// 2:68|world!
+	// Updated greet.txt (2 lines, version v2-1daf31b422683c673ce9744efbea7ce5). Line numbers unchanged.
+	//  1:f9|hello
+	// -there
+	// +2:68|world!
 }

@@ -65,16 +65,27 @@ func PageBounds(r *hashlinev1.ReadResponse) (first, last int32) {
 }
 
 // FormatEdit renders an applied (or dry-run) edit: a header with the new
-// version, warnings, the rebase report, then the fresh tagged lines around
-// each change ("..." between windows) — the refs to use next. With diff
-// the unified diff follows.
+// version and how the other lines' numbers changed (FormatShifts), the
+// rebase report, warnings, then the tagged diff: the changes with the
+// fresh LINE:HASH of every line shown, the refs to use next. With diff the
+// unified diff follows. A response without a tagged diff (from a server
+// older than the field) shows its windows of fresh lines instead.
+//
+//	Updated main.go (4 lines, version v2-…). Lines after 2 moved down 1.
+//	 2:16|	println("hi")
+//	+3:d4|	println("hello")
+//	 4:18|}
 func FormatEdit(r *hashlinev1.EditResponse, diff bool) string {
 	var b strings.Builder
 	verb := "Updated"
 	if r.GetDryRun() {
 		verb = "Dry run, nothing written:"
 	}
-	fmt.Fprintf(&b, "%s %s (%s, version %s)\n", verb, r.GetPath(), plural(int(r.GetTotalLines()), "line"), r.GetVersion())
+	fmt.Fprintf(&b, "%s %s (%s, version %s).", verb, r.GetPath(), plural(int(r.GetTotalLines()), "line"), r.GetVersion())
+	if r.GetTaggedDiff() != "" {
+		b.WriteString(" " + FormatShifts(r))
+	}
+	b.WriteByte('\n')
 	if from := r.GetRebasedFrom(); from != "" {
 		fmt.Fprintf(&b, "Rebased from version %s", from)
 		if len(r.GetMoved()) > 0 {
@@ -89,10 +100,14 @@ func FormatEdit(r *hashlinev1.EditResponse, diff bool) string {
 	for _, w := range r.GetWarnings() {
 		fmt.Fprintf(&b, "warning: %s\n", w)
 	}
-	if len(r.GetLines()) > 0 {
+	switch {
+	case len(r.GetLines()) > 0:
 		b.WriteString(FormatTagged(r.GetLines()))
 		b.WriteByte('\n')
-	} else {
+	case r.GetTaggedDiff() != "":
+		b.WriteString(r.GetTaggedDiff())
+		b.WriteByte('\n')
+	default:
 		for i, w := range r.GetWindows() {
 			if i > 0 {
 				b.WriteString("...\n")
@@ -110,6 +125,58 @@ func FormatEdit(r *hashlinev1.EditResponse, diff bool) string {
 		}
 	}
 	return b.String()
+}
+
+// FormatShifts says in a sentence how an edit moved the lines it did not
+// touch (EditResponse.shifts), in the numbers of the file before the edit:
+//
+//	Line numbers unchanged.
+//	Lines after 12 moved down 2.
+//	Lines 13-39 moved down 2; lines after 40 kept their numbers.
+//
+// After a rebase the caller's refs come from an older version than the one
+// the shifts start from (the rebase report says so), and the sentence ends
+// "by this edit."
+func FormatShifts(r *hashlinev1.EditResponse) string {
+	s := formatShifts(r.GetShifts(), r.GetTotalLines())
+	if r.GetRebasedFrom() != "" {
+		s = strings.TrimSuffix(s, ".") + " by this edit."
+	}
+	return s
+}
+
+// formatShifts is FormatShifts for a file of total lines after the edit.
+func formatShifts(shifts []*hashlinev1.LineShift, total int32) string {
+	if len(shifts) == 0 {
+		return "Line numbers unchanged."
+	}
+	phrases := make([]string, len(shifts))
+	for i, s := range shifts {
+		from, to, by := s.GetFrom(), s.GetTo(), s.GetBy()
+		// The last run of the file is said as "after": the lines it holds
+		// are every line there is after the changes.
+		subject, one := fmt.Sprintf("lines %d-%d", from, to), false
+		switch {
+		case to+by == total && from <= 1:
+			subject = "all lines"
+		case to+by == total:
+			subject = fmt.Sprintf("lines after %d", from-1)
+		case from == to:
+			subject, one = fmt.Sprintf("line %d", from), true
+		}
+		switch {
+		case by > 0:
+			phrases[i] = fmt.Sprintf("%s moved down %d", subject, by)
+		case by < 0:
+			phrases[i] = fmt.Sprintf("%s moved up %d", subject, -by)
+		case one:
+			phrases[i] = subject + " kept its number"
+		default:
+			phrases[i] = subject + " kept their numbers"
+		}
+	}
+	out := strings.Join(phrases, "; ")
+	return strings.ToUpper(out[:1]) + out[1:] + "."
 }
 
 // FormatWrite renders a Write response in one line.

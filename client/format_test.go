@@ -50,3 +50,47 @@ func TestFormatReadWithoutLines(t *testing.T) {
 		})
 	}
 }
+
+func TestFormatShifts(t *testing.T) {
+	tests := []struct {
+		name    string
+		shifts  []*hashlinev1.LineShift
+		total   int32
+		want    string
+		rebased bool
+	}{
+		{"no shift", nil, 10, "Line numbers unchanged.", false},
+		{"the lines after an insertion", []*hashlinev1.LineShift{{From: 13, To: 40, By: 2}}, 42, "Lines after 12 moved down 2.", false},
+		{"every line after a prepend", []*hashlinev1.LineShift{{From: 1, To: 5, By: 1}}, 6, "All lines moved down 1.", false},
+		{"a run that lines were appended after", []*hashlinev1.LineShift{{From: 3, To: 4, By: -1}}, 4, "Lines 3-4 moved up 1.", false},
+		{"one line between two changes", []*hashlinev1.LineShift{{From: 7, To: 7, By: -2}, {From: 9, To: 20, By: 0}}, 20,
+			"Line 7 moved up 2; lines after 8 kept their numbers.", false},
+		{"one line back at its number", []*hashlinev1.LineShift{{From: 2, To: 3, By: 1}, {From: 5, To: 5, By: 0}}, 6,
+			"Lines 2-3 moved down 1; line 5 kept its number.", false},
+		{"after a rebase, of this edit", []*hashlinev1.LineShift{{From: 13, To: 40, By: 2}}, 42, "Lines after 12 moved down 2 by this edit.", true},
+		{"no shift after a rebase", nil, 10, "Line numbers unchanged by this edit.", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &hashlinev1.EditResponse{Shifts: tt.shifts, TotalLines: tt.total}
+			if tt.rebased {
+				r.RebasedFrom = "v2-1"
+			}
+			if got := client.FormatShifts(r); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestFormatEditOfAnOlderServer: a response without tagged_diff (a server
+// older than the field) shows its windows, and says nothing of how other
+// lines moved, which it cannot know.
+func TestFormatEditOfAnOlderServer(t *testing.T) {
+	r := &hashlinev1.EditResponse{Path: "f", Version: "v2-1", TotalLines: 3,
+		Windows: []*hashlinev1.Window{{Text: "1:aa|a\n2:bb|B"}, {Text: "3:cc|c"}}, Diff: "--- a/f\n+++ b/f\n"}
+	want := "Updated f (3 lines, version v2-1).\n1:aa|a\n2:bb|B\n...\n3:cc|c\n"
+	if got := client.FormatEdit(r, false); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}

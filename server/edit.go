@@ -73,11 +73,11 @@ func (s *Service) editFile(ctx context.Context, req *hashlinev1.EditRequest, edi
 	s.known(key, f.Version, doc, exactText(f.Encoding)) // a base for whoever reads it next
 	rb, err := s.rebase(req, f, doc, seen, edits)
 	if err != nil {
-		return nil, s.refused(agent, key, f.Version, err)
+		return nil, s.refused(agent, key, f.Version, staleContext(err, doc, h, context))
 	}
 	plan, err := hashline.PlanEdits(doc, rb.edits, h, hashline.Strict(req.GetStrict()))
 	if err != nil {
-		return nil, s.refused(agent, key, f.Version, s.planError(err, f.Version))
+		return nil, s.refused(agent, key, f.Version, s.planError(staleContext(err, doc, h, context), f.Version))
 	}
 	res, err := plan.Apply(doc, hashline.ApplyOptions{
 		Hasher:       h,
@@ -119,6 +119,8 @@ func (s *Service) editFile(ctx context.Context, req *hashlinev1.EditRequest, edi
 		RebasedFrom: rb.from,
 		Moved:       movedProto(rb.moved),
 		Repairs:     repairsProto(res.Repairs),
+		TaggedDiff:  res.TaggedDiff,
+		Shifts:      shiftsProto(res.Shifts),
 	}
 	for _, w := range res.Windows {
 		lines := s.tagged(w.Lines)
@@ -190,6 +192,30 @@ func (s *Service) refused(agent, key, version string, err error) error {
 	return err
 }
 
+// maxStaleContext bounds the lines a refusal shows on each side of a stale
+// reference. Unlike a response, an error is not checked against the
+// response size limit, and every stale reference carries its own fresh
+// lines (StaleRef.fresh): a batch of many stale references asking for a
+// large context would otherwise make an error of refs × context lines.
+const maxStaleContext = 10
+
+// staleContext shows n lines (at most maxStaleContext) of doc, the file the
+// references were checked against, on each side of every stale reference
+// of err: the request's context applies to the fresh lines of a refusal as
+// to those of a diff.
+func staleContext(err error, doc *hashline.Document, h hashline.Hasher, n int) error {
+	n = min(n, maxStaleContext)
+	var c *versions.ConflictError
+	var b *hashline.BatchError
+	switch {
+	case errors.As(err, &c):
+		c.SetContext(doc, h, n)
+	case errors.As(err, &b):
+		b.SetContext(doc, h, n)
+	}
+	return err
+}
+
 // versionFieldBound is more than a version ("v2-" and 32 hex digits) adds
 // to an encoded response with its field tag and length.
 const versionFieldBound = 64
@@ -202,6 +228,14 @@ func (s *Service) planError(err error, version string) error {
 		return &staleError{batch: b, currentVersion: version}
 	}
 	return err
+}
+
+func shiftsProto(shifts []hashline.Shift) []*hashlinev1.LineShift {
+	out := make([]*hashlinev1.LineShift, len(shifts))
+	for i, sh := range shifts {
+		out[i] = &hashlinev1.LineShift{From: int32(sh.From), To: int32(sh.To), By: int32(sh.By)}
+	}
+	return out
 }
 
 func joinTagged(lines []*hashlinev1.Line) string {

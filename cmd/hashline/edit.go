@@ -28,8 +28,10 @@ Edits FILE by the LINE:HASH tags that "hashline read" or "hashline grep"
 printed. Every reference is checked against the file as it is now; if a
 referenced line changed since it was read, nothing is written, the current
 lines are printed on stderr with ">>>" on the changed ones, and the exit code
-is 5: retry with those fresh tags. On success it prints the new version and
-the fresh tagged lines around each change — use those tags next.
+is 5: retry with those fresh tags. On success it prints the new version, how
+the other lines' numbers moved, and the change as a diff whose unchanged
+(" ") and added ("+") lines carry their fresh tags ("-" lines were removed)
+— use those tags next.
 
 One operation from flags (a whole tagged line "12:3f|..." is accepted as a
 reference too):
@@ -60,9 +62,10 @@ array, or the array sent as a JSON string, is taken with a warning.
 flags:
   --base-version V  the version the tags were read from (from read's header)
   --dry-run         check and show the result, write nothing
-  --context N       lines of context around each change (default 3)
-  --full            print the whole new file instead of windows
-  --diff            print the unified diff too (always on with --dry-run)
+  --context N       lines shown around each change, and around each stale
+                    reference of a refusal (default 3)
+  --full            print the whole new file instead of the diff
+  --diff            print the unified diff too
   --strict          write TEXT exactly as given; without it, slips such as
                     diff markers, pasted tags, a repeated neighbouring line or
                     lost indentation are repaired (each printed as a warning)
@@ -136,7 +139,7 @@ func runEdit(ctx context.Context, io stdio, args []string) int {
 	if err != nil {
 		return failMutation(io, "edit", err, req.GetRequestId())
 	}
-	return printResult(io, "edit", cf.json, resp, func() string { return client.FormatEdit(resp, f.diff || resp.GetDryRun()) })
+	return printResult(io, "edit", cf.json, resp, func() string { return client.FormatEdit(resp, f.diff) })
 }
 
 // request builds the EditRequest from the flags, or from JSON on stdin when

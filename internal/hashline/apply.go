@@ -11,7 +11,7 @@ type ApplyOptions struct {
 	// Hasher tags the lines of windows and Replaced.
 	Hasher Hasher
 	// Context is the number of unchanged lines around each change, in the
-	// diff and in windows. Negative means 0.
+	// diffs and in windows. Negative means 0.
 	Context int
 	// OldLabel and NewLabel name the two sides of the diff, such as
 	// "a/x.go" and "b/x.go".
@@ -36,6 +36,24 @@ type Result struct {
 	Doc *Document
 	// Diff is the unified diff from the old document to the new one.
 	Diff string
+	// TaggedDiff is the changes as a model reads them, the fresh refs
+	// included: each change with Context unchanged lines around it, one
+	// line each,
+	//
+	//	 LINE:HASH|CONTENT   an unchanged line
+	//	-CONTENT             a removed line (it has no reference any more)
+	//	+LINE:HASH|CONTENT   an added line
+	//
+	// where LINE:HASH is the line's reference in the new document, and
+	// "..." between changes whose context does not meet. A removed line
+	// stands before the line that now follows it; a deletion shows at
+	// least one line on each side. Lines are compared and shown without
+	// their endings (Diff has those) and cut as in windows; the text has
+	// no final newline.
+	TaggedDiff string
+	// Shifts say how the numbers of the lines the batch did not touch
+	// changed; empty when none did.
+	Shifts []Shift
 	// Windows hold fresh tags around each change in the new file; windows
 	// that overlap or touch are merged.
 	Windows []Window
@@ -225,6 +243,7 @@ func (p *Plan) Apply(d *Document, opts ApplyOptions) (*Result, error) {
 		return nil, fmt.Errorf("hashline: building diff: %w", err) // a bug: edits come from valid segments
 	}
 	res.Diff = diff
+	res.TaggedDiff, res.Shifts = taggedDiff(d, res.Doc, segs, changed, opts, ctx)
 	res.Windows = windows(res.Doc, segs, changed, opts, ctx)
 	for _, r := range replaced {
 		for _, t := range d.Tagged(opts.Hasher, r[0]+1, r[1]) {

@@ -231,3 +231,130 @@ func lastLine(s string) string {
 	i := strings.LastIndexByte(strings.TrimSuffix(s, "\n"), '\n')
 	return s[i+1:]
 }
+
+// Shift says how the numbers of lines the batch did not touch changed: the
+// lines From..To of the file before the batch (1-based, inclusive) are now
+// By lines further down (By < 0: up), so a reference "N:HASH" to one of them
+// is now "N+By:HASH". A run may span lines the batch replaced or deleted;
+// those have no reference any more.
+type Shift struct {
+	From, To, By int
+}
+
+// taggedDiff renders the changes for a model to act on (Result.TaggedDiff)
+// and says where the lines it leaves alone went (Result.Shifts). Each
+// changed segment is reduced to the lines that differ in content: a line
+// rewritten with the same content is an unchanged line, which may have
+// moved, as is a line whose ending alone changed. Hunks whose context
+// touches are joined.
+func taggedDiff(d, nd *Document, segs []segment, changed map[int]bool, opts ApplyOptions, ctx int) (string, []Shift) {
+	type core struct {
+		oldFrom, oldTo int // removed old lines, 1-based [oldFrom, oldTo)
+		newFrom, newTo int // added new lines, 1-based [newFrom, newTo)
+		from, to       int // the hunk's new lines with context, inclusive
+	}
+	cores := make([]core, 0, len(segs)/2+1)
+	for _, s := range segs {
+		if s.change < 0 || !changed[s.change] {
+			continue
+		}
+		c := core{oldFrom: s.start + 1, oldTo: s.end + 1, newFrom: s.newLine + 1, newTo: s.newLine + s.newLines + 1}
+		for c.oldFrom < c.oldTo && c.newFrom < c.newTo && d.Line(c.oldFrom) == nd.Line(c.newFrom) {
+			c.oldFrom++
+			c.newFrom++
+		}
+		for c.oldFrom < c.oldTo && c.newFrom < c.newTo && d.Line(c.oldTo-1) == nd.Line(c.newTo-1) {
+			c.oldTo--
+			c.newTo--
+		}
+		if c.oldFrom == c.oldTo && c.newFrom == c.newTo {
+			continue // only endings changed
+		}
+		n := ctx
+		if c.newFrom == c.newTo {
+			// A deletion adds no line: a line on each side says where.
+			n = max(ctx, 1)
+		}
+		c.from, c.to = max(c.newFrom-n, 1), min(c.newTo-1+n, nd.Len())
+		cores = append(cores, c)
+	}
+	// The lines between two cores moved by what the cores before them
+	// added and removed. Neighbouring runs that moved alike are one Shift,
+	// and the lines before the first that moved keep their numbers, so
+	// nothing is said of them: a batch whose changes each keep their line
+	// count has no Shift at all.
+	var moved []Shift
+	for i, c := range cores {
+		from, to := c.oldTo, d.Len() // the untouched run after c
+		if i+1 < len(cores) {
+			to = cores[i+1].oldFrom - 1
+		}
+		by := c.newTo - c.oldTo
+		switch k := len(moved) - 1; {
+		case from > to, k < 0 && by == 0:
+		case k >= 0 && moved[k].By == by:
+			moved[k].To = to
+		default:
+			moved = append(moved, Shift{From: from, To: to, By: by})
+		}
+	}
+	// Written into one buffer, number and hash appended in place: this
+	// runs on every edit.
+	hl := opts.Hasher.Len()
+	size := 0
+	for _, c := range cores {
+		// What the lines hold, plus prefix, number, ':', hash and '|'.
+		size += nd.starts[c.to] - nd.starts[c.from-1] + (c.to-c.from+1)*(decimalLen(c.to)+hl+3)
+		size += d.starts[c.oldTo-1] - d.starts[c.oldFrom-1] + c.oldTo - c.oldFrom + len("...\n")
+	}
+	b := make([]byte, 0, size)
+	line := func(c string) {
+		if opts.MaxLineBytes > 0 && len(c) > opts.MaxLineBytes {
+			b = append(b, c[:cutPoint(c, opts.MaxLineBytes)]...)
+			b = appendCutMarker(b, len(c))
+		} else {
+			b = append(b, c...)
+		}
+		b = append(b, '\n')
+	}
+	tagged := func(prefix byte, n int) {
+		b = append(b, prefix)
+		b = strconv.AppendInt(b, int64(n), 10)
+		b = append(b, ':')
+		b = appendHex(b, nd.sum(n), hl)
+		b = append(b, '|')
+		line(nd.Line(n))
+	}
+	for i := 0; i < len(cores); {
+		// The cores of one hunk: those whose context touches the previous.
+		j, to := i+1, cores[i].to
+		for j < len(cores) && cores[j].from <= to+1 {
+			to = max(to, cores[j].to)
+			j++
+		}
+		if i > 0 {
+			b = append(b, "...\n"...)
+		}
+		n := cores[i].from
+		for _, c := range cores[i:j] {
+			for ; n < c.newFrom; n++ {
+				tagged(' ', n)
+			}
+			for o := c.oldFrom; o < c.oldTo; o++ {
+				b = append(b, '-')
+				line(d.Line(o))
+			}
+			for ; n < c.newTo; n++ {
+				tagged('+', n)
+			}
+		}
+		for ; n <= to; n++ {
+			tagged(' ', n)
+		}
+		i = j
+	}
+	if len(b) > 0 {
+		b = b[:len(b)-1] // the last line's "\n"
+	}
+	return string(b), moved
+}

@@ -24,7 +24,8 @@ func runEditCases(t *testing.T, cases []editCase) {
 		t.Run(tt.name, func(t *testing.T) {
 			d := ParseDocument([]byte(tt.in))
 			h := Hasher{}
-			res, err := ApplyEdits(d, resolveEdits(d, h, tt.edits), ApplyOptions{Hasher: h, Context: 1})
+			opts := ApplyOptions{Hasher: h, Context: 1}
+			res, err := ApplyEdits(d, resolveEdits(d, h, tt.edits), opts)
 			if tt.reason != "" {
 				var be *BatchError
 				if !errors.As(err, &be) {
@@ -47,6 +48,7 @@ func runEditCases(t *testing.T, cases []editCase) {
 				t.Errorf("new file = %q, want %q", got, tt.want)
 			}
 			checkDiff(t, d.Text(), res.Doc.Text(), res.Diff)
+			checkTagged(t, d, res, opts)
 			if len(res.Warnings) != len(tt.warns) {
 				t.Fatalf("warnings = %q, want %d matching %q", res.Warnings, len(tt.warns), tt.warns)
 			}
@@ -278,19 +280,35 @@ func TestStaleErrorView(t *testing.T) {
 	tag := func(n int) string {
 		return TaggedLine{Number: n, Hash: h.Sum(d.Line(n)), Content: d.Line(n)}.String()
 	}
-	want := strings.Join([]string{
-		"3 line(s) changed since last read; use the updated refs below (>>> marks changed lines)",
-		"    " + tag(1), ">>> " + tag(2), ">>> " + tag(3), "    " + tag(4), "    " + tag(5),
-		"...",
-		"    " + tag(7), "    " + tag(8), ">>> " + tag(9), "    " + tag(10),
-	}, "\n")
+	view := func(lines ...string) string {
+		return strings.Join(append([]string{"3 line(s) changed since last read; use the updated refs below (>>> marks changed lines)"}, lines...), "\n")
+	}
+	// By default StaleContext (3) lines on each side, which here join the
+	// views of lines 3 and 9.
+	want := view("    "+tag(1), ">>> "+tag(2), ">>> "+tag(3), "    "+tag(4), "    "+tag(5), "    "+tag(6),
+		"    "+tag(7), "    "+tag(8), ">>> "+tag(9), "    "+tag(10))
 	if got := be.Error(); got != want {
 		t.Errorf("Error() =\n%s\nwant\n%s", got, want)
 	}
 	p := be.Problems[0]
 	if p.EditIndex != 0 || p.Field != "start" || p.Line != 2 || p.ActualHash != h.Sum("l2") || p.ExpectedHash != wrongHash(h.Sum("l2")) ||
-		p.CurrentLine != tag(2) || len(p.Fresh) != 4 || p.Fresh[0].Number != 1 {
+		p.CurrentLine != tag(2) || len(p.Fresh) != 5 || p.Fresh[0].Number != 1 || p.Around != [2]int{2, 2} {
 		t.Errorf("problem 0 = %+v", p)
+	}
+	for _, tt := range []struct {
+		context int
+		want    string
+	}{
+		{2, view("    "+tag(1), ">>> "+tag(2), ">>> "+tag(3), "    "+tag(4), "    "+tag(5), "...",
+			"    "+tag(7), "    "+tag(8), ">>> "+tag(9), "    "+tag(10))},
+		{0, view(">>> "+tag(2), ">>> "+tag(3), "...", ">>> "+tag(9))},
+		{-1, view(">>> "+tag(2), ">>> "+tag(3), "...", ">>> "+tag(9))},
+		{3, want},
+	} {
+		be.SetContext(d, h, tt.context)
+		if got := be.Error(); got != tt.want {
+			t.Errorf("with context %d, Error() =\n%s\nwant\n%s", tt.context, got, tt.want)
+		}
 	}
 	// The changed lines can be pasted back as refs.
 	for _, line := range strings.Split(be.Error(), "\n")[1:] {

@@ -66,10 +66,14 @@ type Problem struct {
 	// CurrentLine is the current line at Line, tagged ("12:3f|content"), or
 	// "" if the file is now shorter.
 	CurrentLine string
-	// Fresh holds the current lines around Line (two before, two after), so
-	// a model can retry without another read; for NO_CHANGE, the lines the
-	// edit targeted.
+	// Fresh holds the current lines Around, with StaleContext lines (or as
+	// many as SetContext says) on each side, so a model can retry without
+	// another read; for NO_CHANGE, the lines the edit targeted.
 	Fresh []TaggedLine
+	// Around is the run of current lines, 1-based and inclusive, that Fresh
+	// shows with context: the referenced line, or a range's start and its
+	// lines. Zero means Line alone.
+	Around [2]int
 	// TextAt lists, for NO_CHANGE, where the text the edit would write
 	// already stands: its target, then other places nearest first.
 	TextAt []LineSpan
@@ -77,6 +81,12 @@ type Problem struct {
 	// ambiguous or missing oldText could mean), which a model may use next.
 	ShowsTags bool
 }
+
+// StaleContext is how many lines a stale reference's view shows on each
+// side of the line by default: three, as many as an edit's diff shows
+// around a change, so that a model has the same view of a block either way
+// and can retry on the lines near the one it meant without reading again.
+const StaleContext = 3
 
 // BatchError reports every problem of a refused batch. Nothing of a batch
 // is applied when it has any problem.
@@ -114,6 +124,34 @@ func (e *BatchError) Error() string {
 		writeStaleView(&b, stale)
 	}
 	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// SetContext shows n lines (n < 0: none) on each side of every stale
+// reference's lines in Fresh, taken from d, the document they were checked
+// against.
+func (e *BatchError) SetContext(d *Document, h Hasher, n int) {
+	for i := range e.Problems {
+		p := &e.Problems[i]
+		if p.Reason != ReasonStaleRef {
+			continue
+		}
+		if p.Around == [2]int{} {
+			p.Around = [2]int{p.Line, p.Line}
+		}
+		p.Fresh = FreshAround(d, h, p.Around, n)
+	}
+}
+
+// FreshAround returns the lines around[0]..around[1] of d (1-based,
+// inclusive, clamped) with n more on each side (n < 0: none). A run with
+// around[0] = around[1]+1 is the gap between two lines, where lines were
+// deleted: it shows n lines on each side, and at least one to say where.
+func FreshAround(d *Document, h Hasher, around [2]int, n int) []TaggedLine {
+	n = max(n, 0)
+	if around[0] > around[1] {
+		n = max(n, 1)
+	}
+	return d.Tagged(h, around[0]-n, around[1]+n)
 }
 
 // writeStaleView writes the header and the merged fresh windows of stale

@@ -382,7 +382,8 @@ func FuzzApplyEdits(f *testing.F) {
 		}
 		// The model applies texts as sent; repairs have their own target
 		// (FuzzRepairs).
-		res, err := ApplyEdits(d, edits, ApplyOptions{Hasher: h, Context: s.next(4)}, Strict(true))
+		opts := ApplyOptions{Hasher: h, Context: s.next(4)}
+		res, err := ApplyEdits(d, edits, opts, Strict(true))
 		if !d.BOM() && want != string(doc) && strings.HasPrefix(want, "\ufeff") {
 			var be *BatchError
 			if !errors.As(err, &be) || be.Reason() != ReasonInvalidEdit {
@@ -415,6 +416,7 @@ func FuzzApplyEdits(f *testing.F) {
 			}
 		}
 		checkDiff(t, d.Text(), res.Doc.Text(), res.Diff)
+		checkTagged(t, d, res, opts)
 		checkUntouched(t, d, res.Doc, model)
 		for _, w := range res.Windows {
 			for _, l := range w.Lines {

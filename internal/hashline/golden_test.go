@@ -27,8 +27,9 @@ var update = flag.Bool("update", false, "rewrite the expected sections of testda
 //	             "strict": false}
 //
 // and the expected results, rewritten by -update, are output (or output.q),
-// diff (or diff.q), windows, replaced, warnings and, when the texts were
-// repaired, repairs (KIND edit N line L: detail) for a batch that applies,
+// diff (or diff.q), tagged (the tagged diff), shifts ("FROM-TO +BY" a line),
+// windows, replaced, warnings and, when the texts were repaired, repairs
+// (KIND edit N line L: detail) for a batch that applies,
 // or error (the reason, then the message) for one that is refused.
 
 type goldenEdit struct {
@@ -164,9 +165,16 @@ func runGolden(t *testing.T, a *txtar.Archive) []txtar.File {
 		return []txtar.File{{Name: "error", Data: []byte(fmt.Sprintf("reason: %s\n%s\n", be.Reason(), be))}}
 	}
 	checkDiff(t, d.Text(), res.Doc.Text(), res.Diff)
+	checkTagged(t, d, res, opts)
 	var files []txtar.File
 	files = append(files, section("output", string(res.Doc.Bytes())))
 	files = append(files, section("diff", res.Diff))
+	files = append(files, section("tagged", res.TaggedDiff+"\n"))
+	var sh bytes.Buffer
+	for _, s := range res.Shifts {
+		fmt.Fprintf(&sh, "%d-%d %+d\n", s.From, s.To, s.By)
+	}
+	files = append(files, section("shifts", sh.String()))
 	var w bytes.Buffer
 	for _, win := range res.Windows {
 		fmt.Fprintf(&w, "@@ %d-%d\n", win.Start, win.End)

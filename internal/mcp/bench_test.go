@@ -82,13 +82,14 @@ func BenchmarkEditFile(b *testing.B) {
 	})
 }
 
-// freshRef finds line n's ref in an edit_file result's fresh refs.
+// freshRef finds line n's ref in an edit_file result's tagged diff, on an
+// unchanged (" ") or added ("+") line.
 func freshRef(t testing.TB, out string, n int) string {
 	t.Helper()
-	_, fresh, _ := strings.Cut(out, "Fresh refs")
-	for _, l := range tagged(t, fresh) {
-		if strings.HasPrefix(l, fmt.Sprintf("%d:", n)) {
-			return ref(l)
+	prefix := fmt.Sprintf("%d:", n)
+	for _, l := range strings.Split(out, "\n") {
+		if (strings.HasPrefix(l, " ") || strings.HasPrefix(l, "+")) && strings.HasPrefix(l[1:], prefix) {
+			return ref(l[1:])
 		}
 	}
 	t.Fatalf("no line %d in:\n%s", n, out)

@@ -5,43 +5,24 @@ package mcp
 
 const instructions = `hashline edits files by reference. read_file (or grep) shows every line as LINE:HASH|CONTENT; edit_file points at lines with those LINE:HASH refs instead of repeating old text. Every ref is checked against the file as it is now: if a line changed since you read it, the edit is refused, nothing is written, and the error shows the fresh refs (>>> marks changed lines) to retry with.`
 
-const readDescription = `Read a text file with hashline-prefixed output: every line is LINE:HASH|CONTENT.
+const readDescription = `Read a text file as LINE:HASH|CONTENT lines: the LINE:HASH refs are what edit_file takes, so use this (or grep) rather than other read tools before editing.
+offset (1-based) and limit (default and most 2000 lines) page through a large file; a page also stops at 256 KiB, and the header says where to continue. Lines over 4 KiB are shown cut, and can still be edited by ref. plain: true leaves out the hashes, for reading only. Binary files are refused.`
 
-Use this instead of built-in read tools when you plan to edit: the LINE:HASH pairs are the anchors edit_file needs.
+// editDescription teaches every operation and the reply in as few bytes as
+// the peer's teaches fewer: tools/list is paid for in every session
+// (TestToolListIsSmallerThanThePeers keeps it below the peer's, with room
+// for a paragraph on repairs).
+const editDescription = `Edit a file by LINE:HASH refs copied from read_file, grep or an earlier edit's result. All edits of a call refer to the file as you last saw it, not as changed by earlier items, and are written together or not at all. If a ref is stale nothing is written, and the error shows the current lines (>>> on changed ones): retry with their refs.
+Each item of edits holds one of:
+- set_line {anchor, new_text}: replace a line
+- replace_lines {start_anchor, end_anchor, new_text}: replace lines, inclusive
+- insert_after, insert_before {anchor, text}
+- delete {start_anchor, end_anchor?}
+- append, prepend {text}: add at the end, start (no ref; works on an empty file)
+- replace {old_text, new_text, all?}: exact text, unique unless all; when you have no refs
+Texts are plain lines joined by \n, without LINE:HASH| or diff prefixes; new_text "" deletes. Overlapping edits, and a call that changes nothing, are refused.
+The result is a diff whose " " (unchanged) and "+" (added) lines carry fresh LINE:HASH refs for your next edit; "-" lines were removed. It says how the other lines' numbers moved; their hashes stay.`
 
-- path: relative to the workspace root (an absolute path inside the root works too).
-- offset: first line to show, 1-based (default 1). limit: most lines (default and maximum 2000).
-- Output stops early at 256 KiB of text; the header then says which lines are shown and the offset to continue from.
-- Lines longer than 4 KiB are shown cut with a marker; their hash covers the whole line, so they can still be replaced or deleted by reference.
-- plain: true returns LINE|CONTENT without hashes (for reading only).
-Text files only: binary files and files that are not valid UTF-8 (or UTF-16 with a BOM) are refused.`
+const writeDescription = `Create or overwrite a whole file, atomically; missing directories are created. To change part of a file prefer edit_file, which cannot undo someone else's change.`
 
-const editDescription = `Edit a file using hash-verified line references (LINE:HASH, copied verbatim from read_file, grep or a previous edit).
-
-All edits in one call refer to the file as you last saw it, not as changed by earlier edits in the same call; they are checked together, applied bottom-up and written once, atomically. If any ref is stale, nothing is written and the error shows the updated refs (>>> marks changed lines): retry with those.
-
-Each item of edits holds exactly one of:
-- set_line: {anchor, new_text}: replace one line ("" deletes it).
-- replace_lines: {start_anchor, end_anchor, new_text}: replace the range, inclusive ("" deletes it).
-- insert_after: {anchor, text}: insert lines after the anchor.
-- insert_before: {anchor, text}: insert lines before the anchor.
-- delete: {start_anchor, end_anchor?}: delete a line or a range.
-- append: {text} / prepend: {text}: add lines at the end / start of the file (no ref needed; works on empty files).
-- replace: {old_text, new_text, all?}: fallback without refs; old_text must match exactly (line endings aside) and be unique unless all is true.
-
-Rules:
-- text/new_text are plain lines separated by \n, without LINE:HASH prefixes or diff markers.
-- Edits that touch the same line or overlapping ranges are refused; an edit that changes nothing is refused.
-- The result shows a diff and fresh LINE:HASH refs around each change: use them for follow-up edits without re-reading. Lines you did not change keep their hashes.`
-
-const writeDescription = `Create a file or overwrite it whole, atomically (missing parent directories are created).
-
-Prefer edit_file to change an existing file: it is checked against what you read and cannot lose someone else's change. Use this for new files or when replacing everything is simpler.`
-
-const grepDescription = `Search files with a regular expression (RE2 syntax) and get hashline-prefixed results whose LINE:HASH refs can be passed directly to edit_file.
-
-Match lines are shown as PATH:>>LINE:HASH|CONTENT, context lines as PATH:  LINE:HASH|CONTENT, and "--" separates groups.
-- path: file or directory under the workspace root (default: the whole workspace). .gitignore is honoured; hidden files and binary files are skipped.
-- glob: only files matching it ("*.go", "src/**/*.ts"). type: only files of a type ("go", "py", "ts", ...).
-- i: case-insensitive. pre/post: context lines before/after each match.
-- limit: stop after this many matching lines in total (default 100); the result says when it stopped.`
+const grepDescription = `Search files with an RE2 regular expression. Matches are PATH:>>LINE:HASH|CONTENT, context lines PATH:  LINE:HASH|CONTENT, "--" between groups: refs edit_file takes. Skips .gitignored, hidden and binary files; stops at limit matching lines (default 100) and says so.`

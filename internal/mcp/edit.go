@@ -30,54 +30,56 @@ type editArgs struct {
 // them to models: editTool infers the schema from these types, then
 // loosens it where editShapes reads the arguments itself.
 type editSchemaArgs struct {
-	Path  string     `json:"path" jsonschema:"File path, relative to the workspace root (or absolute inside it)"`
-	Edits []editItem `json:"edits" jsonschema:"Edit operations, each an object with exactly one of the keys below; all refer to the file as last read"`
+	Path  string     `json:"path" jsonschema:"Relative to the workspace root"`
+	Edits []editItem `json:"edits" jsonschema:"Each with one operation"`
 	// Strict is the API's EditRequest.strict.
-	Strict bool `json:"strict,omitempty" jsonschema:"Write every text exactly as sent, without repairs (default false)"`
+	Strict bool `json:"strict,omitempty" jsonschema:"Write texts exactly as sent, no repairs"`
 }
 
 // editItem is one edit: exactly one field is set. The first four are the
-// published hashline shapes; the rest are this server's additions.
+// published hashline shapes; the rest are this server's additions. The
+// operations and their fields are described once, in editDescription:
+// tools/list is paid for in every session.
 type editItem struct {
-	SetLine      *setLineOp      `json:"set_line,omitempty" jsonschema:"Replace a single line"`
-	ReplaceLines *replaceLinesOp `json:"replace_lines,omitempty" jsonschema:"Replace a range of lines, inclusive"`
-	InsertAfter  *insertOp       `json:"insert_after,omitempty" jsonschema:"Insert lines after the anchor line"`
-	Replace      *replaceOp      `json:"replace,omitempty" jsonschema:"Replace exact text (fallback when refs are unavailable)"`
-	InsertBefore *insertOp       `json:"insert_before,omitempty" jsonschema:"Insert lines before the anchor line"`
-	Delete       *deleteOp       `json:"delete,omitempty" jsonschema:"Delete a line or a range of lines"`
-	Append       *textOp         `json:"append,omitempty" jsonschema:"Add lines at the end of the file"`
-	Prepend      *textOp         `json:"prepend,omitempty" jsonschema:"Add lines at the start of the file"`
+	SetLine      *setLineOp      `json:"set_line,omitempty"`
+	ReplaceLines *replaceLinesOp `json:"replace_lines,omitempty"`
+	InsertAfter  *insertOp       `json:"insert_after,omitempty"`
+	Replace      *replaceOp      `json:"replace,omitempty"`
+	InsertBefore *insertOp       `json:"insert_before,omitempty"`
+	Delete       *deleteOp       `json:"delete,omitempty"`
+	Append       *textOp         `json:"append,omitempty"`
+	Prepend      *textOp         `json:"prepend,omitempty"`
 }
 
 type setLineOp struct {
-	Anchor  string `json:"anchor" jsonschema:"Line reference \"LINE:HASH\""`
-	NewText string `json:"new_text" jsonschema:"Replacement content (\\n-separated); \"\" deletes the line"`
+	Anchor  string `json:"anchor" jsonschema:"LINE:HASH"`
+	NewText string `json:"new_text"`
 }
 
 type replaceLinesOp struct {
-	StartAnchor string `json:"start_anchor" jsonschema:"Start line ref \"LINE:HASH\""`
-	EndAnchor   string `json:"end_anchor,omitempty" jsonschema:"End line ref \"LINE:HASH\" (default: start_anchor)"`
-	NewText     string `json:"new_text" jsonschema:"Replacement content (\\n-separated); \"\" deletes the range"`
+	StartAnchor string `json:"start_anchor" jsonschema:"LINE:HASH"`
+	EndAnchor   string `json:"end_anchor,omitempty" jsonschema:"LINE:HASH"`
+	NewText     string `json:"new_text"`
 }
 
 type insertOp struct {
-	Anchor string `json:"anchor" jsonschema:"Line reference \"LINE:HASH\""`
-	Text   string `json:"text" jsonschema:"Content to insert (\\n-separated); must be non-empty"`
+	Anchor string `json:"anchor" jsonschema:"LINE:HASH"`
+	Text   string `json:"text"`
 }
 
 type deleteOp struct {
-	StartAnchor string `json:"start_anchor" jsonschema:"First line to delete, \"LINE:HASH\""`
-	EndAnchor   string `json:"end_anchor,omitempty" jsonschema:"Last line to delete, \"LINE:HASH\" (default: start_anchor)"`
+	StartAnchor string `json:"start_anchor" jsonschema:"LINE:HASH"`
+	EndAnchor   string `json:"end_anchor,omitempty" jsonschema:"LINE:HASH"`
 }
 
 type textOp struct {
-	Text string `json:"text" jsonschema:"Content to add (\\n-separated); must be non-empty"`
+	Text string `json:"text"`
 }
 
 type replaceOp struct {
-	OldText string `json:"old_text" jsonschema:"Exact text to find (line endings aside); must be unique unless all is true"`
-	NewText string `json:"new_text" jsonschema:"Replacement text"`
-	All     bool   `json:"all,omitempty" jsonschema:"Replace every occurrence (default: a unique match is required)"`
+	OldText string `json:"old_text"`
+	NewText string `json:"new_text"`
+	All     bool   `json:"all,omitempty"`
 }
 
 // editTool declares edit_file, and editShapes its vocabulary. The schema

@@ -48,6 +48,7 @@ func ExampleNew() {
 	call("read_file", map[string]any{"path": "main.go"})
 	call("edit_file", map[string]any{"path": "main.go", "edits": []map[string]any{
 		{"set_line": map[string]any{"anchor": "2:16", "new_text": "\tprintln(\"hello\")"}},
+		{"insert_after": map[string]any{"anchor": "1:76", "text": "\t// Greet."}},
 	}})
 	// Output:
 	// File: main.go (3 lines)
@@ -57,23 +58,12 @@ func ExampleNew() {
 	// 2:16|	println("hi")
 	// 3:18|}
 	// ```
-	// Updated main.go (3 lines)
-	//
-	// Diff:
+	// Updated main.go (4 lines). Lines after 2 moved down 1.
 	// ```diff
-	// --- a/main.go
-	// +++ b/main.go
-	// @@ -1,3 +1,3 @@
-	//  func main() {
+	//  1:76|func main() {
+	// +2:b2|	// Greet.
 	// -	println("hi")
-	// +	println("hello")
-	//  }
-	// ```
-	//
-	// Fresh refs around the changes (use them for follow-up edits; other lines keep their refs):
-	// ```
-	// 1:76|func main() {
-	// 2:d4|	println("hello")
-	// 3:18|}
+	// +3:d4|	println("hello")
+	//  4:18|}
 	// ```
 }

@@ -16,11 +16,12 @@ import (
 func formatRead(path string, r *hashlinev1.ReadResponse, plain bool) string {
 	total := int(r.GetTotalLines())
 	var b strings.Builder
-	fmt.Fprintf(&b, "File: %s (%s)", path, lines(total))
 	if total == 0 {
-		b.WriteString(" — empty; add content with edit_file append or write_file")
-		return b.String()
+		// No line to refer to: edit_file's append needs none. (The peer
+		// shows an empty file as one empty line, "1:05|", to anchor on.)
+		return fmt.Sprintf("File: %s (0 lines; use append)", path)
 	}
+	fmt.Fprintf(&b, "File: %s (%s)", path, lines(total))
 	ls := r.GetLines()
 	f, l := client.PageBounds(r)
 	first, last := int(f), int(l)
@@ -48,13 +49,27 @@ func formatRead(path string, r *hashlinev1.ReadResponse, plain bool) string {
 	return b.String()
 }
 
-// formatEdit renders an applied edit: what was done, any warnings, the
-// diff, and the fresh tagged lines around each change to chain edits from.
+// formatEdit renders an applied edit: what was done and how the other
+// lines' numbers changed, any rebase and warnings, and the tagged diff,
+// whose context and added lines carry the fresh refs to chain edits from.
+// A response without a tagged diff (an older hashlined behind hashline mcp
+// --server) shows its unified diff and windows of fresh lines instead.
+//
+//	Updated main.go (4 lines). Lines after 2 moved down 1.
+//	```diff
+//	 2:16|	println("hi")
+//	+3:d4|	println("hello")
+//	 4:18|}
+//	```
 func formatEdit(r *hashlinev1.EditResponse) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Updated %s (%s)", r.GetPath(), lines(int(r.GetTotalLines())))
-	if from := r.GetRebasedFrom(); from != "" {
-		b.WriteString("\n\nThe file had changed since you read it; your refs were rebased onto the current version")
+	fmt.Fprintf(&b, "Updated %s (%s).", r.GetPath(), lines(int(r.GetTotalLines())))
+	tagged := r.GetTaggedDiff()
+	if tagged != "" {
+		b.WriteString(" " + client.FormatShifts(r))
+	}
+	if r.GetRebasedFrom() != "" {
+		b.WriteString("\nThe file had changed since you read it; your refs were rebased onto the current version")
 		if mv := r.GetMoved(); len(mv) > 0 {
 			b.WriteString(":")
 			for _, m := range mv {
@@ -65,18 +80,23 @@ func formatEdit(r *hashlinev1.EditResponse) string {
 		}
 	}
 	if ws := r.GetWarnings(); len(ws) > 0 {
-		b.WriteString("\n\nWarnings:")
+		b.WriteString("\nWarnings:")
 		for _, w := range ws {
 			b.WriteString("\n- ")
 			b.WriteString(w)
 		}
 	}
+	if tagged != "" {
+		b.WriteString("\n")
+		b.WriteString(fence("diff", tagged))
+		return b.String()
+	}
 	if d := strings.TrimSuffix(r.GetDiff(), "\n"); d != "" {
-		b.WriteString("\n\nDiff:\n")
+		b.WriteString("\n")
 		b.WriteString(fence("diff", d))
 	}
 	if wins := r.GetWindows(); len(wins) > 0 {
-		b.WriteString("\n\nFresh refs around the changes (use them for follow-up edits; other lines keep their refs):\n")
+		b.WriteString("\nFresh refs around the changes:\n")
 		texts := make([]string, 0, len(wins))
 		for _, w := range wins {
 			if w.GetText() != "" {

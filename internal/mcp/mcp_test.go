@@ -113,7 +113,7 @@ func TestReadFile(t *testing.T) {
 			})
 			t.Run("an empty file says how to add content", func(t *testing.T) {
 				got := s.ok("read_file", map[string]any{"path": "empty.txt"})
-				if !strings.HasPrefix(got, "File: empty.txt (0 lines)") || !strings.Contains(got, "append") {
+				if !strings.HasPrefix(got, "File: empty.txt (0 lines") || !strings.Contains(got, "append") {
 					t.Errorf("got %q", got)
 				}
 			})
@@ -168,47 +168,48 @@ func TestEditFileVariants(t *testing.T) {
 		name  string
 		edits func(r []string) edits
 		want  string
+		moved string // how the reply says the other lines moved
 	}{
 		{"set_line replaces one line", func(r []string) edits {
 			return edits{{"set_line": map[string]any{"anchor": r[2], "new_text": "B"}}}
-		}, "a\nB\nc\nd\n"},
+		}, "a\nB\nc\nd\n", "Line numbers unchanged."},
 		{"set_line with empty text deletes the line", func(r []string) edits {
 			return edits{{"set_line": map[string]any{"anchor": r[2], "new_text": ""}}}
-		}, "a\nc\nd\n"},
+		}, "a\nc\nd\n", "Lines after 2 moved up 1."},
 		{"replace_lines replaces a range", func(r []string) edits {
 			return edits{{"replace_lines": map[string]any{"start_anchor": r[2], "end_anchor": r[3], "new_text": "X\nY\nZ"}}}
-		}, "a\nX\nY\nZ\nd\n"},
+		}, "a\nX\nY\nZ\nd\n", "Lines after 3 moved down 1."},
 		{"replace_lines without end_anchor replaces one line", func(r []string) edits {
 			return edits{{"replace_lines": map[string]any{"start_anchor": r[4], "new_text": "D"}}}
-		}, "a\nb\nc\nD\n"},
+		}, "a\nb\nc\nD\n", "Line numbers unchanged."},
 		{"insert_after inserts below the anchor", func(r []string) edits {
 			return edits{{"insert_after": map[string]any{"anchor": r[1], "text": "a2\na3"}}}
-		}, "a\na2\na3\nb\nc\nd\n"},
+		}, "a\na2\na3\nb\nc\nd\n", "Lines after 1 moved down 2."},
 		{"insert_before inserts above the anchor", func(r []string) edits {
 			return edits{{"insert_before": map[string]any{"anchor": r[1], "text": "z"}}}
-		}, "z\na\nb\nc\nd\n"},
+		}, "z\na\nb\nc\nd\n", "All lines moved down 1."},
 		{"delete removes a range", func(r []string) edits {
 			return edits{{"delete": map[string]any{"start_anchor": r[2], "end_anchor": r[3]}}}
-		}, "a\nd\n"},
+		}, "a\nd\n", "Lines after 3 moved up 2."},
 		{"delete without end_anchor removes one line", func(r []string) edits {
 			return edits{{"delete": map[string]any{"start_anchor": r[4]}}}
-		}, "a\nb\nc\n"},
+		}, "a\nb\nc\n", "Line numbers unchanged."},
 		{"append adds at the end", func([]string) edits {
 			return edits{{"append": map[string]any{"text": "e"}}}
-		}, "a\nb\nc\nd\ne\n"},
+		}, "a\nb\nc\nd\ne\n", "Line numbers unchanged."},
 		{"prepend adds at the start", func([]string) edits {
 			return edits{{"prepend": map[string]any{"text": "0"}}}
-		}, "0\na\nb\nc\nd\n"},
+		}, "0\na\nb\nc\nd\n", "All lines moved down 1."},
 		{"replace swaps exact text without refs", func([]string) edits {
 			return edits{{"replace": map[string]any{"old_text": "b\nc", "new_text": "bc"}}}
-		}, "a\nbc\nd\n"},
+		}, "a\nbc\nd\n", "Lines after 3 moved up 1."},
 		{"a batch refers to the file as read and is applied at once", func(r []string) edits {
 			return edits{
 				{"set_line": map[string]any{"anchor": r[1], "new_text": "A"}},
 				{"insert_after": map[string]any{"anchor": r[4], "text": "e"}},
 				{"delete": map[string]any{"start_anchor": r[2]}},
 			}
-		}, "A\nc\nd\ne\n"},
+		}, "A\nc\nd\ne\n", "Lines 3-4 moved up 1."},
 	}
 	for _, backend := range backends {
 		t.Run(backend, func(t *testing.T) {
@@ -221,22 +222,33 @@ func TestEditFileVariants(t *testing.T) {
 					if disk := s.read(path); disk != tc.want {
 						t.Fatalf("file = %q, want %q", disk, tc.want)
 					}
-					if header, _, _ := strings.Cut(got, "\n"); header != fmt.Sprintf("Updated %s (%d lines)", path, strings.Count(tc.want, "\n")) {
-						t.Errorf("header %q", header)
+					header, body, _ := strings.Cut(got, "\n")
+					if want := fmt.Sprintf("Updated %s (%d lines). %s", path, strings.Count(tc.want, "\n"), tc.moved); header != want {
+						t.Errorf("header %q, want %q", header, want)
 					}
-					if !strings.Contains(got, "Diff:\n```diff\n--- a/"+path) {
-						t.Errorf("no diff in:\n%s", got)
+					// One tagged diff: every unchanged and added line shown
+					// is the file's line now, with its ref.
+					if !strings.HasPrefix(body, "```diff\n") || !strings.HasSuffix(body, "\n```") {
+						t.Fatalf("no diff block in:\n%s", got)
 					}
-					// Every fresh ref shown must be valid in the new file.
 					current := tagged(t, s.ok("read_file", map[string]any{"path": path}))
-					_, fresh, ok := strings.Cut(got, "Fresh refs")
-					if !ok {
-						t.Fatalf("no fresh refs in:\n%s", got)
-					}
-					for _, l := range tagged(t, fresh) {
-						if l != "..." && !slices.Contains(current, l) {
-							t.Errorf("fresh line %q is not in the file as read now: %q", l, current)
+					added := 0
+					for _, l := range strings.Split(strings.TrimSuffix(strings.TrimPrefix(body, "```diff\n"), "\n```"), "\n") {
+						switch {
+						case l == "..." || strings.HasPrefix(l, "-"):
+						case strings.HasPrefix(l, " ") || strings.HasPrefix(l, "+"):
+							if !slices.Contains(current, l[1:]) {
+								t.Errorf("diff line %q is not in the file as read now: %q", l, current)
+							}
+							if l[0] == '+' {
+								added++
+							}
+						default:
+							t.Errorf("diff line %q has no prefix", l)
 						}
+					}
+					if added == 0 && strings.Count(tc.want, "\n") >= strings.Count(start, "\n") {
+						t.Errorf("no added line in:\n%s", got)
 					}
 				})
 			}

@@ -2,6 +2,8 @@ package mcp_test
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -11,10 +13,14 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hashline/hashline/client"
+	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 )
 
 // The published hashline MCP server (mcp-hashline-edit-server 0.2.0, on
@@ -104,10 +110,18 @@ func parseTagged(t *testing.T, text string) (header string, lines []taggedLine) 
 	return header, lines
 }
 
-func TestReadTagsMatchThePeer(t *testing.T) {
+// recordOnce re-records testdata/peer when -update-peer is given, once per
+// run, before the first test that reads it.
+var recordOnce sync.Once
+
+func peerRecorded(t *testing.T) {
 	if *updatePeer != "" {
-		recordPeer(t, *updatePeer)
+		recordOnce.Do(func() { recordPeer(t, *updatePeer) })
 	}
+}
+
+func TestReadTagsMatchThePeer(t *testing.T) {
+	peerRecorded(t)
 	s := newSession(t, "embedded")
 	for _, f := range peerFiles() {
 		t.Run(f.name, func(t *testing.T) {
@@ -162,20 +176,48 @@ func TestReadTagsMatchThePeer(t *testing.T) {
 }
 
 func TestStaleViewMatchesThePeer(t *testing.T) {
+	peerRecorded(t)
 	s := newSession(t, "embedded")
 	s.write("ascii.go", peerFiles()[0].content)
 	golden, err := os.ReadFile(filepath.Join("testdata", "peer", "stale", "ascii.go.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ours := s.fail("edit_file", map[string]any{"path": "ascii.go", "edits": []map[string]any{staleEdit}})
-	// Both show the lines two before to two after the stale one, marking it
-	// ">>> "; the headers' wording differs, and the peer adds a quick-fix
-	// list. The peer also shows its extra empty line after the final
-	// newline (line 8; see TestReadTagsMatchThePeer).
-	want := slices.DeleteFunc(viewLines(string(golden)), func(l string) bool { return l == "    8:05|" })
-	if got := viewLines(ours); strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("our stale view\n%s\npeer's\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	// The peer shows the lines two before to two after the stale one,
+	// marking it ">>> "; the headers' wording differs, and the peer adds a
+	// quick-fix list. The peer also shows its extra empty line after the
+	// final newline (line 8; see TestReadTagsMatchThePeer).
+	peer := slices.DeleteFunc(viewLines(string(golden)), func(l string) bool { return l == "    8:05|" })
+	// We show three on each side by default (the line before the peer's
+	// first here; the file ends after line 7), and as many as an Edit's
+	// context asks for.
+	wider := append([]string{"    3:7d|import \"fmt\""}, peer...)
+	mcpView := s.fail("edit_file", map[string]any{"path": "ascii.go", "edits": []map[string]any{staleEdit}})
+	// The wider view still costs no more than the peer's, which spends its
+	// bytes on a quick-fix list.
+	if len(mcpView) > len(golden) {
+		t.Errorf("our stale reply is %d bytes, the peer's %d", len(mcpView), len(golden))
+	}
+	if _, err := s.c.Read(s.ctx, &hashlinev1.ReadRequest{Path: "ascii.go"}); err != nil {
+		t.Fatal(err)
+	}
+	two := int32(2)
+	_, err = s.c.Edit(s.ctx, &hashlinev1.EditRequest{Path: "ascii.go", Context: &two,
+		Edits: []*hashlinev1.FileEdit{client.Replace("6:ab", "", "\tfmt.Println(\"bye\")")}})
+	var stale client.StaleRefError
+	if !errors.As(err, &stale) {
+		t.Fatalf("err = %v, want a stale reference", err)
+	}
+	for _, tt := range []struct {
+		name, view string
+		want       []string
+	}{
+		{"edit_file", mcpView, wider},
+		{"Edit with context 2", stale.Err.Message, peer},
+	} {
+		if got := viewLines(tt.view); strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+			t.Errorf("%s: our stale view\n%s\nwant\n%s", tt.name, strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+		}
 	}
 }
 
@@ -238,6 +280,37 @@ func recordPeer(t *testing.T, dir string) {
 		put(filepath.Join("read", f.name+".txt"), call("read_file", map[string]any{"path": f.name}))
 	}
 	put(filepath.Join("stale", "ascii.go.txt"), call("edit_file", map[string]any{"path": "ascii.go", "edits": []map[string]any{staleEdit}}))
+
+	// The typical edits of replysize_test.go, each on its own copy of
+	// replyFile, with refs from the peer's own read_file. Our engine makes
+	// the same edits, so that a case whose files differ (one of the peer's
+	// heuristics rewriting an edit) is caught here.
+	ours := newSession(t, "embedded")
+	for _, c := range replyCases() {
+		path := c.name + ".go"
+		ours.write(path, replyFile())
+		if err := os.WriteFile(filepath.Join(work, path), []byte(replyFile()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var refs []string
+		for _, l := range tagged(t, call("read_file", map[string]any{"path": path})) {
+			refs = append(refs, ref(l))
+		}
+		put(filepath.Join("edit", c.name+".txt"), call("edit_file", map[string]any{"path": path, "edits": c.edits(append([]string{""}, refs...))}))
+		ours.ok("edit_file", map[string]any{"path": path, "edits": c.edits(replyRefs(t, ours, path))})
+		if got, err := os.ReadFile(filepath.Join(work, path)); err != nil || string(got) != ours.read(path) {
+			t.Fatalf("%s: the peer wrote %q (%v), we wrote %q", c.name, got, err, ours.read(path))
+		}
+	}
+	res, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools, err := json.MarshalIndent(res.Tools, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	put("tools.json", string(tools)+"\n")
 
 	bunVersion, err := exec.Command(bun, "--version").Output()
 	if err != nil {

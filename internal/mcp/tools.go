@@ -16,10 +16,10 @@ import (
 
 // readArgs are read_file's arguments: the peer's path, offset, limit, plain.
 type readArgs struct {
-	Path   string `json:"path" jsonschema:"Path to the file, relative to the workspace root (or absolute inside it)"`
-	Offset int    `json:"offset,omitempty" jsonschema:"Line number to start reading from (1-indexed)"`
-	Limit  int    `json:"limit,omitempty" jsonschema:"Maximum number of lines to read (default 2000)"`
-	Plain  bool   `json:"plain,omitempty" jsonschema:"If true, return plain numbered lines without hashes (for reading, not editing)"`
+	Path   string `json:"path" jsonschema:"Relative to the workspace root"`
+	Offset int    `json:"offset,omitempty" jsonschema:"First line, 1-based"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"Most lines (default 2000)"`
+	Plain  bool   `json:"plain,omitempty" jsonschema:"LINE|CONTENT without hashes"`
 }
 
 func (t *tools) read(ctx context.Context, req *sdk.CallToolRequest, a readArgs) (*sdk.CallToolResult, any, error) {
@@ -34,8 +34,8 @@ func (t *tools) read(ctx context.Context, req *sdk.CallToolRequest, a readArgs) 
 
 // writeArgs are write_file's arguments.
 type writeArgs struct {
-	Path    string `json:"path" jsonschema:"Path to the file to write, relative to the workspace root (or absolute inside it)"`
-	Content string `json:"content" jsonschema:"The whole content to write"`
+	Path    string `json:"path" jsonschema:"Relative to the workspace root"`
+	Content string `json:"content" jsonschema:"The whole file"`
 }
 
 func (t *tools) write(ctx context.Context, req *sdk.CallToolRequest, a writeArgs) (*sdk.CallToolResult, any, error) {
@@ -53,14 +53,14 @@ func (t *tools) write(ctx context.Context, req *sdk.CallToolRequest, a writeArgs
 // grepArgs are grep's arguments, named as the peer names them (after
 // ripgrep's flags).
 type grepArgs struct {
-	Pattern string `json:"pattern" jsonschema:"Regular expression (RE2 syntax) to search for"`
-	Path    string `json:"path,omitempty" jsonschema:"File or directory to search (default: the whole workspace)"`
-	Glob    string `json:"glob,omitempty" jsonschema:"Filter files by glob pattern (e.g. '*.js', 'src/**/*.go')"`
-	Type    string `json:"type,omitempty" jsonschema:"Filter by file type (e.g. js, py, go)"`
-	I       bool   `json:"i,omitempty" jsonschema:"Case-insensitive search (default: false)"`
-	Pre     int    `json:"pre,omitempty" jsonschema:"Lines of context before matches"`
-	Post    int    `json:"post,omitempty" jsonschema:"Lines of context after matches"`
-	Limit   int    `json:"limit,omitempty" jsonschema:"Stop after this many matching lines in total (default: 100)"`
+	Pattern string `json:"pattern" jsonschema:"RE2 regular expression"`
+	Path    string `json:"path,omitempty" jsonschema:"File or directory (default: the workspace)"`
+	Glob    string `json:"glob,omitempty" jsonschema:"Only files matching, e.g. *.go or src/**/*.ts"`
+	Type    string `json:"type,omitempty" jsonschema:"Only files of a type: go, py, js..."`
+	I       bool   `json:"i,omitempty" jsonschema:"Ignore case"`
+	Pre     int    `json:"pre,omitempty" jsonschema:"Context lines before each match"`
+	Post    int    `json:"post,omitempty" jsonschema:"Context lines after each match"`
+	Limit   int    `json:"limit,omitempty" jsonschema:"Most matching lines (default 100)"`
 }
 
 func (t *tools) grep(ctx context.Context, req *sdk.CallToolRequest, a grepArgs) (*sdk.CallToolResult, any, error) {

@@ -70,8 +70,14 @@ type Conflict struct {
 	// referenced line was (for CONFLICT the referenced line itself, at its
 	// current number); "" when it was deleted.
 	CurrentLine string
-	// Fresh are the current tagged lines around the change, to retry with.
+	// Fresh are the current tagged lines around the change, to retry with:
+	// the lines Around with hashline.StaleContext lines (or as many as
+	// ConflictError.SetContext says) on each side.
 	Fresh []hashline.TaggedLine
+	// Around is the run of current lines, 1-based and inclusive, that
+	// Fresh shows with context: the changed lines, or, when Around[0] is
+	// Around[1]+1, the gap between two lines where lines were deleted.
+	Around [2]int
 	// Marked are the numbers, in the current file, of the lines of Fresh
 	// that another change wrote since the base.
 	Marked []int
@@ -90,6 +96,15 @@ type ConflictError struct {
 	// Moved are the references that did map, with their new numbers, so a
 	// retry can fix every reference at once.
 	Moved []Move
+}
+
+// SetContext shows n lines (n < 0: none) on each side of every conflict's
+// lines in Fresh, taken from cur, the current file.
+func (e *ConflictError) SetContext(cur *hashline.Document, h hashline.Hasher, n int) {
+	for i := range e.Conflicts {
+		c := &e.Conflicts[i]
+		c.Fresh = hashline.FreshAround(cur, h, c.Around, n)
+	}
 }
 
 // Error renders the conflicts for a model as a stale-reference error does:
@@ -193,7 +208,9 @@ func Rebase(base, cur *hashline.Document, edits []hashline.Edit, h hashline.Hash
 		out.Moved = append(out.Moved, Move{Ref: r.ref.String(), From: r.ref.Line, To: newLine[k]})
 	}
 	if len(rb.conflicts) > 0 {
-		return nil, &ConflictError{Conflicts: rb.conflicts, Moved: out.Moved}
+		ce := &ConflictError{Conflicts: rb.conflicts, Moved: out.Moved}
+		ce.SetContext(cur, h, hashline.StaleContext)
+		return nil, ce
 	}
 	for k, r := range refs {
 		e := &out.Edits[r.edit]
@@ -317,7 +334,7 @@ func (r *rebaser) meetings(edits []hashline.Edit, refs []refField, to []int) {
 			EditIndex: f.edit, Field: f.field, Ref: f.raw, Line: f.ref.Line,
 			Reason: ReasonConflict, ExpectedHash: f.ref.Hash,
 			ActualHash: now.Hash, CurrentLine: now.String(),
-			Fresh: r.cur.Tagged(r.h, x.cur-1, x.cur+2),
+			Around: [2]int{x.cur + 1, x.cur},
 			Message: fmt.Sprintf("edit %d (anchor): another change deleted every line between this insertion and edit %d's, so both now insert at one point; put both texts into one edit and retry",
 				f.edit, y.edit),
 		})
@@ -338,7 +355,7 @@ func (r *rebaser) lineConflict(f refField, hk Hunk) {
 	if hk.B0 == hk.B1 {
 		c.Reason = ReasonDeleted
 		// Show the lines on both sides of where it was.
-		c.Fresh = r.cur.Tagged(r.h, hk.B0-1, hk.B0+2)
+		c.Around = [2]int{hk.B0 + 1, hk.B0}
 		c.Message = fmt.Sprintf("edit %d (%s): line %d (%s) was deleted by another change since you read the file; pick another line from the current lines and retry",
 			f.edit, f.field, f.ref.Line, f.raw)
 		r.conflicts = append(r.conflicts, c)
@@ -349,7 +366,7 @@ func (r *rebaser) lineConflict(f refField, hk Hunk) {
 	at := hk.B0 + min(f.ref.Line-1-hk.A0, hk.B1-hk.B0-1) + 1
 	now := r.tagged(at)
 	c.CurrentLine, c.ActualHash = now.String(), now.Hash
-	c.Fresh, c.Marked = r.window(hk, at)
+	c.Around, c.Marked = r.window(hk, at)
 	c.Message = fmt.Sprintf("edit %d (%s): line %d (%s) was changed by another change since you read the file; it is now %s",
 		f.edit, f.field, f.ref.Line, f.raw, now.Tag())
 	r.conflicts = append(r.conflicts, c)
@@ -365,9 +382,9 @@ func (r *rebaser) pointConflict(f refField, cur int, hk Hunk, msg string) {
 		ActualHash: now.Hash, CurrentLine: now.String(), Message: msg,
 	}
 	if hk.B0 == hk.B1 {
-		c.Fresh = r.cur.Tagged(r.h, hk.B0-1, hk.B0+2)
+		c.Around = [2]int{hk.B0 + 1, hk.B0}
 	} else {
-		c.Fresh, c.Marked = r.window(hk, hk.B0+1)
+		c.Around, c.Marked = r.window(hk, hk.B0+1)
 	}
 	r.conflicts = append(r.conflicts, c)
 }
@@ -375,17 +392,17 @@ func (r *rebaser) pointConflict(f refField, cur int, hk Hunk, msg string) {
 // maxMarked caps the changed lines one conflict shows.
 const maxMarked = 10
 
-// window returns the current lines of hunk hk around line at (1-based), at
-// most maxMarked of them, with two unchanged lines on each side, and the
-// numbers of the changed ones.
-func (r *rebaser) window(hk Hunk, at int) ([]hashline.TaggedLine, []int) {
+// window returns the run of current lines of hunk hk around line at
+// (1-based) that a conflict shows, at most maxMarked of them, and their
+// numbers, all of them changed.
+func (r *rebaser) window(hk Hunk, at int) ([2]int, []int) {
 	from := max(hk.B0+1, at-maxMarked/2)
 	to := min(hk.B1, from+maxMarked-1)
 	var marked []int
 	for n := from; n <= to; n++ {
 		marked = append(marked, n)
 	}
-	return r.cur.Tagged(r.h, from-2, to+2), marked
+	return [2]int{from, to}, marked
 }
 
 func (r *rebaser) tagged(n int) hashline.TaggedLine {

@@ -2,6 +2,7 @@ package versions_test
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -262,7 +263,25 @@ func TestConflictMessageShowsMarkedLinesAndMoves(t *testing.T) {
 		"    10:" + h.Sum("l9") + "|l9\n" +
 		"edit 2 (anchor): line 10 (" + ref(base, 10) + ") was deleted by another change since you read the file; pick another line from the current lines and retry\n" +
 		"these references still hold and moved: " + ref(base, 8) + " is now line 9"
-	if err == nil || err.Error() != want {
-		t.Errorf("message:\n%v\nwant:\n%s", err, want)
+	var ce *versions.ConflictError
+	if !errors.As(err, &ce) {
+		t.Fatalf("err = %v, want a *versions.ConflictError", err)
+	}
+	// By default three lines on each side, which here join the two views.
+	line := func(n int, s string) string { return fmt.Sprintf("    %d:%s|%s\n", n, h.Sum(s), s) }
+	wide := strings.Replace(want, "    2:", line(1, "top")+"    2:", 1)
+	wide = strings.Replace(wide, "...\n", line(7, "l6")+line(8, "l7"), 1)
+	if err.Error() != wide {
+		t.Errorf("message:\n%v\nwant:\n%s", err, wide)
+	}
+	ce.SetContext(cur, h, 2)
+	if err.Error() != want {
+		t.Errorf("message with two lines of context:\n%v\nwant:\n%s", err, want)
+	}
+	ce.SetContext(cur, h, 0)
+	// The changed line alone, and the line beside the deleted one (the
+	// last), which says where it was.
+	if got := err.Error(); !strings.Contains(got, "lines)\n>>> 4:"+h.Sum("TWO")+"|TWO\n...\n"+line(10, "l9")+"edit 2") {
+		t.Errorf("message with no context shows other lines than the changed one and the deleted one's neighbour:\n%s", got)
 	}
 }

@@ -20,7 +20,8 @@ const maxRangeShown = 40
 // not referenced at all, so a change to them cannot be seen. Every line
 // reference of the batch is therefore reported as a stale reference
 // against cur (Problem.Line is the number the reference gave, Fresh the
-// current lines around it, all the lines of a range up to a bound), and
+// current lines around it, all the lines of a range up to a bound: Around
+// says which, for BatchError.SetContext), and
 // the whole batch is refused; a retry from those current tags is checked
 // against cur.
 //
@@ -89,20 +90,20 @@ func UnknownBase(cur *hashline.Document, edits []hashline.Edit, h hashline.Hashe
 		}
 		switch last := cur.Len(); {
 		case n > last:
-			p.Fresh = cur.Tagged(h, last-2, last)
+			p.Around = [2]int{last, last}
 			p.Message = fmt.Sprintf("edit %d (%s): line %d (%s) was read from a version the server no longer holds, and the file now has %d lines; pick the line from the current lines and retry",
 				r.edit, r.field, n, r.raw, last)
 		default:
 			now := hashline.TaggedLine{Number: n, Hash: cur.Hash(h, n), Content: cur.Line(n)}
 			p.ActualHash, p.CurrentLine = now.Hash, now.String()
-			to := n + 2
+			p.Around = [2]int{n, n}
 			if r.end > 0 {
-				to = min(r.end, n+maxRangeShown) + 2
+				p.Around[1] = min(r.end, n+maxRangeShown)
 			}
-			p.Fresh = cur.Tagged(h, n-2, to)
 			p.Message = fmt.Sprintf("edit %d (%s): line %d (%s) was read from a version the server no longer holds, so it cannot be checked; line %d is now %s",
 				r.edit, r.field, n, r.raw, n, now.Tag())
 		}
+		p.Fresh = hashline.FreshAround(cur, h, p.Around, hashline.StaleContext)
 		problems[k] = p
 	}
 	return &hashline.BatchError{Problems: problems}

@@ -22,6 +22,7 @@ func TestUnknownBase(t *testing.T) {
 		line    int
 		current string // the tagged current line; "" when past the end
 		fresh   [2]int // first and last fresh line numbers
+		around  [2]int // the lines they show context around
 	}
 	tests := []struct {
 		name  string
@@ -38,15 +39,15 @@ func TestUnknownBase(t *testing.T) {
 			name:  "a reference that still matches by number and hash is refused",
 			cur:   cur,
 			edits: []hashline.Edit{replace(ref(base, 2), "", "x")},
-			want:  []want{{hashline.ReasonStaleRef, "start", 2, ref(cur, 2) + "|l2", [2]int{1, 4}}},
+			want:  []want{{hashline.ReasonStaleRef, "start", 2, ref(cur, 2) + "|l2", [2]int{1, 5}, [2]int{2, 2}}},
 		},
 		{
 			name:  "a range shows every line inside it",
 			cur:   cur,
 			edits: []hashline.Edit{replace(ref(base, 3), ref(base, 7), "x")},
 			want: []want{
-				{hashline.ReasonStaleRef, "start", 3, ref(cur, 3) + "|l3", [2]int{1, 9}},
-				{hashline.ReasonStaleRef, "end", 7, ref(cur, 7) + "|l7", [2]int{5, 9}},
+				{hashline.ReasonStaleRef, "start", 3, ref(cur, 3) + "|l3", [2]int{1, 10}, [2]int{3, 7}},
+				{hashline.ReasonStaleRef, "end", 7, ref(cur, 7) + "|l7", [2]int{4, 10}, [2]int{7, 7}},
 			},
 		},
 		{
@@ -54,21 +55,21 @@ func TestUnknownBase(t *testing.T) {
 			cur:   longDoc,
 			edits: []hashline.Edit{{Op: hashline.OpDelete, Start: ref(longDoc, 10), End: ref(longDoc, 90)}},
 			want: []want{
-				{hashline.ReasonStaleRef, "start", 10, ref(longDoc, 10) + "|line 10", [2]int{8, 52}},
-				{hashline.ReasonStaleRef, "end", 90, ref(longDoc, 90) + "|line 90", [2]int{88, 92}},
+				{hashline.ReasonStaleRef, "start", 10, ref(longDoc, 10) + "|line 10", [2]int{7, 53}, [2]int{10, 50}},
+				{hashline.ReasonStaleRef, "end", 90, ref(longDoc, 90) + "|line 90", [2]int{87, 93}, [2]int{90, 90}},
 			},
 		},
 		{
 			name:  "an anchor past the end of the current file",
 			cur:   doc("l1", "l2", "l3"),
 			edits: []hashline.Edit{{Op: hashline.OpInsertAfter, Start: ref(base, 8), Text: "x"}},
-			want:  []want{{hashline.ReasonStaleRef, "anchor", 8, "", [2]int{1, 3}}},
+			want:  []want{{hashline.ReasonStaleRef, "anchor", 8, "", [2]int{1, 3}, [2]int{3, 3}}},
 		},
 		{
 			name:  "insertBefore among edits without references",
 			cur:   cur,
 			edits: []hashline.Edit{{Op: hashline.OpAppend, Text: "x"}, {Op: hashline.OpInsertBefore, Start: ref(base, 1), Text: "y"}},
-			want:  []want{{hashline.ReasonStaleRef, "anchor", 1, ref(cur, 1) + "|l1", [2]int{1, 3}}},
+			want:  []want{{hashline.ReasonStaleRef, "anchor", 1, ref(cur, 1) + "|l1", [2]int{1, 4}, [2]int{1, 1}}},
 		},
 		{
 			name: "malformed references are reported alone",
@@ -109,6 +110,9 @@ func TestUnknownBase(t *testing.T) {
 				}
 				if len(p.Fresh) == 0 || p.Fresh[0].Number != w.fresh[0] || p.Fresh[len(p.Fresh)-1].Number != w.fresh[1] {
 					t.Errorf("problem %d: fresh %v, want lines %d-%d", i, p.Fresh, w.fresh[0], w.fresh[1])
+				}
+				if p.Around != w.around {
+					t.Errorf("problem %d: around %v, want %v", i, p.Around, w.around)
 				}
 			}
 		})

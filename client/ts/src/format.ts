@@ -60,13 +60,21 @@ export function formatRead(r: ReadResponse): string {
 }
 
 /**
- * Renders an applied (or dry-run) edit: a header with the new version,
- * the rebase report, warnings, then the fresh tagged lines around each change
- * ("..." between windows), and the unified diff when diff is set.
+ * Renders an applied (or dry-run) edit: a header with the new version and
+ * how the other lines' numbers changed (formatShifts), the rebase report,
+ * warnings, then the tagged diff: the changes with the fresh LINE:HASH of
+ * every line shown (" " unchanged, "+" added; "-" removed lines have none),
+ * the refs to use next. The unified diff follows when diff is set. A
+ * response without a tagged diff (a server older than the field) shows its
+ * windows of fresh lines instead.
  */
 export function formatEdit(r: EditResponse, diff = false): string {
   const verb = r.dryRun ? "Dry run, nothing written:" : "Updated";
-  let out = `${verb} ${r.path} (${plural(r.totalLines, "line")}, version ${r.version})\n`;
+  let out = `${verb} ${r.path} (${plural(r.totalLines, "line")}, version ${r.version}).`;
+  if (r.taggedDiff !== "") {
+    out += " " + formatShifts(r);
+  }
+  out += "\n";
   if (r.rebasedFrom !== "") {
     out += `Rebased from version ${r.rebasedFrom}`;
     if (r.moved.length > 0) {
@@ -79,6 +87,8 @@ export function formatEdit(r: EditResponse, diff = false): string {
   }
   if (r.lines.length > 0) {
     out += formatTagged(r.lines) + "\n";
+  } else if (r.taggedDiff !== "") {
+    out += r.taggedDiff + "\n";
   } else {
     r.windows.forEach((w, i) => {
       if (i > 0) {
@@ -93,6 +103,45 @@ export function formatEdit(r: EditResponse, diff = false): string {
     out += r.diff.endsWith("\n") ? r.diff : r.diff + "\n";
   }
   return out;
+}
+
+/**
+ * Says in a sentence how an edit moved the lines it did not touch
+ * (EditResponse.shifts), in the numbers of the file before the edit:
+ * "Line numbers unchanged.", "Lines after 12 moved down 2.", "Lines 13-39
+ * moved down 2; lines after 40 kept their numbers." After a rebase it ends
+ * "by this edit.": the caller's refs come from an older version.
+ */
+export function formatShifts(r: EditResponse): string {
+  let s = "Line numbers unchanged.";
+  if (r.shifts.length > 0) {
+    const phrases = r.shifts.map(({ from, to, by }) => {
+      // The last run of the file is said as "after".
+      let subject = `lines ${from}-${to}`;
+      let one = false;
+      if (to + by === r.totalLines && from <= 1) {
+        subject = "all lines";
+      } else if (to + by === r.totalLines) {
+        subject = `lines after ${from - 1}`;
+      } else if (from === to) {
+        subject = `line ${from}`;
+        one = true;
+      }
+      if (by > 0) {
+        return `${subject} moved down ${by}`;
+      }
+      if (by < 0) {
+        return `${subject} moved up ${-by}`;
+      }
+      return one ? `${subject} kept its number` : `${subject} kept their numbers`;
+    });
+    const joined = phrases.join("; ");
+    s = joined[0].toUpperCase() + joined.slice(1) + ".";
+  }
+  if (r.rebasedFrom !== "") {
+    s = s.slice(0, -1) + " by this edit.";
+  }
+  return s;
 }
 
 /** Renders a Write response in one line. */

@@ -54,6 +54,7 @@ export {
   formatTagged,
   formatRead,
   formatEdit,
+  formatShifts,
   formatWrite,
   formatGrepFile,
   formatGrepSummary,

@@ -19,6 +19,7 @@ import {
   StaleRefReason,
   staleRefReason,
   formatEdit,
+  formatShifts,
   formatGrepFile,
   formatGrepSummary,
   formatRead,
@@ -28,6 +29,7 @@ import {
   newRequestId,
   ref,
   staleRefs,
+  EditResponseSchema,
   GrepFileSchema,
   GrepStream,
   type HashlineClient,
@@ -111,8 +113,12 @@ describe("against a real hashlined", () => {
     assert.deepEqual(resp.replaced.map(ref), ["4:16"]);
     assert.equal(readFileSync(join(server.root, "main.go"), "utf8"), 'package main\n\nfunc main() {\n\tprintln("hello")\n}\n// end\n');
     const text = formatEdit(resp);
-    assert.ok(text.startsWith(`Updated main.go (6 lines, version ${resp.version})\n`), text);
-    assert.match(text, /^4:d4\|\tprintln\("hello"\)$/m);
+    assert.equal(
+      text,
+      `Updated main.go (6 lines, version ${resp.version}). Line numbers unchanged.\n` +
+        ' 1:c9|package main\n 2:05|\n 3:76|func main() {\n-\tprintln("hi")\n+4:d4|\tprintln("hello")\n 5:18|}\n+6:06|// end\n',
+    );
+    assert.deepEqual(resp.shifts, []);
 
     const dry = await client.edit("main.go", [edits.delete("6:06")], { dryRun: true, context: 0 });
     assert.equal(dry.dryRun, true);
@@ -562,7 +568,7 @@ test("examples/quickstart.mjs, the README's Node walk-through, runs as shown", a
     assert.match(stdout, /^File: quickstart\.py \(2 lines, version v2-[0-9a-f]+\)\n1:52\|def greet\(name\):\n2:08\|    return "hello " \+ name\n/);
     assert.match(stdout, /^stale, nothing written:\n1 line\(s\) changed since last read/m);
     assert.match(stdout, /^>>> 2:37\|    return f"hello \{name\}"$/m);
-    assert.match(stdout, /^Updated quickstart\.py \(2 lines, version v2-[0-9a-f]+\)\n1:52\|def greet\(name\):\n2:[0-9a-f]{2}\|    return f"hi \{name\}"\n/m);
+    assert.match(stdout, /^Updated quickstart\.py \(2 lines, version v2-[0-9a-f]+\)\. Line numbers unchanged\.\n 1:52\|def greet\(name\):\n-    return f"hello \{name\}"\n\+2:[0-9a-f]{2}\|    return f"hi \{name\}"\n/m);
     assert.equal(readFileSync(join(server.root, "quickstart.py"), "utf8"), 'def greet(name):\n    return f"hi {name}"\n');
   } finally {
     await server.stop();
@@ -589,4 +595,22 @@ test("an https:// base URL speaks TLS, trusting the server's certificate through
     await server.stop();
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test("formatShifts says how the other lines moved, as the Go client does", () => {
+  const cases: [string, Array<{ from: number; to: number; by: number }>, number, string, boolean][] = [
+    ["no shift", [], 10, "Line numbers unchanged.", false],
+    ["the lines after an insertion", [{ from: 13, to: 40, by: 2 }], 42, "Lines after 12 moved down 2.", false],
+    ["every line after a prepend", [{ from: 1, to: 5, by: 1 }], 6, "All lines moved down 1.", false],
+    ["a run that lines were appended after", [{ from: 3, to: 4, by: -1 }], 4, "Lines 3-4 moved up 1.", false],
+    ["one line between two changes", [{ from: 7, to: 7, by: -2 }, { from: 9, to: 20, by: 0 }], 20, "Line 7 moved up 2; lines after 8 kept their numbers.", false],
+    ["one line back at its number", [{ from: 2, to: 3, by: 1 }, { from: 5, to: 5, by: 0 }], 6, "Lines 2-3 moved down 1; line 5 kept its number.", false],
+    ["after a rebase, of this edit", [{ from: 13, to: 40, by: 2 }], 42, "Lines after 12 moved down 2 by this edit.", true],
+  ];
+  for (const [name, shifts, totalLines, want, rebased] of cases) {
+    const r = create(EditResponseSchema, { shifts, totalLines, rebasedFrom: rebased ? "v2-1" : "" });
+    assert.equal(formatShifts(r), want, name);
+  }
+  const old = create(EditResponseSchema, { path: "f", version: "v2-1", totalLines: 3, windows: [{ text: "1:aa|a\n2:bb|B" }, { text: "3:cc|c" }] });
+  assert.equal(formatEdit(old), "Updated f (3 lines, version v2-1).\n1:aa|a\n2:bb|B\n...\n3:cc|c\n", "an older server's response");
 });

@@ -896,7 +896,9 @@ type EditRequest struct {
 	BaseVersion string `protobuf:"bytes,3,opt,name=base_version,json=baseVersion,proto3" json:"base_version,omitempty"`
 	// Check and compute everything, but do not write.
 	DryRun bool `protobuf:"varint,4,opt,name=dry_run,json=dryRun,proto3" json:"dry_run,omitempty"`
-	// Lines of context around each change in windows and diff; unset means 3.
+	// Lines of context around each change in windows, diff and tagged_diff,
+	// and around each stale reference in a STALE_REF refusal (its message's
+	// view and StaleRef.fresh; there at most 10); unset means 3.
 	Context *int32 `protobuf:"varint,5,opt,name=context,proto3,oneof" json:"context,omitempty"`
 	// Return the whole new file as tagged lines in lines.
 	Full bool `protobuf:"varint,6,opt,name=full,proto3" json:"full,omitempty"`
@@ -1119,7 +1121,26 @@ type EditResponse struct {
 	// What the server changed in the edits' texts before applying them, one
 	// entry per repair; empty with strict. Each also has a sentence in
 	// warnings.
-	Repairs       []*Repair `protobuf:"bytes,12,rep,name=repairs,proto3" json:"repairs,omitempty"`
+	Repairs []*Repair `protobuf:"bytes,12,rep,name=repairs,proto3" json:"repairs,omitempty"`
+	// The changes as a model reads them, with the references to use next:
+	// every change with context lines around it (as many as windows have),
+	// one line each,
+	//
+	//	" LINE:HASH|CONTENT"  an unchanged line,
+	//	"-CONTENT"            a removed line (it has no reference any more),
+	//	"+LINE:HASH|CONTENT"  an added line,
+	//
+	// where LINE:HASH is the line's reference in the new file, and "..."
+	// between changes whose context does not meet. A removed line stands
+	// before the line that now follows it; a deletion shows at least one
+	// line on each side. Lines are compared and shown without their endings
+	// (diff has them) and cut as in windows. No final newline. The diff and
+	// windows say the same in the older forms.
+	TaggedDiff string `protobuf:"bytes,13,opt,name=tagged_diff,json=taggedDiff,proto3" json:"tagged_diff,omitempty"`
+	// How the line numbers of the lines the batch did not touch changed, in
+	// file order: the lines before the first shift kept their numbers, and
+	// none moved when this is empty.
+	Shifts        []*LineShift `protobuf:"bytes,14,rep,name=shifts,proto3" json:"shifts,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1238,6 +1259,20 @@ func (x *EditResponse) GetRepairs() []*Repair {
 	return nil
 }
 
+func (x *EditResponse) GetTaggedDiff() string {
+	if x != nil {
+		return x.TaggedDiff
+	}
+	return ""
+}
+
+func (x *EditResponse) GetShifts() []*LineShift {
+	if x != nil {
+		return x.Shifts
+	}
+	return nil
+}
+
 // Repair is one change the server made to an edit's text because the text
 // carried a slip a model makes, fixed only when the intended edit is
 // unambiguous. A repair never changes a line outside the edit's range.
@@ -1325,6 +1360,73 @@ func (x *Repair) GetDetail() string {
 	return ""
 }
 
+// LineShift says that a run of lines an edit left alone moved: a reference
+// "N:HASH" to one of them is now "N+by:HASH".
+type LineShift struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The run's first line, in the file before the edit.
+	From int32 `protobuf:"varint,1,opt,name=from,proto3" json:"from,omitempty"`
+	// The run's last line, in the file before the edit. A run may span lines
+	// the edit replaced or deleted, which have no reference any more.
+	To int32 `protobuf:"varint,2,opt,name=to,proto3" json:"to,omitempty"`
+	// How many lines further down the run is now; negative: up; 0 for lines
+	// back at their old numbers after an earlier shift.
+	By            int32 `protobuf:"varint,3,opt,name=by,proto3" json:"by,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LineShift) Reset() {
+	*x = LineShift{}
+	mi := &file_hashline_v1_hashline_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LineShift) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LineShift) ProtoMessage() {}
+
+func (x *LineShift) ProtoReflect() protoreflect.Message {
+	mi := &file_hashline_v1_hashline_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LineShift.ProtoReflect.Descriptor instead.
+func (*LineShift) Descriptor() ([]byte, []int) {
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *LineShift) GetFrom() int32 {
+	if x != nil {
+		return x.From
+	}
+	return 0
+}
+
+func (x *LineShift) GetTo() int32 {
+	if x != nil {
+		return x.To
+	}
+	return 0
+}
+
+func (x *LineShift) GetBy() int32 {
+	if x != nil {
+		return x.By
+	}
+	return 0
+}
+
 // MovedRef is one reference that a rebase moved to another line.
 type MovedRef struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1340,7 +1442,7 @@ type MovedRef struct {
 
 func (x *MovedRef) Reset() {
 	*x = MovedRef{}
-	mi := &file_hashline_v1_hashline_proto_msgTypes[13]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1352,7 +1454,7 @@ func (x *MovedRef) String() string {
 func (*MovedRef) ProtoMessage() {}
 
 func (x *MovedRef) ProtoReflect() protoreflect.Message {
-	mi := &file_hashline_v1_hashline_proto_msgTypes[13]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1365,7 +1467,7 @@ func (x *MovedRef) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MovedRef.ProtoReflect.Descriptor instead.
 func (*MovedRef) Descriptor() ([]byte, []int) {
-	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{13}
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *MovedRef) GetRef() string {
@@ -1415,7 +1517,7 @@ type WriteRequest struct {
 
 func (x *WriteRequest) Reset() {
 	*x = WriteRequest{}
-	mi := &file_hashline_v1_hashline_proto_msgTypes[14]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1427,7 +1529,7 @@ func (x *WriteRequest) String() string {
 func (*WriteRequest) ProtoMessage() {}
 
 func (x *WriteRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hashline_v1_hashline_proto_msgTypes[14]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1440,7 +1542,7 @@ func (x *WriteRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WriteRequest.ProtoReflect.Descriptor instead.
 func (*WriteRequest) Descriptor() ([]byte, []int) {
-	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{14}
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *WriteRequest) GetPath() string {
@@ -1495,7 +1597,7 @@ type WriteResponse struct {
 
 func (x *WriteResponse) Reset() {
 	*x = WriteResponse{}
-	mi := &file_hashline_v1_hashline_proto_msgTypes[15]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1507,7 +1609,7 @@ func (x *WriteResponse) String() string {
 func (*WriteResponse) ProtoMessage() {}
 
 func (x *WriteResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hashline_v1_hashline_proto_msgTypes[15]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1520,7 +1622,7 @@ func (x *WriteResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WriteResponse.ProtoReflect.Descriptor instead.
 func (*WriteResponse) Descriptor() ([]byte, []int) {
-	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{15}
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *WriteResponse) GetPath() string {
@@ -1588,7 +1690,7 @@ type GrepRequest struct {
 
 func (x *GrepRequest) Reset() {
 	*x = GrepRequest{}
-	mi := &file_hashline_v1_hashline_proto_msgTypes[16]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1600,7 +1702,7 @@ func (x *GrepRequest) String() string {
 func (*GrepRequest) ProtoMessage() {}
 
 func (x *GrepRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hashline_v1_hashline_proto_msgTypes[16]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1613,7 +1715,7 @@ func (x *GrepRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrepRequest.ProtoReflect.Descriptor instead.
 func (*GrepRequest) Descriptor() ([]byte, []int) {
-	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{16}
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *GrepRequest) GetPattern() string {
@@ -1713,7 +1815,7 @@ type Span struct {
 
 func (x *Span) Reset() {
 	*x = Span{}
-	mi := &file_hashline_v1_hashline_proto_msgTypes[17]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1725,7 +1827,7 @@ func (x *Span) String() string {
 func (*Span) ProtoMessage() {}
 
 func (x *Span) ProtoReflect() protoreflect.Message {
-	mi := &file_hashline_v1_hashline_proto_msgTypes[17]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1738,7 +1840,7 @@ func (x *Span) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Span.ProtoReflect.Descriptor instead.
 func (*Span) Descriptor() ([]byte, []int) {
-	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{17}
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *Span) GetStart() int32 {
@@ -1775,7 +1877,7 @@ type GrepLine struct {
 
 func (x *GrepLine) Reset() {
 	*x = GrepLine{}
-	mi := &file_hashline_v1_hashline_proto_msgTypes[18]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1787,7 +1889,7 @@ func (x *GrepLine) String() string {
 func (*GrepLine) ProtoMessage() {}
 
 func (x *GrepLine) ProtoReflect() protoreflect.Message {
-	mi := &file_hashline_v1_hashline_proto_msgTypes[18]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1800,7 +1902,7 @@ func (x *GrepLine) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrepLine.ProtoReflect.Descriptor instead.
 func (*GrepLine) Descriptor() ([]byte, []int) {
-	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{18}
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *GrepLine) GetNumber() int32 {
@@ -1854,7 +1956,7 @@ type GrepFile struct {
 
 func (x *GrepFile) Reset() {
 	*x = GrepFile{}
-	mi := &file_hashline_v1_hashline_proto_msgTypes[19]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1866,7 +1968,7 @@ func (x *GrepFile) String() string {
 func (*GrepFile) ProtoMessage() {}
 
 func (x *GrepFile) ProtoReflect() protoreflect.Message {
-	mi := &file_hashline_v1_hashline_proto_msgTypes[19]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1879,7 +1981,7 @@ func (x *GrepFile) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrepFile.ProtoReflect.Descriptor instead.
 func (*GrepFile) Descriptor() ([]byte, []int) {
-	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{19}
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *GrepFile) GetPath() string {
@@ -1924,7 +2026,7 @@ type GrepSummary struct {
 
 func (x *GrepSummary) Reset() {
 	*x = GrepSummary{}
-	mi := &file_hashline_v1_hashline_proto_msgTypes[20]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1936,7 +2038,7 @@ func (x *GrepSummary) String() string {
 func (*GrepSummary) ProtoMessage() {}
 
 func (x *GrepSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_hashline_v1_hashline_proto_msgTypes[20]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1949,7 +2051,7 @@ func (x *GrepSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrepSummary.ProtoReflect.Descriptor instead.
 func (*GrepSummary) Descriptor() ([]byte, []int) {
-	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{20}
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *GrepSummary) GetFilesScanned() int32 {
@@ -2010,7 +2112,7 @@ type GrepResponse struct {
 
 func (x *GrepResponse) Reset() {
 	*x = GrepResponse{}
-	mi := &file_hashline_v1_hashline_proto_msgTypes[21]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2022,7 +2124,7 @@ func (x *GrepResponse) String() string {
 func (*GrepResponse) ProtoMessage() {}
 
 func (x *GrepResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hashline_v1_hashline_proto_msgTypes[21]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2035,7 +2137,7 @@ func (x *GrepResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GrepResponse.ProtoReflect.Descriptor instead.
 func (*GrepResponse) Descriptor() ([]byte, []int) {
-	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{21}
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *GrepResponse) GetResult() isGrepResponse_Result {
@@ -2093,7 +2195,7 @@ type WatchRequest struct {
 
 func (x *WatchRequest) Reset() {
 	*x = WatchRequest{}
-	mi := &file_hashline_v1_hashline_proto_msgTypes[22]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2105,7 +2207,7 @@ func (x *WatchRequest) String() string {
 func (*WatchRequest) ProtoMessage() {}
 
 func (x *WatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hashline_v1_hashline_proto_msgTypes[22]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2118,7 +2220,7 @@ func (x *WatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchRequest.ProtoReflect.Descriptor instead.
 func (*WatchRequest) Descriptor() ([]byte, []int) {
-	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{22}
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *WatchRequest) GetPath() string {
@@ -2147,7 +2249,7 @@ type LineRange struct {
 
 func (x *LineRange) Reset() {
 	*x = LineRange{}
-	mi := &file_hashline_v1_hashline_proto_msgTypes[23]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2159,7 +2261,7 @@ func (x *LineRange) String() string {
 func (*LineRange) ProtoMessage() {}
 
 func (x *LineRange) ProtoReflect() protoreflect.Message {
-	mi := &file_hashline_v1_hashline_proto_msgTypes[23]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2172,7 +2274,7 @@ func (x *LineRange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LineRange.ProtoReflect.Descriptor instead.
 func (*LineRange) Descriptor() ([]byte, []int) {
-	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{23}
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *LineRange) GetOldStart() int32 {
@@ -2235,7 +2337,7 @@ type WatchResponse struct {
 
 func (x *WatchResponse) Reset() {
 	*x = WatchResponse{}
-	mi := &file_hashline_v1_hashline_proto_msgTypes[24]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2247,7 +2349,7 @@ func (x *WatchResponse) String() string {
 func (*WatchResponse) ProtoMessage() {}
 
 func (x *WatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hashline_v1_hashline_proto_msgTypes[24]
+	mi := &file_hashline_v1_hashline_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2260,7 +2362,7 @@ func (x *WatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchResponse.ProtoReflect.Descriptor instead.
 func (*WatchResponse) Descriptor() ([]byte, []int) {
-	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{24}
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *WatchResponse) GetPath() string {
@@ -2396,7 +2498,7 @@ const file_hashline_v1_hashline_proto_rawDesc = "" +
 	"\x05start\x18\x01 \x01(\x05R\x05start\x12\x10\n" +
 	"\x03end\x18\x02 \x01(\x05R\x03end\x12'\n" +
 	"\x05lines\x18\x03 \x03(\v2\x11.hashline.v1.LineR\x05lines\x12\x12\n" +
-	"\x04text\x18\x04 \x01(\tR\x04text\"\xac\x03\n" +
+	"\x04text\x18\x04 \x01(\tR\x04text\"\xfd\x03\n" +
 	"\fEditResponse\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12\x12\n" +
@@ -2411,13 +2513,20 @@ const file_hashline_v1_hashline_proto_rawDesc = "" +
 	"\frebased_from\x18\n" +
 	" \x01(\tR\vrebasedFrom\x12+\n" +
 	"\x05moved\x18\v \x03(\v2\x15.hashline.v1.MovedRefR\x05moved\x12-\n" +
-	"\arepairs\x18\f \x03(\v2\x13.hashline.v1.RepairR\arepairs\"g\n" +
+	"\arepairs\x18\f \x03(\v2\x13.hashline.v1.RepairR\arepairs\x12\x1f\n" +
+	"\vtagged_diff\x18\r \x01(\tR\n" +
+	"taggedDiff\x12.\n" +
+	"\x06shifts\x18\x0e \x03(\v2\x16.hashline.v1.LineShiftR\x06shifts\"g\n" +
 	"\x06Repair\x12\x12\n" +
 	"\x04kind\x18\x01 \x01(\tR\x04kind\x12\x1d\n" +
 	"\n" +
 	"edit_index\x18\x02 \x01(\x05R\teditIndex\x12\x12\n" +
 	"\x04line\x18\x03 \x01(\x05R\x04line\x12\x16\n" +
-	"\x06detail\x18\x04 \x01(\tR\x06detail\"@\n" +
+	"\x06detail\x18\x04 \x01(\tR\x06detail\"?\n" +
+	"\tLineShift\x12\x12\n" +
+	"\x04from\x18\x01 \x01(\x05R\x04from\x12\x0e\n" +
+	"\x02to\x18\x02 \x01(\x05R\x02to\x12\x0e\n" +
+	"\x02by\x18\x03 \x01(\x05R\x02by\"@\n" +
 	"\bMovedRef\x12\x10\n" +
 	"\x03ref\x18\x01 \x01(\tR\x03ref\x12\x12\n" +
 	"\x04from\x18\x02 \x01(\x05R\x04from\x12\x0e\n" +
@@ -2526,7 +2635,7 @@ func file_hashline_v1_hashline_proto_rawDescGZIP() []byte {
 }
 
 var file_hashline_v1_hashline_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_hashline_v1_hashline_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
+var file_hashline_v1_hashline_proto_msgTypes = make([]protoimpl.MessageInfo, 26)
 var file_hashline_v1_hashline_proto_goTypes = []any{
 	(WriteMode)(0),                // 0: hashline.v1.WriteMode
 	(WatchEventKind)(0),           // 1: hashline.v1.WatchEventKind
@@ -2543,20 +2652,21 @@ var file_hashline_v1_hashline_proto_goTypes = []any{
 	(*Window)(nil),                // 12: hashline.v1.Window
 	(*EditResponse)(nil),          // 13: hashline.v1.EditResponse
 	(*Repair)(nil),                // 14: hashline.v1.Repair
-	(*MovedRef)(nil),              // 15: hashline.v1.MovedRef
-	(*WriteRequest)(nil),          // 16: hashline.v1.WriteRequest
-	(*WriteResponse)(nil),         // 17: hashline.v1.WriteResponse
-	(*GrepRequest)(nil),           // 18: hashline.v1.GrepRequest
-	(*Span)(nil),                  // 19: hashline.v1.Span
-	(*GrepLine)(nil),              // 20: hashline.v1.GrepLine
-	(*GrepFile)(nil),              // 21: hashline.v1.GrepFile
-	(*GrepSummary)(nil),           // 22: hashline.v1.GrepSummary
-	(*GrepResponse)(nil),          // 23: hashline.v1.GrepResponse
-	(*WatchRequest)(nil),          // 24: hashline.v1.WatchRequest
-	(*LineRange)(nil),             // 25: hashline.v1.LineRange
-	(*WatchResponse)(nil),         // 26: hashline.v1.WatchResponse
-	(*durationpb.Duration)(nil),   // 27: google.protobuf.Duration
-	(*timestamppb.Timestamp)(nil), // 28: google.protobuf.Timestamp
+	(*LineShift)(nil),             // 15: hashline.v1.LineShift
+	(*MovedRef)(nil),              // 16: hashline.v1.MovedRef
+	(*WriteRequest)(nil),          // 17: hashline.v1.WriteRequest
+	(*WriteResponse)(nil),         // 18: hashline.v1.WriteResponse
+	(*GrepRequest)(nil),           // 19: hashline.v1.GrepRequest
+	(*Span)(nil),                  // 20: hashline.v1.Span
+	(*GrepLine)(nil),              // 21: hashline.v1.GrepLine
+	(*GrepFile)(nil),              // 22: hashline.v1.GrepFile
+	(*GrepSummary)(nil),           // 23: hashline.v1.GrepSummary
+	(*GrepResponse)(nil),          // 24: hashline.v1.GrepResponse
+	(*WatchRequest)(nil),          // 25: hashline.v1.WatchRequest
+	(*LineRange)(nil),             // 26: hashline.v1.LineRange
+	(*WatchResponse)(nil),         // 27: hashline.v1.WatchResponse
+	(*durationpb.Duration)(nil),   // 28: google.protobuf.Duration
+	(*timestamppb.Timestamp)(nil), // 29: google.protobuf.Timestamp
 }
 var file_hashline_v1_hashline_proto_depIdxs = []int32{
 	2,  // 0: hashline.v1.ReadResponse.lines:type_name -> hashline.v1.Line
@@ -2572,32 +2682,33 @@ var file_hashline_v1_hashline_proto_depIdxs = []int32{
 	12, // 10: hashline.v1.EditResponse.windows:type_name -> hashline.v1.Window
 	2,  // 11: hashline.v1.EditResponse.replaced:type_name -> hashline.v1.Line
 	2,  // 12: hashline.v1.EditResponse.lines:type_name -> hashline.v1.Line
-	15, // 13: hashline.v1.EditResponse.moved:type_name -> hashline.v1.MovedRef
+	16, // 13: hashline.v1.EditResponse.moved:type_name -> hashline.v1.MovedRef
 	14, // 14: hashline.v1.EditResponse.repairs:type_name -> hashline.v1.Repair
-	0,  // 15: hashline.v1.WriteRequest.mode:type_name -> hashline.v1.WriteMode
-	19, // 16: hashline.v1.GrepLine.submatches:type_name -> hashline.v1.Span
-	20, // 17: hashline.v1.GrepFile.lines:type_name -> hashline.v1.GrepLine
-	27, // 18: hashline.v1.GrepSummary.elapsed:type_name -> google.protobuf.Duration
-	21, // 19: hashline.v1.GrepResponse.file:type_name -> hashline.v1.GrepFile
-	22, // 20: hashline.v1.GrepResponse.summary:type_name -> hashline.v1.GrepSummary
-	1,  // 21: hashline.v1.WatchResponse.kind:type_name -> hashline.v1.WatchEventKind
-	25, // 22: hashline.v1.WatchResponse.changed:type_name -> hashline.v1.LineRange
-	28, // 23: hashline.v1.WatchResponse.time:type_name -> google.protobuf.Timestamp
-	3,  // 24: hashline.v1.FileService.Read:input_type -> hashline.v1.ReadRequest
-	11, // 25: hashline.v1.FileService.Edit:input_type -> hashline.v1.EditRequest
-	16, // 26: hashline.v1.FileService.Write:input_type -> hashline.v1.WriteRequest
-	18, // 27: hashline.v1.FileService.Grep:input_type -> hashline.v1.GrepRequest
-	24, // 28: hashline.v1.FileService.Watch:input_type -> hashline.v1.WatchRequest
-	4,  // 29: hashline.v1.FileService.Read:output_type -> hashline.v1.ReadResponse
-	13, // 30: hashline.v1.FileService.Edit:output_type -> hashline.v1.EditResponse
-	17, // 31: hashline.v1.FileService.Write:output_type -> hashline.v1.WriteResponse
-	23, // 32: hashline.v1.FileService.Grep:output_type -> hashline.v1.GrepResponse
-	26, // 33: hashline.v1.FileService.Watch:output_type -> hashline.v1.WatchResponse
-	29, // [29:34] is the sub-list for method output_type
-	24, // [24:29] is the sub-list for method input_type
-	24, // [24:24] is the sub-list for extension type_name
-	24, // [24:24] is the sub-list for extension extendee
-	0,  // [0:24] is the sub-list for field type_name
+	15, // 15: hashline.v1.EditResponse.shifts:type_name -> hashline.v1.LineShift
+	0,  // 16: hashline.v1.WriteRequest.mode:type_name -> hashline.v1.WriteMode
+	20, // 17: hashline.v1.GrepLine.submatches:type_name -> hashline.v1.Span
+	21, // 18: hashline.v1.GrepFile.lines:type_name -> hashline.v1.GrepLine
+	28, // 19: hashline.v1.GrepSummary.elapsed:type_name -> google.protobuf.Duration
+	22, // 20: hashline.v1.GrepResponse.file:type_name -> hashline.v1.GrepFile
+	23, // 21: hashline.v1.GrepResponse.summary:type_name -> hashline.v1.GrepSummary
+	1,  // 22: hashline.v1.WatchResponse.kind:type_name -> hashline.v1.WatchEventKind
+	26, // 23: hashline.v1.WatchResponse.changed:type_name -> hashline.v1.LineRange
+	29, // 24: hashline.v1.WatchResponse.time:type_name -> google.protobuf.Timestamp
+	3,  // 25: hashline.v1.FileService.Read:input_type -> hashline.v1.ReadRequest
+	11, // 26: hashline.v1.FileService.Edit:input_type -> hashline.v1.EditRequest
+	17, // 27: hashline.v1.FileService.Write:input_type -> hashline.v1.WriteRequest
+	19, // 28: hashline.v1.FileService.Grep:input_type -> hashline.v1.GrepRequest
+	25, // 29: hashline.v1.FileService.Watch:input_type -> hashline.v1.WatchRequest
+	4,  // 30: hashline.v1.FileService.Read:output_type -> hashline.v1.ReadResponse
+	13, // 31: hashline.v1.FileService.Edit:output_type -> hashline.v1.EditResponse
+	18, // 32: hashline.v1.FileService.Write:output_type -> hashline.v1.WriteResponse
+	24, // 33: hashline.v1.FileService.Grep:output_type -> hashline.v1.GrepResponse
+	27, // 34: hashline.v1.FileService.Watch:output_type -> hashline.v1.WatchResponse
+	30, // [30:35] is the sub-list for method output_type
+	25, // [25:30] is the sub-list for method input_type
+	25, // [25:25] is the sub-list for extension type_name
+	25, // [25:25] is the sub-list for extension extendee
+	0,  // [0:25] is the sub-list for field type_name
 }
 
 func init() { file_hashline_v1_hashline_proto_init() }
@@ -2615,7 +2726,7 @@ func file_hashline_v1_hashline_proto_init() {
 		(*FileEdit_ReplaceText)(nil),
 	}
 	file_hashline_v1_hashline_proto_msgTypes[9].OneofWrappers = []any{}
-	file_hashline_v1_hashline_proto_msgTypes[21].OneofWrappers = []any{
+	file_hashline_v1_hashline_proto_msgTypes[22].OneofWrappers = []any{
 		(*GrepResponse_File)(nil),
 		(*GrepResponse_Summary)(nil),
 	}
@@ -2625,7 +2736,7 @@ func file_hashline_v1_hashline_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hashline_v1_hashline_proto_rawDesc), len(file_hashline_v1_hashline_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   25,
+			NumMessages:   26,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

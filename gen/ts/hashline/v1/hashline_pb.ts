@@ -19,7 +19,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file hashline/v1/hashline.proto.
  */
 export const file_hashline_v1_hashline: GenFile = /*@__PURE__*/
-  fileDesc("ChpoYXNobGluZS92MS9oYXNobGluZS5wcm90bxILaGFzaGxpbmUudjEiNQoETGluZRIOCgZudW1iZXIYASABKAUSDAoEaGFzaBgCIAEoCRIPCgdjb250ZW50GAMgASgJIk4KC1JlYWRSZXF1ZXN0EgwKBHBhdGgYASABKAkSDgoGb2Zmc2V0GAIgASgFEg0KBWxpbWl0GAMgASgFEhIKCm9taXRfbGluZXMYBCABKAgixgEKDFJlYWRSZXNwb25zZRIMCgRwYXRoGAEgASgJEg8KB3ZlcnNpb24YAiABKAkSIAoFbGluZXMYAyADKAsyES5oYXNobGluZS52MS5MaW5lEgwKBHRleHQYBCABKAkSEwoLdG90YWxfbGluZXMYBSABKAUSEQoJdHJ1bmNhdGVkGAYgASgIEhMKC25leHRfb2Zmc2V0GAcgASgFEgsKA2VvbBgIIAEoCRILCgNib20YCSABKAgSEAoIZW5jb2RpbmcYCiABKAkiNQoJUmVwbGFjZU9wEg0KBXN0YXJ0GAEgASgJEgsKA2VuZBgCIAEoCRIMCgR0ZXh0GAMgASgJIigKCEluc2VydE9wEg4KBmFuY2hvchgBIAEoCRIMCgR0ZXh0GAIgASgJIiYKCERlbGV0ZU9wEg0KBXN0YXJ0GAEgASgJEgsKA2VuZBgCIAEoCSIWCgZUZXh0T3ASDAoEdGV4dBgBIAEoCSJACg1SZXBsYWNlVGV4dE9wEhAKCG9sZF90ZXh0GAEgASgJEhAKCG5ld190ZXh0GAIgASgJEgsKA2FsbBgDIAEoCCLGAgoIRmlsZUVkaXQSKQoHcmVwbGFjZRgBIAEoCzIWLmhhc2hsaW5lLnYxLlJlcGxhY2VPcEgAEi0KDGluc2VydF9hZnRlchgCIAEoCzIVLmhhc2hsaW5lLnYxLkluc2VydE9wSAASLgoNaW5zZXJ0X2JlZm9yZRgDIAEoCzIVLmhhc2hsaW5lLnYxLkluc2VydE9wSAASJwoGZGVsZXRlGAQgASgLMhUuaGFzaGxpbmUudjEuRGVsZXRlT3BIABIlCgZhcHBlbmQYBSABKAsyEy5oYXNobGluZS52MS5UZXh0T3BIABImCgdwcmVwZW5kGAYgASgLMhMuaGFzaGxpbmUudjEuVGV4dE9wSAASMgoMcmVwbGFjZV90ZXh0GAcgASgLMhouaGFzaGxpbmUudjEuUmVwbGFjZVRleHRPcEgAQgQKAm9wIrwBCgtFZGl0UmVxdWVzdBIMCgRwYXRoGAEgASgJEiQKBWVkaXRzGAIgAygLMhUuaGFzaGxpbmUudjEuRmlsZUVkaXQSFAoMYmFzZV92ZXJzaW9uGAMgASgJEg8KB2RyeV9ydW4YBCABKAgSFAoHY29udGV4dBgFIAEoBUgAiAEBEgwKBGZ1bGwYBiABKAgSEgoKcmVxdWVzdF9pZBgHIAEoCRIOCgZzdHJpY3QYCCABKAhCCgoIX2NvbnRleHQiVAoGV2luZG93Eg0KBXN0YXJ0GAEgASgFEgsKA2VuZBgCIAEoBRIgCgVsaW5lcxgDIAMoCzIRLmhhc2hsaW5lLnYxLkxpbmUSDAoEdGV4dBgEIAEoCSLCAgoMRWRpdFJlc3BvbnNlEgwKBHBhdGgYASABKAkSDwoHdmVyc2lvbhgCIAEoCRIMCgRkaWZmGAMgASgJEiQKB3dpbmRvd3MYBCADKAsyEy5oYXNobGluZS52MS5XaW5kb3cSIwoIcmVwbGFjZWQYBSADKAsyES5oYXNobGluZS52MS5MaW5lEhAKCHdhcm5pbmdzGAYgAygJEiAKBWxpbmVzGAcgAygLMhEuaGFzaGxpbmUudjEuTGluZRITCgt0b3RhbF9saW5lcxgIIAEoBRIPCgdkcnlfcnVuGAkgASgIEhQKDHJlYmFzZWRfZnJvbRgKIAEoCRIkCgVtb3ZlZBgLIAMoCzIVLmhhc2hsaW5lLnYxLk1vdmVkUmVmEiQKB3JlcGFpcnMYDCADKAsyEy5oYXNobGluZS52MS5SZXBhaXIiSAoGUmVwYWlyEgwKBGtpbmQYASABKAkSEgoKZWRpdF9pbmRleBgCIAEoBRIMCgRsaW5lGAMgASgFEg4KBmRldGFpbBgEIAEoCSIxCghNb3ZlZFJlZhILCgNyZWYYASABKAkSDAoEZnJvbRgCIAEoBRIKCgJ0bxgDIAEoBSKBAQoMV3JpdGVSZXF1ZXN0EgwKBHBhdGgYASABKAkSDwoHY29udGVudBgCIAEoCRIkCgRtb2RlGAMgASgOMhYuaGFzaGxpbmUudjEuV3JpdGVNb2RlEhgKEGV4cGVjdGVkX3ZlcnNpb24YBCABKAkSEgoKcmVxdWVzdF9pZBgFIAEoCSJUCg1Xcml0ZVJlc3BvbnNlEgwKBHBhdGgYASABKAkSDwoHdmVyc2lvbhgCIAEoCRITCgt0b3RhbF9saW5lcxgDIAEoBRIPCgdjcmVhdGVkGAQgASgIIuABCgtHcmVwUmVxdWVzdBIPCgdwYXR0ZXJuGAEgASgJEgwKBHBhdGgYAiABKAkSDAoEZ2xvYhgDIAMoCRIUCgxleGNsdWRlX2dsb2IYBCADKAkSGAoQY2FzZV9pbnNlbnNpdGl2ZRgFIAEoCBIPCgdsaXRlcmFsGAYgASgIEg4KBmJlZm9yZRgHIAEoBRINCgVhZnRlchgIIAEoBRITCgttYXhfbWF0Y2hlcxgJIAEoBRIMCgR0eXBlGAogAygJEg4KBmhpZGRlbhgLIAEoCBIRCglub19pZ25vcmUYDCABKAgiIgoEU3BhbhINCgVzdGFydBgBIAEoBRILCgNlbmQYAiABKAUibwoIR3JlcExpbmUSDgoGbnVtYmVyGAEgASgFEgwKBGhhc2gYAiABKAkSDwoHY29udGVudBgDIAEoCRINCgVtYXRjaBgEIAEoCBIlCgpzdWJtYXRjaGVzGAUgAygLMhEuaGFzaGxpbmUudjEuU3BhbiJPCghHcmVwRmlsZRIMCgRwYXRoGAEgASgJEg8KB3ZlcnNpb24YAiABKAkSJAoFbGluZXMYAyADKAsyFS5oYXNobGluZS52MS5HcmVwTGluZSKiAQoLR3JlcFN1bW1hcnkSFQoNZmlsZXNfc2Nhbm5lZBgBIAEoBRIVCg1maWxlc19tYXRjaGVkGAIgASgFEg8KB21hdGNoZXMYAyABKAUSEQoJdHJ1bmNhdGVkGAQgASgIEhUKDWJ5dGVzX3NjYW5uZWQYBSABKAMSKgoHZWxhcHNlZBgGIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbiJsCgxHcmVwUmVzcG9uc2USJQoEZmlsZRgBIAEoCzIVLmhhc2hsaW5lLnYxLkdyZXBGaWxlSAASKwoHc3VtbWFyeRgCIAEoCzIYLmhhc2hsaW5lLnYxLkdyZXBTdW1tYXJ5SABCCAoGcmVzdWx0IhwKDFdhdGNoUmVxdWVzdBIMCgRwYXRoGAEgASgJIlcKCUxpbmVSYW5nZRIRCglvbGRfc3RhcnQYASABKAUSEQoJb2xkX2NvdW50GAIgASgFEhEKCW5ld19zdGFydBgDIAEoBRIRCgluZXdfY291bnQYBCABKAUi9wEKDVdhdGNoUmVzcG9uc2USDAoEcGF0aBgBIAEoCRIpCgRraW5kGAIgASgOMhsuaGFzaGxpbmUudjEuV2F0Y2hFdmVudEtpbmQSDQoFYWdlbnQYAyABKAkSEAoIZXh0ZXJuYWwYBCABKAgSEwoLb2xkX3ZlcnNpb24YBSABKAkSEwoLbmV3X3ZlcnNpb24YBiABKAkSJwoHY2hhbmdlZBgHIAMoCzIWLmhhc2hsaW5lLnYxLkxpbmVSYW5nZRIPCgdkcm9wcGVkGAggASgDEigKBHRpbWUYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wKm0KCVdyaXRlTW9kZRIaChZXUklURV9NT0RFX1VOU1BFQ0lGSUVEEAASFQoRV1JJVEVfTU9ERV9VUFNFUlQQARIVChFXUklURV9NT0RFX0NSRUFURRACEhYKEldSSVRFX01PREVfUkVQTEFDRRADKo0BCg5XYXRjaEV2ZW50S2luZBIgChxXQVRDSF9FVkVOVF9LSU5EX1VOU1BFQ0lGSUVEEAASHAoYV0FUQ0hfRVZFTlRfS0lORF9DUkVBVEVEEAESHQoZV0FUQ0hfRVZFTlRfS0lORF9NT0RJRklFRBACEhwKGFdBVENIX0VWRU5UX0tJTkRfREVMRVRFRBADMtcCCgtGaWxlU2VydmljZRJACgRSZWFkEhguaGFzaGxpbmUudjEuUmVhZFJlcXVlc3QaGS5oYXNobGluZS52MS5SZWFkUmVzcG9uc2UiA5ACARI7CgRFZGl0EhguaGFzaGxpbmUudjEuRWRpdFJlcXVlc3QaGS5oYXNobGluZS52MS5FZGl0UmVzcG9uc2USPgoFV3JpdGUSGS5oYXNobGluZS52MS5Xcml0ZVJlcXVlc3QaGi5oYXNobGluZS52MS5Xcml0ZVJlc3BvbnNlEkIKBEdyZXASGC5oYXNobGluZS52MS5HcmVwUmVxdWVzdBoZLmhhc2hsaW5lLnYxLkdyZXBSZXNwb25zZSIDkAIBMAESRQoFV2F0Y2gSGS5oYXNobGluZS52MS5XYXRjaFJlcXVlc3QaGi5oYXNobGluZS52MS5XYXRjaFJlc3BvbnNlIgOQAgEwAUKpAQoPY29tLmhhc2hsaW5lLnYxQg1IYXNobGluZVByb3RvUAFaOmdpdGh1Yi5jb20vaGFzaGxpbmUvaGFzaGxpbmUvZ2VuL2dvL2hhc2hsaW5lL3YxO2hhc2hsaW5ldjGiAgNIWFiqAgtIYXNobGluZS5WMcoCC0hhc2hsaW5lXFYx4gIXSGFzaGxpbmVcVjFcR1BCTWV0YWRhdGHqAgxIYXNobGluZTo6VjFiBnByb3RvMw", [file_google_protobuf_duration, file_google_protobuf_timestamp]);
+  fileDesc("ChpoYXNobGluZS92MS9oYXNobGluZS5wcm90bxILaGFzaGxpbmUudjEiNQoETGluZRIOCgZudW1iZXIYASABKAUSDAoEaGFzaBgCIAEoCRIPCgdjb250ZW50GAMgASgJIk4KC1JlYWRSZXF1ZXN0EgwKBHBhdGgYASABKAkSDgoGb2Zmc2V0GAIgASgFEg0KBWxpbWl0GAMgASgFEhIKCm9taXRfbGluZXMYBCABKAgixgEKDFJlYWRSZXNwb25zZRIMCgRwYXRoGAEgASgJEg8KB3ZlcnNpb24YAiABKAkSIAoFbGluZXMYAyADKAsyES5oYXNobGluZS52MS5MaW5lEgwKBHRleHQYBCABKAkSEwoLdG90YWxfbGluZXMYBSABKAUSEQoJdHJ1bmNhdGVkGAYgASgIEhMKC25leHRfb2Zmc2V0GAcgASgFEgsKA2VvbBgIIAEoCRILCgNib20YCSABKAgSEAoIZW5jb2RpbmcYCiABKAkiNQoJUmVwbGFjZU9wEg0KBXN0YXJ0GAEgASgJEgsKA2VuZBgCIAEoCRIMCgR0ZXh0GAMgASgJIigKCEluc2VydE9wEg4KBmFuY2hvchgBIAEoCRIMCgR0ZXh0GAIgASgJIiYKCERlbGV0ZU9wEg0KBXN0YXJ0GAEgASgJEgsKA2VuZBgCIAEoCSIWCgZUZXh0T3ASDAoEdGV4dBgBIAEoCSJACg1SZXBsYWNlVGV4dE9wEhAKCG9sZF90ZXh0GAEgASgJEhAKCG5ld190ZXh0GAIgASgJEgsKA2FsbBgDIAEoCCLGAgoIRmlsZUVkaXQSKQoHcmVwbGFjZRgBIAEoCzIWLmhhc2hsaW5lLnYxLlJlcGxhY2VPcEgAEi0KDGluc2VydF9hZnRlchgCIAEoCzIVLmhhc2hsaW5lLnYxLkluc2VydE9wSAASLgoNaW5zZXJ0X2JlZm9yZRgDIAEoCzIVLmhhc2hsaW5lLnYxLkluc2VydE9wSAASJwoGZGVsZXRlGAQgASgLMhUuaGFzaGxpbmUudjEuRGVsZXRlT3BIABIlCgZhcHBlbmQYBSABKAsyEy5oYXNobGluZS52MS5UZXh0T3BIABImCgdwcmVwZW5kGAYgASgLMhMuaGFzaGxpbmUudjEuVGV4dE9wSAASMgoMcmVwbGFjZV90ZXh0GAcgASgLMhouaGFzaGxpbmUudjEuUmVwbGFjZVRleHRPcEgAQgQKAm9wIrwBCgtFZGl0UmVxdWVzdBIMCgRwYXRoGAEgASgJEiQKBWVkaXRzGAIgAygLMhUuaGFzaGxpbmUudjEuRmlsZUVkaXQSFAoMYmFzZV92ZXJzaW9uGAMgASgJEg8KB2RyeV9ydW4YBCABKAgSFAoHY29udGV4dBgFIAEoBUgAiAEBEgwKBGZ1bGwYBiABKAgSEgoKcmVxdWVzdF9pZBgHIAEoCRIOCgZzdHJpY3QYCCABKAhCCgoIX2NvbnRleHQiVAoGV2luZG93Eg0KBXN0YXJ0GAEgASgFEgsKA2VuZBgCIAEoBRIgCgVsaW5lcxgDIAMoCzIRLmhhc2hsaW5lLnYxLkxpbmUSDAoEdGV4dBgEIAEoCSL/AgoMRWRpdFJlc3BvbnNlEgwKBHBhdGgYASABKAkSDwoHdmVyc2lvbhgCIAEoCRIMCgRkaWZmGAMgASgJEiQKB3dpbmRvd3MYBCADKAsyEy5oYXNobGluZS52MS5XaW5kb3cSIwoIcmVwbGFjZWQYBSADKAsyES5oYXNobGluZS52MS5MaW5lEhAKCHdhcm5pbmdzGAYgAygJEiAKBWxpbmVzGAcgAygLMhEuaGFzaGxpbmUudjEuTGluZRITCgt0b3RhbF9saW5lcxgIIAEoBRIPCgdkcnlfcnVuGAkgASgIEhQKDHJlYmFzZWRfZnJvbRgKIAEoCRIkCgVtb3ZlZBgLIAMoCzIVLmhhc2hsaW5lLnYxLk1vdmVkUmVmEiQKB3JlcGFpcnMYDCADKAsyEy5oYXNobGluZS52MS5SZXBhaXISEwoLdGFnZ2VkX2RpZmYYDSABKAkSJgoGc2hpZnRzGA4gAygLMhYuaGFzaGxpbmUudjEuTGluZVNoaWZ0IkgKBlJlcGFpchIMCgRraW5kGAEgASgJEhIKCmVkaXRfaW5kZXgYAiABKAUSDAoEbGluZRgDIAEoBRIOCgZkZXRhaWwYBCABKAkiMQoJTGluZVNoaWZ0EgwKBGZyb20YASABKAUSCgoCdG8YAiABKAUSCgoCYnkYAyABKAUiMQoITW92ZWRSZWYSCwoDcmVmGAEgASgJEgwKBGZyb20YAiABKAUSCgoCdG8YAyABKAUigQEKDFdyaXRlUmVxdWVzdBIMCgRwYXRoGAEgASgJEg8KB2NvbnRlbnQYAiABKAkSJAoEbW9kZRgDIAEoDjIWLmhhc2hsaW5lLnYxLldyaXRlTW9kZRIYChBleHBlY3RlZF92ZXJzaW9uGAQgASgJEhIKCnJlcXVlc3RfaWQYBSABKAkiVAoNV3JpdGVSZXNwb25zZRIMCgRwYXRoGAEgASgJEg8KB3ZlcnNpb24YAiABKAkSEwoLdG90YWxfbGluZXMYAyABKAUSDwoHY3JlYXRlZBgEIAEoCCLgAQoLR3JlcFJlcXVlc3QSDwoHcGF0dGVybhgBIAEoCRIMCgRwYXRoGAIgASgJEgwKBGdsb2IYAyADKAkSFAoMZXhjbHVkZV9nbG9iGAQgAygJEhgKEGNhc2VfaW5zZW5zaXRpdmUYBSABKAgSDwoHbGl0ZXJhbBgGIAEoCBIOCgZiZWZvcmUYByABKAUSDQoFYWZ0ZXIYCCABKAUSEwoLbWF4X21hdGNoZXMYCSABKAUSDAoEdHlwZRgKIAMoCRIOCgZoaWRkZW4YCyABKAgSEQoJbm9faWdub3JlGAwgASgIIiIKBFNwYW4SDQoFc3RhcnQYASABKAUSCwoDZW5kGAIgASgFIm8KCEdyZXBMaW5lEg4KBm51bWJlchgBIAEoBRIMCgRoYXNoGAIgASgJEg8KB2NvbnRlbnQYAyABKAkSDQoFbWF0Y2gYBCABKAgSJQoKc3VibWF0Y2hlcxgFIAMoCzIRLmhhc2hsaW5lLnYxLlNwYW4iTwoIR3JlcEZpbGUSDAoEcGF0aBgBIAEoCRIPCgd2ZXJzaW9uGAIgASgJEiQKBWxpbmVzGAMgAygLMhUuaGFzaGxpbmUudjEuR3JlcExpbmUiogEKC0dyZXBTdW1tYXJ5EhUKDWZpbGVzX3NjYW5uZWQYASABKAUSFQoNZmlsZXNfbWF0Y2hlZBgCIAEoBRIPCgdtYXRjaGVzGAMgASgFEhEKCXRydW5jYXRlZBgEIAEoCBIVCg1ieXRlc19zY2FubmVkGAUgASgDEioKB2VsYXBzZWQYBiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24ibAoMR3JlcFJlc3BvbnNlEiUKBGZpbGUYASABKAsyFS5oYXNobGluZS52MS5HcmVwRmlsZUgAEisKB3N1bW1hcnkYAiABKAsyGC5oYXNobGluZS52MS5HcmVwU3VtbWFyeUgAQggKBnJlc3VsdCIcCgxXYXRjaFJlcXVlc3QSDAoEcGF0aBgBIAEoCSJXCglMaW5lUmFuZ2USEQoJb2xkX3N0YXJ0GAEgASgFEhEKCW9sZF9jb3VudBgCIAEoBRIRCgluZXdfc3RhcnQYAyABKAUSEQoJbmV3X2NvdW50GAQgASgFIvcBCg1XYXRjaFJlc3BvbnNlEgwKBHBhdGgYASABKAkSKQoEa2luZBgCIAEoDjIbLmhhc2hsaW5lLnYxLldhdGNoRXZlbnRLaW5kEg0KBWFnZW50GAMgASgJEhAKCGV4dGVybmFsGAQgASgIEhMKC29sZF92ZXJzaW9uGAUgASgJEhMKC25ld192ZXJzaW9uGAYgASgJEicKB2NoYW5nZWQYByADKAsyFi5oYXNobGluZS52MS5MaW5lUmFuZ2USDwoHZHJvcHBlZBgIIAEoAxIoCgR0aW1lGAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCptCglXcml0ZU1vZGUSGgoWV1JJVEVfTU9ERV9VTlNQRUNJRklFRBAAEhUKEVdSSVRFX01PREVfVVBTRVJUEAESFQoRV1JJVEVfTU9ERV9DUkVBVEUQAhIWChJXUklURV9NT0RFX1JFUExBQ0UQAyqNAQoOV2F0Y2hFdmVudEtpbmQSIAocV0FUQ0hfRVZFTlRfS0lORF9VTlNQRUNJRklFRBAAEhwKGFdBVENIX0VWRU5UX0tJTkRfQ1JFQVRFRBABEh0KGVdBVENIX0VWRU5UX0tJTkRfTU9ESUZJRUQQAhIcChhXQVRDSF9FVkVOVF9LSU5EX0RFTEVURUQQAzLXAgoLRmlsZVNlcnZpY2USQAoEUmVhZBIYLmhhc2hsaW5lLnYxLlJlYWRSZXF1ZXN0GhkuaGFzaGxpbmUudjEuUmVhZFJlc3BvbnNlIgOQAgESOwoERWRpdBIYLmhhc2hsaW5lLnYxLkVkaXRSZXF1ZXN0GhkuaGFzaGxpbmUudjEuRWRpdFJlc3BvbnNlEj4KBVdyaXRlEhkuaGFzaGxpbmUudjEuV3JpdGVSZXF1ZXN0GhouaGFzaGxpbmUudjEuV3JpdGVSZXNwb25zZRJCCgRHcmVwEhguaGFzaGxpbmUudjEuR3JlcFJlcXVlc3QaGS5oYXNobGluZS52MS5HcmVwUmVzcG9uc2UiA5ACATABEkUKBVdhdGNoEhkuaGFzaGxpbmUudjEuV2F0Y2hSZXF1ZXN0GhouaGFzaGxpbmUudjEuV2F0Y2hSZXNwb25zZSIDkAIBMAFCqQEKD2NvbS5oYXNobGluZS52MUINSGFzaGxpbmVQcm90b1ABWjpnaXRodWIuY29tL2hhc2hsaW5lL2hhc2hsaW5lL2dlbi9nby9oYXNobGluZS92MTtoYXNobGluZXYxogIDSFhYqgILSGFzaGxpbmUuVjHKAgtIYXNobGluZVxWMeICF0hhc2hsaW5lXFYxXEdQQk1ldGFkYXRh6gIMSGFzaGxpbmU6OlYxYgZwcm90bzM", [file_google_protobuf_duration, file_google_protobuf_timestamp]);
 
 /**
  * Line is one tagged line of a file.
@@ -462,7 +462,9 @@ export type EditRequest = Message<"hashline.v1.EditRequest"> & {
   dryRun: boolean;
 
   /**
-   * Lines of context around each change in windows and diff; unset means 3.
+   * Lines of context around each change in windows, diff and tagged_diff,
+   * and around each stale reference in a STALE_REF refusal (its message's
+   * view and StaleRef.fresh; there at most 10); unset means 3.
    *
    * @generated from field: optional int32 context = 5;
    */
@@ -654,6 +656,33 @@ export type EditResponse = Message<"hashline.v1.EditResponse"> & {
    * @generated from field: repeated hashline.v1.Repair repairs = 12;
    */
   repairs: Repair[];
+
+  /**
+   * The changes as a model reads them, with the references to use next:
+   * every change with context lines around it (as many as windows have),
+   * one line each,
+   *   " LINE:HASH|CONTENT"  an unchanged line,
+   *   "-CONTENT"            a removed line (it has no reference any more),
+   *   "+LINE:HASH|CONTENT"  an added line,
+   * where LINE:HASH is the line's reference in the new file, and "..."
+   * between changes whose context does not meet. A removed line stands
+   * before the line that now follows it; a deletion shows at least one
+   * line on each side. Lines are compared and shown without their endings
+   * (diff has them) and cut as in windows. No final newline. The diff and
+   * windows say the same in the older forms.
+   *
+   * @generated from field: string tagged_diff = 13;
+   */
+  taggedDiff: string;
+
+  /**
+   * How the line numbers of the lines the batch did not touch changed, in
+   * file order: the lines before the first shift kept their numbers, and
+   * none moved when this is empty.
+   *
+   * @generated from field: repeated hashline.v1.LineShift shifts = 14;
+   */
+  shifts: LineShift[];
 };
 
 /**
@@ -720,6 +749,44 @@ export const RepairSchema: GenMessage<Repair> = /*@__PURE__*/
   messageDesc(file_hashline_v1_hashline, 12);
 
 /**
+ * LineShift says that a run of lines an edit left alone moved: a reference
+ * "N:HASH" to one of them is now "N+by:HASH".
+ *
+ * @generated from message hashline.v1.LineShift
+ */
+export type LineShift = Message<"hashline.v1.LineShift"> & {
+  /**
+   * The run's first line, in the file before the edit.
+   *
+   * @generated from field: int32 from = 1;
+   */
+  from: number;
+
+  /**
+   * The run's last line, in the file before the edit. A run may span lines
+   * the edit replaced or deleted, which have no reference any more.
+   *
+   * @generated from field: int32 to = 2;
+   */
+  to: number;
+
+  /**
+   * How many lines further down the run is now; negative: up; 0 for lines
+   * back at their old numbers after an earlier shift.
+   *
+   * @generated from field: int32 by = 3;
+   */
+  by: number;
+};
+
+/**
+ * Describes the message hashline.v1.LineShift.
+ * Use `create(LineShiftSchema)` to create a new message.
+ */
+export const LineShiftSchema: GenMessage<LineShift> = /*@__PURE__*/
+  messageDesc(file_hashline_v1_hashline, 13);
+
+/**
  * MovedRef is one reference that a rebase moved to another line.
  *
  * @generated from message hashline.v1.MovedRef
@@ -752,7 +819,7 @@ export type MovedRef = Message<"hashline.v1.MovedRef"> & {
  * Use `create(MovedRefSchema)` to create a new message.
  */
 export const MovedRefSchema: GenMessage<MovedRef> = /*@__PURE__*/
-  messageDesc(file_hashline_v1_hashline, 13);
+  messageDesc(file_hashline_v1_hashline, 14);
 
 /**
  * WriteRequest writes a whole file.
@@ -808,7 +875,7 @@ export type WriteRequest = Message<"hashline.v1.WriteRequest"> & {
  * Use `create(WriteRequestSchema)` to create a new message.
  */
 export const WriteRequestSchema: GenMessage<WriteRequest> = /*@__PURE__*/
-  messageDesc(file_hashline_v1_hashline, 14);
+  messageDesc(file_hashline_v1_hashline, 15);
 
 /**
  * WriteResponse describes the written file.
@@ -850,7 +917,7 @@ export type WriteResponse = Message<"hashline.v1.WriteResponse"> & {
  * Use `create(WriteResponseSchema)` to create a new message.
  */
 export const WriteResponseSchema: GenMessage<WriteResponse> = /*@__PURE__*/
-  messageDesc(file_hashline_v1_hashline, 15);
+  messageDesc(file_hashline_v1_hashline, 16);
 
 /**
  * GrepRequest searches files.
@@ -952,7 +1019,7 @@ export type GrepRequest = Message<"hashline.v1.GrepRequest"> & {
  * Use `create(GrepRequestSchema)` to create a new message.
  */
 export const GrepRequestSchema: GenMessage<GrepRequest> = /*@__PURE__*/
-  messageDesc(file_hashline_v1_hashline, 16);
+  messageDesc(file_hashline_v1_hashline, 17);
 
 /**
  * Span is a half-open byte range [start, end) in a line's content.
@@ -980,7 +1047,7 @@ export type Span = Message<"hashline.v1.Span"> & {
  * Use `create(SpanSchema)` to create a new message.
  */
 export const SpanSchema: GenMessage<Span> = /*@__PURE__*/
-  messageDesc(file_hashline_v1_hashline, 17);
+  messageDesc(file_hashline_v1_hashline, 18);
 
 /**
  * GrepLine is a matching or context line.
@@ -1030,7 +1097,7 @@ export type GrepLine = Message<"hashline.v1.GrepLine"> & {
  * Use `create(GrepLineSchema)` to create a new message.
  */
 export const GrepLineSchema: GenMessage<GrepLine> = /*@__PURE__*/
-  messageDesc(file_hashline_v1_hashline, 18);
+  messageDesc(file_hashline_v1_hashline, 19);
 
 /**
  * GrepFile is the matches in one file.
@@ -1066,7 +1133,7 @@ export type GrepFile = Message<"hashline.v1.GrepFile"> & {
  * Use `create(GrepFileSchema)` to create a new message.
  */
 export const GrepFileSchema: GenMessage<GrepFile> = /*@__PURE__*/
-  messageDesc(file_hashline_v1_hashline, 19);
+  messageDesc(file_hashline_v1_hashline, 20);
 
 /**
  * GrepSummary ends a Grep stream.
@@ -1122,7 +1189,7 @@ export type GrepSummary = Message<"hashline.v1.GrepSummary"> & {
  * Use `create(GrepSummarySchema)` to create a new message.
  */
 export const GrepSummarySchema: GenMessage<GrepSummary> = /*@__PURE__*/
-  messageDesc(file_hashline_v1_hashline, 20);
+  messageDesc(file_hashline_v1_hashline, 21);
 
 /**
  * GrepResponse is one message of a Grep stream: a file, or the summary.
@@ -1159,7 +1226,7 @@ export type GrepResponse = Message<"hashline.v1.GrepResponse"> & {
  * Use `create(GrepResponseSchema)` to create a new message.
  */
 export const GrepResponseSchema: GenMessage<GrepResponse> = /*@__PURE__*/
-  messageDesc(file_hashline_v1_hashline, 21);
+  messageDesc(file_hashline_v1_hashline, 22);
 
 /**
  * WatchRequest subscribes to changes.
@@ -1181,7 +1248,7 @@ export type WatchRequest = Message<"hashline.v1.WatchRequest"> & {
  * Use `create(WatchRequestSchema)` to create a new message.
  */
 export const WatchRequestSchema: GenMessage<WatchRequest> = /*@__PURE__*/
-  messageDesc(file_hashline_v1_hashline, 22);
+  messageDesc(file_hashline_v1_hashline, 23);
 
 /**
  * LineRange is a changed region, like a unified diff hunk header: old_count
@@ -1225,7 +1292,7 @@ export type LineRange = Message<"hashline.v1.LineRange"> & {
  * Use `create(LineRangeSchema)` to create a new message.
  */
 export const LineRangeSchema: GenMessage<LineRange> = /*@__PURE__*/
-  messageDesc(file_hashline_v1_hashline, 23);
+  messageDesc(file_hashline_v1_hashline, 24);
 
 /**
  * WatchResponse is one event: one change to one file.
@@ -1307,7 +1374,7 @@ export type WatchResponse = Message<"hashline.v1.WatchResponse"> & {
  * Use `create(WatchResponseSchema)` to create a new message.
  */
 export const WatchResponseSchema: GenMessage<WatchResponse> = /*@__PURE__*/
-  messageDesc(file_hashline_v1_hashline, 24);
+  messageDesc(file_hashline_v1_hashline, 25);
 
 /**
  * WriteMode says whether Write may create and whether it may overwrite.
