@@ -164,6 +164,9 @@ func lead(l string) string {
 // its "+" (see markedIndent): one line is too little to tell a diff from
 // content such as "+1 555 0100".
 func (r *resolver) diffMarkers(i int, lines []string, s span) ([]string, bool) {
+	if rest, ok := r.leadingMinus(i, lines, s); ok {
+		return rest, false
+	}
 	var old []string // the replaced lines, once a "-" line needs them
 	plus, minus, stray := 0, 0, 0
 	for _, l := range lines {
@@ -226,6 +229,60 @@ func (r *resolver) diffMarkers(i int, lines []string, s span) ([]string, bool) {
 	}
 	r.repair(i, RepairDiffMarkersStripped, s.line, "%s — send plain content", detail)
 	return stripped, false
+}
+
+// leadingMinus drops a text's leading "-" lines when they are the
+// replaced lines, every one in order, each written as a diff writes a
+// removed line: "-" and then the line, with its indentation or with none,
+// but never "- " before a line that has no space there (a "- " list item
+// is content). At least one line must follow them, and the lines that
+// follow must not all start with "-" (a list, not a diff). A model that
+// shows what it removes before the new lines means only the new lines.
+//
+// It reports whether it dropped them; the other marker rules then do not
+// apply.
+func (r *resolver) leadingMinus(i int, lines []string, s span) ([]string, bool) {
+	if s.op != OpReplace || len(lines) == 0 || !strings.HasPrefix(lines[0], "-") {
+		return nil, false
+	}
+	old := r.old(s)
+	if len(old) == 0 || len(lines) <= len(old) {
+		return nil, false
+	}
+	for k, o := range old {
+		l := lines[k]
+		if !strings.HasPrefix(l, "-") || !removedLine(l[1:], o) {
+			return nil, false
+		}
+	}
+	rest := lines[len(old):]
+	list := true
+	for _, l := range rest {
+		if !blank(l) && !strings.HasPrefix(l, "-") {
+			list = false
+		}
+	}
+	if list {
+		return nil, false
+	}
+	for _, l := range rest {
+		if strings.HasPrefix(l, "+") {
+			return nil, false // a marked diff: the rule below strips it whole
+		}
+	}
+	r.repair(i, RepairDiffMarkersStripped, s.line, `text began with %s repeating the replaced lines as a diff's removed lines; dropped them — send the new lines only`, plural(len(old), `"-" line`))
+	return rest, true
+}
+
+// removedLine reports whether rest, a line after its "-", is old as a diff
+// shows a removed line: exactly, or without its indentation, but not with
+// a space the line does not have (as a "- item" list item would).
+func removedLine(rest, old string) bool {
+	if rest == old {
+		return true
+	}
+	t := strings.TrimSpace(old)
+	return t != "" && rest == t && lead(old) != ""
 }
 
 // markedIndent reports whether the one "+" line of lines goes on with

@@ -100,6 +100,21 @@ func (r *resolver) echoes(i int, lines []string, s span) ([]string, bool) {
 	if s.op != OpReplace {
 		kind, grows = RepairAnchorEchoDropped, true
 	}
+	// A line that repeats both its neighbour and the range's own line at
+	// that end is an echo of the one or the other kept with lines added
+	// beside it: nothing tells which.
+	if s.op == OpReplace && grows {
+		if b := s.at; b >= 1 && !r.touchedByOther(i, b) && sameLine(lines[0], r.d.Line(b)) && sameLine(lines[0], r.d.Line(s.at+1)) {
+			r.refuse(i, s, fmt.Sprintf("its first line %s repeats both line %d, just before the range, and line %d, the range's first; resend the text without the repeated line if it echoes line %d, or with strict to write it as sent", quoteLine(lines[0]), b, s.at+1, b),
+				reading{"keeping the repeated line", lines}, reading{"dropping it", lines[1:]})
+			return nil, true
+		}
+		if a := s.end + 1; a <= r.d.Len() && !r.touchedByOther(i, a) && sameLine(lines[n-1], r.d.Line(a)) && sameLine(lines[n-1], r.d.Line(s.end)) {
+			r.refuse(i, s, fmt.Sprintf("its last line %s repeats both line %d, just after the range, and line %d, the range's last; resend the text without the repeated line if it echoes line %d, or with strict to write it as sent", quoteLine(lines[n-1]), a, s.end, a),
+				reading{"keeping the repeated line", lines}, reading{"dropping it", lines[:n-1]})
+			return nil, true
+		}
+	}
 	if b := s.at; first && b >= 1 && !r.touchedByOther(i, b) && sameLine(lines[0], r.d.Line(b)) && (olds == 0 || !sameLine(lines[0], r.d.Line(s.at+1))) {
 		cands = append(cands, echo{index: 0, line: b, first: true, dropDefault: grows && hasWord(lines[0])})
 	}

@@ -74,6 +74,26 @@ func (r *resolver) indent(i int, lines []string, s span) ([]string, bool) {
 			restored[k] = base + l
 		}
 	}
+	// Flush-left lines that replace as many lines take those lines'
+	// indentation line for line: the text is the old block, changed, with
+	// every line's indentation lost, nesting included.
+	if old := r.old(s); !nested && len(old) == len(lines) && len(old) > 1 {
+		each := true
+		for k, l := range lines {
+			if !blank(l) && blank(old[k]) {
+				each = false
+			}
+		}
+		if each {
+			for k, l := range lines {
+				if !blank(l) {
+					restored[k] = lead(old[k]) + l
+				}
+			}
+			r.repair(i, RepairIndentRestored, firstOld, "the text had lost its indentation; each line got the indentation of the line it replaces (%s) — send lines indented as in the file", lineRange(s.at+1, s.end))
+			return restored, false
+		}
+	}
 	if nested {
 		why := ""
 		switch {

@@ -56,9 +56,13 @@ type setLineOp struct {
 	NewText string `json:"new_text"`
 }
 
+// replaceLinesOp needs its end_anchor: a model that leaves it out has
+// almost always sent the whole range's new lines, and taking the end to be
+// the start would write them over one line and keep the rest (set_line is
+// the one-line form).
 type replaceLinesOp struct {
 	StartAnchor string `json:"start_anchor" jsonschema:"LINE:HASH"`
-	EndAnchor   string `json:"end_anchor,omitempty" jsonschema:"LINE:HASH"`
+	EndAnchor   string `json:"end_anchor" jsonschema:"LINE:HASH"`
 	NewText     string `json:"new_text"`
 }
 

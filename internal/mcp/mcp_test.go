@@ -179,9 +179,6 @@ func TestEditFileVariants(t *testing.T) {
 		{"replace_lines replaces a range", func(r []string) edits {
 			return edits{{"replace_lines": map[string]any{"start_anchor": r[2], "end_anchor": r[3], "new_text": "X\nY\nZ"}}}
 		}, "a\nX\nY\nZ\nd\n", "Lines after 3 moved down 1."},
-		{"replace_lines without end_anchor replaces one line", func(r []string) edits {
-			return edits{{"replace_lines": map[string]any{"start_anchor": r[4], "new_text": "D"}}}
-		}, "a\nb\nc\nD\n", "Line numbers unchanged."},
 		{"insert_after inserts below the anchor", func(r []string) edits {
 			return edits{{"insert_after": map[string]any{"anchor": r[1], "text": "a2\na3"}}}
 		}, "a\na2\na3\nb\nc\nd\n", "Lines after 1 moved down 2."},

@@ -25,7 +25,7 @@ func TestMalformedEditsShowTheExpectedShape(t *testing.T) {
 	tl := tagged(t, s.ok("read_file", map[string]any{"path": "a.txt"}))
 	r1, r3 := ref(tl[0]), ref(tl[2])
 	const setLine = `Expected {"set_line": {"anchor": "LINE:HASH", "new_text": "..."}}`
-	const replaceLines = `{"replace_lines": {"start_anchor": "LINE:HASH", "end_anchor": "LINE:HASH", "new_text": "..."}} (optional: end_anchor)`
+	const replaceLines = `{"replace_lines": {"start_anchor": "LINE:HASH", "end_anchor": "LINE:HASH", "new_text": "..."}}`
 	item := func(op string, fields map[string]any) map[string]any { return map[string]any{op: fields} }
 	for _, tc := range []struct {
 		name  string
@@ -35,7 +35,9 @@ func TestMalformedEditsShowTheExpectedShape(t *testing.T) {
 		{"a misspelt field of set_line", []any{item("set_line", map[string]any{"anchor": r1, "new_txt": "ONE"})},
 			[]string{`edits[0].set_line: unknown key "new_txt" (did you mean new_text?); missing new_text.`, setLine}},
 		{"replace_lines with start for start_anchor and no new_text", []any{item("replace_lines", map[string]any{"start": r1})},
-			[]string{`edits[0].replace_lines: unknown key "start" (did you mean start_anchor?); missing start_anchor, new_text. Expected ` + replaceLines}},
+			[]string{`edits[0].replace_lines: unknown key "start" (did you mean start_anchor?); missing start_anchor, end_anchor, new_text. Expected ` + replaceLines}},
+		{"replace_lines without its end_anchor (a range's new lines over one line)", []any{item("replace_lines", map[string]any{"start_anchor": r1, "new_text": "x\ny\nz"})},
+			[]string{`edits[0].replace_lines: missing end_anchor. Expected ` + replaceLines}},
 		{"an operation name one letter off", []any{item("replace_line", map[string]any{"start_anchor": r1, "new_text": "x"})},
 			[]string{`edits[0]: unknown operation "replace_line"; did you mean replace_lines? Expected ` + replaceLines}},
 		{"an operation name in camel case", []any{item("setLine", map[string]any{"anchor": r1, "new_text": "x"})},
