@@ -115,26 +115,49 @@ const (
 	OtherTLSProblem
 )
 
-// String says what went wrong and what to do, in terms of this package's
-// options.
+// String names the mismatch.
 func (p TLSProblem) String() string {
 	switch p {
 	case ServerSpeaksTLS:
-		return "the server speaks TLS: dial https://ADDR or pass WithTLS"
+		return "the server speaks TLS but the client does not (use an https:// address or WithTLS)"
 	case ServerSpeaksPlaintext:
-		return "the server does not speak TLS: dial http://ADDR or drop WithTLS"
+		return "the server does not speak TLS but the client does (use an http:// address, without WithTLS)"
 	case UnknownAuthority:
-		return "the server's certificate is signed by an unknown authority: trust its CA (WithTLSFiles caFile, or RootCAs in WithTLS)"
+		return "the server's certificate is signed by an unknown authority (trust its CA)"
 	case CertificateExpired:
-		return "the server's certificate has expired or is not valid yet: the server needs a new one (or the clocks disagree)"
+		return "the server's certificate has expired or is not valid yet"
 	case NameMismatch:
-		return "the server's certificate is not valid for the name dialled: dial a name it holds, or set the server name"
+		return "the server's certificate is not valid for the name dialled (or the server name given)"
 	case ClientCertificateRequired:
-		return "the server asks for a client certificate (mutual TLS): give one (WithTLSFiles certFile and keyFile)"
+		return "the server asks for a client certificate (mutual TLS) and the client has none"
 	case ClientCertificateRejected:
-		return "the server refused the client certificate: it must be signed by a CA the server trusts (its --tls-client-ca), be valid now, and be meant for client authentication"
+		return "the server refused the client certificate"
 	case OtherTLSProblem:
 		return "the TLS handshake failed"
+	}
+	return ""
+}
+
+// FlagHint says what is wrong and what to do in the words of the flags
+// of the hashline CLI and of hashline mcp --server, which share them.
+func (p TLSProblem) FlagHint() string {
+	switch p {
+	case ServerSpeaksTLS:
+		return "the server speaks TLS: use https://HOST:PORT or --tls (and --tls-ca FILE for a private CA)"
+	case ServerSpeaksPlaintext:
+		return "the server does not speak TLS: use http://HOST:PORT or drop --tls"
+	case UnknownAuthority:
+		return "the server's certificate is signed by an unknown authority: pass --tls-ca FILE with the CA that signed it (env HASHLINE_TLS_CA)"
+	case CertificateExpired:
+		return "the server's certificate has expired or is not valid yet: hashlined needs a new --tls-cert (or this machine's clock is wrong)"
+	case NameMismatch:
+		return "the server's certificate is not valid for the host in --server: use a name or address it holds, or pass --tls-server-name NAME"
+	case ClientCertificateRequired:
+		return "the server asks for a client certificate (mutual TLS): pass --tls-cert FILE and --tls-key FILE (env HASHLINE_TLS_CERT, HASHLINE_TLS_KEY)"
+	case ClientCertificateRejected:
+		return "the server refused the client certificate: --tls-cert must be signed by a CA in hashlined's --tls-client-ca, valid now, and made for client authentication"
+	case OtherTLSProblem:
+		return "the TLS handshake failed: check --tls-ca, --tls-cert, --tls-key and --tls-server-name against hashlined's TLS set-up"
 	}
 	return ""
 }
@@ -274,4 +297,3 @@ func (c *Client) fromStatus(err error) error {
 	}
 	return err
 }
-
