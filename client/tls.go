@@ -283,8 +283,10 @@ func (c *Client) fromStatus(err error) error {
 	var e *Error
 	if errors.As(err, &e) && e.Code == codes.Unavailable && e.Reason == "" {
 		e.TLS = classifyTLS(e.Message)
-		if e.TLS == ServerSpeaksTLS && c.probe.tls != nil {
-			e.TLS = NoTLSProblem // the client does speak TLS: ask the server
+		if e.TLS == ServerSpeaksTLS {
+			// A closed connection is no proof (nor is it, for a client that
+			// speaks TLS, about plaintext at all): ask the server.
+			e.TLS = NoTLSProblem
 		}
 		if e.TLS == NoTLSProblem && c.probe.network != "" {
 			e.TLS = probeTLS(c.probe.network, c.probe.addr, c.probe.serverName, c.probe.tls)
