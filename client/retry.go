@@ -56,12 +56,19 @@ func (p RetryPolicy) backoff(n int) time.Duration {
 }
 
 // unavailable allows a retry of a call that changes nothing.
-// A TLS handshake that failed fails the same way every time, so it is not
-// retried. A closed connection that may be a TLS server's answer to
-// plaintext may as well be a server restarting: that one is.
+// A TLS handshake that failed on a named mismatch fails the same way every
+// time, so it is not retried. A closed connection that may be a TLS
+// server's answer to plaintext may as well be a server restarting, and a
+// handshake cut off by one says nothing certain either: those are.
 func unavailable(err error) bool {
-	p := DiagnoseTLS(err)
-	return status.Code(err) == codes.Unavailable && (p == NoTLSProblem || p == ServerSpeaksTLS)
+	if status.Code(err) != codes.Unavailable {
+		return false
+	}
+	switch DiagnoseTLS(err) {
+	case NoTLSProblem, ServerSpeaksTLS, OtherTLSProblem:
+		return true
+	}
+	return false
 }
 
 // keyed allows a retry of an Edit or Write with a request_id: the server

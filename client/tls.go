@@ -202,7 +202,7 @@ func classifyTLS(m string) TLSProblem {
 		return ClientCertificateRequired
 	case has("remote error: tls: unknown certificate authority", "remote error: tls: bad certificate", "remote error: tls: expired certificate", "remote error: tls: unsupported certificate", "remote error: tls: certificate revoked"):
 		return ClientCertificateRejected
-	case has("tls:", "x509:", "authentication handshake failed"):
+	case has("remote error: tls:", "x509:"):
 		return OtherTLSProblem
 	case has("error reading server preface"):
 		// A TLS server closes a connection that opens with the plaintext
