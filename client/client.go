@@ -12,6 +12,7 @@ package client
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -20,6 +21,7 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/backoff"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/proto"
@@ -39,6 +41,12 @@ type Client struct {
 	token   string
 	timeout time.Duration
 	retry   RetryPolicy
+	// probe says how to reach the server to find out why a call could
+	// not (probeTLS); network "" when the client was not made by Dial.
+	probe struct {
+		network, addr, serverName string
+		tls                       *tls.Config
+	}
 }
 
 // DefaultTimeout is the deadline a call gets when its context has none.
@@ -53,6 +61,8 @@ type options struct {
 	dialOpts []grpc.DialOption
 	timeout  time.Duration
 	retry    RetryPolicy
+	tls      *tls.Config // nil: plaintext, unless the address is https://
+	err      error       // an option's, returned by Dial
 }
 
 func newOptions(opts []Option) options {
@@ -84,11 +94,12 @@ func WithAgentID(id string) Option { return func(o *options) { o.agent = id } }
 
 // WithToken sends token as "authorization: Bearer TOKEN" on every call,
 // for a server started with --tokens. Over plaintext the token is visible
-// on the network: use TLS (WithDialOptions) beyond loopback.
+// on the network: use TLS (an https:// address, WithTLS) beyond loopback.
 func WithToken(token string) Option { return func(o *options) { o.token = token } }
 
-// WithDialOptions adds grpc dial options, e.g. TLS credentials instead of
-// the default plaintext.
+// WithDialOptions adds grpc dial options; they come after Dial's own, so
+// transport credentials given here replace those of the address and
+// WithTLS (which Error.TLS then does not know about: prefer WithTLS).
 func WithDialOptions(opts ...grpc.DialOption) Option {
 	return func(o *options) { o.dialOpts = append(o.dialOpts, opts...) }
 }
@@ -112,20 +123,43 @@ func TransportOptions() []grpc.DialOption {
 	}
 }
 
-// Dial connects to a server at target: "host:port" or "unix:///path.sock".
-// Connections are plaintext unless WithDialOptions gives credentials.
+// Dial connects to a server at target: "host:port" or "http://host:port"
+// (plaintext), "https://host:port" (TLS, trusting the system's roots
+// unless WithTLS or WithTLSFiles says otherwise), or "unix:///path.sock".
+// WithTLS makes a "host:port" address TLS too. A call that fails because
+// the client's TLS set-up does not match the server's fails with
+// UNAVAILABLE, and DiagnoseTLS says what does not match.
 func Dial(target string, opts ...Option) (*Client, error) {
 	o := newOptions(opts)
+	if o.err != nil {
+		return nil, o.err
+	}
 	if target == "" {
 		target = DefaultAddress
 	}
+	orig := target
+	target, https, http := splitScheme(target)
+	if http && o.tls != nil {
+		return nil, fmt.Errorf("hashline: dial %s: http:// is plaintext but TLS was asked for: use https://", orig)
+	}
+	if https && o.tls == nil {
+		o.tls = &tls.Config{MinVersion: tls.VersionTLS12}
+	}
+	if (https || http) && (target == "" || strings.ContainsAny(target, "/?#")) {
+		return nil, fmt.Errorf("hashline: dial %s: want http(s)://host:port", orig)
+	}
+	network, addr, serverName, probe := probeTarget(target)
 	if !strings.Contains(target, "://") {
 		// grpc.NewClient resolves through DNS by default; a bare host:port
 		// should not depend on a resolver.
 		target = "passthrough:///" + target
 	}
+	creds := insecure.NewCredentials()
+	if o.tls != nil {
+		creds = credentials.NewTLS(o.tls)
+	}
 	dialOpts := []grpc.DialOption{
-		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithTransportCredentials(creds),
 		// Reconnect soon after a refused connection (grpc's default waits
 		// 1s, then longer), so the retries below meet a restarted server.
 		grpc.WithConnectParams(grpc.ConnectParams{
@@ -141,6 +175,9 @@ func Dial(target string, opts ...Option) (*Client, error) {
 	}
 	c := New(conn, opts...)
 	c.conn = conn
+	if probe {
+		c.probe.network, c.probe.addr, c.probe.serverName, c.probe.tls = network, addr, serverName, o.tls
+	}
 	return c, nil
 }
 
@@ -191,7 +228,7 @@ func (c *Client) Read(ctx context.Context, req *hashlinev1.ReadRequest) (*hashli
 		resp, err = c.rpc.Read(ctx, req)
 		return err
 	})
-	return resp, FromStatus(err)
+	return resp, c.fromStatus(err)
 }
 
 // Edit applies a batch of edits. A stale reference comes back as a
@@ -214,7 +251,7 @@ func (c *Client) Edit(ctx context.Context, req *hashlinev1.EditRequest) (*hashli
 		resp, err = c.rpc.Edit(ctx, req)
 		return err
 	})
-	return resp, FromStatus(err)
+	return resp, c.fromStatus(err)
 }
 
 // Write creates or overwrites a whole file. Like Edit, it carries a
@@ -232,7 +269,7 @@ func (c *Client) Write(ctx context.Context, req *hashlinev1.WriteRequest) (*hash
 		resp, err = c.rpc.Write(ctx, req)
 		return err
 	})
-	return resp, FromStatus(err)
+	return resp, c.fromStatus(err)
 }
 
 // Grep runs a search and calls fn for each file with matches, in path
@@ -279,7 +316,7 @@ func (c *Client) Grep(ctx context.Context, req *hashlinev1.GrepRequest, fn func(
 		return nil, fnErr
 	}
 	if err != nil {
-		return nil, FromStatus(err)
+		return nil, c.fromStatus(err)
 	}
 	return summary, nil
 }
@@ -298,7 +335,7 @@ func (c *Client) Watch(ctx context.Context, req *hashlinev1.WatchRequest, fn fun
 	defer cancel()
 	stream, err := c.rpc.Watch(sctx, req)
 	if err != nil {
-		return FromStatus(err)
+		return c.fromStatus(err)
 	}
 	for {
 		ev, err := stream.Recv()
@@ -309,7 +346,7 @@ func (c *Client) Watch(ctx context.Context, req *hashlinev1.WatchRequest, fn fun
 			if errors.Is(err, io.EOF) {
 				return errors.New("hashline: the server ended the watch stream without an error; watch again")
 			}
-			return FromStatus(err)
+			return c.fromStatus(err)
 		}
 		if err := fn(ev); err != nil {
 			return err

@@ -33,11 +33,18 @@ type Error struct {
 	// RetryDelay is how long to wait before trying again, when the server
 	// said (RATE_LIMITED); zero otherwise.
 	RetryDelay time.Duration
+	// TLS says what in the client's TLS set-up does not match the
+	// server's, when that is why a call of a Dial-made Client could not
+	// reach it (UNAVAILABLE); NoTLSProblem otherwise.
+	TLS TLSProblem
 
 	st *status.Status
 }
 
 func (e *Error) Error() string {
+	if e.TLS != NoTLSProblem {
+		return fmt.Sprintf("hashline: %s: %s: %s", e.Code, e.TLS, e.Message)
+	}
 	if e.Reason == "" {
 		return fmt.Sprintf("hashline: %s: %s", e.Code, e.Message)
 	}

@@ -56,15 +56,27 @@ func (p RetryPolicy) backoff(n int) time.Duration {
 }
 
 // unavailable allows a retry of a call that changes nothing.
-func unavailable(err error) bool { return status.Code(err) == codes.Unavailable }
+// A TLS handshake that failed on a named mismatch fails the same way every
+// time, so it is not retried. A closed connection that may be a TLS
+// server's answer to plaintext may as well be a server restarting, and a
+// handshake cut off by one says nothing certain either: those are.
+func unavailable(err error) bool {
+	if status.Code(err) != codes.Unavailable {
+		return false
+	}
+	switch DiagnoseTLS(err) {
+	case NoTLSProblem, ServerSpeaksTLS, OtherTLSProblem:
+		return true
+	}
+	return false
+}
 
 // keyed allows a retry of an Edit or Write with a request_id: the server
 // answers a retry with the first attempt's outcome, so a retry is safe
 // whether or not the first attempt reached the server, and also after a
 // deadline the server imposed.
 func keyed(err error) bool {
-	code := status.Code(err)
-	return code == codes.Unavailable || code == codes.DeadlineExceeded
+	return unavailable(err) || status.Code(err) == codes.DeadlineExceeded
 }
 
 // do runs call, and again while mayRetry allows its error, attempts remain

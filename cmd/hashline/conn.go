@@ -30,11 +30,14 @@ type connFlags struct {
 	token   string
 	timeout time.Duration
 	json    bool
+	tls     tlsFlags
+	fs      *flag.FlagSet
 }
 
 const connHelp = `
 connection (every command):
-  --server ADDR   hashlined address, host:port or unix:///path.sock
+  --server ADDR   hashlined address: host:port or http://host:port
+                  (plaintext), https://host:port (TLS), unix:///path.sock
                   (env HASHLINE_SERVER, default 127.0.0.1:7420)
   --local         run the engine in this process on the current directory
                   instead of calling a server (same rules, no server needed)
@@ -45,6 +48,24 @@ connection (every command):
                   (env HASHLINE_TOKEN)
   --timeout D     deadline of the call (default 30s)
   --json          print the response as JSON (protojson) instead of text
+` + tlsHelp
+
+// tlsHelp documents the flags of tlsFlags, for the commands that call a
+// server.
+const tlsHelp = `
+TLS (a server started with --tls-cert; https:// addresses turn it on):
+  --tls           speak TLS to a host:port address
+  --tls-ca FILE   trust the CA certificates (PEM) in FILE instead of the
+                  system's (env HASHLINE_TLS_CA)
+  --tls-cert FILE client certificate (PEM) for a server that asks for one
+                  (mutual TLS, hashlined --tls-client-ca); with --tls-key
+                  (env HASHLINE_TLS_CERT)
+  --tls-key FILE  private key (PEM) of --tls-cert (env HASHLINE_TLS_KEY)
+  --tls-server-name NAME
+                  the name the server's certificate must hold, when it is
+                  not the host in the address (env HASHLINE_TLS_SERVER_NAME)
+  --tls-ca, --tls-cert, --tls-key and --tls-server-name turn TLS on too;
+  their env vars apply only when it is on.
 `
 
 func (c *connFlags) register(fs *flag.FlagSet, io stdio) {
@@ -55,6 +76,8 @@ func (c *connFlags) register(fs *flag.FlagSet, io stdio) {
 	fs.StringVar(&c.token, "token", io.getenv("HASHLINE_TOKEN"), "")
 	fs.DurationVar(&c.timeout, "timeout", client.DefaultTimeout, "")
 	fs.BoolVar(&c.json, "json", false, "")
+	c.tls.register(fs, io)
+	c.fs = fs
 }
 
 func envOr(io stdio, key, def string) string {
@@ -75,13 +98,20 @@ func (c *connFlags) connect() (*client.Client, func(), error) {
 		opts = append(opts, client.WithToken(c.token))
 	}
 	if c.local || c.root != "" {
+		if set := c.tls.set(c.fs); len(set) > 0 {
+			return nil, nil, fmt.Errorf("%s: --local runs the engine in this process, with no connection to secure", strings.Join(set, " and "))
+		}
 		e, err := local.Start(local.Config{Root: c.root, Client: opts})
 		if err != nil {
 			return nil, nil, err
 		}
 		return e.Client, func() { e.Close() }, nil
 	}
-	cl, err := client.Dial(c.server, opts...)
+	tlsOpts, err := c.tls.options(c.fs, c.server)
+	if err != nil {
+		return nil, nil, err
+	}
+	cl, err := client.Dial(c.server, append(opts, tlsOpts...)...)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -145,7 +175,10 @@ func fail(io stdio, cmd string, err error) int {
 	var e *client.Error
 	if errors.As(err, &e) {
 		msg := client.FormatError(err)
-		if e.Reason == "" && e.Code == codes.Unavailable {
+		if e.TLS != client.NoTLSProblem {
+			// The server is there: its TLS set-up and the client's differ.
+			msg = strings.TrimSuffix(msg, "\n") + "\n" + e.TLS.FlagHint() + "\n"
+		} else if e.Reason == "" && e.Code == codes.Unavailable {
 			msg = strings.TrimSuffix(msg, "\n") + "\nIs hashlined running there? Start it with \"hashlined serve\", pass --server ADDR, or use --local.\n"
 		}
 		fmt.Fprint(io.stderr, msg)
@@ -212,4 +245,66 @@ func readStdin(io stdio) (string, error) {
 	}
 	b, err := goio.ReadAll(io.stdin)
 	return string(b), err
+}
+
+// tlsFlags are the TLS settings of a command that calls a server: the
+// CLI's file commands and hashline mcp --server.
+type tlsFlags struct {
+	on                        bool
+	ca, cert, key, serverName string
+}
+
+// tlsFlagNames are the flags tlsFlags registers, in the order they are
+// named in messages.
+var tlsFlagNames = []string{"tls", "tls-ca", "tls-cert", "tls-key", "tls-server-name"}
+
+// register adds the TLS flags to fs, their defaults from the environment.
+func (t *tlsFlags) register(fs *flag.FlagSet, io stdio) {
+	fs.BoolVar(&t.on, "tls", false, "with --server: speak TLS to a host:port address (https:// addresses always do)")
+	fs.StringVar(&t.ca, "tls-ca", io.getenv("HASHLINE_TLS_CA"), "with --server: trust the CA certificates (PEM) in this file instead of the system's (env HASHLINE_TLS_CA)")
+	fs.StringVar(&t.cert, "tls-cert", io.getenv("HASHLINE_TLS_CERT"), "with --server: client certificate (PEM) for a hashlined that asks for one (mutual TLS), with --tls-key (env HASHLINE_TLS_CERT)")
+	fs.StringVar(&t.key, "tls-key", io.getenv("HASHLINE_TLS_KEY"), "with --server: private key (PEM) of --tls-cert (env HASHLINE_TLS_KEY)")
+	fs.StringVar(&t.serverName, "tls-server-name", io.getenv("HASHLINE_TLS_SERVER_NAME"), "with --server: the name the server's certificate must hold, when it is not the address's host (env HASHLINE_TLS_SERVER_NAME)")
+}
+
+// set returns the TLS flags given on the command line, as "--name".
+func (t *tlsFlags) set(fs *flag.FlagSet) []string {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	var out []string
+	for _, n := range tlsFlagNames {
+		if given[n] {
+			out = append(out, "--"+n)
+		}
+	}
+	return out
+}
+
+// options returns the client options that secure a connection to addr.
+// TLS is on for an https:// address, and for a bare one with --tls or any
+// other TLS flag on the command line; the HASHLINE_TLS_* variables then
+// fill in the flags not given, and are ignored while TLS is off, so that
+// setting them for one server does not break a plaintext or unix one.
+func (t *tlsFlags) options(fs *flag.FlagSet, addr string) ([]client.Option, error) {
+	set := t.set(fs)
+	lower := strings.ToLower(addr)
+	https, http := strings.HasPrefix(lower, "https://"), strings.HasPrefix(lower, "http://")
+	if http && len(set) > 0 {
+		verb := "asks"
+		if len(set) > 1 {
+			verb = "ask"
+		}
+		return nil, fmt.Errorf("%s %s for TLS but %s is plaintext: use https://%s", strings.Join(set, " and "), verb, addr, addr[len("http://"):])
+	}
+	if !https && len(set) == 0 {
+		return nil, nil
+	}
+	if (t.cert == "") != (t.key == "") {
+		return nil, errors.New("--tls-cert and --tls-key go together (env HASHLINE_TLS_CERT, HASHLINE_TLS_KEY): give both, or neither")
+	}
+	cfg, err := client.TLSConfig(t.ca, t.cert, t.key, t.serverName)
+	if err != nil {
+		return nil, errors.New(strings.TrimPrefix(err.Error(), "hashline: "))
+	}
+	return []client.Option{client.WithTLS(cfg)}, nil
 }

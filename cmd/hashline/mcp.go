@@ -28,7 +28,7 @@ func init() {
 	})
 }
 
-const mcpUsage = `usage: hashline mcp [--root DIR | --server ADDR [--token TOKEN]] [--agent NAME]
+const mcpUsage = `usage: hashline mcp [--root DIR | --server ADDR [--token TOKEN] [--tls...]] [--agent NAME]
 
 Serves the hashline tools (read_file, edit_file, write_file, grep) to an MCP
 client (Claude Desktop, Cursor, ...) over stdin/stdout. Logs go to stderr.
@@ -37,9 +37,13 @@ Embedded (the default): the hashline engine runs in this process on --root
 (default: the current directory). Nothing else to start.
 
 --server ADDR: forward every call to a running hashlined (host:port or
+http://host:port for plaintext, https://host:port for TLS, or
 unix:///path.sock), so several desktop agents share one authoritative editor
 and its rebasing. Paths are then relative to that server's root. A server
-started with --tokens needs --token (or HASHLINE_TOKEN).
+started with --tokens needs --token (or HASHLINE_TOKEN); one started with
+--tls-cert needs https:// or --tls, and --tls-ca for a private CA; one with
+--tls-client-ca also --tls-cert and --tls-key (env HASHLINE_TLS_CA,
+HASHLINE_TLS_CERT, HASHLINE_TLS_KEY, HASHLINE_TLS_SERVER_NAME).
 
 flags:
 `
@@ -48,9 +52,11 @@ func runMCP(ctx context.Context, io stdio, args []string) int {
 	fs := flag.NewFlagSet("hashline mcp", flag.ContinueOnError)
 	fs.SetOutput(io.stderr)
 	root := fs.String("root", "", "workspace directory of the embedded engine (default: the current directory)")
-	addr := fs.String("server", "", "address of a running hashlined to forward to, instead of the embedded engine")
+	addr := fs.String("server", "", "address of a running hashlined to forward to, instead of the embedded engine: host:port, http://host:port, https://host:port (TLS) or unix:///path.sock")
 	agent := fs.String("agent", "", `agent name sent with every call; give each session its own (default: "mcp/", the MCP client's name and a random tag, one per process)`)
 	token := fs.String("token", io.getenv("HASHLINE_TOKEN"), "with --server: bearer token for a hashlined started with --tokens (env HASHLINE_TOKEN)")
+	var tlsf tlsFlags
+	tlsf.register(fs, io)
 	fsync := fs.Bool("fsync", true, "embedded engine: fsync files and directories on write; false is UNSAFE (a crash can lose acknowledged edits, or leave a file just written holding zeros) and meant for benchmarks")
 	stateDir := fs.String("state-dir", "", "embedded engine: directory of its own state, outside the workspace (refused inside it): snapshots that memory let go, for rebases, kept across sessions (default: hashline/<hash of the root> under $XDG_STATE_HOME, else ~/.local/state, %LocalAppData% on Windows, ~/Library/Application Support on macOS)")
 	stateBytes := fs.Int64("state-bytes", versions.DefaultDiskBytes, "embedded engine: bytes of snapshots kept in --state-dir, oldest out (0 = none)")
@@ -77,6 +83,10 @@ func runMCP(ctx context.Context, io stdio, args []string) int {
 			fmt.Fprintln(io.stderr, "hashline mcp: --token needs --server: the embedded engine has no tokens")
 			return exitUsage
 		}
+		if set := tlsf.set(fs); len(set) > 0 {
+			fmt.Fprintf(io.stderr, "hashline mcp: %s needs --server: the embedded engine has no connection to secure\n", strings.Join(set, " and "))
+			return exitUsage
+		}
 	}
 	if *addr != "" {
 		var local []string
@@ -101,7 +111,12 @@ func runMCP(ctx context.Context, io stdio, args []string) int {
 		if *token != "" {
 			opts = append(opts, client.WithToken(*token))
 		}
-		if c, err = client.Dial(*addr, opts...); err != nil {
+		tlsOpts, err := tlsf.options(fs, *addr)
+		if err != nil {
+			fmt.Fprintf(io.stderr, "hashline mcp: %v\n", err)
+			return exitError
+		}
+		if c, err = client.Dial(*addr, append(opts, tlsOpts...)...); err != nil {
 			fmt.Fprintf(io.stderr, "hashline mcp: %v\n", err)
 			return exitError
 		}

@@ -111,7 +111,10 @@ func failure(doing, path string, err error) *sdk.CallToolResult {
 		hint := ""
 		switch e.Code {
 		case codes.Unavailable:
-			if e.Reason == "" && changes(doing) {
+			if e.TLS != client.NoTLSProblem {
+				// Reached, but the TLS set-ups differ: nothing was applied.
+				hint = "; the TLS settings of hashline mcp --server do not match the server's, in the MCP client's configuration: " + e.TLS.FlagHint()
+			} else if e.Reason == "" && changes(doing) {
 				// The client retried the change under one request_id while
 				// its attempts lasted; the last may have been cut off after
 				// the server applied it.

@@ -1,5 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { connect as netConnect } from "node:net";
+import { readFileSync } from "node:fs";
+import { connect as netConnect, isIP } from "node:net";
+import { connect as tlsConnect } from "node:tls";
 import type * as http2 from "node:http2";
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient as createConnectClient, type Client, type Interceptor } from "@connectrpc/connect";
@@ -49,7 +51,14 @@ export interface ClientOptions {
    * For grep it covers the whole stream.
    */
   timeoutMs?: number;
-  /** Options for node's http2.connect, e.g. { ca } to trust a private CA. */
+  /**
+   * TLS for a server started with --tls-cert: a private CA to trust, a
+   * client certificate for mutual TLS (--tls-client-ca), a server name.
+   * Turns TLS on for the default base URL; an "http://" baseUrl with tls
+   * is an error. See TlsOptions.
+   */
+  tls?: TlsOptions;
+  /** Options for node's http2.connect, for what tls does not cover; they win over it. */
   nodeOptions?: http2.SecureClientSessionOptions;
   /** More Connect interceptors, run after the one that adds the headers above. */
   interceptors?: Interceptor[];
@@ -60,6 +69,124 @@ export interface ClientOptions {
    * the request ids edit and write otherwise add. Default DEFAULT_RETRY.
    */
   retry?: RetryOptions | false;
+}
+
+/**
+ * TLS settings, as the hashline CLI's --tls-* flags. Each PEM may be given
+ * as its contents or as a file path (caFile, certFile, keyFile), read when
+ * the client is created.
+ */
+export interface TlsOptions {
+  /** CA certificates (PEM) to trust instead of node's default roots: the CA that signed hashlined's --tls-cert. */
+  ca?: string | Buffer;
+  caFile?: string;
+  /** The client certificate (PEM), for a server with --tls-client-ca (mutual TLS); goes with key. */
+  cert?: string | Buffer;
+  certFile?: string;
+  /** The client certificate's private key (PEM). */
+  key?: string | Buffer;
+  keyFile?: string;
+  /** The name the server's certificate must hold, when it is not the URL's host. */
+  serverName?: string;
+}
+
+/** The http2.connect options of tls, after checking them. */
+function tlsNodeOptions(tls: TlsOptions): http2.SecureClientSessionOptions {
+  const pem = (what: string, value: string | Buffer | undefined, file: string | undefined): string | Buffer | undefined => {
+    if (value !== undefined && file !== undefined) {
+      throw new Error(`hashline: tls.${what} and tls.${what}File both given: give one`);
+    }
+    if (file === undefined) {
+      return value;
+    }
+    try {
+      return readFileSync(file);
+    } catch (err) {
+      throw new Error(`hashline: tls.${what}File ${file}: ${(err as Error).message}`);
+    }
+  };
+  const ca = pem("ca", tls.ca, tls.caFile);
+  const cert = pem("cert", tls.cert, tls.certFile);
+  const key = pem("key", tls.key, tls.keyFile);
+  if ((cert === undefined) !== (key === undefined)) {
+    throw new Error("hashline: tls.cert and tls.key go together (the client certificate and its private key): give both, or neither");
+  }
+  const out: http2.SecureClientSessionOptions = {};
+  if (ca !== undefined) out.ca = ca;
+  if (cert !== undefined) out.cert = cert;
+  if (key !== undefined) out.key = key;
+  if (tls.serverName !== undefined) out.servername = tls.serverName;
+  return out;
+}
+
+/**
+ * What a TLS failure means, by node's error code (or OpenSSL's, for an
+ * alert from the server), in terms of ClientOptions.
+ */
+const TLS_HINTS: [RegExp, string][] = [
+  [/^ERR_SSL_WRONG_VERSION_NUMBER$|^ERR_SSL_PACKET_LENGTH_TOO_LONG$|^ERR_SSL_HTTP_REQUEST$|^EPROTO$/, "the server does not speak TLS: use an http:// baseUrl, without tls"],
+  [/^(UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT|UNABLE_TO_GET_ISSUER_CERT_LOCALLY|SELF_SIGNED_CERT_IN_CHAIN|DEPTH_ZERO_SELF_SIGNED_CERT|CERT_SIGNATURE_FAILURE)$/, "the server's certificate is signed by an unknown authority: give its CA as tls.ca or tls.caFile"],
+  [/^(CERT_HAS_EXPIRED|CERT_NOT_YET_VALID)$/, "the server's certificate has expired or is not valid yet: hashlined needs a new --tls-cert (or this machine's clock is wrong)"],
+  [/^ERR_TLS_CERT_ALTNAME_INVALID$/, "the server's certificate is not valid for the host in baseUrl: use a name or address it holds, or give tls.serverName"],
+  [/CERTIFICATE_REQUIRED|HANDSHAKE_FAILURE/, "the server asks for a client certificate (mutual TLS): give tls.cert and tls.key (or tls.certFile and tls.keyFile)"],
+  [/ALERT_UNKNOWN_CA|ALERT_BAD_CERTIFICATE|ALERT_CERTIFICATE_EXPIRED|ALERT_UNSUPPORTED_CERTIFICATE|ALERT_DECRYPT_ERROR/, "the server refused the client certificate: tls.cert must be signed by a CA in hashlined's --tls-client-ca, valid now, and made for client authentication"],
+];
+
+/** Errors of a failed TLS handshake: the same every time, so not retried. */
+const tlsFailures = new WeakSet<object>();
+
+/**
+ * Reports a TLS set-up that does not match the server's as UNAVAILABLE
+ * with what to change, instead of the transport's words alone. A
+ * plaintext client against a TLS server sees only a closed stream or
+ * connection; then a TLS handshake of its own (probeTls) tells whether
+ * the server speaks TLS.
+ */
+function tlsHints(baseUrl: string, usesTls: boolean): Interceptor {
+  return (next) => async (req) => {
+    try {
+      return await next(req);
+    } catch (err) {
+      if (!(err instanceof ConnectError) || req.signal.aborted) {
+        throw err;
+      }
+      const codes = causes(err).map((c) => String(c.code ?? ""));
+      let hint: string | undefined;
+      if (usesTls) {
+        hint = TLS_HINTS.find(([re]) => codes.some((c) => re.test(c)))?.[1];
+      } else if ((err.code === Code.Unavailable || err.code === Code.Canceled || err.code === Code.Internal) && (await probeTls(baseUrl))) {
+        hint = "the server speaks TLS: use an https:// baseUrl (and tls.ca or tls.caFile for a private CA)";
+      }
+      if (hint === undefined) {
+        throw err;
+      }
+      const e = new ConnectError(`${hint} (${err.rawMessage})`, Code.Unavailable, undefined, undefined, err);
+      tlsFailures.add(e);
+      throw e;
+    }
+  };
+}
+
+/** Whether the server at an http:// baseUrl completes a TLS handshake; false when unsure. */
+function probeTls(baseUrl: string): Promise<boolean> {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    return Promise.resolve(false);
+  }
+  return new Promise((res) => {
+    // Only "does it speak TLS at all" is asked: nothing is sent or trusted.
+    const sock = tlsConnect({ host: url.hostname, port: Number(url.port || 80), rejectUnauthorized: false, ALPNProtocols: ["h2"], servername: isIP(url.hostname) ? undefined : url.hostname });
+    const done = (ok: boolean) => {
+      clearTimeout(timer);
+      sock.destroy();
+      res(ok);
+    };
+    const timer = setTimeout(() => done(false), 3_000);
+    sock.once("secureConnect", () => done(true));
+    sock.once("error", () => done(false));
+  });
 }
 
 /**
@@ -135,7 +262,7 @@ async function retrying<T>(policy: Required<RetryOptions>, signal: AbortSignal |
     try {
       return await call();
     } catch (err) {
-      if (attempt >= policy.maxAttempts || !(err instanceof ConnectError) || !codes.includes(err.code) || signal?.aborted) {
+      if (attempt >= policy.maxAttempts || !(err instanceof ConnectError) || !codes.includes(err.code) || tlsFailures.has(err) || signal?.aborted) {
         throw err;
       }
     }
@@ -341,8 +468,18 @@ export class HashlineClient {
   private readonly retry: Required<RetryOptions>;
 
   constructor(opts: ClientOptions = {}) {
-    let baseUrl = opts.baseUrl ?? DEFAULT_BASE_URL;
+    let baseUrl = opts.baseUrl ?? (opts.tls ? DEFAULT_BASE_URL.replace(/^http:/, "https:") : DEFAULT_BASE_URL);
     let nodeOptions: http2.SecureClientSessionOptions | undefined = opts.nodeOptions;
+    if (opts.tls !== undefined) {
+      if (opts.socketPath !== undefined) {
+        throw new Error("hashline: tls and socketPath: TLS over a unix socket is not supported; a socket's file permissions guard it");
+      }
+      if (!/^https:\/\//i.test(baseUrl)) {
+        throw new Error(`hashline: tls options need an https:// baseUrl, not ${baseUrl}`);
+      }
+      nodeOptions = { ...tlsNodeOptions(opts.tls), ...nodeOptions };
+    }
+    const usesTls = opts.socketPath === undefined && /^https:\/\//i.test(baseUrl);
     if (opts.socketPath !== undefined) {
       // node's http2 dials TCP from the URL; over a unix socket the URL
       // only names the :authority, and createConnection makes the stream.
@@ -361,6 +498,9 @@ export class HashlineClient {
       return next(req);
     };
     const interceptors = [headers, ...(opts.interceptors ?? [])];
+    if (opts.socketPath === undefined) {
+      interceptors.push(tlsHints(baseUrl, usesTls));
+    }
     if (opts.socketPath !== undefined) {
       interceptors.push(missingSocket(opts.socketPath));
     }

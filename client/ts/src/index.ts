@@ -27,6 +27,7 @@ export {
   DEFAULT_RETRY,
   type ClientOptions,
   type RetryOptions,
+  type TlsOptions,
   type CallOptions,
   type ReadOptions,
   type EditOptions,
