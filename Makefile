@@ -23,7 +23,7 @@ run: ## Serve the current directory on 127.0.0.1:7420
 # go install ...@vX.Y.Z needs none: Go records the module version itself.
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo '(devel)')
 COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
-LDFLAGS := -X github.com/hashline/hashline/internal/buildinfo.version=$(VERSION) -X github.com/hashline/hashline/internal/buildinfo.commit=$(COMMIT)
+LDFLAGS = -X github.com/hashline/hashline/internal/buildinfo.version=$(VERSION) -X github.com/hashline/hashline/internal/buildinfo.commit=$(COMMIT)
 
 .PHONY: build
 build: ## Build bin/hashlined and bin/hashline, stamped with git describe
