@@ -53,9 +53,7 @@ func runRead(ctx context.Context, io stdio, args []string) int {
 	// The text is all the plain output shows; --json prints the lines too.
 	r, err := c.Read(ctx, &hashlinev1.ReadRequest{Path: pos[0], Offset: int32(*offset), Limit: int32(*limit), OmitLines: !cf.json})
 	if err != nil {
-		code := fail(io, "read", err)
-		whereServed(ctx, io, &cf, c, err)
-		return code
+		return fail(io, "read", err)
 	}
 	return printResult(io, "read", cf.json, r, func() string { return client.FormatRead(r) })
 }

@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 
-	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 	"github.com/hashline/hashline/internal/buildinfo"
 )
@@ -65,17 +63,4 @@ func formatStatus(where string, r *hashlinev1.StatusResponse) string {
 func printVersion(io stdio) int {
 	fmt.Fprintln(io.stdout, buildinfo.Get().String("hashline"))
 	return exitOK
-}
-
-// whereServed follows a NOT_FOUND from a server with the root it serves,
-// since the usual cause is a server started on another checkout than the
-// one the caller has in mind. It costs one Status call, on that error
-// path only, and says nothing if Status fails.
-func whereServed(ctx context.Context, io stdio, cf *connFlags, c *client.Client, err error) {
-	if cf.local || cf.root != "" || !errors.Is(err, client.ErrNotFound) {
-		return
-	}
-	if st, serr := c.Status(ctx); serr == nil {
-		fmt.Fprintf(io.stderr, "(server at %s serves %s)\n", cf.server, st.GetRoot())
-	}
 }

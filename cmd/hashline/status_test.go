@@ -37,12 +37,6 @@ func TestStatusSaysWhichRootTheServerServes(t *testing.T) {
 			t.Errorf("status --json = %s (%v)", out, err)
 		}
 	})
-	t.Run("a file the server does not have is followed by the root it serves", func(t *testing.T) {
-		_, errOut, code := run([]string{"read", "missing.txt"}, "")
-		if code != exitError || !strings.Contains(errOut, "NOT_FOUND") || !strings.Contains(errOut, "(server at "+addr+" serves "+dir+")") {
-			t.Errorf("exit %d, stderr:\n%s", code, errOut)
-		}
-	})
 	t.Run("status takes no arguments", func(t *testing.T) {
 		if _, _, code := run([]string{"status", "extra"}, ""); code != exitUsage {
 			t.Errorf("exit %d, want %d", code, exitUsage)
