@@ -19,9 +19,21 @@ help: ## Show the targets
 run: ## Serve the current directory on 127.0.0.1:7420
 	go run ./cmd/hashlined serve
 
+# The version stamped into binaries built from a checkout (internal/buildinfo);
+# go install ...@vX.Y.Z needs none: Go records the module version itself.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo '(devel)')
+COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
+LDFLAGS = -X github.com/hashline/hashline/internal/buildinfo.version=$(VERSION) -X github.com/hashline/hashline/internal/buildinfo.commit=$(COMMIT)
+
 .PHONY: build
-build: ## Build bin/hashlined and bin/hashline
-	go build -o bin/ ./cmd/hashlined ./cmd/hashline
+build: ## Build bin/hashlined and bin/hashline, stamped with git describe
+	go build -ldflags '$(LDFLAGS)' -o bin/ ./cmd/hashlined ./cmd/hashline
+
+# Archives for every platform the README names, with the version stamped,
+# written by a Go program (no tar or zip binary needed).
+.PHONY: release
+release: ## dist/: hashlined and hashline for linux, darwin, windows x amd64, arm64 (tar.gz, zip for Windows) and SHA256SUMS
+	go run ./scripts/release -version '$(VERSION)' -commit '$(COMMIT)' -time "$$(git log -1 --format=%ct)" -out dist
 
 .PHONY: test
 test: checkgenerate lint crossbuild breaking unit bench-check smoke test-ts ## Everything CI runs: generated code current, lint, cross-builds, API compatibility, race tests, the bench module built and vetted, grpcurl smoke test, TypeScript client tests

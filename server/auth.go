@@ -256,9 +256,10 @@ func (e *accessError) Error() string { return e.msg }
 // Methods by what they need. Read methods only look; anything else, including
 // a method added later and not listed here, needs write permission.
 var readMethods = map[string]bool{
-	hashlinev1.FileService_Read_FullMethodName:  true,
-	hashlinev1.FileService_Grep_FullMethodName:  true,
-	hashlinev1.FileService_Watch_FullMethodName: true,
+	hashlinev1.FileService_Read_FullMethodName:   true,
+	hashlinev1.FileService_Grep_FullMethodName:   true,
+	hashlinev1.FileService_Watch_FullMethodName:  true,
+	hashlinev1.FileService_Status_FullMethodName: true,
 }
 
 // searchMethods take a directory and filter what they find by the grant
@@ -296,6 +297,9 @@ func (a *access) check(ctx context.Context, method string, req any) error {
 	if g != nil && g.Permission != PermWrite && !readMethods[method] {
 		return &accessError{reason: ReasonReadOnly,
 			msg: fmt.Sprintf("agent %q has a read-only token; %s needs a token with permission write", g.Agent, method[strings.LastIndexByte(method, '/')+1:])}
+	}
+	if method == hashlinev1.FileService_Status_FullMethodName {
+		return nil // names no file: any grant may ask (status.go)
 	}
 	pr, ok := req.(pathRequest)
 	if !ok {

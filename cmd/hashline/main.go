@@ -65,6 +65,8 @@ func run(ctx context.Context, args []string, io stdio) int {
 	case "-h", "--help", "help":
 		usage(io.stdout)
 		return exitOK
+	case "--version", "version":
+		return printVersion(io)
 	}
 	c, ok := commands[args[0]]
 	if !ok {

@@ -7,12 +7,12 @@ import (
 	"fmt"
 	goio "io"
 	"log/slog"
-	"runtime/debug"
 	"strings"
 
 	"google.golang.org/grpc"
 
 	"github.com/hashline/hashline/client"
+	"github.com/hashline/hashline/internal/buildinfo"
 	"github.com/hashline/hashline/internal/local"
 	"github.com/hashline/hashline/internal/mcp"
 	"github.com/hashline/hashline/internal/versions"
@@ -147,19 +147,10 @@ func runMCP(ctx context.Context, io stdio, args []string) int {
 	}
 	// The session ends when the client closes stdin (how MCP clients stop a
 	// stdio server) or on SIGINT/SIGTERM; neither is a failure.
-	err := mcp.Serve(ctx, c, goio.NopCloser(io.stdin), io.stdout, mcp.WithAgent(*agent), mcp.WithVersion(mcpVersion()), mcp.WithLogger(logger))
+	err := mcp.Serve(ctx, c, goio.NopCloser(io.stdin), io.stdout, mcp.WithAgent(*agent), mcp.WithVersion(buildinfo.Version()), mcp.WithLogger(logger))
 	if err != nil && ctx.Err() == nil && !errors.Is(err, goio.EOF) {
 		fmt.Fprintf(io.stderr, "hashline mcp: %v\n", err)
 		return exitError
 	}
 	return exitOK
-}
-
-// mcpVersion is the module version the binary was built from, as MCP
-// clients are told.
-func mcpVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "dev"
 }

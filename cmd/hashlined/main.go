@@ -29,6 +29,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/keepalive"
 
+	"github.com/hashline/hashline/internal/buildinfo"
 	"github.com/hashline/hashline/internal/hashline"
 	"github.com/hashline/hashline/internal/state"
 	"github.com/hashline/hashline/internal/versions"
@@ -41,6 +42,7 @@ const usage = `hashlined serves a workspace directory to LLM agents over gRPC (h
 Usage:
   hashlined serve [flags]    serve the workspace (default: the current directory on 127.0.0.1:7420)
   hashlined help             show this help
+  hashlined --version        print the version, commit and Go version
 
 Every flag may also come from the environment as HASHLINED_<FLAG> (e.g.
 HASHLINED_LISTEN=unix:///tmp/h.sock); the command line wins.
@@ -177,6 +179,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if len(args) == 0 {
 			return 2
 		}
+		return 0
+	}
+	if args[0] == "--version" || args[0] == "version" {
+		fmt.Fprintln(stdout, buildinfo.Get().String("hashlined"))
 		return 0
 	}
 	if args[0] != "serve" {
@@ -355,7 +361,8 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 	}
 	// Tests and scripts read this line to find a port chosen with :0.
 	fmt.Fprintf(stdout, "hashlined: serving %s on %s\n", ws.Dir(), addr)
-	logger.Info("serving", "root", ws.Dir(), "listen", addr, "hashLen", hasher.Len(),
+	bi := buildinfo.Get()
+	logger.Info("serving", "version", bi.Version, "commit", bi.Commit, "go", bi.GoVersion, "root", ws.Dir(), "listen", addr, "hashLen", hasher.Len(),
 		"tls", creds != nil, "mtls", c.tlsClientCA != "", "tokens", authn != nil, "rate", c.rate, "metrics", metricsAddr, "stateDir", stateDir)
 
 	errc := make(chan error, 1)
@@ -411,7 +418,7 @@ func listen(addr string) (net.Listener, func(), error) {
 	if !ok {
 		lis, err := net.Listen("tcp", addr)
 		if err != nil {
-			return nil, nil, fmt.Errorf("--listen %s: %w", addr, err)
+			return nil, nil, listenError("--listen", addr, err)
 		}
 		return lis, func() {}, nil
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -13,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/hashline/hashline/internal/buildinfo"
 	"github.com/hashline/hashline/server"
 )
 
@@ -29,9 +29,16 @@ func serveMetrics(addr string, logger *slog.Logger, opts ...server.MetricsOption
 	if err != nil {
 		return nil, "", nil, err
 	}
+	bi := buildinfo.Get()
+	info := prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "hashline_build_info",
+		Help: "Always 1; the labels say which build of hashlined is running.",
+	}, []string{"version", "commit", "goversion"})
+	info.WithLabelValues(bi.Version, bi.Commit, bi.GoVersion).Set(1)
+	reg.MustRegister(info)
 	lis, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, "", nil, fmt.Errorf("--metrics-listen %s: %w", addr, err)
+		return nil, "", nil, listenError("--metrics-listen", addr, err)
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelError)}))

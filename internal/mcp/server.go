@@ -10,6 +10,7 @@ import (
 	"google.golang.org/grpc/metadata"
 
 	"github.com/hashline/hashline/client"
+	"github.com/hashline/hashline/internal/buildinfo"
 )
 
 // Name is the implementation name the server reports to MCP clients.
@@ -24,7 +25,8 @@ type options struct {
 	logger  *slog.Logger
 }
 
-// WithVersion sets the version reported to clients.
+// WithVersion sets the version reported to clients (default: the
+// binary's, internal/buildinfo).
 func WithVersion(v string) Option { return func(o *options) { o.version = v } }
 
 // WithAgent names the agent every call is made as (x-agent-id). Without it
@@ -46,7 +48,7 @@ func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l 
 // New returns an MCP server whose tools call c. Connect it to any
 // transport.
 func New(c *client.Client, opts ...Option) *sdk.Server {
-	o := options{version: "dev", logger: slog.New(slog.DiscardHandler)}
+	o := options{version: buildinfo.Version(), logger: slog.New(slog.DiscardHandler)}
 	for _, opt := range opts {
 		opt(&o)
 	}

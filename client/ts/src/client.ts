@@ -15,6 +15,7 @@ import {
   GrepRequestSchema,
   type GrepSummary,
   type ReadResponse,
+  type StatusResponse,
   type WriteResponse,
 } from "./gen/hashline/v1/hashline_pb.js";
 import type { FileEditInit } from "./edits.js";
@@ -543,6 +544,15 @@ export class HashlineClient {
     const { mode, expectedVersion = "", requestId, ...call } = opts;
     const req = { path, content, mode: writeMode(mode), expectedVersion, requestId: requestId ?? this.requestId(false) };
     return this.keyed(req.requestId, call.signal, () => this.rpc.write(req, wholeMs(call)));
+  }
+
+  /**
+   * Describes the server: the absolute workspace root it serves (every path
+   * is relative to it), its build version, its hash length and whether
+   * edits need a prior read. Retried like read.
+   */
+  status(opts: CallOptions = {}): Promise<StatusResponse> {
+    return retrying(this.retry, opts.signal, () => this.rpc.status({}, wholeMs(opts)));
   }
 
   /** A new request id for an edit or write, when retries are on and it writes. */

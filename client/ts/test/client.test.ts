@@ -100,6 +100,14 @@ describe("against a real hashlined", () => {
     assert.match(server.log(), /agent=ts-agent/);
   });
 
+  test("status names the root the server serves, its version and settings", async () => {
+    const st = await client.status();
+    assert.equal(st.root, server.root);
+    assert.notEqual(st.version, "");
+    assert.equal(st.hashLen, 2);
+    assert.equal(st.requireRead, true);
+  });
+
   test("edit applies by reference and returns fresh tags", async () => {
     const r = await client.read("main.go");
     const resp = await client.edit("main.go", [

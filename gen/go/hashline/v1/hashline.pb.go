@@ -2428,6 +2428,119 @@ func (x *WatchResponse) GetTime() *timestamppb.Timestamp {
 	return nil
 }
 
+// StatusRequest asks the server to describe itself.
+type StatusRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StatusRequest) Reset() {
+	*x = StatusRequest{}
+	mi := &file_hashline_v1_hashline_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StatusRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StatusRequest) ProtoMessage() {}
+
+func (x *StatusRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hashline_v1_hashline_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StatusRequest.ProtoReflect.Descriptor instead.
+func (*StatusRequest) Descriptor() ([]byte, []int) {
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{26}
+}
+
+// StatusResponse describes the server.
+type StatusResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The absolute path of the workspace root on the server's machine, as
+	// the server resolved it at start. Every request path is relative to it.
+	Root string `protobuf:"bytes,1,opt,name=root,proto3" json:"root,omitempty"`
+	// The server's build version (a module version such as "v0.1.0", a
+	// "git describe" of its checkout, or "(devel)").
+	Version string `protobuf:"bytes,2,opt,name=version,proto3" json:"version,omitempty"`
+	// Hex digits per line hash: the length of HASH in every "LINE:HASH" tag.
+	HashLen int32 `protobuf:"varint,3,opt,name=hash_len,json=hashLen,proto3" json:"hash_len,omitempty"`
+	// True when replace, insert, delete and replaceText edits are refused
+	// (NOT_READ) by an agent that has not seen the file first.
+	RequireRead   bool `protobuf:"varint,4,opt,name=require_read,json=requireRead,proto3" json:"require_read,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StatusResponse) Reset() {
+	*x = StatusResponse{}
+	mi := &file_hashline_v1_hashline_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StatusResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StatusResponse) ProtoMessage() {}
+
+func (x *StatusResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hashline_v1_hashline_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StatusResponse.ProtoReflect.Descriptor instead.
+func (*StatusResponse) Descriptor() ([]byte, []int) {
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *StatusResponse) GetRoot() string {
+	if x != nil {
+		return x.Root
+	}
+	return ""
+}
+
+func (x *StatusResponse) GetVersion() string {
+	if x != nil {
+		return x.Version
+	}
+	return ""
+}
+
+func (x *StatusResponse) GetHashLen() int32 {
+	if x != nil {
+		return x.HashLen
+	}
+	return 0
+}
+
+func (x *StatusResponse) GetRequireRead() bool {
+	if x != nil {
+		return x.RequireRead
+	}
+	return false
+}
+
 var File_hashline_v1_hashline_proto protoreflect.FileDescriptor
 
 const file_hashline_v1_hashline_proto_rawDesc = "" +
@@ -2603,7 +2716,13 @@ const file_hashline_v1_hashline_proto_rawDesc = "" +
 	"newVersion\x120\n" +
 	"\achanged\x18\a \x03(\v2\x16.hashline.v1.LineRangeR\achanged\x12\x18\n" +
 	"\adropped\x18\b \x01(\x03R\adropped\x12.\n" +
-	"\x04time\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\x04time*m\n" +
+	"\x04time\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\x04time\"\x0f\n" +
+	"\rStatusRequest\"|\n" +
+	"\x0eStatusResponse\x12\x12\n" +
+	"\x04root\x18\x01 \x01(\tR\x04root\x12\x18\n" +
+	"\aversion\x18\x02 \x01(\tR\aversion\x12\x19\n" +
+	"\bhash_len\x18\x03 \x01(\x05R\ahashLen\x12!\n" +
+	"\frequire_read\x18\x04 \x01(\bR\vrequireRead*m\n" +
 	"\tWriteMode\x12\x1a\n" +
 	"\x16WRITE_MODE_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11WRITE_MODE_UPSERT\x10\x01\x12\x15\n" +
@@ -2613,13 +2732,14 @@ const file_hashline_v1_hashline_proto_rawDesc = "" +
 	"\x1cWATCH_EVENT_KIND_UNSPECIFIED\x10\x00\x12\x1c\n" +
 	"\x18WATCH_EVENT_KIND_CREATED\x10\x01\x12\x1d\n" +
 	"\x19WATCH_EVENT_KIND_MODIFIED\x10\x02\x12\x1c\n" +
-	"\x18WATCH_EVENT_KIND_DELETED\x10\x032\xd7\x02\n" +
+	"\x18WATCH_EVENT_KIND_DELETED\x10\x032\x9f\x03\n" +
 	"\vFileService\x12@\n" +
 	"\x04Read\x12\x18.hashline.v1.ReadRequest\x1a\x19.hashline.v1.ReadResponse\"\x03\x90\x02\x01\x12;\n" +
 	"\x04Edit\x12\x18.hashline.v1.EditRequest\x1a\x19.hashline.v1.EditResponse\x12>\n" +
 	"\x05Write\x12\x19.hashline.v1.WriteRequest\x1a\x1a.hashline.v1.WriteResponse\x12B\n" +
 	"\x04Grep\x12\x18.hashline.v1.GrepRequest\x1a\x19.hashline.v1.GrepResponse\"\x03\x90\x02\x010\x01\x12E\n" +
-	"\x05Watch\x12\x19.hashline.v1.WatchRequest\x1a\x1a.hashline.v1.WatchResponse\"\x03\x90\x02\x010\x01B\xa9\x01\n" +
+	"\x05Watch\x12\x19.hashline.v1.WatchRequest\x1a\x1a.hashline.v1.WatchResponse\"\x03\x90\x02\x010\x01\x12F\n" +
+	"\x06Status\x12\x1a.hashline.v1.StatusRequest\x1a\x1b.hashline.v1.StatusResponse\"\x03\x90\x02\x01B\xa9\x01\n" +
 	"\x0fcom.hashline.v1B\rHashlineProtoP\x01Z:github.com/hashline/hashline/gen/go/hashline/v1;hashlinev1\xa2\x02\x03HXX\xaa\x02\vHashline.V1\xca\x02\vHashline\\V1\xe2\x02\x17Hashline\\V1\\GPBMetadata\xea\x02\fHashline::V1b\x06proto3"
 
 var (
@@ -2635,7 +2755,7 @@ func file_hashline_v1_hashline_proto_rawDescGZIP() []byte {
 }
 
 var file_hashline_v1_hashline_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_hashline_v1_hashline_proto_msgTypes = make([]protoimpl.MessageInfo, 26)
+var file_hashline_v1_hashline_proto_msgTypes = make([]protoimpl.MessageInfo, 28)
 var file_hashline_v1_hashline_proto_goTypes = []any{
 	(WriteMode)(0),                // 0: hashline.v1.WriteMode
 	(WatchEventKind)(0),           // 1: hashline.v1.WatchEventKind
@@ -2665,8 +2785,10 @@ var file_hashline_v1_hashline_proto_goTypes = []any{
 	(*WatchRequest)(nil),          // 25: hashline.v1.WatchRequest
 	(*LineRange)(nil),             // 26: hashline.v1.LineRange
 	(*WatchResponse)(nil),         // 27: hashline.v1.WatchResponse
-	(*durationpb.Duration)(nil),   // 28: google.protobuf.Duration
-	(*timestamppb.Timestamp)(nil), // 29: google.protobuf.Timestamp
+	(*StatusRequest)(nil),         // 28: hashline.v1.StatusRequest
+	(*StatusResponse)(nil),        // 29: hashline.v1.StatusResponse
+	(*durationpb.Duration)(nil),   // 30: google.protobuf.Duration
+	(*timestamppb.Timestamp)(nil), // 31: google.protobuf.Timestamp
 }
 var file_hashline_v1_hashline_proto_depIdxs = []int32{
 	2,  // 0: hashline.v1.ReadResponse.lines:type_name -> hashline.v1.Line
@@ -2688,24 +2810,26 @@ var file_hashline_v1_hashline_proto_depIdxs = []int32{
 	0,  // 16: hashline.v1.WriteRequest.mode:type_name -> hashline.v1.WriteMode
 	20, // 17: hashline.v1.GrepLine.submatches:type_name -> hashline.v1.Span
 	21, // 18: hashline.v1.GrepFile.lines:type_name -> hashline.v1.GrepLine
-	28, // 19: hashline.v1.GrepSummary.elapsed:type_name -> google.protobuf.Duration
+	30, // 19: hashline.v1.GrepSummary.elapsed:type_name -> google.protobuf.Duration
 	22, // 20: hashline.v1.GrepResponse.file:type_name -> hashline.v1.GrepFile
 	23, // 21: hashline.v1.GrepResponse.summary:type_name -> hashline.v1.GrepSummary
 	1,  // 22: hashline.v1.WatchResponse.kind:type_name -> hashline.v1.WatchEventKind
 	26, // 23: hashline.v1.WatchResponse.changed:type_name -> hashline.v1.LineRange
-	29, // 24: hashline.v1.WatchResponse.time:type_name -> google.protobuf.Timestamp
+	31, // 24: hashline.v1.WatchResponse.time:type_name -> google.protobuf.Timestamp
 	3,  // 25: hashline.v1.FileService.Read:input_type -> hashline.v1.ReadRequest
 	11, // 26: hashline.v1.FileService.Edit:input_type -> hashline.v1.EditRequest
 	17, // 27: hashline.v1.FileService.Write:input_type -> hashline.v1.WriteRequest
 	19, // 28: hashline.v1.FileService.Grep:input_type -> hashline.v1.GrepRequest
 	25, // 29: hashline.v1.FileService.Watch:input_type -> hashline.v1.WatchRequest
-	4,  // 30: hashline.v1.FileService.Read:output_type -> hashline.v1.ReadResponse
-	13, // 31: hashline.v1.FileService.Edit:output_type -> hashline.v1.EditResponse
-	18, // 32: hashline.v1.FileService.Write:output_type -> hashline.v1.WriteResponse
-	24, // 33: hashline.v1.FileService.Grep:output_type -> hashline.v1.GrepResponse
-	27, // 34: hashline.v1.FileService.Watch:output_type -> hashline.v1.WatchResponse
-	30, // [30:35] is the sub-list for method output_type
-	25, // [25:30] is the sub-list for method input_type
+	28, // 30: hashline.v1.FileService.Status:input_type -> hashline.v1.StatusRequest
+	4,  // 31: hashline.v1.FileService.Read:output_type -> hashline.v1.ReadResponse
+	13, // 32: hashline.v1.FileService.Edit:output_type -> hashline.v1.EditResponse
+	18, // 33: hashline.v1.FileService.Write:output_type -> hashline.v1.WriteResponse
+	24, // 34: hashline.v1.FileService.Grep:output_type -> hashline.v1.GrepResponse
+	27, // 35: hashline.v1.FileService.Watch:output_type -> hashline.v1.WatchResponse
+	29, // 36: hashline.v1.FileService.Status:output_type -> hashline.v1.StatusResponse
+	31, // [31:37] is the sub-list for method output_type
+	25, // [25:31] is the sub-list for method input_type
 	25, // [25:25] is the sub-list for extension type_name
 	25, // [25:25] is the sub-list for extension extendee
 	0,  // [0:25] is the sub-list for field type_name
@@ -2736,7 +2860,7 @@ func file_hashline_v1_hashline_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hashline_v1_hashline_proto_rawDesc), len(file_hashline_v1_hashline_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   26,
+			NumMessages:   28,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -26,11 +26,12 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	FileService_Read_FullMethodName  = "/hashline.v1.FileService/Read"
-	FileService_Edit_FullMethodName  = "/hashline.v1.FileService/Edit"
-	FileService_Write_FullMethodName = "/hashline.v1.FileService/Write"
-	FileService_Grep_FullMethodName  = "/hashline.v1.FileService/Grep"
-	FileService_Watch_FullMethodName = "/hashline.v1.FileService/Watch"
+	FileService_Read_FullMethodName   = "/hashline.v1.FileService/Read"
+	FileService_Edit_FullMethodName   = "/hashline.v1.FileService/Edit"
+	FileService_Write_FullMethodName  = "/hashline.v1.FileService/Write"
+	FileService_Grep_FullMethodName   = "/hashline.v1.FileService/Grep"
+	FileService_Watch_FullMethodName  = "/hashline.v1.FileService/Watch"
+	FileService_Status_FullMethodName = "/hashline.v1.FileService/Status"
 )
 
 // FileServiceClient is the client API for FileService service.
@@ -56,6 +57,10 @@ type FileServiceClient interface {
 	// client cancels. A subscriber that falls behind loses events and is told
 	// how many in the next event's dropped field; it should Read again.
 	Watch(ctx context.Context, in *WatchRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchResponse], error)
+	// Status describes the server: the workspace root it serves, its build
+	// version and the settings that shape what a client sends (hash length,
+	// whether edits need a prior Read). Any authenticated caller may ask.
+	Status(ctx context.Context, in *StatusRequest, opts ...grpc.CallOption) (*StatusResponse, error)
 }
 
 type fileServiceClient struct {
@@ -134,6 +139,16 @@ func (c *fileServiceClient) Watch(ctx context.Context, in *WatchRequest, opts ..
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type FileService_WatchClient = grpc.ServerStreamingClient[WatchResponse]
 
+func (c *fileServiceClient) Status(ctx context.Context, in *StatusRequest, opts ...grpc.CallOption) (*StatusResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(StatusResponse)
+	err := c.cc.Invoke(ctx, FileService_Status_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // FileServiceServer is the server API for FileService service.
 // All implementations must embed UnimplementedFileServiceServer
 // for forward compatibility.
@@ -157,6 +172,10 @@ type FileServiceServer interface {
 	// client cancels. A subscriber that falls behind loses events and is told
 	// how many in the next event's dropped field; it should Read again.
 	Watch(*WatchRequest, grpc.ServerStreamingServer[WatchResponse]) error
+	// Status describes the server: the workspace root it serves, its build
+	// version and the settings that shape what a client sends (hash length,
+	// whether edits need a prior Read). Any authenticated caller may ask.
+	Status(context.Context, *StatusRequest) (*StatusResponse, error)
 	mustEmbedUnimplementedFileServiceServer()
 }
 
@@ -181,6 +200,9 @@ func (UnimplementedFileServiceServer) Grep(*GrepRequest, grpc.ServerStreamingSer
 }
 func (UnimplementedFileServiceServer) Watch(*WatchRequest, grpc.ServerStreamingServer[WatchResponse]) error {
 	return status.Error(codes.Unimplemented, "method Watch not implemented")
+}
+func (UnimplementedFileServiceServer) Status(context.Context, *StatusRequest) (*StatusResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Status not implemented")
 }
 func (UnimplementedFileServiceServer) mustEmbedUnimplementedFileServiceServer() {}
 func (UnimplementedFileServiceServer) testEmbeddedByValue()                     {}
@@ -279,6 +301,24 @@ func _FileService_Watch_Handler(srv interface{}, stream grpc.ServerStream) error
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type FileService_WatchServer = grpc.ServerStreamingServer[WatchResponse]
 
+func _FileService_Status_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(StatusRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(FileServiceServer).Status(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: FileService_Status_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(FileServiceServer).Status(ctx, req.(*StatusRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // FileService_ServiceDesc is the grpc.ServiceDesc for FileService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -297,6 +337,10 @@ var FileService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Write",
 			Handler:    _FileService_Write_Handler,
+		},
+		{
+			MethodName: "Status",
+			Handler:    _FileService_Status_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

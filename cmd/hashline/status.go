@@ -1,0 +1,66 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+
+	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/buildinfo"
+)
+
+func init() {
+	register(&command{name: "status", summary: "print which root the server serves, its version and settings", run: runStatus})
+}
+
+const statusUsage = `usage: hashline status
+
+Asks the server which workspace root it serves (every path is relative to
+it), its version, its hash length and whether edits need a prior read:
+
+  server:       127.0.0.1:7420
+  root:         /home/me/project
+  version:      v0.1.0
+  hash length:  2
+  require read: true
+
+With --json, prints the StatusResponse as JSON.
+` + connHelp
+
+func runStatus(ctx context.Context, io stdio, args []string) int {
+	fs := flag.NewFlagSet("status", flag.ContinueOnError)
+	var cf connFlags
+	cf.register(fs, io)
+	pos, code := parse(fs, io, statusUsage, args)
+	if code >= 0 {
+		return code
+	}
+	if len(pos) != 0 {
+		return usageError(io, "status", "takes no arguments, got %d", len(pos))
+	}
+	c, done, err := cf.connect()
+	if err != nil {
+		return fail(io, "status", err)
+	}
+	defer done()
+	r, err := c.Status(ctx)
+	if err != nil {
+		return fail(io, "status", err)
+	}
+	where := cf.server
+	if cf.local || cf.root != "" {
+		where = "(in this process, --local)"
+	}
+	return printResult(io, "status", cf.json, r, func() string { return formatStatus(where, r) })
+}
+
+func formatStatus(where string, r *hashlinev1.StatusResponse) string {
+	return fmt.Sprintf("server:       %s\nroot:         %s\nversion:      %s\nhash length:  %d\nrequire read: %t\n",
+		where, r.GetRoot(), r.GetVersion(), r.GetHashLen(), r.GetRequireRead())
+}
+
+// printVersion is hashline --version.
+func printVersion(io stdio) int {
+	fmt.Fprintln(io.stdout, buildinfo.Get().String("hashline"))
+	return exitOK
+}
