@@ -16,6 +16,8 @@ import (
 	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/reflection"
+	reflectionv1 "google.golang.org/grpc/reflection/grpc_reflection_v1"
+	reflectionv1alpha "google.golang.org/grpc/reflection/grpc_reflection_v1alpha"
 
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
@@ -108,7 +110,11 @@ func NewGRPCServer(svc *Service, cfg GRPCConfig) (*grpc.Server, *health.Server) 
 	hs.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
 	hs.SetServingStatus(hashlinev1.FileService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
 	healthpb.RegisterHealthServer(gs, hs)
-	reflection.Register(gs)
+	// reflection.Register, but with descriptors that keep the .proto
+	// comments (reflection.go).
+	ropts := reflection.ServerOptions{Services: gs, DescriptorResolver: reflectionResolver()}
+	reflectionv1.RegisterServerReflectionServer(gs, reflection.NewServerV1(ropts))
+	reflectionv1alpha.RegisterServerReflectionServer(gs, reflection.NewServer(ropts))
 	if cfg.Metrics != nil {
 		cfg.Metrics.grpc.InitializeMetrics(gs)
 	}
