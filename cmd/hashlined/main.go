@@ -34,6 +34,8 @@ import (
 	"github.com/hashline/hashline/internal/versions"
 	"github.com/hashline/hashline/internal/workspace"
 	"github.com/hashline/hashline/server"
+	"github.com/hashline/hashline/server/metrics"
+	"github.com/hashline/hashline/server/reflection"
 )
 
 const usage = `hashlined serves a workspace directory to LLM agents over gRPC (hashline.v1.FileService).
@@ -329,8 +331,8 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 		server.WithRequestIDTTL(c.requestIDTTL),
 		server.WithRequestIDBytes(c.requestIDBytes),
 	)
-	metrics, metricsAddr, stopMetrics, err := serveMetrics(c.metricsListen, logger,
-		server.WithCacheStats(svc.CacheStats))
+	callMetrics, metricsAddr, stopMetrics, err := serveMetrics(c.metricsListen, logger,
+		metrics.WithCacheStats(svc.CacheStats))
 	if err != nil {
 		return err
 	}
@@ -359,10 +361,11 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 		Auth:                 authn,
 		RateLimit:            limiter,
 		StreamLimit:          streams,
-		Metrics:              metrics,
+		Metrics:              callMetrics,
 		Logger:               logger,
 		ServerOptions:        srvOpts,
 	})
+	reflection.Register(gs)
 	if c.cleanTemp {
 		sweepCtx, stopSweep := context.WithCancel(context.Background())
 		swept := make(chan struct{})

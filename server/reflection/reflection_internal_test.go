@@ -1,4 +1,4 @@
-package server
+package reflection
 
 import (
 	"testing"

@@ -1,10 +1,20 @@
-package server
+// Package reflection registers gRPC server reflection with descriptors
+// that keep the .proto comments, so that `grpcurl describe` shows the API's
+// documentation. It is a package of its own so that only hashlined links
+// it (and protodesc): programs that run the server in-process (the CLI's
+// --local, its MCP bridge) need no reflection and would pay for those
+// packages' initialisation on every start.
+package reflection
 
 import (
 	_ "embed"
 	"fmt"
 	"sync"
 
+	"google.golang.org/grpc"
+	grpcreflection "google.golang.org/grpc/reflection"
+	reflectionv1 "google.golang.org/grpc/reflection/grpc_reflection_v1"
+	reflectionv1alpha "google.golang.org/grpc/reflection/grpc_reflection_v1alpha"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -12,18 +22,26 @@ import (
 	"google.golang.org/protobuf/types/descriptorpb"
 )
 
+// Register registers the reflection service, v1 and v1alpha (grpcurl's
+// fallback), on gs, as grpc's reflection.Register does but answering from
+// the documented descriptors.
+func Register(gs *grpc.Server) {
+	opts := grpcreflection.ServerOptions{Services: gs, DescriptorResolver: resolver()}
+	reflectionv1.RegisterServerReflectionServer(gs, grpcreflection.NewServerV1(opts))
+	reflectionv1alpha.RegisterServerReflectionServer(gs, grpcreflection.NewServer(opts))
+}
+
 // descriptorsWithDocs is proto/ built by buf with source info (`make
 // generate` writes it, `make checkgenerate` checks it is current). The
 // descriptors compiled into gen/go have their comments stripped, so
 // reflection served from them gives `grpcurl describe` no documentation;
 // served from this set, it shows every comment of the .proto files.
 //
-//go:embed reflection/descriptors.binpb
+//go:embed descriptors.binpb
 var descriptorsWithDocs []byte
 
 // reflectionFiles decodes descriptorsWithDocs once, when the first server
-// is built, rather than at package init: the CLI links this package for
-// --local and must not pay for it on every start.
+// registers reflection, rather than at package init.
 var reflectionFiles = sync.OnceValues(func() (*protoregistry.Files, error) {
 	var set descriptorpb.FileDescriptorSet
 	if err := proto.Unmarshal(descriptorsWithDocs, &set); err != nil {
@@ -60,8 +78,8 @@ func (r documentedResolver) FindDescriptorByName(name protoreflect.FullName) (pr
 	return protoregistry.GlobalFiles.FindDescriptorByName(name)
 }
 
-// reflectionResolver is the DescriptorResolver of the reflection service.
-func reflectionResolver() documentedResolver {
+// resolver is the DescriptorResolver of the reflection service.
+func resolver() documentedResolver {
 	files, _ := reflectionFiles()
 	return documentedResolver{docs: files}
 }
