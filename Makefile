@@ -50,7 +50,7 @@ bench-check: ## Build, vet and unit-test the bench module (bench/); runs no benc
 	cd bench && go vet ./... && go build ./... && go test -race -count=1 ./...
 
 .PHONY: smoke
-smoke: ## Start the real binary and drive it with grpcurl (list, read, edit, stale edit)
+smoke: ## Start the real binary and drive it with grpcurl (list, describe, read, edit, stale edit)
 	scripts/smoke.sh
 
 tools/ts/node_modules: tools/ts/package.json tools/ts/package-lock.json
@@ -69,20 +69,29 @@ test-ts: client/ts/node_modules ## TypeScript client (client/ts): tsc build of t
 test-cli: ## hashline CLI: golden transcripts against a real hashlined and --local, and the docs/agents.md examples
 	go test -race -count=1 ./cmd/hashline/
 
+# server/reflection/descriptors.binpb: proto/ with its comments, which the
+# reflection service serves so that `grpcurl describe` shows the docs (the
+# descriptors compiled into gen/go have none).
+REFLECTION_SET := server/reflection/descriptors.binpb
+
 .PHONY: generate
-generate: tools/ts/node_modules ## Regenerate gen/go and gen/ts from proto/
+generate: tools/ts/node_modules ## Regenerate gen/go and gen/ts from proto/, and the reflection descriptors
 	$(BUF) generate
+	$(BUF) build --as-file-descriptor-set -o $(REFLECTION_SET)
 
 # Generates into a temporary directory (buf's -o prefixes every out: path,
 # and clean: true then empties only the temporary copies), so that checking
 # never rewrites the work tree.
 .PHONY: checkgenerate
-checkgenerate: tools/ts/node_modules ## Fail if gen/ is not what proto/ generates (the work tree is left untouched)
+checkgenerate: tools/ts/node_modules ## Fail if gen/ or the reflection descriptors are not what proto/ generates (the work tree is left untouched)
 	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
 	$(BUF) generate -o "$$tmp"; \
 	if ! git diff --no-index --quiet -- gen "$$tmp/gen"; then \
 		echo "generated code is stale; run 'make generate' and commit gen/ (left: gen/, right: what proto/ generates):"; \
-		git diff --no-index --stat -- gen "$$tmp/gen" || true; exit 1; fi
+		git diff --no-index --stat -- gen "$$tmp/gen" || true; exit 1; fi; \
+	$(BUF) build --as-file-descriptor-set -o "$$tmp/reflection.binpb"; \
+	if ! cmp -s $(REFLECTION_SET) "$$tmp/reflection.binpb"; then \
+		echo "$(REFLECTION_SET) is stale; run 'make generate' and commit it"; exit 1; fi
 
 # staticcheck checks each platform the binaries ship for (-matrix) and merges
 # the results: most findings count on any platform, but "unused" (U1000)
@@ -105,12 +114,15 @@ crossbuild: ## go build ./... for Windows and macOS
 	GOOS=darwin GOARCH=arm64 go build ./...
 
 # The API as first released: every later change must stay wire- and
-# source-compatible with it (buf breaking, FILE rules).
-API_BASELINE := 1cbbaff82334f02e067d7f835f3299f34560fb7c
+# source-compatible with it (buf breaking, FILE rules). The baseline is a
+# committed image rather than a git ref so that a shallow clone, which lacks
+# the release commit, can check it too; proto/baseline/README.md says how it
+# was built.
+API_BASELINE := proto/baseline/v1.binpb
 
 .PHONY: breaking
-breaking: ## buf breaking against the released v1 API
-	$(BUF) breaking --against '.git#ref=$(API_BASELINE)'
+breaking: ## buf breaking against the released v1 API (proto/baseline/v1.binpb)
+	$(BUF) breaking --against $(API_BASELINE)
 
 .PHONY: fuzz
 fuzz: ## Run every fuzz target for FUZZTIME each (default 100000x executions)

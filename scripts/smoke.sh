@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Smoke test: start the real hashlined on a temp workspace and drive it with
-# the pinned grpcurl through reflection: list, Read, Edit, stale Edit.
+# the pinned grpcurl through reflection: list, describe, Read, Edit, stale Edit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GRPCURL=(go tool -modfile=tools/grpcurl/go.mod grpcurl)
@@ -20,6 +20,9 @@ call() { "${GRPCURL[@]}" -plaintext "$@"; }
 fail() { echo "smoke: FAIL: $*"; exit 1; }
 
 call "$addr" list | grep -qx 'hashline.v1.FileService' || fail "list does not show hashline.v1.FileService"
+# Reflection carries the .proto comments (server/reflection.go).
+desc=$(call "$addr" describe hashline.v1.FileService.Edit)
+echo "$desc" | grep -q 'Edit applies a batch of reference-based edits' || fail "describe shows no comment: $desc"
 read=$(call -d '{"path":"main.go"}' "$addr" hashline.v1.FileService/Read)
 echo "$read" | grep -q '"text": "1:' || fail "Read has no tagged text: $read"
 ref=$(echo "$read" | sed -n 's/.*"text": "\(.*\)".*/\1/p' | tr -d '\n' | sed 's/\\n/\n/g' | sed -n '4p' | cut -d'|' -f1)

@@ -333,6 +333,8 @@ func TestParseTokens(t *testing.T) {
 		{name: "path climbing out", file: "tokens: [{token: " + writerToken + ", agent: w, permission: read, paths: [a/../../b]}]", wantErr: "climbs out"},
 		{name: "empty path", file: "tokens: [{token: " + writerToken + ", agent: w, permission: read, paths: ['']}]", wantErr: "empty path"},
 		{name: "two documents", file: "tokens: [{token: " + writerToken + ", agent: w, permission: read}]\n---\ntokens: []\n", wantErr: "more than one"},
+		{name: "the example's token placeholder copied literally", file: "tokens: [{token: \"<a random token: openssl rand -hex 32>\", agent: w, permission: read}]", wantErr: "placeholder"},
+		{name: "the example's sha256 placeholder copied literally", file: "tokens: [{sha256: \"<hex SHA-256 of your token>\", agent: w, permission: read}]", wantErr: "placeholder"},
 		{name: "token with a newline", file: "tokens: [{token: \"" + writerToken + "\\n\", agent: w, permission: read}]", wantErr: "control characters"},
 	}
 	for _, tt := range tests {
@@ -403,3 +405,25 @@ func TestAuthenticatorReplaceTakesEffect(t *testing.T) {
 
 // codeOf returns the gRPC code of err (OK for nil).
 func codeOf(err error) codes.Code { return grpcstatus.Code(err) }
+
+// TestSecurityExampleHoldsNoWorkingToken: the token file example in
+// SECURITY.md is copied by readers; copied literally, it must be refused
+// rather than serve tokens everyone who read it knows.
+func TestSecurityExampleHoldsNoWorkingToken(t *testing.T) {
+	doc, err := os.ReadFile("../SECURITY.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(doc), "## Authentication and authorization")
+	if !ok {
+		t.Fatal("SECURITY.md has no section \"Authentication and authorization\"")
+	}
+	_, rest, ok = strings.Cut(rest, "```yaml\n")
+	if !ok {
+		t.Fatal("the section has no yaml example")
+	}
+	example, _, _ := strings.Cut(rest, "```")
+	if _, err := server.ParseTokens([]byte(example)); err == nil || !strings.Contains(err.Error(), "placeholder") {
+		t.Errorf("SECURITY.md's example parses as %v; want it refused for its placeholders:\n%s", err, example)
+	}
+}

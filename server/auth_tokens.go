@@ -173,6 +173,8 @@ func (s tokenSpec) entry() (tokenEntry, error) {
 	switch {
 	case s.Token != "" && s.SHA256 != "":
 		return e, errors.New("both token and sha256 are set; give one")
+	case isPlaceholder(s.Token) || isPlaceholder(s.SHA256):
+		return e, errors.New("token or sha256 is still a <placeholder> from the example; put a token of your own there (openssl rand -hex 32), or its hex SHA-256")
 	case s.Token != "":
 		if len(s.Token) < MinTokenLength {
 			return e, fmt.Errorf("token is %d characters; use at least %d random ones", len(s.Token), MinTokenLength)
@@ -274,4 +276,12 @@ func (g *Grant) leadsTo(rel string) bool {
 		}
 	}
 	return false
+}
+
+// isPlaceholder reports a value written as <...>, the way SECURITY.md's
+// example marks what the reader must fill in: copied literally, it would
+// otherwise be a working token that anyone who read the example knows.
+func isPlaceholder(v string) bool {
+	v = strings.TrimSpace(v)
+	return len(v) >= 2 && strings.HasPrefix(v, "<") && strings.HasSuffix(v, ">")
 }

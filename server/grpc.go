@@ -15,7 +15,6 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/metadata"
-	"google.golang.org/grpc/reflection"
 
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
@@ -65,17 +64,18 @@ type GRPCConfig struct {
 	// StreamLimit, when set, limits the streams (Grep, Watch) each agent
 	// has open at once.
 	StreamLimit *StreamLimiter
-	// Metrics, when set, records per-method and per-edit-outcome metrics.
-	Metrics *Metrics
+	// Metrics, when set, records per-method and per-edit-outcome metrics
+	// (server/metrics.New).
+	Metrics Metrics
 	// Logger receives one line per call.
 	Logger *slog.Logger
 	// ServerOptions are appended as given (e.g. TLS credentials).
 	ServerOptions []grpc.ServerOption
 }
 
-// NewGRPCServer returns a grpc.Server with the service, health checking
-// and reflection registered, and the interceptor chain, outermost first:
-// metrics (so refused calls are counted too), authentication, the length
+// NewGRPCServer returns a grpc.Server with the service and health checking
+// registered (server/reflection.Register adds reflection, as hashlined
+// does), and the interceptor chain, outermost first: metrics (so refused calls are counted too), authentication, the length
 // of x-agent-id (before anything logs or keeps it), logging (so the line
 // names the authenticated agent), the rate limit, the streams per agent,
 // the per-request access checks (read-only tokens, path prefixes, reserved
@@ -108,9 +108,8 @@ func NewGRPCServer(svc *Service, cfg GRPCConfig) (*grpc.Server, *health.Server) 
 	hs.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
 	hs.SetServingStatus(hashlinev1.FileService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
 	healthpb.RegisterHealthServer(gs, hs)
-	reflection.Register(gs)
 	if cfg.Metrics != nil {
-		cfg.Metrics.grpc.InitializeMetrics(gs)
+		cfg.Metrics.InitializeMetrics(gs)
 	}
 	return gs, hs
 }
@@ -166,8 +165,8 @@ func chains(svc *Service, cfg GRPCConfig) ([]grpc.UnaryServerInterceptor, []grpc
 	var unary []grpc.UnaryServerInterceptor
 	var stream []grpc.StreamServerInterceptor
 	if cfg.Metrics != nil {
-		unary = append(unary, cfg.Metrics.grpc.UnaryServerInterceptor())
-		stream = append(stream, cfg.Metrics.grpc.StreamServerInterceptor())
+		unary = append(unary, cfg.Metrics.UnaryServerInterceptor())
+		stream = append(stream, cfg.Metrics.StreamServerInterceptor())
 	}
 	if cfg.Auth != nil {
 		unary = append(unary, cfg.Auth.unary())
@@ -187,7 +186,7 @@ func chains(svc *Service, cfg GRPCConfig) ([]grpc.UnaryServerInterceptor, []grpc
 	unary = append(unary, acc.unary(), deadlineUnary(cfg.DefaultTimeout))
 	stream = append(stream, acc.stream(), deadlineStream(cfg.DefaultTimeout))
 	if cfg.Metrics != nil {
-		unary = append(unary, cfg.Metrics.editOutcomes())
+		unary = append(unary, editOutcomes(cfg.Metrics))
 	}
 	unary = append(unary, recovery.UnaryServerInterceptor(recoverOpt))
 	stream = append(stream, recovery.StreamServerInterceptor(recoverOpt))

@@ -19,6 +19,7 @@ import (
 	"github.com/hashline/hashline/internal/hashline"
 	"github.com/hashline/hashline/internal/workspace"
 	"github.com/hashline/hashline/server"
+	"github.com/hashline/hashline/server/reflection"
 )
 
 // env is one server over bufconn on a fresh temp workspace.
@@ -72,6 +73,7 @@ func newEnvIn(t testing.TB, root string, cfg server.GRPCConfig, wsOpts []workspa
 	svc := server.New(ws, opts...)
 	e := &env{t: t, root: root, svc: svc}
 	gs, hs := server.NewGRPCServer(svc, cfg)
+	reflection.Register(gs)
 	e.health = hs
 	lis := bufconn.Listen(1 << 20)
 	e.lis = lis

@@ -38,8 +38,8 @@ func TestEditOutcome(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := editOutcome(tt.resp, tt.err); got != tt.want {
-				t.Errorf("editOutcome = %s, want %s", got, tt.want)
+			if got := EditOutcome(tt.resp, tt.err); got != tt.want {
+				t.Errorf("EditOutcome = %s, want %s", got, tt.want)
 			}
 		})
 	}

@@ -15,11 +15,12 @@ import (
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 	"github.com/hashline/hashline/internal/versions"
 	"github.com/hashline/hashline/server"
+	"github.com/hashline/hashline/server/metrics"
 )
 
 func TestMetricsCountEditOutcomesAndCalls(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	m, err := server.NewMetrics(reg, server.WithCacheStats(func() versions.Stats {
+	m, err := metrics.New(reg, metrics.WithCacheStats(func() versions.Stats {
 		return versions.Stats{Hits: 7, Misses: 3, Evictions: 2, Bytes: 12345, Entries: 4,
 			Disk: versions.DiskStats{Spills: 5, Hits: 6, Corrupt: 1, Evictions: 8, Bytes: 6789, Entries: 9}}
 	}))

@@ -123,8 +123,11 @@ func (c *connFlags) connect() (*client.Client, func(), error) {
 // and returns the positional ones; "--" ends the flags. It prints the usage
 // and returns exitOK for --help, or exitUsage for a bad flag; -1 means go on.
 func parse(fs *flag.FlagSet, io stdio, usage string, args []string) ([]string, int) {
+	// The flag package prints a bad flag's error to stderr and then calls
+	// Usage, for -help too; the usage is printed here instead, once: on
+	// stdout for --help, on stderr after the error otherwise.
 	fs.SetOutput(io.stderr)
-	fs.Usage = func() { fmt.Fprint(fs.Output(), usage) }
+	fs.Usage = func() {}
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -132,6 +135,7 @@ func parse(fs *flag.FlagSet, io stdio, usage string, args []string) ([]string, i
 				fmt.Fprint(io.stdout, usage)
 				return nil, exitOK
 			}
+			fmt.Fprint(io.stderr, usage)
 			return nil, exitUsage
 		}
 		rest := fs.Args()

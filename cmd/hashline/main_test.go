@@ -416,6 +416,47 @@ func TestHelp(t *testing.T) {
 	golden(t, "help", got)
 }
 
+// TestHelpIsPrintedOnce: asked for, the help goes to stdout only and the
+// exit is 0; after a usage error it goes to stderr only and the exit is 2.
+// A harness that captures both streams must not read it twice.
+func TestHelpIsPrintedOnce(t *testing.T) {
+	dir := t.TempDir()
+	run := binary(t, dir, nil, nil)
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		head string // the usage line, on the stream the case expects
+	}{
+		{"hashline --help prints the help on stdout", []string{"--help"}, exitOK, "usage: hashline COMMAND"},
+		{"hashline read --help prints its usage on stdout", []string{"read", "--help"}, exitOK, "usage: hashline read FILE"},
+		{"hashline edit -h prints its usage on stdout", []string{"edit", "-h"}, exitOK, "usage: hashline edit FILE"},
+		{"hashline write --help prints its usage on stdout", []string{"write", "--help"}, exitOK, "usage: hashline write FILE"},
+		{"hashline grep --help prints its usage on stdout", []string{"grep", "--help"}, exitOK, "usage: hashline grep PATTERN"},
+		{"hashline mcp --help prints its usage on stdout", []string{"mcp", "--help"}, exitOK, "usage: hashline mcp"},
+		{"hashline with no command prints the help on stderr", nil, exitUsage, "usage: hashline COMMAND"},
+		{"hashline read with a bad flag prints its usage on stderr", []string{"read", "--bogus", "f"}, exitUsage, "usage: hashline read FILE"},
+		{"hashline mcp with a bad flag prints its usage on stderr", []string{"mcp", "--bogus"}, exitUsage, "usage: hashline mcp"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errOut, code := run(tc.args, "")
+			if code != tc.code {
+				t.Errorf("exit %d, want %d", code, tc.code)
+			}
+			want, other := out, errOut
+			if tc.code != exitOK {
+				want, other = errOut, out
+			}
+			if n := strings.Count(want, tc.head); n != 1 {
+				t.Errorf("the usage line %q is there %d times, want once:\n%s", tc.head, n, want)
+			}
+			if strings.Contains(other, "usage:") {
+				t.Errorf("the usage is on the other stream too:\n%s", other)
+			}
+		})
+	}
+}
+
 func TestServerUnreachable(t *testing.T) {
 	dir := t.TempDir()
 	got := transcript(t, dir, []string{"HASHLINE_SERVER=127.0.0.1:1"}, nil, []step{cli("read", "x.txt")})

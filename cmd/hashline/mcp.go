@@ -60,16 +60,21 @@ func runMCP(ctx context.Context, io stdio, args []string) int {
 	fsync := fs.Bool("fsync", true, "embedded engine: fsync files and directories on write; false is UNSAFE (a crash can lose acknowledged edits, or leave a file just written holding zeros) and meant for benchmarks")
 	stateDir := fs.String("state-dir", "", "embedded engine: directory of its own state, outside the workspace (refused inside it): snapshots that memory let go, for rebases, kept across sessions (default: hashline/<hash of the root> under $XDG_STATE_HOME, else ~/.local/state, %LocalAppData% on Windows, ~/Library/Application Support on macOS)")
 	stateBytes := fs.Int64("state-bytes", versions.DefaultDiskBytes, "embedded engine: bytes of snapshots kept in --state-dir, oldest out (0 = none)")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), mcpUsage)
+	// Printed once, by us (see parse): on stdout for --help, on stderr
+	// after a bad flag's error.
+	fs.Usage = func() {}
+	usage := func(w goio.Writer) {
+		fmt.Fprint(w, mcpUsage)
+		fs.SetOutput(w)
 		fs.PrintDefaults()
+		fs.SetOutput(io.stderr)
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(io.stdout)
-			fs.Usage()
+			usage(io.stdout)
 			return exitOK
 		}
+		usage(io.stderr)
 		return exitUsage
 	}
 	if fs.NArg() > 0 {

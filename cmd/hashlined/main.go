@@ -35,20 +35,48 @@ import (
 	"github.com/hashline/hashline/internal/versions"
 	"github.com/hashline/hashline/internal/workspace"
 	"github.com/hashline/hashline/server"
+	"github.com/hashline/hashline/server/metrics"
+	"github.com/hashline/hashline/server/reflection"
 )
 
 const usage = `hashlined serves a workspace directory to LLM agents over gRPC (hashline.v1.FileService).
 
-Usage:
+usage:
   hashlined serve [flags]    serve the workspace (default: the current directory on 127.0.0.1:7420)
   hashlined help             show this help
   hashlined --version        print the version, commit and Go version
 
-Every flag may also come from the environment as HASHLINED_<FLAG> (e.g.
+Every flag may also come from the environment variable shown with it (e.g.
 HASHLINED_LISTEN=unix:///tmp/h.sock); the command line wins.
 
-Flags of serve:
+flags of serve:
 `
+
+// envKey is the environment variable of the flag name.
+func envKey(name string) string {
+	return "HASHLINED_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
+}
+
+// printUsage writes the help: the usage, then every flag of serve with its
+// type, environment variable, default and description, generated from the
+// flag set so that it cannot drift from what serve accepts.
+func printUsage(w io.Writer) {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	flags(fs)
+	fmt.Fprint(w, usage)
+	fs.VisitAll(func(f *flag.Flag) {
+		typ, desc := flag.UnquoteUsage(f)
+		line := "  --" + f.Name
+		if typ != "" {
+			line += " " + typ
+		}
+		meta := "env " + envKey(f.Name)
+		if f.DefValue != "" && f.DefValue != "0" && f.DefValue != "false" {
+			meta += ", default " + f.DefValue
+		}
+		fmt.Fprintf(w, "%s  (%s)\n      %s\n", line, meta, desc)
+	})
+}
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
@@ -159,7 +187,7 @@ func envDefaults(fs *flag.FlagSet) error {
 		if given[f.Name] {
 			return
 		}
-		key := "HASHLINED_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
+		key := envKey(f.Name)
 		if v, ok := os.LookupEnv(key); ok {
 			if err := f.Value.Set(v); err != nil {
 				errs = append(errs, fmt.Errorf("%s=%q: %w", key, v, err))
@@ -170,15 +198,14 @@ func envDefaults(fs *flag.FlagSet) error {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
-		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-		flags(fs)
-		fs.SetOutput(stdout)
-		fmt.Fprint(stdout, usage)
-		fs.PrintDefaults()
-		if len(args) == 0 {
-			return 2
-		}
+	// The help is printed once: on stdout when asked for (exit 0), on
+	// stderr after a usage error (exit 2).
+	if len(args) == 0 {
+		printUsage(stderr)
+		return 2
+	}
+	if args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		printUsage(stdout)
 		return 0
 	}
 	if args[0] == "--version" || args[0] == "version" {
@@ -190,12 +217,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(stderr) // the flag package's error for a bad flag
+	fs.Usage = func() {}
 	c := flags(fs)
 	if err := fs.Parse(args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			printUsage(stdout)
 			return 0
 		}
+		printUsage(stderr)
 		return 2
 	}
 	if fs.NArg() > 0 {
@@ -307,8 +337,8 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 		server.WithRequestIDTTL(c.requestIDTTL),
 		server.WithRequestIDBytes(c.requestIDBytes),
 	)
-	metrics, metricsAddr, stopMetrics, err := serveMetrics(c.metricsListen, logger,
-		server.WithCacheStats(svc.CacheStats))
+	callMetrics, metricsAddr, stopMetrics, err := serveMetrics(c.metricsListen, logger,
+		metrics.WithCacheStats(svc.CacheStats))
 	if err != nil {
 		return err
 	}
@@ -337,10 +367,11 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 		Auth:                 authn,
 		RateLimit:            limiter,
 		StreamLimit:          streams,
-		Metrics:              metrics,
+		Metrics:              callMetrics,
 		Logger:               logger,
 		ServerOptions:        srvOpts,
 	})
+	reflection.Register(gs)
 	if c.cleanTemp {
 		sweepCtx, stopSweep := context.WithCancel(context.Background())
 		swept := make(chan struct{})

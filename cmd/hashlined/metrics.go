@@ -14,18 +14,20 @@ import (
 
 	"github.com/hashline/hashline/internal/buildinfo"
 	"github.com/hashline/hashline/server"
+	"github.com/hashline/hashline/server/metrics"
 )
 
 // serveMetrics starts the Prometheus endpoint on --metrics-listen and
 // returns the metrics for the gRPC server, the address it listens on, and
-// a func that stops it. With no address it returns nil metrics.
-func serveMetrics(addr string, logger *slog.Logger, opts ...server.MetricsOption) (*server.Metrics, string, func(), error) {
+// a func that stops it. With no address it returns nil metrics (a nil
+// interface, not a nil *metrics.Metrics, which the server would call).
+func serveMetrics(addr string, logger *slog.Logger, opts ...metrics.Option) (server.Metrics, string, func(), error) {
 	if addr == "" {
 		return nil, "", func() {}, nil
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	m, err := server.NewMetrics(reg, opts...)
+	m, err := metrics.New(reg, opts...)
 	if err != nil {
 		return nil, "", nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -99,10 +100,13 @@ func editTool() *sdk.Tool {
 	return &sdk.Tool{Name: "edit_file", Description: editDescription + "\n\n" + repairsDescription, InputSchema: s}
 }
 
-var editShapes = func() *editjson.Vocabulary {
+// editShapes is built on first use rather than at init: the schema is
+// reflected from Go types, and the hashline CLI, which links this package
+// for `hashline mcp`, must not pay for that on every other command.
+var editShapes = sync.OnceValue(func() *editjson.Vocabulary {
 	_, v := editSchema()
 	return v
-}()
+})
 
 func editSchema() (*jsonschema.Schema, *editjson.Vocabulary) {
 	s, err := jsonschema.For[editSchemaArgs](nil)
@@ -192,7 +196,7 @@ func toFileEdit(it editjson.Item) *hashlinev1.FileEdit {
 }
 
 func (t *tools) edit(ctx context.Context, req *sdk.CallToolRequest, a editArgs) (*sdk.CallToolResult, any, error) {
-	items, warnings, err := editShapes.Decode(a.Edits)
+	items, warnings, err := editShapes().Decode(a.Edits)
 	if err != nil {
 		return errorResult(fmt.Sprintf("Error editing %s: %v\nNothing was written.", a.Path, err)), nil, nil
 	}

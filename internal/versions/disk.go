@@ -167,10 +167,12 @@ func (d *Disk) path(version string) string { return filepath.Join(d.dir, version
 // header is the first line of a snapshot file: what it is, the version,
 // the length of the content that follows and its CRC-32C.
 func header(version string, data []byte) string {
-	return fmt.Sprintf("%s %s %d %08x\n", magic, version, len(data), crc32.Checksum(data, castagnoli))
+	return fmt.Sprintf("%s %s %d %08x\n", magic, version, len(data), crc32.Checksum(data, castagnoli()))
 }
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// castagnoli is built on first use, not at init: every program that links
+// this package (the CLI among them) would pay for the table on start.
+var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 // errCorrupt is a snapshot file that does not hold what its header says.
 var errCorrupt = errors.New("damaged snapshot file")
