@@ -30,11 +30,11 @@ func (s *Service) ViewStats() versions.ViewStats { return s.views.Stats() }
 // share one view, as they share one lock.
 func (s *Service) viewKey(rel string) string { return s.ws.LockKey(rel) }
 
-// saw records that the calling agent was shown version of the file whose
-// view key is key, and keeps what known keeps.
-func (s *Service) saw(ctx context.Context, key, version string, doc *hashline.Document, exact bool) {
+// saw records that the calling agent was shown lines of version of the
+// file whose view key is key, and keeps what known keeps.
+func (s *Service) saw(ctx context.Context, key, version string, doc *hashline.Document, exact bool, lines versions.Lines) {
 	s.known(key, version, doc, exact)
-	s.views.See(AgentID(ctx), key, version)
+	s.views.See(AgentID(ctx), key, version, lines)
 }
 
 // known keeps doc, the text of version, as a snapshot for later rebases
@@ -50,7 +50,7 @@ func (s *Service) known(key, version string, doc *hashline.Document, exact bool)
 	if !exact {
 		version = ""
 	}
-	s.latest.See("", key, version)
+	s.latest.See("", key, version, nil)
 }
 
 // exactText reports whether a file of encoding enc holds its text as it is,
@@ -113,17 +113,21 @@ func (s *Service) load(rel, key string) (*workspace.File, *hashline.Document, er
 	return f, parsed, nil
 }
 
-// sawGrep is saw for a file Grep showed. Grep searches raw bytes; only valid
-// UTF-8 is exactly the text a Read of that version returns, so only that is
-// cached (the view is recorded either way).
-// A version already cached is not parsed again.
+// sawGrep is saw for a file Grep showed: its matched lines and their
+// context. Grep searches raw bytes; only valid UTF-8 is exactly the text a
+// Read of that version returns, so only that is cached (the view is
+// recorded either way). A version already cached is not parsed again.
 func (s *Service) sawGrep(ctx context.Context, f *hashlinev1.GrepFile, raw []byte) {
 	exact := utf8.Valid(raw)
 	var doc *hashline.Document
 	if !s.cache.Touch(f.GetVersion()) && exact {
 		doc = hashline.ParseDocument(raw)
 	}
-	s.saw(ctx, s.viewKey(f.GetPath()), f.GetVersion(), doc, exact)
+	nums := make([]int, len(f.GetLines()))
+	for i, l := range f.GetLines() {
+		nums[i] = int(l.GetNumber())
+	}
+	s.saw(ctx, s.viewKey(f.GetPath()), f.GetVersion(), doc, exact, versions.LinesOf(nums...))
 }
 
 // needsRead returns the index of the first edit that refers to existing
@@ -147,63 +151,159 @@ type rebased struct {
 	warnings []string
 }
 
-// rebaseBase is the version an Edit's references are read against: the
-// request's baseVersion, else the one the agent last saw ("" if none).
-func rebaseBase(req *hashlinev1.EditRequest, seen string) string {
-	if b := req.GetBaseVersion(); b != "" {
-		return b
-	}
-	return seen
+// baseChoice is a version an Edit's references may have been made
+// against: the request's baseVersion, or one the agent saw.
+type baseChoice struct {
+	version string
+	// shown has the lines of version the agent was shown; nil when that
+	// is not known (a baseVersion from an agent with no view at all), and
+	// then any line counts.
+	shown func(line int) bool
+	how   string // how the agent came by it, for messages
 }
 
-// rebase resolves the batch's base: the request's baseVersion, else the
-// version this agent last saw (seen), else the current file. When the base
-// is an older version whose snapshot is held (in memory or on disk), the
-// references are carried onto doc (the current file); a
-// *versions.ConflictError is returned when other changes touched them.
+// rebase resolves the batch's line references (see the package versions
+// documentation for how a rebase maps them). The versions tried, in order:
+// the request's baseVersion, then the versions this agent saw of the file
+// (views: the last few, the most recently shown first). The first against
+// which every reference names a line by number and hash, and a line the
+// agent was shown in that version (a range's start and end, an insertion's
+// anchor), is the base: the batch is planned as it is when that is the
+// current file (doc), and rebased from it onto doc when its snapshot is
+// held (in memory or on disk); a *versions.ConflictError is returned when
+// other changes touched the referenced lines. A base other than the first
+// tried is named in a warning.
 //
-// When the base is an older version the server does not hold (evicted, a
-// restart without the state store, a change made behind its back that
-// nobody read, a version it never saw), no referenced line can be proven
-// unchanged, so a batch with line references is refused with STALE_REF
-// and the current lines (versions.UnknownBase); nothing is written. A batch
-// without references (append, prepend, replaceText) reads no line of the
-// base and is checked against the current file, as a rebase would. With
-// no base at all (an agent that never saw the file, require-read off) the
-// batch is checked against the current file by line and hash.
-func (s *Service) rebase(req *hashlinev1.EditRequest, f *workspace.File, doc *hashline.Document, seen string, edits []hashline.Edit) (*rebased, error) {
+// When no version verifies:
+//   - If the first version tried is an older one the server does not hold
+//     (evicted, a restart without the state store, a change made behind
+//     its back that nobody read, a version it never saw), no referenced
+//     line can be proven unchanged: STALE_REF with the current lines
+//     (versions.UnknownBase).
+//   - If the agent was shown every referenced line of the current file,
+//     the planner checks the references against it by line and hash (and
+//     reports the stale ones with fresh tags).
+//   - Otherwise the references that do not name a line of the current file
+//     the agent was shown are refused as stale (reason NOT_SHOWN,
+//     versions.Unshown): a line number the agent never saw names nothing
+//     it read, and a 2-hex hash that matches there is a collision or a
+//     number from before lines moved.
+//
+// An agent with no view of the file at all (read-before-edit off, or a
+// batch of append, prepend and replaceText only) has only its baseVersion,
+// if any, to go by; failing that, the batch is checked against the current
+// file by line and hash, as before views remembered lines. A batch without
+// line references (append, prepend, replaceText) reads no line of any
+// version and is resolved against the current file; one with a malformed
+// reference goes to the planner, which reports it.
+func (s *Service) rebase(req *hashlinev1.EditRequest, f *workspace.File, doc *hashline.Document, agent, key string, hist []versions.Seen, edits []hashline.Edit) (*rebased, error) {
 	out := &rebased{edits: edits}
-	base, how := rebaseBase(req, seen), "gave as baseVersion"
-	if req.GetBaseVersion() == "" {
-		how = "last saw"
-	}
-	if base == "" || base == f.Version {
+	h := s.opts.hasher
+	if !versions.HasLineRefs(edits) || !versions.WellFormed(edits, h) {
 		return out, nil
 	}
-	bdoc, ok := s.cache.Get(base)
-	if !ok {
-		if b := versions.UnknownBase(doc, edits, s.opts.hasher); b != nil {
-			return nil, &staleError{batch: b, currentVersion: f.Version, unknownBase: base, how: how}
+	choices := baseChoices(req.GetBaseVersion(), hist)
+	if len(choices) == 0 {
+		return out, nil // no view and no baseVersion: the planner checks by line and hash
+	}
+	first := choices[0]
+	for i, c := range choices {
+		bdoc := doc
+		if c.version != f.Version {
+			var ok bool
+			if bdoc, ok = s.cache.Get(c.version); !ok {
+				// The references may come from this version, and nothing
+				// proves what they named in it: a version tried after it
+				// that they happen to match is no proof either.
+				if b := versions.UnknownBase(doc, edits, h); b != nil {
+					return nil, &staleError{batch: b, currentVersion: f.Version, unknownBase: c.version, how: c.how}
+				}
+				return out, nil
+			}
 		}
+		if !versions.Check(bdoc, edits, h, c.shown) {
+			continue
+		}
+		if i > 0 {
+			out.warnings = append(out.warnings, fmt.Sprintf(
+				"the references do not all match lines you were shown of version %s, the one you %s; they all match lines you were shown of version %s, which you %s, so they were read against that version",
+				first.version, first.how, c.version, c.how))
+		}
+		if c.version == f.Version {
+			return out, nil
+		}
+		r, err := versions.Rebase(bdoc, doc, edits, h)
+		var ce *versions.ConflictError
+		switch {
+		case errors.As(err, &ce):
+			ce.BaseVersion, ce.CurrentVersion = c.version, f.Version
+			return nil, ce
+		case err != nil:
+			return nil, err
+		}
+		s.views.Use(agent, key, c.version)
+		out.edits, out.from, out.moved = r.Edits, c.version, r.Moved
 		return out, nil
 	}
-	r, err := versions.Rebase(bdoc, doc, edits, s.opts.hasher)
-	var ce *versions.ConflictError
-	switch {
-	case errors.As(err, &ce):
-		ce.BaseVersion, ce.CurrentVersion = base, f.Version
-		return nil, ce
-	case errors.Is(err, versions.ErrNotBase):
+	if len(hist) == 0 {
+		// Only a baseVersion, held, that the references do not match.
 		out.warnings = append(out.warnings, fmt.Sprintf(
-			"the references do not all match version %s, the one you %s (%v); they were checked against the current file %s by line and hash instead. Pass baseVersion with the version your tags come from to have them rebased exactly",
-			base, how, err, f.Version))
+			"the references do not all match version %s, the one you %s; they were checked against the current file %s by line and hash instead. Pass baseVersion with the version your tags come from to have them rebased exactly",
+			first.version, first.how, f.Version))
 		return out, nil
-	case err != nil:
-		return nil, err
-	case r.Refs > 0:
-		out.edits, out.from, out.moved = r.Edits, base, r.Moved
 	}
+	shown := func(int) bool { return false }
+	for _, v := range hist {
+		if v.Version == f.Version {
+			shown = v.Lines.Has
+		}
+	}
+	for _, n := range versions.RefLines(edits, h) {
+		// A number past the end names no line: the planner says so
+		// (LINE_OUT_OF_RANGE) with the file's length.
+		if n <= doc.Len() && !shown(n) {
+			return nil, &staleError{batch: versions.Unshown(doc, edits, h, shown), currentVersion: f.Version, notShown: true}
+		}
+	}
+	// Every referenced line was shown as the file is now: the planner
+	// checks their hashes, and reports the changed ones with fresh tags.
 	return out, nil
+}
+
+// baseChoices lists the versions an Edit's references are tried against,
+// in order: baseVersion (explicit), then the versions the agent saw (hist,
+// the most recent first). An explicit version the agent saw counts the
+// lines it was shown; one it did not see counts none, unless the agent
+// saw no version of the file at all (read-before-edit off): then its word
+// is taken for every line, as it names the version its tags come from.
+func baseChoices(explicit string, hist []versions.Seen) []baseChoice {
+	var out []baseChoice
+	if explicit != "" {
+		c := baseChoice{version: explicit, how: "gave as baseVersion"}
+		if len(hist) > 0 {
+			c.shown = func(int) bool { return false }
+		}
+		for _, v := range hist {
+			if v.Version == explicit {
+				c.shown = v.Lines.Has
+			}
+		}
+		out = append(out, c)
+	}
+	for i, v := range hist {
+		if v.Version == explicit {
+			continue
+		}
+		how := "last saw"
+		if i > 0 {
+			how = "saw earlier"
+		}
+		if explicit != "" {
+			how = "saw"
+		}
+		out = append(out, baseChoice{version: v.Version, shown: v.Lines.Has, how: how})
+	}
+	return out
 }
 
 func movedProto(moved []versions.Move) []*hashlinev1.MovedRef {
