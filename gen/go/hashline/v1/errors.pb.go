@@ -109,12 +109,9 @@ type StaleRef struct {
 	// The version the fresh lines come from.
 	CurrentVersion string `protobuf:"bytes,8,opt,name=current_version,json=currentVersion,proto3" json:"current_version,omitempty"`
 	// Why it is stale: "CHANGED" (the line's content differs), "DELETED"
-	// (the line no longer exists), "CONFLICT" (the request was rebased
+	// (the line no longer exists), or "CONFLICT" (the request was rebased
 	// from an older version and another change since then touched this line,
-	// a line of this range, or this insertion point), or "NOT_SHOWN" (the
-	// reference names no line the agent was shown, in the file as it is now
-	// or in one of the versions of it the agent read before: a line number
-	// the agent never saw, where a short hash may match by chance).
+	// a line of this range, or this insertion point).
 	Reason        string `protobuf:"bytes,9,opt,name=reason,proto3" json:"reason,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
