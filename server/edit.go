@@ -156,7 +156,7 @@ func (s *Service) editFile(ctx context.Context, req *hashlinev1.EditRequest, edi
 		}
 		resp.Version = wr.Version
 		s.publishEdit(ctx, f, wr, out)
-		s.saw(ctx, key, wr.Version, res.Doc, exactText(f.Encoding), editShown(res, req.GetFull(), seenLines(hist, f.Version), doc.Len()))
+		s.saw(ctx, key, res.Doc, exactText(f.Encoding), editShown(wr.Version, doc, res, req.GetFull(), hist, f.Version))
 	}
 	s.opts.logger.DebugContext(ctx, "edit", "path", f.Path, "edits", len(edits), "dryRun", req.GetDryRun(), "version", resp.Version, "rebasedFrom", rb.from)
 	return resp, nil
@@ -330,7 +330,7 @@ func (s *Service) write(ctx context.Context, req *hashlinev1.WriteRequest) (*has
 	s.publishWrite(ctx, cur, wr, content)
 	doc := hashline.ParseText(req.GetContent()) // no copy of the content
 	// Its author knows every line of what it wrote.
-	s.saw(ctx, key, wr.Version, doc, exactText(opts.Encoding), versions.Range(1, doc.Len()))
+	s.saw(ctx, key, doc, exactText(opts.Encoding), versions.Seen{Version: wr.Version, Lines: versions.Range(1, doc.Len())})
 	return &hashlinev1.WriteResponse{
 		Path:       wr.Path,
 		Version:    wr.Version,

@@ -90,7 +90,7 @@ func (s *Service) read(ctx context.Context, req *hashlinev1.ReadRequest) (*hashl
 	}
 	// Edits this agent makes from these tags are read against this
 	// version, and may name the lines of this page.
-	s.saw(ctx, key, f.Version, doc, exactText(f.Encoding), versions.Range(first, end))
+	s.saw(ctx, key, doc, exactText(f.Encoding), versions.Seen{Version: f.Version, Lines: versions.Range(first, end)})
 	return resp, nil
 }
 

@@ -3,7 +3,6 @@ package server
 import (
 	"errors"
 	"fmt"
-	"math"
 	"regexp"
 
 	"google.golang.org/grpc/status"
@@ -22,40 +21,26 @@ import (
 // shown every referenced line (rebase, versions.go), so a line number it
 // never saw is not taken on the word of a short hash.
 
-// editShown returns the lines of the version an Edit wrote that its reply
-// showed the agent: its windows, or every line with full. To them are
-// added the lines the agent was shown of the version the edit replaced
-// (prev, when it saw that version) that still stand at their numbers:
-// those before the first window, and, when the file kept its length,
-// those after the last one. A line that moved is not carried: its old
-// number names another line now.
-func editShown(res *hashline.Result, full bool, prev versions.Lines, oldLen int) versions.Lines {
-	var lines versions.Lines
+// editShown returns what an Edit's reply showed the agent of the version
+// it wrote: the windows, or every line with full; and the lines the agent
+// was shown of the version the edit replaced (prevVersion, whose text is
+// doc, when the agent saw it: hist) that the edit left alone, carried to
+// their new numbers (versions.Carry), since the reply says how they moved.
+func editShown(version string, doc *hashline.Document, res *hashline.Result, full bool, hist []versions.Seen, prevVersion string) versions.Seen {
 	if full {
-		lines = versions.Range(1, res.Doc.Len())
+		return versions.Seen{Version: version, Lines: versions.Range(1, res.Doc.Len())}
 	}
+	seen := versions.Seen{Version: version}
 	for _, w := range res.Windows {
-		lines = lines.Union(versions.Range(w.Start, w.End))
+		seen.Lines = seen.Lines.Union(versions.Range(w.Start, w.End))
 	}
-	if len(prev) == 0 || len(res.Windows) == 0 {
-		return lines
-	}
-	lines = lines.Union(prev.Clip(1, res.Windows[0].Start-1))
-	if res.Doc.Len() == oldLen {
-		lines = lines.Union(prev.Clip(res.Windows[len(res.Windows)-1].End+1, math.MaxInt))
-	}
-	return lines
-}
-
-// seenLines returns the lines of version the agent was shown, per hist;
-// nil if it was not shown that version.
-func seenLines(hist []versions.Seen, version string) versions.Lines {
-	for _, v := range hist {
-		if v.Version == version {
-			return v.Lines
+	for _, prev := range hist {
+		if prev.Version == prevVersion {
+			lines, moved := versions.Carry(prev, versions.Diff(doc, res.Doc))
+			seen.Lines, seen.Moved = seen.Lines.Union(lines), moved
 		}
 	}
-	return nil
+	return seen
 }
 
 // refused returns err, the refusal of an edit of the file whose view key is
@@ -68,9 +53,9 @@ func (s *Service) refused(agent, key, version string, err error) error {
 	var c *versions.ConflictError
 	switch {
 	case errors.As(err, &c):
-		s.views.See(agent, key, version, conflictShown(c))
+		s.views.See(agent, key, versions.Seen{Version: version, Lines: conflictShown(c)})
 	case errors.As(err, &b) && b.ShowsTags():
-		s.views.See(agent, key, version, s.problemsShown(version, b))
+		s.views.See(agent, key, versions.Seen{Version: version, Lines: s.problemsShown(version, b)})
 	}
 	return err
 }

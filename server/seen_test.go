@@ -48,6 +48,13 @@ func (e *env) editErr(c *client.Client, path string, edits ...*hashlinev1.FileEd
 // fresh lines, at the given lines.
 func wantNotShown(t *testing.T, err error, lines ...int32) client.StaleRefError {
 	t.Helper()
+	return wantStale(t, err, "NOT_SHOWN", lines...)
+}
+
+// wantStale checks err is STALE_REF whose refs all have reason, with fresh
+// lines, at the given lines.
+func wantStale(t *testing.T, err error, reason string, lines ...int32) client.StaleRefError {
+	t.Helper()
 	var stale client.StaleRefError
 	if !errors.As(err, &stale) {
 		t.Fatalf("err = %v, want STALE_REF", err)
@@ -56,8 +63,8 @@ func wantNotShown(t *testing.T, err error, lines ...int32) client.StaleRefError 
 		t.Fatalf("stale refs %v, want one at each of lines %v", stale.Refs, lines)
 	}
 	for i, r := range stale.Refs {
-		if r.GetReason() != "NOT_SHOWN" || r.GetLine() != lines[i] || len(r.GetFresh()) == 0 {
-			t.Errorf("stale ref %d = %v, want NOT_SHOWN at line %d with fresh lines", i, r, lines[i])
+		if r.GetReason() != reason || r.GetLine() != lines[i] || len(r.GetFresh()) == 0 {
+			t.Errorf("stale ref %d = %v, want %s at line %d with fresh lines", i, r, reason, lines[i])
 		}
 	}
 	return stale
@@ -74,10 +81,12 @@ func TestEditFromOldNumbersAfterTheAgentsOwnInsertion(t *testing.T) {
 	for _, tt := range []struct {
 		name  string
 		other func(e *env) // what happens between the insertion and the edit
+		at    int          // the number the edit gives line 40 of v1 (0: 40)
 		to    int32        // where line 40 of v1 is then
 		want  []string     // the lines around it afterwards
 	}{
 		{name: "alone", to: 43},
+		{name: "by the number the insertion's reply moved it to", at: 43, to: 43},
 		{name: "with another agent's insertion in between", other: func(e *env) {
 			b := e.agent("b")
 			e.readAs(b, "f.txt")
@@ -97,9 +106,23 @@ func TestEditFromOldNumbersAfterTheAgentsOwnInsertion(t *testing.T) {
 			if tt.other != nil {
 				tt.other(e)
 			}
-			resp, err := e.editErr(a, "f.txt", client.Replace(tag(v1, 40), "", "line 40 changed"))
+			ref := tag(v1, 40)
+			if tt.at != 0 {
+				ref = fmt.Sprintf("%d:%s", tt.at, strings.SplitN(ref, ":", 2)[1])
+			}
+			resp, err := e.editErr(a, "f.txt", client.Replace(ref, "", "line 40 changed"))
 			if err != nil {
 				t.Fatalf("edit from the read's line 40: %v", err)
+			}
+			got := strings.Split(e.read("f.txt"), "\n")
+			if got[tt.to-1] != "line 40 changed" || got[tt.to-2] != "line 39" || got[tt.to] != "line 41" {
+				t.Errorf("lines %d-%d = %q, want line 40 replaced", tt.to-1, tt.to+1, got[tt.to-2:tt.to+1])
+			}
+			if tt.at != 0 {
+				if resp.GetRebasedFrom() != "" || len(resp.GetMoved()) != 0 {
+					t.Errorf("rebasedFrom %q moved %v: a reference to the file as it is was rebased", resp.GetRebasedFrom(), resp.GetMoved())
+				}
+				return
 			}
 			if resp.GetRebasedFrom() != read {
 				t.Errorf("rebasedFrom %q, want the read %s", resp.GetRebasedFrom(), read)
@@ -109,10 +132,6 @@ func TestEditFromOldNumbersAfterTheAgentsOwnInsertion(t *testing.T) {
 			}
 			if w := strings.Join(resp.GetWarnings(), "\n"); !strings.Contains(w, read) || !strings.Contains(w, ins.GetVersion()) {
 				t.Errorf("warnings %q: want the read version %s and the last one seen %s named", w, read, ins.GetVersion())
-			}
-			got := strings.Split(e.read("f.txt"), "\n")
-			if got[tt.to-1] != "line 40 changed" || got[tt.to-2] != "line 39" || got[tt.to] != "line 41" {
-				t.Errorf("lines %d-%d = %q, want line 40 replaced", tt.to-1, tt.to+1, got[tt.to-2:tt.to+1])
 			}
 		})
 	}
@@ -153,8 +172,12 @@ func TestEditAfterEditFromOneRead(t *testing.T) {
 // TestAStaleNumberWhoseHashCollides: the line now at the number the model
 // read has, by chance, the same 2-hex hash as the line it read there.
 // Checked against the file by number and hash, the edit would replace that
-// other line. The model was never shown it: its tags are rebased from the
-// version it read when that is held, and refused when it is not.
+// other line. When the agent's own insertion moved the lines, its reply
+// said where they went, so the number may be read as the new one too: two
+// readings, two lines, and the edit is refused with both shown (or as for
+// an unknown base when the read is no longer held). When the agent was
+// never shown the line at that number as the file is now, the tags are
+// rebased from its read onto the right line.
 func TestAStaleNumberWhoseHashCollides(t *testing.T) {
 	lines := numbered(60)
 	// After three lines inserted at the top, line 40 is the read's line 37:
@@ -165,15 +188,15 @@ func TestAStaleNumberWhoseHashCollides(t *testing.T) {
 		name      string
 		opts      []server.Option
 		insert    func(e *env, a *client.Client) // the three lines, and what a was shown of them
-		refused   bool
+		refused   string                         // the StaleRef reason; "" when the edit lands
 		rebasedTo int
 	}{
-		{name: "after the agent's own insertion, the read held: rebased onto the right line", insert: func(e *env, a *client.Client) {
+		{name: "after the agent's own insertion, the read held: refused, both lines shown", insert: func(e *env, a *client.Client) {
 			e.editAs(a, "f.txt", client.InsertAfter(tag(v1, 1), "x\ny\nz"))
-		}, rebasedTo: 43},
+		}, refused: "NOT_SHOWN"},
 		{name: "after the agent's own insertion, no snapshots: refused", opts: []server.Option{server.WithSnapshotCacheBytes(0)}, insert: func(e *env, a *client.Client) {
 			e.editAs(a, "f.txt", client.InsertAfter(tag(v1, 1), "x\ny\nz"))
-		}, refused: true},
+		}, refused: "CHANGED"},
 		{name: "after another agent's insertion and a read of the top: rebased onto the right line", insert: func(e *env, a *client.Client) {
 			b := e.agent("b")
 			e.readAs(b, "f.txt")
@@ -195,11 +218,13 @@ func TestAStaleNumberWhoseHashCollides(t *testing.T) {
 			}
 			before := e.snapshot()
 			resp, err := e.editErr(a, "f.txt", client.Replace(tag(v1, 40), "", "line 40 changed"))
-			if tt.refused {
-				if !errors.Is(err, client.ErrStaleRef) {
-					t.Fatalf("err = %v, want STALE_REF", err)
-				}
+			if tt.refused != "" {
+				stale := wantStale(t, err, tt.refused, 40)
 				e.assertUnchanged(before)
+				fresh := strings.Join(stale.Refs[0].GetFresh(), "\n")
+				if tt.refused == "NOT_SHOWN" && (!strings.Contains(fresh, tag(now, 40)+"|"+lines[36]) || !strings.Contains(fresh, tag(now, 43)+"|line 40")) {
+					t.Errorf("fresh lines %q: want both lines the reference can name, 40 and 43", fresh)
+				}
 				return
 			}
 			if err != nil {
@@ -291,15 +316,17 @@ func TestTheLinesAnAgentWasShown(t *testing.T) {
 }
 
 // TestWhatAnEditReplyShows: the windows of an Edit's reply are lines the
-// agent was shown of the version it wrote, and so is what it was shown of
-// the version before that still stands at its number; full shows it all.
+// agent was shown of the version it wrote, and so are the lines it was
+// shown of the version before that the edit left alone, at the numbers
+// the reply says they moved to; full shows it all.
 func TestWhatAnEditReplyShows(t *testing.T) {
 	v1 := joinLines(numbered(100))
 	for _, tt := range []struct {
-		name     string
-		first    *hashlinev1.EditRequest // from a read of lines 1-20
-		next     func(v1, v2 string) []*hashlinev1.FileEdit
-		notShown []int32
+		name    string
+		first   *hashlinev1.EditRequest // from a read of lines 1-20
+		next    func(v1, v2 string) []*hashlinev1.FileEdit
+		stale   string // the StaleRef reason; "" when the edit lands
+		staleAt []int32
 	}{
 		{
 			name:  "lines of the page before and after a change that kept the length",
@@ -311,12 +338,27 @@ func TestWhatAnEditReplyShows(t *testing.T) {
 			},
 		},
 		{
-			name:  "not the lines after a change that moved them",
+			name:  "lines after a change that moved them, at the numbers the reply gave",
+			first: &hashlinev1.EditRequest{Edits: []*hashlinev1.FileEdit{client.InsertAfter(tag(v1, 10), "ten and a half")}},
+			next: func(v1, v2 string) []*hashlinev1.FileEdit {
+				return []*hashlinev1.FileEdit{client.Replace(tag(v2, 11), "", "TEN"), client.Replace(tag(v2, 21), "", "twenty")}
+			},
+		},
+		{
+			name:  "lines after a change that moved them, at their old numbers, mixed with the new version's",
 			first: &hashlinev1.EditRequest{Edits: []*hashlinev1.FileEdit{client.InsertAfter(tag(v1, 10), "ten and a half")}},
 			next: func(v1, v2 string) []*hashlinev1.FileEdit {
 				return []*hashlinev1.FileEdit{client.Replace(tag(v2, 11), "", "TEN"), client.Replace(tag(v1, 20), "", "twenty")}
 			},
-			notShown: []int32{20},
+			stale: "CHANGED", staleAt: []int32{20},
+		},
+		{
+			name:  "not lines the read never showed",
+			first: &hashlinev1.EditRequest{Edits: []*hashlinev1.FileEdit{client.InsertAfter(tag(v1, 10), "ten and a half")}},
+			next: func(v1, v2 string) []*hashlinev1.FileEdit {
+				return []*hashlinev1.FileEdit{client.Replace(tag(v2, 11), "", "TEN"), client.Replace(tag(v2, 40), "", "forty")}
+			},
+			stale: "NOT_SHOWN", staleAt: []int32{40},
 		},
 		{
 			name:  "every line with full",
@@ -339,8 +381,8 @@ func TestWhatAnEditReplyShows(t *testing.T) {
 			}
 			before := e.snapshot()
 			_, err := e.editErr(a, "f.txt", tt.next(v1, e.read("f.txt"))...)
-			if tt.notShown != nil {
-				wantNotShown(t, err, tt.notShown...)
+			if tt.stale != "" {
+				wantStale(t, err, tt.stale, tt.staleAt...)
 				e.assertUnchanged(before)
 				return
 			}

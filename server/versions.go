@@ -30,11 +30,12 @@ func (s *Service) ViewStats() versions.ViewStats { return s.views.Stats() }
 // share one view, as they share one lock.
 func (s *Service) viewKey(rel string) string { return s.ws.LockKey(rel) }
 
-// saw records that the calling agent was shown lines of version of the
-// file whose view key is key, and keeps what known keeps.
-func (s *Service) saw(ctx context.Context, key, version string, doc *hashline.Document, exact bool, lines versions.Lines) {
-	s.known(key, version, doc, exact)
-	s.views.See(AgentID(ctx), key, version, lines)
+// saw records that the calling agent was shown the lines of seen of the
+// file whose view key is key, and keeps what known keeps of seen.Version
+// (its text is doc).
+func (s *Service) saw(ctx context.Context, key string, doc *hashline.Document, exact bool, seen versions.Seen) {
+	s.known(key, seen.Version, doc, exact)
+	s.views.See(AgentID(ctx), key, seen)
 }
 
 // known keeps doc, the text of version, as a snapshot for later rebases
@@ -50,7 +51,7 @@ func (s *Service) known(key, version string, doc *hashline.Document, exact bool)
 	if !exact {
 		version = ""
 	}
-	s.latest.See("", key, version, nil)
+	s.latest.See("", key, versions.Seen{Version: version})
 }
 
 // exactText reports whether a file of encoding enc holds its text as it is,
@@ -127,7 +128,7 @@ func (s *Service) sawGrep(ctx context.Context, f *hashlinev1.GrepFile, raw []byt
 	for i, l := range f.GetLines() {
 		nums[i] = int(l.GetNumber())
 	}
-	s.saw(ctx, s.viewKey(f.GetPath()), f.GetVersion(), doc, exact, versions.LinesOf(nums...))
+	s.saw(ctx, s.viewKey(f.GetPath()), doc, exact, versions.Seen{Version: f.GetVersion(), Lines: versions.LinesOf(nums...)})
 }
 
 // needsRead returns the index of the first edit that refers to existing
@@ -155,11 +156,19 @@ type rebased struct {
 // against: the request's baseVersion, or one the agent saw.
 type baseChoice struct {
 	version string
-	// shown has the lines of version the agent was shown; nil when that
-	// is not known (a baseVersion from an agent with no view at all), and
-	// then any line counts.
-	shown func(line int) bool
+	// seen has the lines of version the agent was shown; known is false
+	// when that is not known (a baseVersion from an agent with no view at
+	// all), and then any line counts.
+	seen  versions.Seen
+	known bool
 	how   string // how the agent came by it, for messages
+}
+
+func (c baseChoice) shown() func(int) bool {
+	if !c.known {
+		return nil
+	}
+	return c.seen.Has
 }
 
 // rebase resolves the batch's line references (see the package versions
@@ -174,8 +183,17 @@ type baseChoice struct {
 // other changes touched the referenced lines. A base other than the first
 // tried is named in a warning.
 //
+// A reference the base counts only by where an edit's reply said its line
+// moved may name another line by its old number in a version read before,
+// where a short hash matches by chance (or because the two lines differ
+// only in spaces). Then the versions tried after the base that the
+// references match too are read the same way, and where two readings land
+// on different lines the batch is refused with both places shown
+// (versions.Ambiguous); a later version the server no longer holds could
+// be such a reading, and the batch is refused as for an unknown base.
+//
 // When no version verifies:
-//   - If the first version tried is an older one the server does not hold
+//   - If a version tried before is an older one the server does not hold
 //     (evicted, a restart without the state store, a change made behind
 //     its back that nobody read, a version it never saw), no referenced
 //     line can be proven unchanged: STALE_REF with the current lines
@@ -208,41 +226,32 @@ func (s *Service) rebase(req *hashlinev1.EditRequest, f *workspace.File, doc *ha
 	}
 	first := choices[0]
 	for i, c := range choices {
-		bdoc := doc
-		if c.version != f.Version {
-			var ok bool
-			if bdoc, ok = s.cache.Get(c.version); !ok {
-				// The references may come from this version, and nothing
-				// proves what they named in it: a version tried after it
-				// that they happen to match is no proof either.
-				if b := versions.UnknownBase(doc, edits, h); b != nil {
-					return nil, &staleError{batch: b, currentVersion: f.Version, unknownBase: c.version, how: c.how}
-				}
-				return out, nil
-			}
+		bdoc, ok := s.versionDoc(c.version, f, doc)
+		if !ok {
+			// The references may come from this version, and nothing
+			// proves what they named in it: a version tried after it
+			// that they happen to match is no proof either.
+			return out, s.unknownBase(c, f, doc, edits)
 		}
-		if !versions.Check(bdoc, edits, h, c.shown) {
+		if !versions.Check(bdoc, edits, h, c.shown()) {
 			continue
+		}
+		r, landing, err := s.readAgainst(c.version, bdoc, f, doc, edits)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.otherReadings(c, choices[i+1:], landing, f, doc, edits); err != nil {
+			return nil, err
 		}
 		if i > 0 {
 			out.warnings = append(out.warnings, fmt.Sprintf(
 				"the references do not all match lines you were shown of version %s, the one you %s; they all match lines you were shown of version %s, which you %s, so they were read against that version",
 				first.version, first.how, c.version, c.how))
 		}
-		if c.version == f.Version {
-			return out, nil
+		if r != nil {
+			s.views.Use(agent, key, c.version)
+			out.edits, out.from, out.moved = r.Edits, c.version, r.Moved
 		}
-		r, err := versions.Rebase(bdoc, doc, edits, h)
-		var ce *versions.ConflictError
-		switch {
-		case errors.As(err, &ce):
-			ce.BaseVersion, ce.CurrentVersion = c.version, f.Version
-			return nil, ce
-		case err != nil:
-			return nil, err
-		}
-		s.views.Use(agent, key, c.version)
-		out.edits, out.from, out.moved = r.Edits, c.version, r.Moved
 		return out, nil
 	}
 	if len(hist) == 0 {
@@ -252,22 +261,115 @@ func (s *Service) rebase(req *hashlinev1.EditRequest, f *workspace.File, doc *ha
 			first.version, first.how, f.Version))
 		return out, nil
 	}
-	shown := func(int) bool { return false }
+	var cur versions.Seen
 	for _, v := range hist {
 		if v.Version == f.Version {
-			shown = v.Lines.Has
+			cur = v
 		}
 	}
 	for _, n := range versions.RefLines(edits, h) {
 		// A number past the end names no line: the planner says so
 		// (LINE_OUT_OF_RANGE) with the file's length.
-		if n <= doc.Len() && !shown(n) {
-			return nil, &staleError{batch: versions.Unshown(doc, edits, h, shown), currentVersion: f.Version, notShown: true}
+		if n <= doc.Len() && !cur.Has(n) {
+			return nil, &staleError{batch: versions.Unshown(doc, edits, h, cur.Has), currentVersion: f.Version, notShown: true}
 		}
 	}
 	// Every referenced line was shown as the file is now: the planner
 	// checks their hashes, and reports the changed ones with fresh tags.
 	return out, nil
+}
+
+// versionDoc returns the text of version: doc when it is the current
+// file's, else the snapshot held in memory or on disk.
+func (s *Service) versionDoc(version string, f *workspace.File, doc *hashline.Document) (*hashline.Document, bool) {
+	if version == f.Version {
+		return doc, true
+	}
+	return s.cache.Get(version)
+}
+
+// unknownBase is the refusal of a batch that may have been made against
+// the version of c, which the server no longer holds (versions.UnknownBase);
+// nil for a batch without line references.
+func (s *Service) unknownBase(c baseChoice, f *workspace.File, doc *hashline.Document, edits []hashline.Edit) error {
+	if b := versions.UnknownBase(doc, edits, s.opts.hasher); b != nil {
+		return &staleError{batch: b, currentVersion: f.Version, unknownBase: c.version, how: c.how}
+	}
+	return nil
+}
+
+// readAgainst reads the batch against version (text bdoc): as it is when
+// that is the current file, else rebased onto it (r). It returns where
+// each reference lands in the current file (versions.Landing), and the
+// conflict when the rebase meets other changes.
+func (s *Service) readAgainst(version string, bdoc *hashline.Document, f *workspace.File, doc *hashline.Document, edits []hashline.Edit) (*versions.Rebased, []int, error) {
+	h := s.opts.hasher
+	if version == f.Version {
+		return nil, versions.Landing(edits, h, nil, nil), nil
+	}
+	r, err := versions.Rebase(bdoc, doc, edits, h)
+	var ce *versions.ConflictError
+	if errors.As(err, &ce) {
+		ce.BaseVersion, ce.CurrentVersion = version, f.Version
+		return nil, nil, ce
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return r, versions.Landing(edits, h, r, nil), nil
+}
+
+// otherReadings checks, when the base counts a referenced line only as
+// moved (versions.Seen.Moved: the agent was shown it at another number,
+// and a reply said where it went), the versions tried after the base
+// (rest) that the references match too: a reading that lands a reference
+// on another line than the base's (landing) refuses the batch
+// (versions.Ambiguous), and a version no longer held, which could be such
+// a reading, refuses it as an unknown base does. A base that showed every
+// referenced line at that number is what the references name: the latest
+// version they match, as they were shown.
+func (s *Service) otherReadings(base baseChoice, rest []baseChoice, landing []int, f *workspace.File, doc *hashline.Document, edits []hashline.Edit) error {
+	h := s.opts.hasher
+	renumbered := false
+	for _, n := range versions.RefLines(edits, h) {
+		renumbered = renumbered || (base.known && !base.seen.Lines.Has(n) && base.seen.Moved.Has(n))
+	}
+	if !renumbered {
+		// Every referenced line was shown at that number in the base, the
+		// latest version the references match: that is what they name.
+		return nil
+	}
+	for _, c := range rest {
+		bdoc, ok := s.versionDoc(c.version, f, doc)
+		if !ok {
+			if renumbered {
+				return s.unknownBase(c, f, doc, edits)
+			}
+			continue
+		}
+		if !versions.Check(bdoc, edits, h, c.shown()) {
+			continue
+		}
+		var other []int
+		if c.version == f.Version {
+			other = versions.Landing(edits, h, nil, nil)
+		} else {
+			r, err := versions.Rebase(bdoc, doc, edits, h)
+			var ce *versions.ConflictError
+			switch {
+			case errors.As(err, &ce):
+				other = versions.Landing(edits, h, nil, ce)
+			case err != nil:
+				continue
+			default:
+				other = versions.Landing(edits, h, r, nil)
+			}
+		}
+		if b := versions.Ambiguous(doc, edits, h, landing, other, c.version); b != nil {
+			return &staleError{batch: b, currentVersion: f.Version, notShown: true}
+		}
+	}
+	return nil
 }
 
 // baseChoices lists the versions an Edit's references are tried against,
@@ -279,13 +381,10 @@ func (s *Service) rebase(req *hashlinev1.EditRequest, f *workspace.File, doc *ha
 func baseChoices(explicit string, hist []versions.Seen) []baseChoice {
 	var out []baseChoice
 	if explicit != "" {
-		c := baseChoice{version: explicit, how: "gave as baseVersion"}
-		if len(hist) > 0 {
-			c.shown = func(int) bool { return false }
-		}
+		c := baseChoice{version: explicit, how: "gave as baseVersion", known: len(hist) > 0}
 		for _, v := range hist {
 			if v.Version == explicit {
-				c.shown = v.Lines.Has
+				c.seen = v
 			}
 		}
 		out = append(out, c)
@@ -301,7 +400,7 @@ func baseChoices(explicit string, hist []versions.Seen) []baseChoice {
 		if explicit != "" {
 			how = "saw"
 		}
-		out = append(out, baseChoice{version: v.Version, shown: v.Lines.Has, how: how})
+		out = append(out, baseChoice{version: v.Version, seen: v, known: true, how: how})
 	}
 	return out
 }

@@ -237,14 +237,11 @@ var cases = []struct {
 		cli("read", "main.go"),
 		cli("edit", "main.go", "--replace", "4:16", "--text", "\tprintln(\"hello\")"),
 		cli("edit", "main.go", "--insert-after", "4:d4", "--text", "\tprintln(\"bye\")\n\tos.Exit(0)"),
-		// Each edit names lines the previous reply showed, as they are
-		// now: a number the agent was never shown is refused against
-		// hashlined (NOT_SHOWN), where --local checks it by line and hash.
-		cli("edit", "main.go", "--delete", "5:81", "--end", "6:74"),
 		cli("edit", "main.go", "--insert-before", "1:c9|package main", "--text", "// Command main greets."),
+		cli("edit", "main.go", "--delete", "6:81", "--end", "7:74"),
 		cli("edit", "main.go", "--append", "--text", "// end"),
-		cli("edit", "main.go", "--replace", "7:06", "--text", ""),
 		cli("edit", "main.go", "--prepend", "--text", "//go:build ignore\n"),
+		cli("edit", "main.go", "--replace", "8:06", "--text", ""),
 		cli("edit", "main.go", "--full", "--replace", "4:05", "--text", "").in(""),
 		dump("main.go"),
 	}},

@@ -2,6 +2,7 @@ package versions
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/hashline/hashline/internal/hashline"
 )
@@ -100,4 +101,111 @@ func RefLines(edits []hashline.Edit, h hashline.Hasher) []int {
 		}
 	}
 	return out
+}
+
+// Carry returns the lines of a version made from prev's by the changes
+// hunks (Diff of the two) that the agent was shown in prev and the changes
+// left alone: at the same number in lines, at another in moved (with the
+// lines of prev.Moved the changes left alone, wherever they are now). The
+// agent's own edit made the new version, and its reply says how the lines
+// it left alone moved.
+func Carry(prev Seen, hunks []Hunk) (lines, moved Lines) {
+	type run struct{ from, to, by int } // 1-based old lines from..to, now at +by
+	var runs []run
+	from, by := 1, 0
+	for _, h := range hunks {
+		if h.A0 >= from {
+			runs = append(runs, run{from, h.A0, by})
+		}
+		from, by = h.A1+1, h.B1-h.A1
+	}
+	runs = append(runs, run{from, math.MaxInt - max(by, 0), by})
+	place := func(l Lines, moving bool) {
+		for _, s := range l {
+			for _, r := range runs {
+				lo, hi := max(s.Start, r.from), min(s.End, r.to)
+				if lo > hi {
+					continue
+				}
+				sp := Span{lo + r.by, hi + r.by}
+				if r.by == 0 && !moving {
+					lines = append(lines, sp)
+				} else {
+					moved = append(moved, sp)
+				}
+			}
+		}
+	}
+	place(prev.Lines, false)
+	place(prev.Moved, true)
+	return merge(lines), merge(moved)
+}
+
+// Landing returns, for each line reference of edits in batch order, the
+// line of the current file it lands on under one reading: read against the
+// current file itself (r and ce nil: its own number), rebased onto it (r),
+// or refused by a conflict (ce: the references of a failing edit land
+// nowhere, 0; the others where the conflict says they moved, or at their
+// own number).
+func Landing(edits []hashline.Edit, h hashline.Hasher, r *Rebased, ce *ConflictError) []int {
+	if r != nil {
+		edits = r.Edits
+	}
+	refs, _ := batchRefs(edits, h)
+	out := make([]int, len(refs))
+	failed := map[int]bool{}
+	moved := map[string]int{}
+	if ce != nil {
+		for _, c := range ce.Conflicts {
+			failed[c.EditIndex] = true
+		}
+		for _, m := range ce.Moved {
+			moved[m.Ref] = m.To
+		}
+	}
+	for k, ref := range refs {
+		switch to, ok := moved[ref.ref.String()]; {
+		case failed[ref.edit]:
+		case ok:
+			out[k] = to
+		default:
+			out[k] = ref.ref.Line
+		}
+	}
+	return out
+}
+
+// Ambiguous reports the line references of edits that two readings of the
+// batch (Landing) land on different lines of cur: the reference names a
+// line the agent was shown in both versions, but not the same line, and
+// nothing says which the agent meant (a short hash that matches in both is
+// a collision in one of them). Each is a stale reference with the current
+// lines around both places. It returns nil when the readings agree
+// wherever both land.
+func Ambiguous(cur *hashline.Document, edits []hashline.Edit, h hashline.Hasher, a, b []int, other string) *hashline.BatchError {
+	refs, _ := batchRefs(edits, h)
+	var problems []hashline.Problem
+	for k, r := range refs {
+		if k >= len(a) || k >= len(b) || a[k] == 0 || b[k] == 0 || a[k] == b[k] {
+			continue
+		}
+		now := hashline.TaggedLine{Number: a[k], Hash: cur.Hash(h, a[k]), Content: cur.Line(a[k])}
+		there := hashline.TaggedLine{Number: b[k], Hash: cur.Hash(h, b[k]), Content: cur.Line(b[k])}
+		fresh := cur.Tagged(h, min(a[k], b[k])-2, min(a[k], b[k])+2)
+		for _, t := range cur.Tagged(h, max(a[k], b[k])-2, max(a[k], b[k])+2) {
+			if t.Number > fresh[len(fresh)-1].Number {
+				fresh = append(fresh, t)
+			}
+		}
+		problems = append(problems, hashline.Problem{
+			EditIndex: r.edit, Field: r.field, Reason: hashline.ReasonStaleRef, Ref: r.raw, Line: r.ref.Line,
+			ExpectedHash: r.ref.Hash, ActualHash: now.Hash, CurrentLine: now.String(), Fresh: fresh,
+			Message: fmt.Sprintf("edit %d (%s): %s names two different lines you were shown: the one now at %s, and line %d of version %s you read before, now %s; retry with the tag of the one you mean",
+				r.edit, r.field, r.raw, now.Tag(), r.ref.Line, other, there.Tag()),
+		})
+	}
+	if len(problems) == 0 {
+		return nil
+	}
+	return &hashline.BatchError{Problems: problems}
 }

@@ -106,7 +106,14 @@ func (l Lines) Union(o Lines) Lines {
 	if len(l) == 0 {
 		return o
 	}
-	all := append(slices.Clone(l), o...)
+	return merge(append(slices.Clone(l), o...))
+}
+
+// merge sorts spans and joins those that overlap or touch, in place.
+func merge(all []Span) Lines {
+	if len(all) == 0 {
+		return nil
+	}
 	slices.SortFunc(all, func(a, b Span) int { return a.Start - b.Start })
 	out := all[:1]
 	for _, s := range all[1:] {
@@ -134,9 +141,19 @@ func (l Lines) Clip(start, end int) Lines {
 // Seen is one version of a file an agent was shown, and which of its lines.
 type Seen struct {
 	Version string
-	// Lines are the line numbers of Version the agent was shown.
+	// Lines are the line numbers of Version the agent was shown, or that
+	// stand at the number it was shown them at in a version before
+	// (Carry).
 	Lines Lines
+	// Moved are lines of Version the agent was shown in a version before
+	// at another number, and told where they went (the reply of its own
+	// edit): a reference may name one by its new number, or by its old
+	// number read against that older version.
+	Moved Lines
 }
+
+// Has reports whether line n counts as shown: in Lines or Moved.
+func (s Seen) Has(n int) bool { return s.Lines.Has(n) || s.Moved.Has(n) }
 
 // Views remembers, for each (agent, file), the last few versions of the
 // file the agent was shown and which lines of each, forgetting the least
@@ -172,7 +189,7 @@ type seenVersion struct {
 }
 
 func (s *seenVersion) size() int64 {
-	return int64(len(s.Version) + ViewVersionOverhead + ViewSpanBytes*len(s.Lines))
+	return int64(len(s.Version) + ViewVersionOverhead + ViewSpanBytes*(len(s.Lines)+len(s.Moved)))
 }
 
 func (e *viewEntry) size() int64 {
@@ -204,10 +221,11 @@ func NewViews(maxEntries int, maxBytes int64, opts ...ViewsOption) *Views {
 	return v
 }
 
-// See records that agent was shown lines of version of file. A version
+// See records that agent was shown the lines of seen of file. A version
 // already remembered becomes the last seen and gains the lines; past the
 // depth, the version least recently shown or used is forgotten.
-func (v *Views) See(agent, file, version string, lines Lines) {
+func (v *Views) See(agent, file string, seen Seen) {
+	version := seen.Version
 	if version == "" {
 		return
 	}
@@ -227,14 +245,14 @@ func (v *Views) See(agent, file, version string, lines Lines) {
 	sv := seenVersion{Seen: Seen{Version: version}}
 	for i := range e.seen {
 		if e.seen[i].Version == version {
-			sv.Lines = e.seen[i].Lines
+			sv.Seen = e.seen[i].Seen
 			v.bytes -= e.seen[i].size()
 			v.versions--
 			e.seen = slices.Delete(e.seen, i, i+1)
 			break
 		}
 	}
-	sv.Lines, sv.used = addLines(sv.Lines, lines), v.tick
+	sv.Lines, sv.Moved, sv.used = addLines(sv.Lines, seen.Lines), addLines(sv.Moved, seen.Moved), v.tick
 	e.seen = slices.Insert(e.seen, 0, sv)
 	v.bytes += sv.size()
 	v.versions++

@@ -9,6 +9,10 @@ import (
 	"github.com/hashline/hashline/internal/versions"
 )
 
+func see(v *versions.Views, agent, file, version string, lines versions.Lines) {
+	v.See(agent, file, versions.Seen{Version: version, Lines: lines})
+}
+
 func versionsOf(h []versions.Seen) []string {
 	var out []string
 	for _, s := range h {
@@ -19,9 +23,9 @@ func versionsOf(h []versions.Seen) []string {
 
 func TestViewsRememberTheLastVersionsPerAgentAndFile(t *testing.T) {
 	v := versions.NewViews(2, 0)
-	v.See("a", "f", "v1", versions.Range(1, 10))
-	v.See("a", "f", "v2", versions.Range(3, 5))
-	v.See("b", "f", "v1", nil)
+	see(v, "a", "f", "v1", versions.Range(1, 10))
+	see(v, "a", "f", "v2", versions.Range(3, 5))
+	see(v, "b", "f", "v1", nil)
 	if got, ok := v.Seen("a", "f"); !ok || got != "v2" {
 		t.Errorf("a saw %q %v, want v2", got, ok)
 	}
@@ -32,7 +36,7 @@ func TestViewsRememberTheLastVersionsPerAgentAndFile(t *testing.T) {
 	if !slices.Equal(h[0].Lines, versions.Range(3, 5)) || !slices.Equal(h[1].Lines, versions.Range(1, 10)) {
 		t.Errorf("lines = %v and %v", h[0].Lines, h[1].Lines)
 	}
-	v.See("a", "g", "v9", nil) // evicts (b, f), the least recently used pair
+	see(v, "a", "g", "v9", nil) // evicts (b, f), the least recently used pair
 	if _, ok := v.Seen("b", "f"); ok || v.History("b", "f") != nil {
 		t.Error("(b, f) survived past the bound")
 	}
@@ -52,9 +56,9 @@ func TestViewsRememberTheLastVersionsPerAgentAndFile(t *testing.T) {
 
 func TestViewsSeeingAVersionAgainAddsItsLines(t *testing.T) {
 	v := versions.NewViews(10, 0)
-	v.See("a", "f", "v1", versions.Range(1, 50))
-	v.See("a", "f", "v2", versions.Range(1, 3))
-	v.See("a", "f", "v1", versions.Range(51, 100)) // the next page
+	see(v, "a", "f", "v1", versions.Range(1, 50))
+	see(v, "a", "f", "v2", versions.Range(1, 3))
+	see(v, "a", "f", "v1", versions.Range(51, 100)) // the next page
 	h := v.History("a", "f")
 	if got := versionsOf(h); !slices.Equal(got, []string{"v1", "v2"}) {
 		t.Fatalf("history = %v, want v1 (seen again) first", got)
@@ -71,7 +75,7 @@ func TestViewsForgetTheLeastRecentlyUsedVersionPastTheDepth(t *testing.T) {
 	t.Run("the oldest version goes when none was used", func(t *testing.T) {
 		v := versions.NewViews(10, 0, versions.WithDepth(3))
 		for i := 1; i <= 5; i++ {
-			v.See("a", "f", fmt.Sprintf("v%d", i), nil)
+			see(v, "a", "f", fmt.Sprintf("v%d", i), nil)
 		}
 		if got := versionsOf(v.History("a", "f")); !slices.Equal(got, []string{"v5", "v4", "v3"}) {
 			t.Errorf("history = %v", got)
@@ -82,9 +86,9 @@ func TestViewsForgetTheLeastRecentlyUsedVersionPastTheDepth(t *testing.T) {
 	})
 	t.Run("a version edits keep rebasing from stays, after the ones shown since", func(t *testing.T) {
 		v := versions.NewViews(10, 0, versions.WithDepth(3))
-		v.See("a", "f", "read", versions.Range(1, 100))
+		see(v, "a", "f", "read", versions.Range(1, 100))
 		for i := 1; i <= 5; i++ {
-			v.See("a", "f", fmt.Sprintf("edit%d", i), versions.Range(i, i+6))
+			see(v, "a", "f", fmt.Sprintf("edit%d", i), versions.Range(i, i+6))
 			v.Use("a", "f", "read")
 		}
 		if got := versionsOf(v.History("a", "f")); !slices.Equal(got, []string{"edit5", "edit4", "read"}) {
@@ -94,7 +98,7 @@ func TestViewsForgetTheLeastRecentlyUsedVersionPastTheDepth(t *testing.T) {
 	t.Run("using a version never seen changes nothing", func(t *testing.T) {
 		v := versions.NewViews(10, 0)
 		v.Use("a", "f", "v1")
-		v.See("a", "f", "v1", nil)
+		see(v, "a", "f", "v1", nil)
 		v.Use("a", "f", "v9")
 		if got := versionsOf(v.History("a", "f")); !slices.Equal(got, []string{"v1"}) {
 			t.Errorf("history = %v", got)
@@ -102,15 +106,15 @@ func TestViewsForgetTheLeastRecentlyUsedVersionPastTheDepth(t *testing.T) {
 	})
 	t.Run("a depth of one is the last version only", func(t *testing.T) {
 		v := versions.NewViews(10, 0, versions.WithDepth(1))
-		v.See("", "f", "v1", nil)
-		v.See("", "f", "v2", nil)
+		see(v, "", "f", "v1", nil)
+		see(v, "", "f", "v2", nil)
 		if got := versionsOf(v.History("", "f")); !slices.Equal(got, []string{"v2"}) {
 			t.Errorf("history = %v", got)
 		}
 	})
 	t.Run("an empty version is not recorded", func(t *testing.T) {
 		v := versions.NewViews(10, 0)
-		v.See("a", "f", "", versions.Range(1, 3))
+		see(v, "a", "f", "", versions.Range(1, 3))
 		if _, ok := v.Seen("a", "f"); ok {
 			t.Error("a view of no version")
 		}
@@ -123,7 +127,7 @@ func TestViewsAreBoundedInBytes(t *testing.T) {
 		v := versions.NewViews(1_000_000, maxBytes)
 		agent := func(i int) string { return fmt.Sprintf("%04d-%s", i, strings.Repeat("x", 1000)) }
 		for i := range 1000 {
-			v.See(agent(i), "src/main.go", "v2-0123456789abcdef0123456789abcdef", versions.Range(1, 10))
+			see(v, agent(i), "src/main.go", "v2-0123456789abcdef0123456789abcdef", versions.Range(1, 10))
 			if s := v.Stats(); s.Bytes > maxBytes {
 				t.Fatalf("after %d agents: %d bytes, over the bound of %d", i+1, s.Bytes, maxBytes)
 			}
@@ -147,7 +151,7 @@ func TestViewsAreBoundedInBytes(t *testing.T) {
 		}
 		for i := range 200 {
 			agent, file := fmt.Sprintf("agent%d", i%7), fmt.Sprintf("f%d", i%13)
-			v.See(agent, file, fmt.Sprintf("v2-%032d", i), versions.LinesOf(grep...))
+			see(v, agent, file, fmt.Sprintf("v2-%032d", i), versions.LinesOf(grep...))
 			s := v.Stats()
 			if s.Bytes > maxBytes {
 				t.Fatalf("after %d views: %d bytes, over the bound of %d", i+1, s.Bytes, maxBytes)
@@ -163,16 +167,16 @@ func TestViewsAreBoundedInBytes(t *testing.T) {
 	})
 	t.Run("a version seen again is counted by its new size", func(t *testing.T) {
 		v := versions.NewViews(10, maxBytes)
-		v.See("a", "f", "v1", versions.Range(1, 2))
-		v.See("a", "f", "v1", versions.Range(5, 6))
+		see(v, "a", "f", "v1", versions.Range(1, 2))
+		see(v, "a", "f", "v1", versions.Range(5, 6))
 		if s := v.Stats(); s.Entries != 1 || s.Bytes != 1+1+2+versions.ViewEntryOverhead+versions.ViewVersionOverhead+2*versions.ViewSpanBytes {
 			t.Errorf("stats %+v", s)
 		}
 	})
 	t.Run("a single pair larger than the bound is kept alone", func(t *testing.T) {
 		v := versions.NewViews(10, 1000)
-		v.See("a", "f", "v1", nil)
-		v.See(strings.Repeat("a", 2000), "f", "v1", nil)
+		see(v, "a", "f", "v1", nil)
+		see(v, strings.Repeat("a", 2000), "f", "v1", nil)
 		if s := v.Stats(); s.Entries != 1 || s.Evictions != 1 {
 			t.Errorf("stats %+v", s)
 		}
@@ -189,8 +193,8 @@ func TestViewsKeepTheNewestLinesPastTheSpanCap(t *testing.T) {
 		old = append(old, 4*i+1)
 		newer = append(newer, 4*i+3)
 	}
-	v.See("a", "f", "v1", versions.LinesOf(old...))
-	v.See("a", "f", "v1", versions.LinesOf(newer...))
+	see(v, "a", "f", "v1", versions.LinesOf(old...))
+	see(v, "a", "f", "v1", versions.LinesOf(newer...))
 	got := v.History("a", "f")[0].Lines
 	if len(got) != versions.MaxViewSpans || !got.Has(3) || got.Has(1) {
 		t.Errorf("%d spans, has 3: %v, has 1: %v; want the newer lines only", len(got), got.Has(3), got.Has(1))
@@ -231,5 +235,23 @@ func TestLines(t *testing.T) {
 	_ = a.Union(r(3, 9))
 	if !slices.Equal(a, r(1, 2)) {
 		t.Error("Union changed its receiver")
+	}
+}
+
+func TestViewsKeepTheLinesKnownAsMoved(t *testing.T) {
+	v := versions.NewViews(10, 0)
+	v.See("a", "f", versions.Seen{Version: "v2", Lines: versions.Range(1, 3), Moved: versions.Range(10, 20)})
+	v.See("a", "f", versions.Seen{Version: "v2", Moved: versions.Range(30, 30)})
+	s := v.History("a", "f")[0]
+	if !slices.Equal(s.Lines, versions.Range(1, 3)) || !slices.Equal(s.Moved, versions.Lines{{10, 20}, {30, 30}}) {
+		t.Errorf("seen = %+v", s)
+	}
+	for n, want := range map[int]bool{2: true, 15: true, 30: true, 25: false} {
+		if s.Has(n) != want {
+			t.Errorf("Has(%d) = %v", n, !want)
+		}
+	}
+	if st := v.Stats(); st.Bytes != 1+1+versions.ViewEntryOverhead+2+versions.ViewVersionOverhead+3*versions.ViewSpanBytes {
+		t.Errorf("stats %+v: want every run counted", st)
 	}
 }
