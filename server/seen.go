@@ -132,10 +132,11 @@ func (s *Service) tagsIn(version, msg string) []int {
 }
 
 // notShownMessage is the status message of references that name no line
-// the agent was shown (versions.Unshown).
+// the agent was shown (versions.Unshown), or two (versions.Ambiguous).
 func notShownMessage(e *staleError) string {
-	return fmt.Sprintf("your references do not all name lines you were shown, in this file as it is now (%s) or in one version of it you read before: "+
-		"a line number you never saw names nothing you read, and a short hash matching there proves nothing, so nothing was written. "+
+	return fmt.Sprintf("your references do not each name one line you were shown, in this file as it is now (%s) or in a version of it you read before: "+
+		"a line number you never saw names nothing you read, one that names different lines in two versions you read names neither, "+
+		"and a short hash matching there proves nothing, so nothing was written. "+
 		"Check the current lines below (>>> marks the line numbers you referenced) and retry with their refs; send edits made from different reads in separate calls\n%s",
 		e.currentVersion, e.batch.StaleLines())
 }
