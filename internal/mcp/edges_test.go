@@ -166,11 +166,17 @@ func TestChangeCutOffSaysToReadBeforeMakingItAgain(t *testing.T) {
 		return res.Content[0].(*sdk.TextContent).Text
 	}
 	tl := tagged(t, text("read_file", map[string]any{"path": "a.txt"}))
-	for tool, args := range map[string]map[string]any{
-		"edit_file":  {"path": "a.txt", "edits": []any{map[string]any{"insert_after": map[string]any{"anchor": ref(tl[0]), "text": "inserted"}}}},
-		"write_file": {"path": "a.txt", "content": "new\n"},
+	// In this order: the edit's refs come from the read, and the write
+	// would make them stale.
+	for _, call := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"edit_file", map[string]any{"path": "a.txt", "edits": []any{map[string]any{"insert_after": map[string]any{"anchor": ref(tl[0]), "text": "inserted"}}}}},
+		{"write_file", map[string]any{"path": "a.txt", "content": "new\n"}},
 	} {
-		msg := text(tool, args)
+		tool := call.tool
+		msg := text(tool, call.args)
 		for _, want := range []string{"may or may not have been applied", "read_file a.txt"} {
 			if !strings.Contains(msg, want) {
 				t.Errorf("%s: the error lacks %q:\n%s", tool, want, msg)
