@@ -148,7 +148,8 @@ type staleError struct {
 	unknownBase    string
 	how            string // how the agent named unknownBase: "gave as baseVersion" or "last saw"
 	// notShown: the references name no line the agent was shown
-	// (versions.Unshown); their StaleRef reason is NOT_SHOWN.
+	// (versions.Unshown), or two (versions.Ambiguous); their StaleRef
+	// reason is NOT_SHOWN.
 	notShown bool
 }
 
