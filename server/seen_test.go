@@ -9,6 +9,7 @@ import (
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 	"github.com/hashline/hashline/internal/hashline"
+	"github.com/hashline/hashline/internal/versions"
 	"github.com/hashline/hashline/server"
 )
 
@@ -444,5 +445,38 @@ func TestViewsStayWithinTheirBoundWithManyVersions(t *testing.T) {
 	}
 	if s := e.svc.ViewStats(); s.Evictions == 0 || s.Versions <= s.Entries {
 		t.Errorf("stats %+v: want several versions per pair and evictions at the bound", s)
+	}
+}
+
+// TestABaseVersionTheViewsForgotIsTakenAtItsWord: the agent read the file,
+// then was shown more versions of it than are remembered. Its tags from
+// the read, without baseVersion, match no version the server remembers it
+// saw: refused as stale. Named with baseVersion, a version the server
+// cannot tell whether it showed, they are read against it and rebased
+// from its snapshot, as after a restart.
+func TestABaseVersionTheViewsForgotIsTakenAtItsWord(t *testing.T) {
+	v1 := joinLines(numbered(20))
+	e := newEnv(t)
+	e.write("f.txt", v1)
+	a := e.agent("a")
+	read := e.readAs(a, "f.txt").GetVersion()
+	// Five appends, each from nothing: five versions shown, none rebased
+	// from the read, which is forgotten.
+	for i := range versions.DefaultViewDepth + 1 {
+		e.editAs(a, "f.txt", client.Prepend(fmt.Sprint("top ", i)))
+	}
+	before := e.snapshot()
+	_, err := e.editErr(a, "f.txt", client.Replace(tag(v1, 20), "", "twenty"))
+	wantStale(t, err, "CHANGED", 20)
+	e.assertUnchanged(before)
+	resp, err := a.Edit(e.ctx, &hashlinev1.EditRequest{Path: "f.txt", BaseVersion: read, Edits: []*hashlinev1.FileEdit{client.Replace(tag(v1, 20), "", "twenty")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := resp.GetMoved(); resp.GetRebasedFrom() != read || len(m) != 1 || m[0].GetTo() != 25 {
+		t.Errorf("rebasedFrom %q moved %v, want from the read, 20 -> 25", resp.GetRebasedFrom(), m)
+	}
+	if got := strings.Split(e.read("f.txt"), "\n")[24]; got != "twenty" {
+		t.Errorf("line 25 = %q", got)
 	}
 }

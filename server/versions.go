@@ -207,6 +207,7 @@ func (c baseChoice) shown() func(int) bool {
 //     it read, and a 2-hex hash that matches there is a collision or a
 //     number from before lines moved.
 //
+// A baseVersion the views do not hold is taken at its word (baseChoices).
 // An agent with no view of the file at all (read-before-edit off, or a
 // batch of append, prepend and replaceText only) has only its baseVersion,
 // if any, to go by; failing that, the batch is checked against the current
@@ -375,16 +376,17 @@ func (s *Service) otherReadings(base baseChoice, rest []baseChoice, landing []in
 // baseChoices lists the versions an Edit's references are tried against,
 // in order: baseVersion (explicit), then the versions the agent saw (hist,
 // the most recent first). An explicit version the agent saw counts the
-// lines it was shown; one it did not see counts none, unless the agent
-// saw no version of the file at all (read-before-edit off): then its word
-// is taken for every line, as it names the version its tags come from.
+// lines it was shown. Of one the views do not hold (shown before a
+// restart, or forgotten at their bounds) the server cannot know what the
+// agent was shown: the agent's word that its tags come from that version
+// is taken, for every line, and the rebase from it is as exact as ever.
 func baseChoices(explicit string, hist []versions.Seen) []baseChoice {
 	var out []baseChoice
 	if explicit != "" {
-		c := baseChoice{version: explicit, how: "gave as baseVersion", known: len(hist) > 0}
+		c := baseChoice{version: explicit, how: "gave as baseVersion"}
 		for _, v := range hist {
 			if v.Version == explicit {
-				c.seen = v
+				c.seen, c.known = v, true
 			}
 		}
 		out = append(out, c)
