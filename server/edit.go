@@ -66,12 +66,12 @@ func (s *Service) editFile(ctx context.Context, req *hashlinev1.EditRequest, edi
 	}
 	h := s.opts.hasher
 	agent := AgentID(ctx)
-	seen, hasSeen := s.views.Seen(agent, key)
-	if i := needsRead(edits); s.opts.requireRead && !hasSeen && i >= 0 {
+	hist := s.views.History(agent, key)
+	if i := needsRead(edits); s.opts.requireRead && len(hist) == 0 && i >= 0 {
 		return nil, &notReadError{path: f.Path, agent: agent, edit: i, op: edits[i].Op}
 	}
 	s.known(key, f.Version, doc, exactText(f.Encoding)) // a base for whoever reads it next
-	rb, err := s.rebase(req, f, doc, seen, edits)
+	rb, err := s.rebase(req, f, doc, agent, key, hist, edits)
 	if err != nil {
 		return nil, s.refused(agent, key, f.Version, staleContext(err, doc, h, context))
 	}
@@ -159,7 +159,7 @@ func (s *Service) editFile(ctx context.Context, req *hashlinev1.EditRequest, edi
 		}
 		resp.Version = wr.Version
 		s.publishEdit(ctx, f, wr, out)
-		s.saw(ctx, key, wr.Version, res.Doc, exactText(f.Encoding))
+		s.saw(ctx, key, res.Doc, exactText(f.Encoding), editShown(wr.Version, doc, res, req.GetFull(), hist, f.Version))
 	}
 	s.opts.logger.DebugContext(ctx, "edit", "path", f.Path, "edits", len(edits), "dryRun", req.GetDryRun(), "version", resp.Version, "rebasedFrom", rb.from)
 	return resp, nil
@@ -176,20 +176,6 @@ func repairsProto(rs []hashline.Repair) []*hashlinev1.Repair {
 		out[i] = &hashlinev1.Repair{Kind: string(r.Kind), EditIndex: int32(r.EditIndex), Line: int32(r.Line), Detail: r.Detail}
 	}
 	return out
-}
-
-// refused returns err, the refusal of an edit of the file whose view key is
-// key, now at version. An error that shows the agent current tags (a
-// conflict's or a stale reference's fresh lines, the lines an oldText could
-// mean) moves the agent's view to that version: its retries use those
-// tags, so they are checked against it, not rebased from an older one.
-func (s *Service) refused(agent, key, version string, err error) error {
-	var b *hashline.BatchError
-	var c *versions.ConflictError
-	if errors.As(err, &c) || (errors.As(err, &b) && b.ShowsTags()) {
-		s.views.See(agent, key, version)
-	}
-	return err
 }
 
 // maxStaleContext bounds the lines a refusal shows on each side of a stale
@@ -391,7 +377,8 @@ func (s *Service) write(ctx context.Context, req *hashlinev1.WriteRequest) (*has
 	}
 	s.publishWrite(ctx, cur, wr, content)
 	doc := hashline.ParseText(req.GetContent()) // no copy of the content
-	s.saw(ctx, key, wr.Version, doc, exactText(opts.Encoding))
+	// Its author knows every line of what it wrote.
+	s.saw(ctx, key, doc, exactText(opts.Encoding), versions.Seen{Version: wr.Version, Lines: versions.Range(1, doc.Len())})
 	return &hashlinev1.WriteResponse{
 		Path:       wr.Path,
 		Version:    wr.Version,

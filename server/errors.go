@@ -229,9 +229,16 @@ type staleError struct {
 	currentVersion string
 	unknownBase    string
 	how            string // how the agent named unknownBase: "gave as baseVersion" or "last saw"
+	// notShown: the references name no line the agent was shown
+	// (versions.Unshown), or two (versions.Ambiguous); their StaleRef
+	// reason is NOT_SHOWN.
+	notShown bool
 }
 
 func (e *staleError) Error() string {
+	if e.notShown && e.batch.Reason() == hashline.ReasonStaleRef {
+		return notShownMessage(e)
+	}
 	if e.unknownBase == "" || e.batch.Reason() != hashline.ReasonStaleRef {
 		return e.batch.Error()
 	}
@@ -268,6 +275,8 @@ func toStatus(err error) error {
 	switch {
 	case errors.As(err, &repE) && errors.As(err, &stale):
 		return batchStatus(stale.batch, repE.Error(), stale.currentVersion, "", map[string]string{"repeated": strconv.Itoa(repE.before)})
+	case errors.As(err, &stale) && stale.notShown:
+		return notShownStatus(stale)
 	case errors.As(err, &stale):
 		return batchStatus(stale.batch, stale.Error(), stale.currentVersion, stale.unknownBase, nil)
 	case errors.As(err, &batch):

@@ -182,8 +182,9 @@ func WithSnapshotCacheBytes(n int64) Option {
 func WithSnapshotDisk(d *versions.Disk) Option { return func(o *options) { o.disk = d } }
 
 // WithViewEntries bounds how many (agent, file) pairs the service remembers
-// the last seen version of (default 100,000); past it the least recently
-// used pair is forgotten, as if that agent had not read that file.
+// the last seen versions of, and their shown lines (default 100,000); past
+// it the least recently used pair is forgotten, as if that agent had not
+// read that file.
 func WithViewEntries(n int) Option {
 	return func(o *options) {
 		if n > 0 {
@@ -193,9 +194,10 @@ func WithViewEntries(n int) Option {
 }
 
 // WithViewBytes bounds the bytes those pairs take, counting each by its
-// agent name, file path and version plus a fixed overhead (default 64
-// MiB): names and paths are chosen by callers, so a bound on the number of
-// pairs alone does not bound their memory.
+// agent name, file path, versions and runs of shown lines plus fixed
+// overheads (default 64 MiB): names, paths and what a Grep shows are
+// chosen by callers, so a bound on the number of pairs alone does not
+// bound their memory.
 func WithViewBytes(n int64) Option {
 	return func(o *options) {
 		if n > 0 {

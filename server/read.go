@@ -6,6 +6,7 @@ import (
 
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 	"github.com/hashline/hashline/internal/hashline"
+	"github.com/hashline/hashline/internal/versions"
 )
 
 // Read returns a page of a file as tagged lines. The page ends at the line
@@ -87,8 +88,9 @@ func (s *Service) read(ctx context.Context, req *hashlinev1.ReadRequest) (*hashl
 		resp.Truncated = true
 		resp.NextOffset = int32(end + 1)
 	}
-	// Edits this agent makes from these tags rebase from this version.
-	s.saw(ctx, key, f.Version, doc, exactText(f.Encoding))
+	// Edits this agent makes from these tags are read against this
+	// version, and may name the lines of this page.
+	s.saw(ctx, key, doc, exactText(f.Encoding), versions.Seen{Version: f.Version, Lines: versions.Range(first, end)})
 	return resp, nil
 }
 

@@ -2,6 +2,8 @@ package server_test
 
 import (
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -284,40 +286,52 @@ func TestEditRebasesAcrossAChangeMadeOutsideTheServer(t *testing.T) {
 	}
 }
 
-// TestExplicitBaseVersionWinsOverTheRememberedView: the agent read the
-// file twice, but its tags come from the first read; baseVersion says so.
-func TestExplicitBaseVersionWinsOverTheRememberedView(t *testing.T) {
-	e := newEnv(t)
-	e.write("f.txt", tenLines)
-	a, b := e.agent("a"), e.agent("b")
-	v1 := e.readAs(a, "f.txt").GetVersion()
-	e.readAs(b, "f.txt")
-	e.editAs(b, "f.txt", client.Prepend("top"))
-	e.readAs(a, "f.txt") // A's view is now the current version
-	old := tag(tenLines, 5)
-
-	// Without baseVersion the old tag is checked against A's view, the
-	// current file, where line 5 is "l4": stale.
-	_, err := a.Edit(e.ctx, &hashlinev1.EditRequest{Path: "f.txt", Edits: []*hashlinev1.FileEdit{client.Replace(old, "", "A5")}})
-	if !errors.Is(err, client.ErrStaleRef) {
-		t.Fatalf("without baseVersion: err = %v, want STALE_REF", err)
-	}
-	resp, err := a.Edit(e.ctx, &hashlinev1.EditRequest{Path: "f.txt", BaseVersion: v1, Edits: []*hashlinev1.FileEdit{client.Replace(old, "", "A5")}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if resp.GetRebasedFrom() != v1 || resp.GetMoved()[0].GetTo() != 6 {
-		t.Errorf("rebasedFrom %q moved %v", resp.GetRebasedFrom(), resp.GetMoved())
-	}
-	if got := oneLine(e.read("f.txt")); got != "top l1 l2 l3 l4 A5 l6 l7 l8 l9 l10" {
-		t.Errorf("file = %q", got)
+// TestTagsOfAnEarlierReadAreRebasedFromIt: the agent read the file twice,
+// but its tags come from the first read. They do not match the second
+// (another agent prepended a line in between), and they all match lines
+// the first read showed: they are rebased from it, whether or not
+// baseVersion names it; without baseVersion a warning says which version
+// the server took.
+func TestTagsOfAnEarlierReadAreRebasedFromIt(t *testing.T) {
+	for _, explicit := range []bool{false, true} {
+		t.Run(fmt.Sprintf("baseVersion given: %v", explicit), func(t *testing.T) {
+			e := newEnv(t)
+			e.write("f.txt", tenLines)
+			a, b := e.agent("a"), e.agent("b")
+			v1 := e.readAs(a, "f.txt").GetVersion()
+			e.readAs(b, "f.txt")
+			e.editAs(b, "f.txt", client.Prepend("top"))
+			v2 := e.readAs(a, "f.txt").GetVersion() // A's last view is the current version
+			req := &hashlinev1.EditRequest{Path: "f.txt", Edits: []*hashlinev1.FileEdit{client.Replace(tag(tenLines, 5), "", "A5")}}
+			if explicit {
+				req.BaseVersion = v1
+			}
+			resp, err := a.Edit(e.ctx, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.GetRebasedFrom() != v1 || len(resp.GetMoved()) != 1 || resp.GetMoved()[0].GetTo() != 6 {
+				t.Errorf("rebasedFrom %q moved %v, want from %s, 5 -> 6", resp.GetRebasedFrom(), resp.GetMoved(), v1)
+			}
+			warned := strings.Contains(strings.Join(resp.GetWarnings(), "\n"), "version "+v1)
+			if warned == explicit {
+				t.Errorf("warnings %q: want one naming %s only when baseVersion was not given", resp.GetWarnings(), v1)
+			}
+			if !explicit && !strings.Contains(resp.GetWarnings()[0], v2) {
+				t.Errorf("warning %q does not name the last version A saw, %s", resp.GetWarnings()[0], v2)
+			}
+			if got := oneLine(e.read("f.txt")); got != "top l1 l2 l3 l4 A5 l6 l7 l8 l9 l10" {
+				t.Errorf("file = %q", got)
+			}
+		})
 	}
 }
 
-// TestReferencesNotFromTheBaseAreCheckedAgainstTheCurrentFile: tags that
-// do not match the version the agent last saw (here: taken from a window
-// of another agent's edit) are checked by line and hash, with a warning.
-func TestReferencesNotFromTheBaseAreCheckedAgainstTheCurrentFile(t *testing.T) {
+// TestATagTheAgentWasNeverShownIsStale: a tag taken from another agent's
+// edit reply (here: passed on, or guessed) names a line this agent never
+// saw, in any version: STALE_REF with reason NOT_SHOWN and fresh tags,
+// nothing written; a retry from those tags lands.
+func TestATagTheAgentWasNeverShownIsStale(t *testing.T) {
 	e := newEnv(t)
 	e.write("f.txt", tenLines)
 	a, b := e.agent("a"), e.agent("b")
@@ -330,8 +344,45 @@ func TestReferencesNotFromTheBaseAreCheckedAgainstTheCurrentFile(t *testing.T) {
 			fresh = l
 		}
 	}
-	resp := e.editAs(a, "f.txt", client.Replace(client.Ref(fresh), "", "A5"))
-	if resp.GetRebasedFrom() != "" || len(resp.GetWarnings()) == 0 || !strings.Contains(resp.GetWarnings()[0], "checked against the current file") {
+	before := e.snapshot()
+	_, err := a.Edit(e.ctx, &hashlinev1.EditRequest{Path: "f.txt", Edits: []*hashlinev1.FileEdit{client.Replace(client.Ref(fresh), "", "A5")}})
+	var stale client.StaleRefError
+	if !errors.As(err, &stale) || len(stale.Refs) != 1 || stale.Refs[0].GetReason() != "NOT_SHOWN" {
+		t.Fatalf("err = %v, want STALE_REF with one NOT_SHOWN ref", err)
+	}
+	e.assertUnchanged(before)
+	r := stale.Refs[0]
+	if r.GetCurrentLine() != client.Ref(fresh)+"|B5" || !slices.Contains(r.GetFresh(), r.GetCurrentLine()) || r.GetCurrentVersion() != bResp.GetVersion() {
+		t.Errorf("stale ref %v", r)
+	}
+	if !strings.Contains(stale.Err.Message, "never saw") {
+		t.Errorf("message %q does not say the line was never shown", stale.Err.Message)
+	}
+	if _, err := a.Edit(e.ctx, &hashlinev1.EditRequest{Path: "f.txt", Edits: []*hashlinev1.FileEdit{client.Replace(r.GetCurrentLine(), "", "A5")}}); err != nil {
+		t.Fatalf("retry from the fresh tag: %v", err)
+	}
+	if got := oneLine(e.read("f.txt")); got != "l1 l2 l3 l4 A5 l6 l7 l8 l9 l10" {
+		t.Errorf("file = %q", got)
+	}
+}
+
+// TestWithoutAnyViewTheBaseVersionIsTakenAtItsWord: with read-before-edit
+// off, an agent that saw nothing of the file has only its baseVersion to
+// go by; references that do not match it are checked against the current
+// file by line and hash, with a warning, as before views remembered lines.
+func TestWithoutAnyViewTheBaseVersionIsTakenAtItsWord(t *testing.T) {
+	e := newEnv(t, server.WithRequireRead(false))
+	e.write("f.txt", tenLines)
+	b := e.agent("b")
+	v1 := e.readAs(b, "f.txt").GetVersion()
+	bResp := e.editAs(b, "f.txt", client.Replace(tag(tenLines, 5), "", "B5"))
+	now := e.read("f.txt")
+	resp, err := e.agent("a").Edit(e.ctx, &hashlinev1.EditRequest{Path: "f.txt", BaseVersion: v1,
+		Edits: []*hashlinev1.FileEdit{client.Replace(tag(now, 5), "", "A5")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.GetRebasedFrom() != "" || len(resp.GetWarnings()) == 0 || !strings.Contains(resp.GetWarnings()[0], "checked against the current file "+bResp.GetVersion()) {
 		t.Errorf("rebasedFrom %q warnings %q", resp.GetRebasedFrom(), resp.GetWarnings())
 	}
 	if got := oneLine(e.read("f.txt")); got != "l1 l2 l3 l4 A5 l6 l7 l8 l9 l10" {
@@ -341,7 +392,9 @@ func TestReferencesNotFromTheBaseAreCheckedAgainstTheCurrentFile(t *testing.T) {
 
 // TestReadBeforeEdit: NOT_READ until the agent has seen the file through
 // Read, Grep, Edit or Write; append and prepend never need it; the flag
-// turns it off.
+// turns it off. Once the agent has seen the file, a line it was not shown
+// is another matter (TestTheLinesAnAgentWasShown): each edit here names
+// a line the agent saw.
 func TestReadBeforeEdit(t *testing.T) {
 	replace1 := client.Replace(tag(tenLines, 1), "", "x")
 	tests := []struct {
@@ -363,13 +416,13 @@ func TestReadBeforeEdit(t *testing.T) {
 			if _, err := c.Read(e.ctx, &hashlinev1.ReadRequest{Path: "f.txt", Offset: 9, Limit: 1}); err != nil {
 				t.Fatal(err)
 			}
-		}, edit: replace1},
+		}, edit: client.Replace(tag(tenLines, 9), "", "x")},
 		{name: "after a Grep that showed the file", see: func(e *env, c *client.Client) {
 			if _, err := c.Grep(e.ctx, &hashlinev1.GrepRequest{Pattern: "l10"}, nil); err != nil {
 				t.Fatal(err)
 			}
-		}, edit: replace1},
-		{name: "after the agent's own append", see: func(e *env, c *client.Client) { e.editAs(c, "f.txt", client.Append("end")) }, edit: replace1},
+		}, edit: client.Replace(tag(tenLines, 10), "", "x")},
+		{name: "after the agent's own append", see: func(e *env, c *client.Client) { e.editAs(c, "f.txt", client.Append("end")) }, edit: client.Replace(tag(tenLines, 10), "", "x")},
 		{name: "after the agent wrote the file", see: func(e *env, c *client.Client) {
 			if _, err := c.Write(e.ctx, &hashlinev1.WriteRequest{Path: "f.txt", Content: tenLines}); err != nil {
 				t.Fatal(err)

@@ -28,7 +28,7 @@ type Service struct {
 	locks pathLocks
 	watch watchState      // Watch streams and the file-system watcher (watch.go)
 	cache *versions.Cache // snapshots by version, for rebases (versions.go)
-	views *versions.Views // the version each agent last saw of each file
+	views *versions.Views // the versions, and lines, each agent last saw of each file (seen.go)
 	// latest is the version the server last read or wrote of each file
 	// (under agent ""), so a file read again can be recognised by
 	// comparing its bytes with that cached snapshot (load, versions.go).
@@ -48,7 +48,7 @@ func New(ws *workspace.Workspace, opts ...Option) *Service {
 	}
 	s := &Service{ws: ws, opts: o,
 		cache: versions.NewCache(o.cacheBytes, versions.WithDisk(o.disk)), views: versions.NewViews(o.viewEntries, o.viewBytes),
-		latest: versions.NewViews(o.viewEntries, o.viewBytes)}
+		latest: versions.NewViews(o.viewEntries, o.viewBytes, versions.WithDepth(1))}
 	if o.requestIDTTL > 0 {
 		s.requests = newRequestTable(o.requestIDTTL, o.requestIDBytes, time.Now)
 	}

@@ -30,11 +30,12 @@ func (s *Service) ViewStats() versions.ViewStats { return s.views.Stats() }
 // share one view, as they share one lock.
 func (s *Service) viewKey(rel string) string { return s.ws.LockKey(rel) }
 
-// saw records that the calling agent was shown version of the file whose
-// view key is key, and keeps what known keeps.
-func (s *Service) saw(ctx context.Context, key, version string, doc *hashline.Document, exact bool) {
-	s.known(key, version, doc, exact)
-	s.views.See(AgentID(ctx), key, version)
+// saw records that the calling agent was shown the lines of seen of the
+// file whose view key is key, and keeps what known keeps of seen.Version
+// (its text is doc).
+func (s *Service) saw(ctx context.Context, key string, doc *hashline.Document, exact bool, seen versions.Seen) {
+	s.known(key, seen.Version, doc, exact)
+	s.views.See(AgentID(ctx), key, seen)
 }
 
 // known keeps doc, the text of version, as a snapshot for later rebases
@@ -50,7 +51,7 @@ func (s *Service) known(key, version string, doc *hashline.Document, exact bool)
 	if !exact {
 		version = ""
 	}
-	s.latest.See("", key, version)
+	s.latest.See("", key, versions.Seen{Version: version})
 }
 
 // exactText reports whether a file of encoding enc holds its text as it is,
@@ -113,17 +114,21 @@ func (s *Service) load(rel, key string) (*workspace.File, *hashline.Document, er
 	return f, parsed, nil
 }
 
-// sawGrep is saw for a file Grep showed. Grep searches raw bytes; only valid
-// UTF-8 is exactly the text a Read of that version returns, so only that is
-// cached (the view is recorded either way).
-// A version already cached is not parsed again.
+// sawGrep is saw for a file Grep showed: its matched lines and their
+// context. Grep searches raw bytes; only valid UTF-8 is exactly the text a
+// Read of that version returns, so only that is cached (the view is
+// recorded either way). A version already cached is not parsed again.
 func (s *Service) sawGrep(ctx context.Context, f *hashlinev1.GrepFile, raw []byte) {
 	exact := utf8.Valid(raw)
 	var doc *hashline.Document
 	if !s.cache.Touch(f.GetVersion()) && exact {
 		doc = hashline.ParseDocument(raw)
 	}
-	s.saw(ctx, s.viewKey(f.GetPath()), f.GetVersion(), doc, exact)
+	nums := make([]int, len(f.GetLines()))
+	for i, l := range f.GetLines() {
+		nums[i] = int(l.GetNumber())
+	}
+	s.saw(ctx, s.viewKey(f.GetPath()), doc, exact, versions.Seen{Version: f.GetVersion(), Lines: versions.LinesOf(nums...)})
 }
 
 // needsRead returns the index of the first edit that refers to existing
@@ -147,63 +152,259 @@ type rebased struct {
 	warnings []string
 }
 
-// rebaseBase is the version an Edit's references are read against: the
-// request's baseVersion, else the one the agent last saw ("" if none).
-func rebaseBase(req *hashlinev1.EditRequest, seen string) string {
-	if b := req.GetBaseVersion(); b != "" {
-		return b
-	}
-	return seen
+// baseChoice is a version an Edit's references may have been made
+// against: the request's baseVersion, or one the agent saw.
+type baseChoice struct {
+	version string
+	// seen has the lines of version the agent was shown; known is false
+	// when that is not known (a baseVersion from an agent with no view at
+	// all), and then any line counts.
+	seen  versions.Seen
+	known bool
+	how   string // how the agent came by it, for messages
 }
 
-// rebase resolves the batch's base: the request's baseVersion, else the
-// version this agent last saw (seen), else the current file. When the base
-// is an older version whose snapshot is held (in memory or on disk), the
-// references are carried onto doc (the current file); a
-// *versions.ConflictError is returned when other changes touched them.
-//
-// When the base is an older version the server does not hold (evicted, a
-// restart without the state store, a change made behind its back that
-// nobody read, a version it never saw), no referenced line can be proven
-// unchanged, so a batch with line references is refused with STALE_REF
-// and the current lines (versions.UnknownBase); nothing is written. A batch
-// without references (append, prepend, replaceText) reads no line of the
-// base and is checked against the current file, as a rebase would. With
-// no base at all (an agent that never saw the file, require-read off) the
-// batch is checked against the current file by line and hash.
-func (s *Service) rebase(req *hashlinev1.EditRequest, f *workspace.File, doc *hashline.Document, seen string, edits []hashline.Edit) (*rebased, error) {
-	out := &rebased{edits: edits}
-	base, how := rebaseBase(req, seen), "gave as baseVersion"
-	if req.GetBaseVersion() == "" {
-		how = "last saw"
+func (c baseChoice) shown() func(int) bool {
+	if !c.known {
+		return nil
 	}
-	if base == "" || base == f.Version {
+	return c.seen.Has
+}
+
+// rebase resolves the batch's line references (see the package versions
+// documentation for how a rebase maps them). The versions tried, in order:
+// the request's baseVersion, then the versions this agent saw of the file
+// (views: the last few, the most recently shown first). The first against
+// which every reference names a line by number and hash, and a line the
+// agent was shown in that version (a range's start and end, an insertion's
+// anchor), is the base: the batch is planned as it is when that is the
+// current file (doc), and rebased from it onto doc when its snapshot is
+// held (in memory or on disk); a *versions.ConflictError is returned when
+// other changes touched the referenced lines. A base other than the first
+// tried is named in a warning.
+//
+// A reference the base counts only by where an edit's reply said its line
+// moved may name another line by its old number in a version read before,
+// where a short hash matches by chance (or because the two lines differ
+// only in spaces). Then the versions tried after the base that the
+// references match too are read the same way, and where two readings land
+// on different lines the batch is refused with both places shown
+// (versions.Ambiguous); a later version the server no longer holds could
+// be such a reading, and the batch is refused as for an unknown base.
+//
+// When no version verifies:
+//   - If a version tried before is an older one the server does not hold
+//     (evicted, a restart without the state store, a change made behind
+//     its back that nobody read, a version it never saw), no referenced
+//     line can be proven unchanged: STALE_REF with the current lines
+//     (versions.UnknownBase).
+//   - If the agent was shown every referenced line of the current file,
+//     the planner checks the references against it by line and hash (and
+//     reports the stale ones with fresh tags).
+//   - Otherwise the references that do not name a line of the current file
+//     the agent was shown are refused as stale (reason NOT_SHOWN,
+//     versions.Unshown): a line number the agent never saw names nothing
+//     it read, and a 2-hex hash that matches there is a collision or a
+//     number from before lines moved.
+//
+// A baseVersion the views do not hold is taken at its word (baseChoices).
+// An agent with no view of the file at all (read-before-edit off, or a
+// batch of append, prepend and replaceText only) has only its baseVersion,
+// if any, to go by; failing that, the batch is checked against the current
+// file by line and hash, as before views remembered lines. A batch without
+// line references (append, prepend, replaceText) reads no line of any
+// version and is resolved against the current file; one with a malformed
+// reference goes to the planner, which reports it.
+func (s *Service) rebase(req *hashlinev1.EditRequest, f *workspace.File, doc *hashline.Document, agent, key string, hist []versions.Seen, edits []hashline.Edit) (*rebased, error) {
+	out := &rebased{edits: edits}
+	h := s.opts.hasher
+	if !versions.HasLineRefs(edits) || !versions.WellFormed(edits, h) {
 		return out, nil
 	}
-	bdoc, ok := s.cache.Get(base)
-	if !ok {
-		if b := versions.UnknownBase(doc, edits, s.opts.hasher); b != nil {
-			return nil, &staleError{batch: b, currentVersion: f.Version, unknownBase: base, how: how}
+	choices := baseChoices(req.GetBaseVersion(), hist)
+	if len(choices) == 0 {
+		return out, nil // no view and no baseVersion: the planner checks by line and hash
+	}
+	first := choices[0]
+	for i, c := range choices {
+		bdoc, ok := s.versionDoc(c.version, f, doc)
+		if !ok {
+			// The references may come from this version, and nothing
+			// proves what they named in it: a version tried after it
+			// that they happen to match is no proof either.
+			return out, s.unknownBase(c, f, doc, edits)
+		}
+		if !versions.Check(bdoc, edits, h, c.shown()) {
+			continue
+		}
+		r, landing, err := s.readAgainst(c.version, bdoc, f, doc, edits)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.otherReadings(c, choices[i+1:], landing, f, doc, edits); err != nil {
+			return nil, err
+		}
+		if i > 0 {
+			out.warnings = append(out.warnings, fmt.Sprintf(
+				"the references do not all match lines you were shown of version %s, the one you %s; they all match lines you were shown of version %s, which you %s, so they were read against that version",
+				first.version, first.how, c.version, c.how))
+		}
+		if r != nil {
+			s.views.Use(agent, key, c.version)
+			out.edits, out.from, out.moved = r.Edits, c.version, r.Moved
 		}
 		return out, nil
 	}
-	r, err := versions.Rebase(bdoc, doc, edits, s.opts.hasher)
-	var ce *versions.ConflictError
-	switch {
-	case errors.As(err, &ce):
-		ce.BaseVersion, ce.CurrentVersion = base, f.Version
-		return nil, ce
-	case errors.Is(err, versions.ErrNotBase):
+	if len(hist) == 0 {
+		// Only a baseVersion, held, that the references do not match.
 		out.warnings = append(out.warnings, fmt.Sprintf(
-			"the references do not all match version %s, the one you %s (%v); they were checked against the current file %s by line and hash instead. Pass baseVersion with the version your tags come from to have them rebased exactly",
-			base, how, err, f.Version))
+			"the references do not all match version %s, the one you %s; they were checked against the current file %s by line and hash instead. Pass baseVersion with the version your tags come from to have them rebased exactly",
+			first.version, first.how, f.Version))
 		return out, nil
-	case err != nil:
-		return nil, err
-	case r.Refs > 0:
-		out.edits, out.from, out.moved = r.Edits, base, r.Moved
 	}
+	var cur versions.Seen
+	for _, v := range hist {
+		if v.Version == f.Version {
+			cur = v
+		}
+	}
+	for _, n := range versions.RefLines(edits, h) {
+		// A number past the end names no line: the planner says so
+		// (LINE_OUT_OF_RANGE) with the file's length.
+		if n <= doc.Len() && !cur.Has(n) {
+			return nil, &staleError{batch: versions.Unshown(doc, edits, h, cur.Has), currentVersion: f.Version, notShown: true}
+		}
+	}
+	// Every referenced line was shown as the file is now: the planner
+	// checks their hashes, and reports the changed ones with fresh tags.
 	return out, nil
+}
+
+// versionDoc returns the text of version: doc when it is the current
+// file's, else the snapshot held in memory or on disk.
+func (s *Service) versionDoc(version string, f *workspace.File, doc *hashline.Document) (*hashline.Document, bool) {
+	if version == f.Version {
+		return doc, true
+	}
+	return s.cache.Get(version)
+}
+
+// unknownBase is the refusal of a batch that may have been made against
+// the version of c, which the server no longer holds (versions.UnknownBase);
+// nil for a batch without line references.
+func (s *Service) unknownBase(c baseChoice, f *workspace.File, doc *hashline.Document, edits []hashline.Edit) error {
+	if b := versions.UnknownBase(doc, edits, s.opts.hasher); b != nil {
+		return &staleError{batch: b, currentVersion: f.Version, unknownBase: c.version, how: c.how}
+	}
+	return nil
+}
+
+// readAgainst reads the batch against version (text bdoc): as it is when
+// that is the current file, else rebased onto it (r). It returns where
+// each reference lands in the current file (versions.Landing), and the
+// conflict when the rebase meets other changes.
+func (s *Service) readAgainst(version string, bdoc *hashline.Document, f *workspace.File, doc *hashline.Document, edits []hashline.Edit) (*versions.Rebased, []int, error) {
+	h := s.opts.hasher
+	if version == f.Version {
+		return nil, versions.Landing(edits, h, nil, nil), nil
+	}
+	r, err := versions.Rebase(bdoc, doc, edits, h)
+	var ce *versions.ConflictError
+	if errors.As(err, &ce) {
+		ce.BaseVersion, ce.CurrentVersion = version, f.Version
+		return nil, nil, ce
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return r, versions.Landing(edits, h, r, nil), nil
+}
+
+// otherReadings checks, when the base counts a referenced line only as
+// moved (versions.Seen.Moved: the agent was shown it at another number,
+// and a reply said where it went), the versions tried after the base
+// (rest) that the references match too: a reading that lands a reference
+// on another line than the base's (landing) refuses the batch
+// (versions.Ambiguous), and a version no longer held, which could be such
+// a reading, refuses it as an unknown base does. A base that showed every
+// referenced line at that number is what the references name: the latest
+// version they match, as they were shown.
+func (s *Service) otherReadings(base baseChoice, rest []baseChoice, landing []int, f *workspace.File, doc *hashline.Document, edits []hashline.Edit) error {
+	h := s.opts.hasher
+	renumbered := false
+	for _, n := range versions.RefLines(edits, h) {
+		renumbered = renumbered || (base.known && !base.seen.Lines.Has(n) && base.seen.Moved.Has(n))
+	}
+	if !renumbered {
+		// Every referenced line was shown at that number in the base, the
+		// latest version the references match: that is what they name.
+		return nil
+	}
+	for _, c := range rest {
+		bdoc, ok := s.versionDoc(c.version, f, doc)
+		if !ok {
+			if renumbered {
+				return s.unknownBase(c, f, doc, edits)
+			}
+			continue
+		}
+		if !versions.Check(bdoc, edits, h, c.shown()) {
+			continue
+		}
+		var other []int
+		if c.version == f.Version {
+			other = versions.Landing(edits, h, nil, nil)
+		} else {
+			r, err := versions.Rebase(bdoc, doc, edits, h)
+			var ce *versions.ConflictError
+			switch {
+			case errors.As(err, &ce):
+				other = versions.Landing(edits, h, nil, ce)
+			case err != nil:
+				continue
+			default:
+				other = versions.Landing(edits, h, r, nil)
+			}
+		}
+		if b := versions.Ambiguous(doc, edits, h, landing, other, c.version); b != nil {
+			return &staleError{batch: b, currentVersion: f.Version, notShown: true}
+		}
+	}
+	return nil
+}
+
+// baseChoices lists the versions an Edit's references are tried against,
+// in order: baseVersion (explicit), then the versions the agent saw (hist,
+// the most recent first). An explicit version the agent saw counts the
+// lines it was shown. Of one the views do not hold (shown before a
+// restart, or forgotten at their bounds) the server cannot know what the
+// agent was shown: the agent's word that its tags come from that version
+// is taken, for every line, and the rebase from it is as exact as ever.
+func baseChoices(explicit string, hist []versions.Seen) []baseChoice {
+	var out []baseChoice
+	if explicit != "" {
+		c := baseChoice{version: explicit, how: "gave as baseVersion"}
+		for _, v := range hist {
+			if v.Version == explicit {
+				c.seen, c.known = v, true
+			}
+		}
+		out = append(out, c)
+	}
+	for i, v := range hist {
+		if v.Version == explicit {
+			continue
+		}
+		how := "last saw"
+		if i > 0 {
+			how = "saw earlier"
+		}
+		if explicit != "" {
+			how = "saw"
+		}
+		out = append(out, baseChoice{version: v.Version, seen: v, known: true, how: how})
+	}
+	return out
 }
 
 func movedProto(moved []versions.Move) []*hashlinev1.MovedRef {

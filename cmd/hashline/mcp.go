@@ -34,7 +34,9 @@ Serves the hashline tools (read_file, edit_file, write_file, grep) to an MCP
 client (Claude Desktop, Cursor, ...) over stdin/stdout. Logs go to stderr.
 
 Embedded (the default): the hashline engine runs in this process on --root
-(default: the current directory). Nothing else to start.
+(default: the current directory). Nothing else to start. The session is one
+agent: as with hashlined, an edit that names existing lines needs a
+read_file (or grep, or an earlier edit or write) of that file first.
 
 --server ADDR: forward every call to a running hashlined (host:port or
 http://host:port for plaintext, https://host:port for TLS, or
@@ -137,7 +139,11 @@ func runMCP(ctx context.Context, io stdio, args []string) int {
 			fmt.Fprintf(io.stderr, "hashline mcp: --state-bytes %d: want bytes >= 0 (0 = no snapshots on disk)\n", *stateBytes)
 			return exitUsage
 		}
-		e, err := local.Start(local.Config{Root: *root, Workspace: []workspace.Option{workspace.WithFsync(*fsync)}, Server: []server.Option{server.WithLogger(engineLogger)},
+		// The session is one agent talking to one engine for its whole
+		// life, so the engine remembers what it was shown, as hashlined
+		// does: an edit of a file the session never read is NOT_READ.
+		e, err := local.Start(local.Config{Root: *root, Workspace: []workspace.Option{workspace.WithFsync(*fsync)},
+			Server:   []server.Option{server.WithLogger(engineLogger), server.WithRequireRead(true)},
 			StateDir: *stateDir, StateBytes: *stateBytes})
 		if err != nil {
 			flag := "--root"

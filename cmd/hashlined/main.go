@@ -168,10 +168,10 @@ func flags(fs *flag.FlagSet) *config {
 	fs.Int64Var(&c.cacheBytes, "cache-bytes", versions.DefaultCacheBytes, "bytes of file snapshots kept in memory to rebase edits made against older versions (LRU, shared by all agents; 0 = none); an edit whose base is neither here nor in the state store is refused (STALE_REF) unless it has no line references")
 	fs.StringVar(&c.stateDir, "state-dir", "", "directory of the server's own state, outside the workspace (refused inside it): snapshots that memory let go, for rebases, kept across restarts (default: hashline/<hash of the root> under $XDG_STATE_HOME, else ~/.local/state, %LocalAppData% on Windows, ~/Library/Application Support on macOS)")
 	fs.Int64Var(&c.stateBytes, "state-bytes", versions.DefaultDiskBytes, "bytes of snapshots kept in --state-dir, oldest out (0 = none: an edit whose base memory let go is then refused unless it has no line references)")
-	fs.IntVar(&c.viewEntries, "view-entries", versions.DefaultViewEntries, "(agent, file) pairs whose last seen version is remembered (LRU); a forgotten pair must Read again")
+	fs.IntVar(&c.viewEntries, "view-entries", versions.DefaultViewEntries, "(agent, file) pairs whose last seen versions (4 each) and the lines shown of each are remembered (LRU); a forgotten pair must Read again")
 	fs.DurationVar(&c.requestIDTTL, "request-id-ttl", server.DefaultRequestIDTTL, "how long the outcome of an Edit or Write with a request_id is remembered, so that a retry with the same key gets it instead of applying again (0 = off: retries apply again)")
 	fs.Int64Var(&c.requestIDBytes, "request-id-bytes", server.DefaultRequestIDBytes, "memory for remembered request_id outcomes; past it the oldest are forgotten first")
-	fs.Int64Var(&c.viewBytes, "view-bytes", versions.DefaultViewBytes, "bytes those pairs may take, each counted by its agent name, path and version plus a fixed overhead (LRU)")
+	fs.Int64Var(&c.viewBytes, "view-bytes", versions.DefaultViewBytes, "bytes those pairs may take, each counted by its agent name, path, versions and runs of shown lines plus fixed overheads (LRU)")
 	fs.IntVar(&c.maxPatternBytes, "max-pattern-bytes", server.DefaultMaxPatternBytes, "longest Grep pattern; a longer one is refused INVALID_ARGUMENT before it is compiled")
 	fs.BoolVar(&c.requireRead, "require-read", true, "refuse replace/insert/delete/replaceText edits (NOT_READ) by an agent that has not seen the file through Read, Grep, Edit or Write")
 	return c

@@ -32,8 +32,11 @@ type Config struct {
 	Root string
 	// Workspace and Server options, as hashlined would pass them. One
 	// difference: read-before-edit is off unless Server turns it on with
-	// server.WithRequireRead(true), because the engine lives for one CLI
-	// command, and the Read a model made came from an earlier one.
+	// server.WithRequireRead(true), because an engine of the CLI's
+	// --local lives for one command, and the Read a model made came from
+	// an earlier one (which also leaves such an engine nothing to rebase
+	// from: each command's edit is checked against the file by line and
+	// hash). hashline mcp, one session of one agent, turns it on.
 	Workspace []workspace.Option
 	Server    []server.Option
 	// Client options, e.g. client.WithAgentID.

@@ -1,9 +1,12 @@
 // Package versions is the memory of the multi-agent model (docs/DESIGN.md
 // section 4): a content-addressed cache of file snapshots by version
-// ([Cache], backed by files on disk, [Disk]), the version each agent last
-// saw of each file ([Views]), the rebase that carries an edit batch made
-// against an older version onto the current file ([Rebase]), and the
-// refusal of a batch whose base is no longer held ([UnknownBase]).
+// ([Cache], backed by files on disk, [Disk]), the versions each agent last
+// saw of each file and which lines of each ([Views]), the rebase that
+// carries an edit batch made against an older version onto the current
+// file ([Rebase]), and the refusals of a batch whose base is no longer held
+// ([UnknownBase]), of references to lines the agent was never shown
+// ([Unshown]) and of references two versions the agent saw read as
+// different lines ([Ambiguous]).
 //
 // # Snapshots and views
 //
@@ -13,8 +16,13 @@
 // every agent and file; what it lets go, and what it holds at shutdown
 // ([Cache.Save]), goes to a [Disk] in the server's state directory, where
 // a later lookup, or a later server, finds it. [Views] remembers, per
-// (agent, file), the version of the last response that showed the agent
-// that file, within an entry bound.
+// (agent, file), the last few versions responses showed the agent (the
+// depth, [DefaultViewDepth]) and, per version, the runs of line numbers
+// shown ([Lines]); the lines of its own edit's previous version that the
+// edit left alone are carried to their new numbers ([Carry]), as moved
+// when the number changed. [Check] says whether a batch's references name
+// lines shown in a version, by number and hash. All within bounds on pairs
+// and bytes.
 //
 // # A base that is no longer held
 //
@@ -77,6 +85,6 @@
 //
 // A reference that does not match the base at all (wrong number or hash)
 // was not made against it; [Rebase] then returns an error wrapping
-// [ErrNotBase] and the caller checks the batch against the current file
-// instead.
+// [ErrNotBase]. The server tries the versions the agent saw in turn
+// ([Check]) before it rebases, so that does not happen there.
 package versions

@@ -96,6 +96,9 @@ type ConflictError struct {
 	// Moved are the references that did map, with their new numbers, so a
 	// retry can fix every reference at once.
 	Moved []Move
+	// Held are the current line numbers of every reference that did map,
+	// moved or not.
+	Held []int
 }
 
 // SetContext shows n lines (n < 0: none) on each side of every conflict's
@@ -208,7 +211,13 @@ func Rebase(base, cur *hashline.Document, edits []hashline.Edit, h hashline.Hash
 		out.Moved = append(out.Moved, Move{Ref: r.ref.String(), From: r.ref.Line, To: newLine[k]})
 	}
 	if len(rb.conflicts) > 0 {
-		ce := &ConflictError{Conflicts: rb.conflicts, Moved: out.Moved}
+		var held []int
+		for _, n := range newLine {
+			if n > 0 {
+				held = append(held, n)
+			}
+		}
+		ce := &ConflictError{Conflicts: rb.conflicts, Moved: out.Moved, Held: held}
 		ce.SetContext(cur, h, hashline.StaleContext)
 		return nil, ce
 	}

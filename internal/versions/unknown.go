@@ -33,12 +33,32 @@ const maxRangeShown = 40
 // malformed, only those are reported (INVALID_REF, as the planner would):
 // rereading cannot fix them.
 func UnknownBase(cur *hashline.Document, edits []hashline.Edit, h hashline.Hasher) *hashline.BatchError {
-	type refAt struct {
-		refField
-		end int // for a range's start, the range's last line; else 0
+	refs, bad := batchRefs(edits, h)
+	if len(bad) > 0 {
+		return &hashline.BatchError{Problems: bad}
 	}
-	var refs []refAt
-	var bad []hashline.Problem
+	return staleRefs(cur, refs, h, func(r refAt, last int, now hashline.TaggedLine) string {
+		if now.Number == 0 {
+			return fmt.Sprintf("edit %d (%s): line %d (%s) was read from a version the server no longer holds, and the file now has %d lines; pick the line from the current lines and retry",
+				r.edit, r.field, r.ref.Line, r.raw, last)
+		}
+		return fmt.Sprintf("edit %d (%s): line %d (%s) was read from a version the server no longer holds, so it cannot be checked; line %d is now %s",
+			r.edit, r.field, r.ref.Line, r.raw, r.ref.Line, now.Tag())
+	})
+}
+
+// refAt is one line reference of a batch; for a range's start, end is the
+// range's last line (else 0).
+type refAt struct {
+	refField
+	end int
+}
+
+// batchRefs returns the line references of edits, in batch order: the
+// start and end of a replace or delete, the anchor of an insertion. A
+// malformed reference (unparsable, or a hash of another length than h's)
+// is reported as an INVALID_REF problem instead, as the planner would.
+func batchRefs(edits []hashline.Edit, h hashline.Hasher) (refs []refAt, bad []hashline.Problem) {
 	parse := func(edit int, field, raw string) (refAt, bool) {
 		r, err := hashline.ParseRef(raw)
 		switch {
@@ -75,9 +95,15 @@ func UnknownBase(cur *hashline.Document, edits []hashline.Edit, h hashline.Hashe
 			refs = append(refs, anchor)
 		}
 	}
-	if len(bad) > 0 {
-		return &hashline.BatchError{Problems: bad}
-	}
+	return refs, bad
+}
+
+// staleRefs reports refs as stale references against cur: Problem.Line is
+// the number the reference gave, Fresh the current lines around it (all
+// the lines of a range, up to maxRangeShown), and the message is what msg
+// says of it, given cur's length and the current line at that number (a
+// zero TaggedLine past the end). It returns nil for no refs.
+func staleRefs(cur *hashline.Document, refs []refAt, h hashline.Hasher, msg func(r refAt, last int, now hashline.TaggedLine) string) *hashline.BatchError {
 	if len(refs) == 0 {
 		return nil
 	}
@@ -91,8 +117,7 @@ func UnknownBase(cur *hashline.Document, edits []hashline.Edit, h hashline.Hashe
 		switch last := cur.Len(); {
 		case n > last:
 			p.Around = [2]int{last, last}
-			p.Message = fmt.Sprintf("edit %d (%s): line %d (%s) was read from a version the server no longer holds, and the file now has %d lines; pick the line from the current lines and retry",
-				r.edit, r.field, n, r.raw, last)
+			p.Message = msg(r, last, hashline.TaggedLine{})
 		default:
 			now := hashline.TaggedLine{Number: n, Hash: cur.Hash(h, n), Content: cur.Line(n)}
 			p.ActualHash, p.CurrentLine = now.Hash, now.String()
@@ -100,8 +125,7 @@ func UnknownBase(cur *hashline.Document, edits []hashline.Edit, h hashline.Hashe
 			if r.end > 0 {
 				p.Around[1] = min(r.end, n+maxRangeShown)
 			}
-			p.Message = fmt.Sprintf("edit %d (%s): line %d (%s) was read from a version the server no longer holds, so it cannot be checked; line %d is now %s",
-				r.edit, r.field, n, r.raw, n, now.Tag())
+			p.Message = msg(r, last, now)
 		}
 		p.Fresh = hashline.FreshAround(cur, h, p.Around, hashline.StaleContext)
 		problems[k] = p

@@ -293,6 +293,10 @@ const (
 	// since then touched this line, a line of this range, or this insertion
 	// point.
 	StaleRefReason_STALE_REF_REASON_CONFLICT StaleRefReason = 3
+	// The reference names a line the agent was never shown in any version it
+	// read, or a number that two of the versions it read show as different
+	// lines: Read the file (or use the fresh lines) and retry.
+	StaleRefReason_STALE_REF_REASON_NOT_SHOWN StaleRefReason = 4
 )
 
 // Enum value maps for StaleRefReason.
@@ -302,12 +306,14 @@ var (
 		1: "STALE_REF_REASON_CHANGED",
 		2: "STALE_REF_REASON_DELETED",
 		3: "STALE_REF_REASON_CONFLICT",
+		4: "STALE_REF_REASON_NOT_SHOWN",
 	}
 	StaleRefReason_value = map[string]int32{
 		"STALE_REF_REASON_UNSPECIFIED": 0,
 		"STALE_REF_REASON_CHANGED":     1,
 		"STALE_REF_REASON_DELETED":     2,
 		"STALE_REF_REASON_CONFLICT":    3,
+		"STALE_REF_REASON_NOT_SHOWN":   4,
 	}
 )
 
@@ -426,7 +432,8 @@ type StaleRef struct {
 	// The version the fresh lines come from.
 	CurrentVersion string `protobuf:"bytes,8,opt,name=current_version,json=currentVersion,proto3" json:"current_version,omitempty"`
 	// Why it is stale: the name of a StaleRefReason value without its
-	// STALE_REF_REASON_ prefix: "CHANGED", "DELETED" or "CONFLICT".
+	// STALE_REF_REASON_ prefix: "CHANGED", "DELETED", "CONFLICT" or
+	// "NOT_SHOWN".
 	Reason        string `protobuf:"bytes,9,opt,name=reason,proto3" json:"reason,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -801,12 +808,13 @@ const file_hashline_v1_errors_proto_rawDesc = "" +
 	"\x19ERROR_REASON_RATE_LIMITED\x10\"\x12!\n" +
 	"\x1dERROR_REASON_TOO_MANY_STREAMS\x10#\x12\x1e\n" +
 	"\x1aERROR_REASON_SHUTTING_DOWN\x10$\x12\"\n" +
-	"\x1eERROR_REASON_WATCH_UNAVAILABLE\x10%*\x8d\x01\n" +
+	"\x1eERROR_REASON_WATCH_UNAVAILABLE\x10%*\xad\x01\n" +
 	"\x0eStaleRefReason\x12 \n" +
 	"\x1cSTALE_REF_REASON_UNSPECIFIED\x10\x00\x12\x1c\n" +
 	"\x18STALE_REF_REASON_CHANGED\x10\x01\x12\x1c\n" +
 	"\x18STALE_REF_REASON_DELETED\x10\x02\x12\x1d\n" +
-	"\x19STALE_REF_REASON_CONFLICT\x10\x03B\xa7\x01\n" +
+	"\x19STALE_REF_REASON_CONFLICT\x10\x03\x12\x1e\n" +
+	"\x1aSTALE_REF_REASON_NOT_SHOWN\x10\x04B\xa7\x01\n" +
 	"\x0fcom.hashline.v1B\vErrorsProtoP\x01Z:github.com/hashline/hashline/gen/go/hashline/v1;hashlinev1\xa2\x02\x03HXX\xaa\x02\vHashline.V1\xca\x02\vHashline\\V1\xe2\x02\x17Hashline\\V1\\GPBMetadata\xea\x02\fHashline::V1b\x06proto3"
 
 var (

@@ -1,0 +1,161 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/protoadapt"
+
+	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/hashline"
+	"github.com/hashline/hashline/internal/versions"
+)
+
+// What each agent saw: per (agent, file) the server remembers the last few
+// versions the agent was shown (versions.Views) and which lines of each: a
+// Read's page, a Grep's matches and context, an Edit's windows (all lines
+// with full), a Write's whole content, the fresh lines of an error. An
+// Edit's references are read against a version in which the agent was
+// shown every referenced line (rebase, versions.go), so a line number it
+// never saw is not taken on the word of a short hash.
+
+// editShown returns what an Edit's reply showed the agent of the version
+// it wrote: the windows, or every line with full; and the lines the agent
+// was shown of the version the edit replaced (prevVersion, whose text is
+// doc, when the agent saw it: hist) that the edit left alone, carried to
+// their new numbers (versions.Carry), since the reply says how they moved.
+func editShown(version string, doc *hashline.Document, res *hashline.Result, full bool, hist []versions.Seen, prevVersion string) versions.Seen {
+	if full {
+		return versions.Seen{Version: version, Lines: versions.Range(1, res.Doc.Len())}
+	}
+	seen := versions.Seen{Version: version}
+	for _, w := range res.Windows {
+		seen.Lines = seen.Lines.Union(versions.Range(w.Start, w.End))
+	}
+	for _, prev := range hist {
+		if prev.Version == prevVersion {
+			lines, moved := versions.Carry(prev, versions.Diff(doc, res.Doc))
+			seen.Lines, seen.Moved = seen.Lines.Union(lines), moved
+		}
+	}
+	return seen
+}
+
+// refused returns err, the refusal of an edit of the file whose view key is
+// key, now at version. An error that shows the agent current tags (a
+// conflict's or a stale reference's fresh lines, the lines an oldText could
+// mean) makes that version the last the agent saw, with those lines: its
+// retries use those tags, so they are checked against it first.
+func (s *Service) refused(agent, key, version string, err error) error {
+	var b *hashline.BatchError
+	var c *versions.ConflictError
+	switch {
+	case errors.As(err, &c):
+		s.views.See(agent, key, versions.Seen{Version: version, Lines: conflictShown(c)})
+	case errors.As(err, &b) && b.ShowsTags():
+		s.views.See(agent, key, versions.Seen{Version: version, Lines: s.problemsShown(version, b)})
+	}
+	return err
+}
+
+// conflictShown returns the current lines a conflict showed: the fresh
+// lines and current line of each failing reference, and the current lines
+// of the references that still hold (the message lists those that moved
+// with their new numbers; the others kept theirs).
+func conflictShown(c *versions.ConflictError) versions.Lines {
+	var nums []int
+	for _, k := range c.Conflicts {
+		nums = append(nums, taggedNumbers(k.Fresh)...)
+		if r, err := hashline.ParseRef(k.CurrentLine); err == nil {
+			nums = append(nums, r.Line)
+		}
+	}
+	nums = append(nums, c.Held...)
+	return versions.LinesOf(nums...)
+}
+
+// problemsShown returns the lines of version that the problems of b showed
+// as tags: their fresh lines, and, for a problem whose message shows tags
+// (the lines an ambiguous or missing oldText could mean), the tags in it
+// that are tags of version. A stale reference's message quotes the
+// agent's own reference, which is not a line it was shown: only its fresh
+// lines count.
+func (s *Service) problemsShown(version string, b *hashline.BatchError) versions.Lines {
+	var nums []int
+	for _, p := range b.Problems {
+		nums = append(nums, taggedNumbers(p.Fresh)...)
+		if p.Reason == hashline.ReasonStaleRef {
+			if r, err := hashline.ParseRef(p.CurrentLine); err == nil {
+				nums = append(nums, r.Line)
+			}
+			continue
+		}
+		if p.ShowsTags && len(p.Fresh) == 0 {
+			nums = append(nums, s.tagsIn(version, p.Message)...)
+		}
+	}
+	return versions.LinesOf(nums...)
+}
+
+func taggedNumbers(lines []hashline.TaggedLine) []int {
+	out := make([]int, len(lines))
+	for i, l := range lines {
+		out[i] = l.Number
+	}
+	return out
+}
+
+// tagPattern finds LINE:HASH tags in a message.
+var tagPattern = regexp.MustCompile(`([0-9]+):([0-9a-f]+)`)
+
+// tagsIn returns the numbers of the lines of version whose tags msg shows:
+// a tag counts when its hash is that line's in the snapshot of version
+// (none without the snapshot), so a number that only looks like a tag
+// shows nothing.
+func (s *Service) tagsIn(version, msg string) []int {
+	doc, ok := s.cache.Peek(version)
+	if !ok {
+		return nil
+	}
+	h := s.opts.hasher
+	var out []int
+	for _, m := range tagPattern.FindAllStringSubmatch(msg, -1) {
+		r, err := hashline.ParseRef(m[0])
+		if err != nil || len(r.Hash) != h.Len() || r.Line > doc.Len() || doc.Hash(h, r.Line) != r.Hash {
+			continue
+		}
+		out = append(out, r.Line)
+	}
+	return out
+}
+
+// notShownMessage is the status message of references that name no line
+// the agent was shown (versions.Unshown), or two (versions.Ambiguous).
+func notShownMessage(e *staleError) string {
+	return fmt.Sprintf("your references do not each name one line you were shown, in this file as it is now (%s) or in a version of it you read before: "+
+		"a line number you never saw names nothing you read, one that names different lines in two versions you read names neither, "+
+		"and a short hash matching there proves nothing, so nothing was written. "+
+		"Check the current lines below (>>> marks the line numbers you referenced) and retry with their refs; send edits made from different reads in separate calls\n%s",
+		e.currentVersion, e.batch.StaleLines())
+}
+
+// notShownStatus is the STALE_REF status of a staleError with notShown
+// set: the batch's status, with reason NOT_SHOWN in every StaleRef.
+func notShownStatus(e *staleError) error {
+	st, _ := status.FromError(batchStatus(e.batch, e.Error(), e.currentVersion, "", nil))
+	details := st.Details()
+	pb := st.Proto()
+	pb.Details = nil
+	out := make([]protoadapt.MessageV1, 0, len(details))
+	for _, d := range details {
+		if sr, ok := d.(*hashlinev1.StaleRef); ok {
+			sr.Reason = versions.ReasonNotShown
+		}
+		if m, ok := d.(protoadapt.MessageV2); ok {
+			out = append(out, protoadapt.MessageV1Of(m))
+		}
+	}
+	return withDetails(status.FromProto(pb), out...)
+}
