@@ -21,7 +21,7 @@ Each item of edits holds one of:
 - append, prepend {text}: add at the end, start (no ref; works on an empty file)
 - replace {old_text, new_text, all?}: exact text, unique unless all; when you have no refs
 Texts are plain lines joined by \n, without LINE:HASH| or diff prefixes; new_text "" deletes. Overlapping edits, and a call that changes nothing, are refused.
-The result is a diff whose " " (unchanged) and "+" (added) lines carry fresh LINE:HASH refs for your next edit; "-" lines were removed. It says how the other lines' numbers moved; their hashes stay.`
+The result is a diff whose " " (unchanged) and "+" (added) lines carry fresh LINE:HASH refs for your next edit; "-" lines were removed. It says how the other lines' numbers moved; their hashes stay. Use refs from your read_file, grep or edit results (renumbered as a result says, or your read's own numbers); a ref to a line you were never shown is refused with fresh refs.`
 
 const writeDescription = `Create or overwrite a whole file, atomically; missing directories are created. To change part of a file prefer edit_file, which cannot undo someone else's change.`
 
