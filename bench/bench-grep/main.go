@@ -28,6 +28,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	mdsection "github.com/hashline/hashline/bench/section"
 	"io"
 	"io/fs"
 	"math"
@@ -573,22 +574,6 @@ func section(table, target string, ri runInfo) string {
 	return b.String()
 }
 
-// writeSection replaces the text between the grep markers of file (or
-// appends it, or creates the file), leaving the rest as it is.
-func writeSection(file, sec string) error {
-	old, err := os.ReadFile(file)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	s := string(old)
-	i, j := strings.Index(s, mdBegin), strings.Index(s, mdEnd)
-	switch {
-	case i >= 0 && j > i:
-		s = s[:i] + strings.TrimSuffix(sec, "\n") + s[j+len(mdEnd):]
-	case len(s) > 0:
-		s = strings.TrimRight(s, "\n") + "\n\n" + sec
-	default:
-		s = sec
-	}
-	return os.WriteFile(file, []byte(s), 0o644)
-}
+// writeSection replaces this program's section of file (or appends it, or
+// creates the file), leaving the rest as it is.
+func writeSection(file, sec string) error { return mdsection.Write(file, mdBegin, mdEnd, sec) }

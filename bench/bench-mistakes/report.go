@@ -2,10 +2,8 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
+	"github.com/hashline/hashline/bench/section"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -288,22 +286,4 @@ func (r *report) markdown() string {
 
 // writeSection replaces this program's section of file (or appends it, or
 // creates the file), leaving the rest as it is.
-func writeSection(file, sec string) error {
-	old, err := os.ReadFile(file)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	s := string(old)
-	i, j := strings.Index(s, mdBegin), strings.Index(s, mdEnd)
-	switch {
-	case i >= 0 && j > i:
-		s = s[:i] + strings.TrimSuffix(sec, "\n") + s[j+len(mdEnd):]
-	case i >= 0:
-		return fmt.Errorf("%s: %q opens the mistakes section but %q never closes it; fix the file by hand", file, mdBegin, mdEnd)
-	case len(s) > 0:
-		s = strings.TrimRight(s, "\n") + "\n\n" + sec
-	default:
-		s = sec
-	}
-	return os.WriteFile(file, []byte(s), 0o644)
-}
+func writeSection(file, sec string) error { return section.Write(file, mdBegin, mdEnd, sec) }
