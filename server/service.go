@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc"
 
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/grep"
 	"github.com/hashline/hashline/internal/hashline"
 	"github.com/hashline/hashline/internal/versions"
 	"github.com/hashline/hashline/internal/workspace"
@@ -36,6 +37,8 @@ type Service struct {
 	// requests remembers the outcomes of Edit and Write calls by request_id
 	// (idempotency.go); nil when turned off.
 	requests *requestTable
+	// grepBudget bounds what all Greps hold at once (grep.go).
+	grepBudget *grep.Budget
 }
 
 // New returns a Service over ws.
@@ -46,7 +49,7 @@ func New(ws *workspace.Workspace, opts ...Option) *Service {
 	}
 	s := &Service{ws: ws, opts: o,
 		cache: versions.NewCache(o.cacheBytes, versions.WithDisk(o.disk)), views: versions.NewViews(o.viewEntries, o.viewBytes),
-		latest: versions.NewViews(o.viewEntries, o.viewBytes)}
+		latest: versions.NewViews(o.viewEntries, o.viewBytes), grepBudget: grep.NewBudget(o.grepBytes)}
 	if o.requestIDTTL > 0 {
 		s.requests = newRequestTable(o.requestIDTTL, o.requestIDBytes, time.Now)
 	}
