@@ -163,12 +163,9 @@ func TestGrepsHoldAtMostTheServerBudget(t *testing.T) {
 		if err != nil || n != files {
 			t.Fatalf("a Grep that reads got %d files of %d, err %v", n, files, err)
 		}
-		m := e.svc.GrepMemory()
-		if m.Held < stalled*(search-slack) {
-			t.Errorf("%+v: the stalled Greps let go of what they held", m)
-		}
-		if m.Held > stalled*(search+slack) || m.Peak > budget {
-			t.Errorf("%+v: more held than %d Greps' bounds, or than the budget", m, stalled)
+		// What the reading Grep held it gave back before its call ended.
+		if m := e.svc.GrepMemory(); m.Held > stalled*(search+slack) || m.Peak > budget {
+			t.Errorf("%+v: more held than %d stalled Greps' bounds, or than the budget", m, stalled)
 		}
 		cancel()
 		eventually(t, "the cancelled Greps to give their bytes back", func() bool { return e.svc.GrepMemory().Held == 0 })

@@ -212,7 +212,9 @@ func (a *account) keep(it *item, h *hold, f File, ms []match) bool {
 }
 
 // pass takes the result of it out of the results ahead: the emitting
-// goroutine has it now, and no eviction may touch it.
+// goroutine has it now, and no eviction may touch it. A result is ahead
+// exactly while its File has a hold (keep sets it, eviction clears it),
+// which the emitting goroutine may look at once the task has finished.
 func (a *account) pass(it *item) {
 	a.mu.Lock()
 	delete(a.ahead, it)
@@ -318,9 +320,10 @@ func (a *account) releaseLocked(h *hold) {
 }
 
 // resultBytes is what a result holds: the file's bytes, its lines'
-// contents and their bookkeeping.
-func resultBytes(path string, raw int, lines []Line) int64 {
-	n := int64(unsafe.Sizeof(File{})) + int64(len(path)) + int64(raw) + int64(cap(lines))*int64(unsafe.Sizeof(Line{}))
+// contents and their bookkeeping, and its matches.
+func resultBytes(path string, raw int, lines []Line, ms []match) int64 {
+	n := int64(unsafe.Sizeof(File{})) + int64(len(path)) + int64(raw) + int64(cap(lines))*int64(unsafe.Sizeof(Line{})) +
+		int64(len(ms))*int64(unsafe.Sizeof(match{}))
 	for _, l := range lines {
 		n += int64(len(l.Content)) + int64(cap(l.Submatches))*int64(unsafe.Sizeof(Span{}))
 	}

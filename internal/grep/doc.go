@@ -16,6 +16,15 @@
 //     resolved from the root for every file, which is most of the cost of a
 //     search over many small files.
 //
+//   - What a search holds is bounded: results its workers find ahead of
+//     the caller count against Options.MaxHeldBytes, and, with a Budget,
+//     against what all searches sharing it may hold. A worker keeps a
+//     result only if it fits at once, and otherwise only the fact that the
+//     file matched, so that the file is read again in its turn; the
+//     emitting goroutine waits for the bytes of what it emits, after taking
+//     back what the workers hold ahead, so that it never waits for bytes
+//     only it could free.
+//
 //   - A required literal is extracted from the parsed pattern: a string, or a
 //     small set of strings, one of which every match must contain. It is
 //     searched for over the whole file with a vectorised byte search on its

@@ -256,7 +256,7 @@ func (w *worker) runFile(ctx context.Context, j *item) {
 	// The lines copy what they show, so they can be built, and the result
 	// sized, before the bytes are counted and the file copied.
 	lines := w.s.m.buildLines(ctx, data, w.ms, w.s.opts.Before, w.s.opts.After, 0)
-	n := resultBytes(j.path, len(data), lines)
+	n := resultBytes(j.path, len(data), lines, w.ms)
 	if w.wait {
 		h, err := w.s.acct.acquire(ctx, n)
 		if err != nil {

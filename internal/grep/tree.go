@@ -107,7 +107,7 @@ func (q *queue) push(items []*item) {
 
 // take returns the first queued task and claims it and a slot for it,
 // waiting for both; nil once the queue is closed. It calls idle before it
-// waits.
+// waits for a slot.
 func (q *queue) take(idle func()) *item {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -121,7 +121,9 @@ func (q *queue) take(idle func()) *item {
 			}
 			// Claimed by the emitting goroutine meanwhile.
 		}
-		if idle != nil {
+		if idle != nil && q.slots == 0 {
+			// The window is full: the emitting goroutine is behind, maybe
+			// for as long as its caller does not take results.
 			idle()
 			idle = nil
 		}
@@ -279,7 +281,9 @@ func (s *search) visit(ctx context.Context, it *item) error {
 		it.children = nil
 		return nil
 	}
-	s.acct.pass(it)
+	if it.res.file.hold != nil {
+		s.acct.pass(it)
+	}
 	if r := &it.res; r.deferred && !s.probing.Load() {
 		// Read it again, through the file system; it was counted as
 		// scanned already.
@@ -287,7 +291,11 @@ func (s *search) visit(ctx context.Context, it *item) error {
 		s.redo.runFile(ctx, again)
 		r.matched, r.file, r.ms = again.res.matched, again.res.file, again.res.ms
 	}
-	return s.take(ctx, &it.res)
+	err := s.take(ctx, &it.res)
+	// The task stays in its directory's list until the directory is done;
+	// the File, given back or handed on, must not stay with it.
+	it.res.file, it.res.ms = File{}, nil
+	return err
 }
 
 // do runs a task.
