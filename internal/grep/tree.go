@@ -263,8 +263,8 @@ func (s *search) visit(ctx context.Context, it *item) error {
 	}
 	s.q.pass(it)
 	if err := ctx.Err(); err != nil {
-		// What the emitting goroutine found itself is no one else's to
-		// give back.
+		// The account's close gives back only what is still ahead; this
+		// task's File, the emitting goroutine's own or passed, goes here.
 		s.acct.pass(it)
 		it.res.file.Release()
 		return err
