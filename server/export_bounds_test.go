@@ -10,4 +10,10 @@ func WithGrepSearched(f func(grep.Summary, error)) Option {
 }
 
 // GrepQueueLen is how many files a Grep's send queue holds at most.
-const GrepQueueLen = grepQueueBytes / grepQueueChunk
+const GrepQueueLen = grepQueueLen
+
+// WithGrepSearchBytes sets the bound of each Grep's own on what it holds
+// (grep.Options.MaxHeldBytes).
+func WithGrepSearchBytes(n int64) Option {
+	return func(o *options) { o.grepSearchBytes = n }
+}

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"sync"
 	"unicode/utf8"
 
 	"google.golang.org/protobuf/types/known/durationpb"
@@ -29,6 +30,29 @@ const (
 	MaxGlobs     = 256
 	MaxGlobBytes = 16 << 10 // all of one list's entries together
 )
+
+// DefaultGrepBytes bounds the bytes all Greps hold at once unless
+// WithGrepBytes says otherwise. Greps whose clients read hold little for
+// long; the budget is there for those whose clients do not, each of which
+// holds its own bound (grep.DefaultMaxHeldBytes) until its deadline: this
+// many of them fit before any Grep waits.
+const DefaultGrepBytes = 256 << 20
+
+// GrepMemory is what Greps hold of the budget of WithGrepBytes.
+type GrepMemory struct {
+	// Held is the bytes held now: files found and not yet sent.
+	Held int64
+	// Peak is the most held at once since the server started.
+	Peak int64
+	// Budget is the bound.
+	Budget int64
+}
+
+// GrepMemory returns what Greps hold now of their budget.
+func (s *Service) GrepMemory() GrepMemory {
+	b := s.grepBudget
+	return GrepMemory{Held: b.Held(), Peak: b.Peak(), Budget: b.Size()}
+}
 
 // Grep streams the matching lines of every file under the request's path,
 // one message per file in path order, then a summary.
@@ -82,11 +106,14 @@ func (s *Service) grep(req *hashlinev1.GrepRequest, stream hashlinev1.FileServic
 	}
 	// Results go to the client through a bounded queue and a goroutine of
 	// their own (grepSender), so that the search stops when the call ends
-	// even while a client that does not read holds a Send.
+	// even while a client that does not read holds a Send. The files in
+	// the queue count against the search's bounds and the server's budget
+	// until they are sent, and are given back at once when the call ends.
 	ctx, cancel := context.WithCancel(stream.Context())
 	defer cancel()
 	snd := s.newGrepSender(stream)
 	go snd.run(ctx, cancel)
+	defer context.AfterFunc(ctx, snd.abandon)()
 	sum, err := grep.Search(ctx, s.searchFS(ctx), grep.Options{
 		Pattern:         req.GetPattern(),
 		Literal:         req.GetLiteral(),
@@ -103,6 +130,8 @@ func (s *Service) grep(req *hashlinev1.GrepRequest, stream hashlinev1.FileServic
 		MaxFileBytes:    s.ws.MaxFileBytes(),
 		SkipFile:        workspace.IsTempName,
 		SkipLink:        s.linksToVCS,
+		Budget:          s.grepBudget,
+		MaxHeldBytes:    s.opts.grepSearchBytes,
 	}, func(f grep.File) error { return snd.queue(ctx, f) })
 	if s.opts.grepSearched != nil {
 		s.opts.grepSearched(sum, err)
@@ -147,15 +176,10 @@ func checkList(field string, list []string) error {
 	return nil
 }
 
-// grepQueueBytes bounds what a Grep holds between its search and the
-// goroutine that sends its results (the files' bytes and their lines),
-// counted in grepQueueChunk units, one at least per file: what a client
-// that stops reading makes the server keep, on top of what the search
-// holds itself while it waits.
-const (
-	grepQueueBytes = 1 << 20
-	grepQueueChunk = 64 << 10
-)
+// grepQueueLen bounds the files of a Grep's send queue; their bytes count
+// against the search's own bound (and the server's budget) until sent, so
+// this only needs to keep a queue of small files from growing long.
+const grepQueueLen = 64
 
 // grepSender sends a Grep's files in the order the search queues them.
 // Sending blocks while the client does not read (HTTP/2 flow control), and
@@ -166,46 +190,35 @@ const (
 type grepSender struct {
 	s      *Service
 	stream hashlinev1.FileService_GrepServer
-	items  chan grepItem
-	// tokens holds one element per grepQueueChunk queued.
-	tokens chan struct{}
+	items  chan grep.File
 	done   chan struct{}
 	err    error // why sending stopped; read after done
-}
 
-type grepItem struct {
-	f      grep.File
-	chunks int
+	mu sync.Mutex
+	// sending is the file being sent; abandoned is set once the call's
+	// context is done.
+	sending   grep.File
+	abandoned bool
 }
 
 func (s *Service) newGrepSender(stream hashlinev1.FileService_GrepServer) *grepSender {
-	n := grepQueueBytes / grepQueueChunk
-	// Every item takes a token, so items never waits once the tokens
-	// are taken.
-	return &grepSender{s: s, stream: stream, items: make(chan grepItem, n), tokens: make(chan struct{}, n), done: make(chan struct{})}
+	return &grepSender{s: s, stream: stream, items: make(chan grep.File, grepQueueLen), done: make(chan struct{})}
 }
 
 // queue hands f to the sender, waiting for room while the queue is full,
 // or returns ctx's error once ctx is done. Only the search calls it, never
 // concurrently.
 func (q *grepSender) queue(ctx context.Context, f grep.File) error {
-	size := len(f.Raw)
-	for _, l := range f.Lines {
-		size += len(l.Content)
-	}
-	chunks := min(max((size+grepQueueChunk-1)/grepQueueChunk, 1), cap(q.tokens))
-	for i := range chunks {
-		select {
-		case q.tokens <- struct{}{}:
-		case <-ctx.Done():
-			for range i {
-				<-q.tokens
-			}
-			return ctx.Err()
+	select {
+	case q.items <- f:
+		if ctx.Err() != nil {
+			q.abandon() // it may have emptied the queue before f came
 		}
+		return nil
+	case <-ctx.Done():
+		f.Release()
+		return ctx.Err()
 	}
-	q.items <- grepItem{f: f, chunks: chunks}
-	return nil
 }
 
 // run sends the queued files until the queue is closed; after a failed
@@ -213,20 +226,51 @@ func (q *grepSender) queue(ctx context.Context, f grep.File) error {
 // cancels the search through stop.
 func (q *grepSender) run(ctx context.Context, stop context.CancelFunc) {
 	defer close(q.done)
-	for it := range q.items {
-		if q.err == nil && ctx.Err() == nil {
-			gf := q.s.grepFile(it.f)
+	for f := range q.items {
+		if q.err == nil && ctx.Err() == nil && q.start(f) {
+			gf := q.s.grepFile(f)
 			if err := q.stream.Send(&hashlinev1.GrepResponse{Result: &hashlinev1.GrepResponse_File{File: gf}}); err != nil {
 				q.err = err
 				stop()
 			} else {
 				// Edits this agent makes from these tags rebase from this
 				// version.
-				q.s.sawGrep(ctx, gf, it.f.Raw)
+				q.s.sawGrep(ctx, gf, f.Raw)
 			}
 		}
-		for range it.chunks {
-			<-q.tokens
+		f.Release()
+	}
+}
+
+// start makes f the file being sent, unless the call has ended.
+func (q *grepSender) start(f grep.File) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.abandoned {
+		return false
+	}
+	q.sending = f
+	return true
+}
+
+// abandon gives back the bytes of the queued files and of the one being
+// sent: the call has ended, and they will not be sent (the one in a Send
+// that the client does not read stays in memory until the client goes,
+// which grpc leaves to the client and keepalive).
+func (q *grepSender) abandon() {
+	q.mu.Lock()
+	q.abandoned = true
+	q.sending.Release()
+	q.mu.Unlock()
+	for {
+		select {
+		case f, ok := <-q.items:
+			if !ok {
+				return
+			}
+			f.Release()
+		default:
+			return
 		}
 	}
 }

@@ -85,6 +85,7 @@ func NewGRPCServer(svc *Service, cfg GRPCConfig) (*grpc.Server, *health.Server) 
 	unary, stream := chains(svc, cfg)
 	opts := []grpc.ServerOption{grpc.ChainUnaryInterceptor(unary...), grpc.ChainStreamInterceptor(stream...)}
 	opts = append(opts, TransportOptions()...)
+	opts = append(opts, grpc.MaxHeaderListSize(MaxHeaderBytes))
 	if cfg.MaxRecvBytes > 0 {
 		opts = append(opts, grpc.MaxRecvMsgSize(cfg.MaxRecvBytes))
 	}
@@ -113,6 +114,14 @@ func NewGRPCServer(svc *Service, cfg GRPCConfig) (*grpc.Server, *health.Server) 
 	}
 	return gs, hs
 }
+
+// MaxHeaderBytes bounds the request headers (metadata) of one call, as
+// HTTP/2 counts them (each field's name and value plus 32 bytes). grpc's
+// own bound is 16 MiB a call, held in memory while the call lasts; ours
+// (an agent id, a token, a request id) are a few hundred bytes. A call
+// over it is reset before it reaches a handler; grpc-go clients refuse to
+// send it (INTERNAL) since the server announces the bound.
+const MaxHeaderBytes = 64 << 10
 
 // flowWindow is the HTTP/2 flow-control window of every call and of every
 // connection (see TransportOptions): the most grpc's dynamic windows grow

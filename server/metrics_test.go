@@ -23,7 +23,7 @@ func TestMetricsCountEditOutcomesAndCalls(t *testing.T) {
 	m, err := metrics.New(reg, metrics.WithCacheStats(func() versions.Stats {
 		return versions.Stats{Hits: 7, Misses: 3, Evictions: 2, Bytes: 12345, Entries: 4,
 			Disk: versions.DiskStats{Spills: 5, Hits: 6, Corrupt: 1, Evictions: 8, Bytes: 6789, Entries: 9}}
-	}))
+	}), metrics.WithGrepMemory(func() server.GrepMemory { return server.GrepMemory{Held: 4321, Peak: 5000, Budget: 1 << 20} }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,6 +91,8 @@ func TestMetricsCountEditOutcomesAndCalls(t *testing.T) {
 		`hashline_cache_disk_evictions_total`:                        8,
 		`hashline_cache_disk_bytes`:                                  6789,
 		`hashline_cache_disk_entries`:                                9,
+		`hashline_grep_held_bytes`:                                   4321,
+		`hashline_grep_budget_bytes`:                                 1 << 20,
 		`grpc_server_handled_total{grpc_code="OK",grpc_method="Read",grpc_service="hashline.v1.FileService",grpc_type="unary"}`:      3,
 		`grpc_server_handled_total{grpc_code="Aborted",grpc_method="Edit",grpc_service="hashline.v1.FileService",grpc_type="unary"}`: 2,
 		`grpc_server_handling_seconds{grpc_method="Edit",grpc_service="hashline.v1.FileService",grpc_type="unary"}`:                  9, // sample count

@@ -49,6 +49,10 @@ type options struct {
 	requestIDTTL     time.Duration
 	requestIDBytes   int64
 	maxPatternBytes  int
+	grepBytes        int64
+	// grepSearchBytes, for tests, replaces the bound of each Grep's own
+	// (grep.DefaultMaxHeldBytes).
+	grepSearchBytes int64
 	// grepSearched, for tests, is called when a Grep's search has ended.
 	grepSearched func(grep.Summary, error)
 }
@@ -70,6 +74,7 @@ func defaultOptions() options {
 		requestIDTTL:     DefaultRequestIDTTL,
 		requestIDBytes:   DefaultRequestIDBytes,
 		maxPatternBytes:  DefaultMaxPatternBytes,
+		grepBytes:        DefaultGrepBytes,
 	}
 }
 
@@ -232,6 +237,20 @@ func WithRequestIDBytes(n int64) Option {
 	return func(o *options) {
 		if n > 0 {
 			o.requestIDBytes = n
+		}
+	}
+}
+
+// WithGrepBytes bounds the bytes all Greps hold at once (default
+// DefaultGrepBytes): files found ahead of what was sent, and files waiting
+// to be sent. Each Grep also holds at most a few MiB of its own (one file
+// when a single file is larger), so a Grep whose client does not read
+// keeps that much and no more. A Grep that finds the budget spent waits,
+// until its deadline, for others to give bytes back; it does not fail.
+func WithGrepBytes(n int64) Option {
+	return func(o *options) {
+		if n > 0 {
+			o.grepBytes = n
 		}
 	}
 }

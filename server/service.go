@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc"
 
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/grep"
 	"github.com/hashline/hashline/internal/hashline"
 	"github.com/hashline/hashline/internal/versions"
 	"github.com/hashline/hashline/internal/workspace"
@@ -38,6 +39,8 @@ type Service struct {
 	requests *requestTable
 	// noChanges remembers the no-op edits each agent was refused (noop.go).
 	noChanges noChanges
+	// grepBudget bounds what all Greps hold at once (grep.go).
+	grepBudget *grep.Budget
 }
 
 // New returns a Service over ws.
@@ -48,7 +51,7 @@ func New(ws *workspace.Workspace, opts ...Option) *Service {
 	}
 	s := &Service{ws: ws, opts: o,
 		cache: versions.NewCache(o.cacheBytes, versions.WithDisk(o.disk)), views: versions.NewViews(o.viewEntries, o.viewBytes),
-		latest: versions.NewViews(o.viewEntries, o.viewBytes, versions.WithDepth(1))}
+		latest: versions.NewViews(o.viewEntries, o.viewBytes, versions.WithDepth(1)), grepBudget: grep.NewBudget(o.grepBytes)}
 	if o.requestIDTTL > 0 {
 		s.requests = newRequestTable(o.requestIDTTL, o.requestIDBytes, time.Now)
 	}

@@ -22,6 +22,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -30,6 +31,7 @@ import (
 	"google.golang.org/grpc/keepalive"
 
 	"github.com/hashline/hashline/internal/buildinfo"
+	"github.com/hashline/hashline/internal/grep"
 	"github.com/hashline/hashline/internal/hashline"
 	"github.com/hashline/hashline/internal/state"
 	"github.com/hashline/hashline/internal/versions"
@@ -131,6 +133,7 @@ type config struct {
 
 	// Grep.
 	maxPatternBytes int
+	grepBytes       int64
 }
 
 func flags(fs *flag.FlagSet) *config {
@@ -173,6 +176,7 @@ func flags(fs *flag.FlagSet) *config {
 	fs.Int64Var(&c.requestIDBytes, "request-id-bytes", server.DefaultRequestIDBytes, "memory for remembered request_id outcomes; past it the oldest are forgotten first")
 	fs.Int64Var(&c.viewBytes, "view-bytes", versions.DefaultViewBytes, "bytes those pairs may take, each counted by its agent name, path, versions and runs of shown lines plus fixed overheads (LRU)")
 	fs.IntVar(&c.maxPatternBytes, "max-pattern-bytes", server.DefaultMaxPatternBytes, "longest Grep pattern; a longer one is refused INVALID_ARGUMENT before it is compiled")
+	fs.Int64Var(&c.grepBytes, "grep-bytes", server.DefaultGrepBytes, "bytes all Greps may hold at once (files found and not yet sent; each Grep holds at most "+strconv.Itoa(grep.DefaultMaxHeldBytes>>20)+" MiB of them, or one larger file); past it Greps wait for bytes, until their deadline, rather than fail")
 	fs.BoolVar(&c.requireRead, "require-read", true, "refuse replace/insert/delete/replaceText edits (NOT_READ) by an agent that has not seen the file through Read, Grep, Edit or Write")
 	return c
 }
@@ -300,6 +304,9 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 	if c.agentStreams < 0 || c.maxPatternBytes < 1 {
 		return fmt.Errorf("--streams-per-agent %d --max-pattern-bytes %d: want streams >= 0 (0 = no limit) and pattern bytes >= 1", c.agentStreams, c.maxPatternBytes)
 	}
+	if c.grepBytes < 1 {
+		return fmt.Errorf("--grep-bytes %d: want bytes >= 1", c.grepBytes)
+	}
 	if c.requestIDTTL < 0 || c.requestIDBytes < 1 {
 		return fmt.Errorf("--request-id-ttl %s --request-id-bytes %d: want a duration >= 0 (0 = off) and bytes >= 1", c.requestIDTTL, c.requestIDBytes)
 	}
@@ -333,12 +340,13 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 		server.WithViewEntries(c.viewEntries),
 		server.WithViewBytes(c.viewBytes),
 		server.WithMaxPatternBytes(c.maxPatternBytes),
+		server.WithGrepBytes(c.grepBytes),
 		server.WithRequireRead(c.requireRead),
 		server.WithRequestIDTTL(c.requestIDTTL),
 		server.WithRequestIDBytes(c.requestIDBytes),
 	)
 	callMetrics, metricsAddr, stopMetrics, err := serveMetrics(c.metricsListen, logger,
-		metrics.WithCacheStats(svc.CacheStats))
+		metrics.WithCacheStats(svc.CacheStats), metrics.WithGrepMemory(svc.GrepMemory))
 	if err != nil {
 		return err
 	}

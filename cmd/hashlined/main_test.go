@@ -205,6 +205,7 @@ func TestBadSettingsFailWithExitOne(t *testing.T) {
 		{"serve", "--view-bytes", "0", "--listen", "127.0.0.1:0"},
 		{"serve", "--streams-per-agent", "-1", "--listen", "127.0.0.1:0"},
 		{"serve", "--max-pattern-bytes", "0", "--listen", "127.0.0.1:0"},
+		{"serve", "--grep-bytes", "0", "--listen", "127.0.0.1:0"},
 	} {
 		out, err := exec.Command(binary, args...).CombinedOutput()
 		var ee *exec.ExitError

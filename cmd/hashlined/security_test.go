@@ -339,6 +339,8 @@ func TestMetricsEndpoint(t *testing.T) {
 		`hashline_cache_bytes `,
 		`hashline_cache_hits_total `,
 		`hashline_cache_misses_total `,
+		`hashline_grep_held_bytes 0`,
+		`hashline_grep_budget_bytes 2.68435456e+08`,
 	} {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("metrics lack %s", want)

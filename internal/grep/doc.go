@@ -16,6 +16,15 @@
 //     resolved from the root for every file, which is most of the cost of a
 //     search over many small files.
 //
+//   - What a search holds is bounded: results its workers find ahead of
+//     the caller count against Options.MaxHeldBytes, and, with a Budget,
+//     against what all searches sharing it may hold. A worker keeps a
+//     result only if it fits at once, and otherwise only the fact that the
+//     file matched, so that the file is read again in its turn; the
+//     emitting goroutine waits for the bytes of what it emits, after taking
+//     back what the workers hold ahead, so that it never waits for bytes
+//     only it could free.
+//
 //   - A required literal is extracted from the parsed pattern: a string, or a
 //     small set of strings, one of which every match must contain. It is
 //     searched for over the whole file with a vectorised byte search on its
@@ -50,6 +59,11 @@ var ErrBadPattern = errors.New("invalid pattern")
 const (
 	DefaultMaxMatches   = 100
 	DefaultMaxFileBytes = 64 << 20
+	// DefaultMaxHeldBytes is enough for every worker to keep a few matching
+	// files of ordinary size while the emitting goroutine catches up, which
+	// is what keeps the CPUs busy; much more only lets a search whose
+	// caller does not take its results sit on more memory.
+	DefaultMaxHeldBytes = 2 << 20
 )
 
 // Options selects what Search looks for and where.
@@ -100,6 +114,22 @@ type Options struct {
 	// Workers is the number of files searched in parallel (<= 0 means
 	// runtime.GOMAXPROCS(0)).
 	Workers int
+	// MaxHeldBytes bounds the bytes of results the search holds at once (<=
+	// 0 means DefaultMaxHeldBytes): found by workers ahead of emit, and
+	// with a Budget, emitted and not yet released. Past it, workers keep
+	// only the fact that a file matched, and it is read again when its turn
+	// comes. A file larger than the bound is still searched and emitted:
+	// it is let in when the search holds nothing else.
+	MaxHeldBytes int64
+	// Budget, if set, is shared with other searches and bounds what they
+	// all hold together (MaxHeldBytes is then at most its size). Every
+	// File emitted then stays counted in it until its Release is called,
+	// so that the caller can keep Files in a queue of its own, bounded by
+	// the same budget; the caller must call Release once it is done with
+	// each (a File never released keeps its bytes, and the search may wait
+	// for them). Without a Budget, Search releases each File when emit
+	// returns.
+	Budget *Budget
 	// SkipFile, if set, is called with the base name of every file found
 	// while walking (not of directories, nor of a file named by Path); files
 	// for which it reports true are skipped. The server uses it to hide its
@@ -145,7 +175,15 @@ type File struct {
 	// Lines are the matching lines and their context, in ascending order of
 	// Number, each line at most once: context of nearby matches is merged.
 	Lines []Line
+
+	// hold is what the File counts against its search's bounds.
+	hold *hold
 }
+
+// Release gives back the bytes the File counts against its search's
+// MaxHeldBytes and Budget (see Options.Budget). Calls after the first, and
+// on copies of the File, do nothing; the File itself stays usable.
+func (f File) Release() { f.hold.release() }
 
 // Summary describes a finished search.
 type Summary struct {

@@ -15,12 +15,6 @@ import (
 // binaryProbe is how much of a file is looked at for a NUL byte.
 const binaryProbe = 8 << 10
 
-// heldBudget bounds the bytes of matching files that workers keep while they
-// wait for their turn to be emitted (emit may be slow: it streams to a
-// client). A worker that would exceed it keeps only the fact that the file
-// matched, and the file is read again when its turn comes.
-var heldBudget int64 = 64 << 20
-
 // Search walks fsys under opts.Path and calls emit once for every file with
 // at least one matching line, in ascending order of path. Files are read and
 // searched in parallel, but emit is never called concurrently, and the files
@@ -70,9 +64,10 @@ func find(ctx context.Context, fsys fs.FS, opts Options, emit func(File) error) 
 	if err != nil {
 		return Summary{}, err
 	}
-	s := &search{src: newSource(fsys), m: m, opts: opts, emit: emit}
+	s := &search{src: newSource(fsys), m: m, opts: opts, emit: emit, acct: newAccount(opts.Budget, opts.MaxHeldBytes)}
+	defer s.acct.close()
 	s.redo = s.newWorker()
-	s.redo.keepAll = true
+	s.redo.wait = true
 	defer s.redo.close()
 	s.remaining = opts.MaxMatches
 	if !fi.IsDir() {
@@ -95,6 +90,9 @@ func withDefaults(o Options) Options {
 	if o.Workers <= 0 {
 		o.Workers = runtime.GOMAXPROCS(0)
 	}
+	if o.MaxHeldBytes <= 0 {
+		o.MaxHeldBytes = DefaultMaxHeldBytes
+	}
 	return o
 }
 
@@ -107,8 +105,8 @@ type search struct {
 	// probing is set once the limit is reached: from then on the only
 	// question about a file is whether it has a match at all.
 	probing atomic.Bool
-	// held is the size of the Raw of results not yet taken.
-	held atomic.Int64
+	// acct counts the bytes of the results the search holds.
+	acct *account
 	// redo is the emitting goroutine's own worker: it runs the tasks the
 	// workers have not started when their turn comes, and reads deferred
 	// files again.
@@ -130,14 +128,22 @@ type result struct {
 	// matched is set when the file has a match; file and ms are filled in
 	// unless the search was already probing or the file was deferred.
 	matched bool
-	// deferred means the file matched but was not kept, for heldBudget.
+	// deferred means the file matched but was not kept (or was evicted),
+	// for the search's bounds on what it holds.
 	deferred bool
 	file     File
 	ms       []match
 }
 
-// take accounts for one result and emits it, up to the limit.
+// take accounts for one result and emits it, up to the limit. The File's
+// bytes are given back unless it goes to a caller that releases them.
 func (s *search) take(ctx context.Context, r *result) error {
+	emitted := false
+	defer func() {
+		if !emitted || s.opts.Budget == nil {
+			r.file.Release()
+		}
+	}()
 	// A result made while ctx was ending may be cut short.
 	if err := ctx.Err(); err != nil {
 		return err
@@ -169,6 +175,7 @@ func (s *search) take(ctx context.Context, r *result) error {
 	}
 	s.sum.FilesMatched++
 	s.sum.Matches += n
+	emitted = true
 	return s.emit(f)
 }
 
@@ -176,24 +183,7 @@ func (s *search) take(ctx context.Context, r *result) error {
 func (s *search) single(ctx context.Context, rel string) error {
 	it := &item{name: path.Base(rel), path: rel, link: true}
 	s.redo.runFile(ctx, it)
-	if err := ctx.Err(); err != nil {
-		return err
-	}
 	return s.take(ctx, &it.res)
-}
-
-// hold reserves n bytes of heldBudget, which is always granted when nothing
-// is held, so that a file larger than the budget still goes through.
-func (s *search) hold(n int64) bool {
-	for {
-		h := s.held.Load()
-		if h > 0 && h+n > heldBudget {
-			return false
-		}
-		if s.held.CompareAndSwap(h, h+n) {
-			return true
-		}
-	}
 }
 
 // worker lists directories and reads and searches files with buffers of
@@ -204,8 +194,10 @@ type worker struct {
 	buf  []byte
 	ms   []match
 	bufs listBufs
-	// keepAll ignores heldBudget: the result is taken right away.
-	keepAll bool
+	// wait is set for the emitting goroutine's worker, which waits for the
+	// bytes of a result (it is taken right away); the others keep a
+	// result only if its bytes are there.
+	wait bool
 }
 
 func (s *search) newWorker() *worker {
@@ -216,10 +208,13 @@ func (s *search) newWorker() *worker {
 	return w
 }
 
-// close gives the worker's buffer back for the next search.
+// close gives the worker's buffer back, for the next search or until the
+// worker has a file to read again: a worker that waits holds none.
 func (w *worker) close() {
-	putBuf(w.buf)
-	w.buf = nil
+	if w.buf != nil {
+		putBuf(w.buf)
+		w.buf = nil
+	}
 }
 
 // runFile reads and searches the file of a task.
@@ -227,6 +222,9 @@ func (w *worker) runFile(ctx context.Context, j *item) {
 	if ctx.Err() != nil {
 		j.parent.release()
 		return
+	}
+	if w.buf == nil {
+		w.buf = getBuf()
 	}
 	data, buf, err := w.s.src.readFile(j.parent, j.name, j.path, j.link, w.buf, w.s.opts.MaxFileBytes)
 	j.parent.release()
@@ -255,11 +253,23 @@ func (w *worker) runFile(ctx context.Context, j *item) {
 	if probing {
 		return
 	}
-	if !w.keepAll && !w.s.hold(int64(len(data))) {
+	// The lines copy what they show, so they can be built, and the result
+	// sized, before the bytes are counted and the file copied.
+	lines := w.s.m.buildLines(ctx, data, w.ms, w.s.opts.Before, w.s.opts.After, 0)
+	n := resultBytes(j.path, len(data), lines, w.ms)
+	if w.wait {
+		h, err := w.s.acct.acquire(ctx, n)
+		if err != nil {
+			return // cut short: ctx is done
+		}
+		r.file = File{Path: j.path, Raw: bytes.Clone(data), Lines: lines, hold: h}
+		r.ms = slices.Clone(w.ms)
+		return
+	}
+	h := w.s.acct.tryAhead(j, n)
+	if h == nil {
 		r.deferred = true
 		return
 	}
-	raw := bytes.Clone(data)
-	r.ms = slices.Clone(w.ms)
-	r.file = File{Path: j.path, Raw: raw, Lines: w.s.m.buildLines(ctx, raw, r.ms, w.s.opts.Before, w.s.opts.After, 0)}
+	w.s.acct.keep(j, h, File{Path: j.path, Raw: bytes.Clone(data), Lines: lines}, slices.Clone(w.ms))
 }

@@ -320,9 +320,7 @@ func TestSymlinks(t *testing.T) {
 func TestFilesOverTheHeldBudgetAreReadAgain(t *testing.T) {
 	dir := t.TempDir()
 	files := randomTree(t, dir, 3, 200)
-	defer func(b int64) { heldBudget = b }(heldBudget)
-	heldBudget = 1
-	opts := Options{Pattern: `(?i)func|main`, Before: 1, After: 1, MaxMatches: 1 << 20, Hidden: true}
+	opts := Options{Pattern: `(?i)func|main`, Before: 1, After: 1, MaxMatches: 1 << 20, Hidden: true, MaxHeldBytes: 1}
 	want, _ := naiveSearch(t, files, opts)
 	var got []File
 	_, err := Search(context.Background(), rootFS(t, dir), opts, func(f File) error {

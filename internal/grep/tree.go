@@ -106,8 +106,9 @@ func (q *queue) push(items []*item) {
 }
 
 // take returns the first queued task and claims it and a slot for it,
-// waiting for both; nil once the queue is closed.
-func (q *queue) take() *item {
+// waiting for both; nil once the queue is closed. It calls idle before it
+// waits for a slot.
+func (q *queue) take(idle func()) *item {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	for !q.closed {
@@ -119,6 +120,12 @@ func (q *queue) take() *item {
 				return it
 			}
 			// Claimed by the emitting goroutine meanwhile.
+		}
+		if idle != nil && q.slots == 0 {
+			// The window is full: the emitting goroutine is behind, maybe
+			// for as long as its caller does not take results.
+			idle()
+			idle = nil
 		}
 		q.work.Wait()
 	}
@@ -225,7 +232,7 @@ func (s *search) tree(ctx context.Context, w *walker, start string) error {
 			wk := s.newWorker()
 			defer wk.close()
 			for {
-				it := s.q.take()
+				it := s.q.take(wk.close)
 				if it == nil {
 					return
 				}
@@ -256,6 +263,10 @@ func (s *search) visit(ctx context.Context, it *item) error {
 	}
 	s.q.pass(it)
 	if err := ctx.Err(); err != nil {
+		// The account's close gives back only what is still ahead; this
+		// task's File, the emitting goroutine's own or passed, goes here.
+		s.acct.pass(it)
+		it.res.file.Release()
 		return err
 	}
 	if it.isDir {
@@ -270,16 +281,21 @@ func (s *search) visit(ctx context.Context, it *item) error {
 		it.children = nil
 		return nil
 	}
+	if it.res.file.hold != nil {
+		s.acct.pass(it)
+	}
 	if r := &it.res; r.deferred && !s.probing.Load() {
 		// Read it again, through the file system; it was counted as
 		// scanned already.
 		again := &item{name: it.name, path: it.path, link: it.link}
 		s.redo.runFile(ctx, again)
 		r.matched, r.file, r.ms = again.res.matched, again.res.file, again.res.ms
-	} else {
-		s.held.Add(-int64(len(r.file.Raw)))
 	}
-	return s.take(ctx, &it.res)
+	err := s.take(ctx, &it.res)
+	// The task stays in its directory's list until the directory is done;
+	// the File, given back or handed on, must not stay with it.
+	it.res.file, it.res.ms = File{}, nil
+	return err
 }
 
 // do runs a task.

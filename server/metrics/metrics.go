@@ -24,7 +24,8 @@ var handlingBuckets = []float64{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
 // (hashline_cache_{hits,misses,evictions}_total, hashline_cache_bytes,
 // hashline_cache_entries) and those of its state store
 // (hashline_cache_{spills,disk_hits,disk_corrupt,disk_evictions}_total,
-// hashline_cache_disk_{bytes,entries}).
+// hashline_cache_disk_{bytes,entries}), and what Greps hold
+// (hashline_grep_held_bytes, hashline_grep_budget_bytes).
 type Metrics struct {
 	grpc  *grpcprom.ServerMetrics
 	edits *prometheus.CounterVec
@@ -35,6 +36,14 @@ type Option func(*options)
 
 type options struct {
 	cacheStats func() versions.Stats
+	grepMemory func() server.GrepMemory
+}
+
+// WithGrepMemory exports the bytes all Greps hold and their budget
+// (--grep-bytes) as gauges, read at every scrape. Pass
+// (*server.Service).GrepMemory.
+func WithGrepMemory(f func() server.GrepMemory) Option {
+	return func(o *options) { o.grepMemory = f }
 }
 
 // WithCacheStats exports the snapshot cache's statistics, read at every
@@ -81,6 +90,14 @@ func New(reg prometheus.Registerer, opts ...Option) (*Metrics, error) {
 			counter("hashline_cache_disk_evictions_total", "Snapshot files removed from the state store to stay within --state-bytes.", func(s versions.Stats) uint64 { return s.Disk.Evictions }),
 			gauge("hashline_cache_disk_bytes", "Bytes of snapshot files held by the state store.", func(s versions.Stats) int64 { return s.Disk.Bytes }),
 			gauge("hashline_cache_disk_entries", "Snapshot files held by the state store.", func(s versions.Stats) int64 { return int64(s.Disk.Entries) }),
+		)
+	}
+	if f := o.grepMemory; f != nil {
+		cs = append(cs,
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "hashline_grep_held_bytes", Help: "Bytes of results all Greps hold: found and not yet sent (a Grep whose client does not read holds up to its own bound)."},
+				func() float64 { return float64(f().Held) }),
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "hashline_grep_budget_bytes", Help: "The bound on hashline_grep_held_bytes (--grep-bytes); Greps that find it spent wait for bytes."},
+				func() float64 { return float64(f().Budget) }),
 		)
 	}
 	for _, c := range cs {
