@@ -153,7 +153,7 @@ func (e *env) edits() error {
 			c := newEditCase(fmt.Sprintf("%d", k), n, k)
 			path := fmt.Sprintf("e%d_%d.go", k, n)
 			// Agents must have read a file before editing it.
-			if err := e.readFirst(path); err != nil {
+			if err := e.readFirst(path, c.lines); err != nil {
 				return err
 			}
 			for _, ed := range byName {
@@ -211,17 +211,21 @@ func (e *env) edits() error {
 }
 
 // readFirst reads path through every server, as an agent would before
-// editing it.
-func (e *env) readFirst(path string) error {
+// editing it: each line the edits will reference, so that the server has
+// shown the agent every line it refers to (a reference to a line never
+// shown is refused). The edits' replies then show the lines they change.
+func (e *env) readFirst(path string, lines []int) error {
 	ctx := context.Background()
-	for _, c := range []*client.Client{e.durable.c, e.nofsync.c, e.engine.Client} {
-		if _, err := c.Read(ctx, &hashlinev1.ReadRequest{Path: path, Limit: 1}); err != nil {
-			return err
+	for _, ln := range lines {
+		for _, c := range []*client.Client{e.durable.c, e.nofsync.c, e.engine.Client} {
+			if _, err := c.Read(ctx, &hashlinev1.ReadRequest{Path: path, Offset: int32(ln), Limit: 1}); err != nil {
+				return err
+			}
 		}
-	}
-	for _, m := range e.mcps {
-		if _, err := m.call("read_file", map[string]any{"path": path, "limit": 1}); err != nil {
-			return err
+		for _, m := range e.mcps {
+			if _, err := m.call("read_file", map[string]any{"path": path, "offset": ln, "limit": 1}); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

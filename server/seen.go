@@ -36,11 +36,31 @@ func editShown(version string, doc *hashline.Document, res *hashline.Result, ful
 	}
 	for _, prev := range hist {
 		if prev.Version == prevVersion {
-			lines, moved := versions.Carry(prev, versions.Diff(doc, res.Doc))
+			lines, moved := versions.Carry(prev, hunks(doc, res))
 			seen.Lines, seen.Moved = seen.Lines.Union(lines), moved
 		}
 	}
 	return seen
+}
+
+// hunks are the edit's changes as versions.Carry takes them: the batch's
+// own hunks, which need no diff of the two versions. Should they not add
+// up to the new file's length (they always should), the versions are
+// diffed instead.
+func hunks(doc *hashline.Document, res *hashline.Result) []versions.Hunk {
+	out := make([]versions.Hunk, len(res.Hunks))
+	oldEnd, newEnd := 0, 0
+	for i, h := range res.Hunks {
+		out[i] = versions.Hunk{A0: h.OldStart, A1: h.OldEnd, B0: h.NewStart, B1: h.NewEnd}
+		if h.OldStart < oldEnd || h.OldStart-oldEnd != h.NewStart-newEnd {
+			return versions.Diff(doc, res.Doc)
+		}
+		oldEnd, newEnd = h.OldEnd, h.NewEnd
+	}
+	if doc.Len()-oldEnd != res.Doc.Len()-newEnd {
+		return versions.Diff(doc, res.Doc)
+	}
+	return out
 }
 
 // refused returns err, the refusal of an edit of the file whose view key is

@@ -66,6 +66,17 @@ type Result struct {
 	Warnings []string
 	// Repairs are the plan's repairs of the edits' texts.
 	Repairs []Repair
+	// Hunks are the runs of old lines the batch's changes replaced and
+	// the new lines that took their place, in order; every other line was
+	// copied as it was (at most its ending changed). A change that rewrote
+	// a line with the same content counts as replacing it.
+	Hunks []Hunk
+}
+
+// Hunk is one change of a batch: old lines [OldStart, OldEnd) became new
+// lines [NewStart, NewEnd), all 0-based.
+type Hunk struct {
+	OldStart, OldEnd, NewStart, NewEnd int
 }
 
 // segment is a run of the output: either old lines copied as they are or
@@ -226,6 +237,11 @@ func (p *Plan) Apply(d *Document, opts ApplyOptions) (*Result, error) {
 		}}}
 	}
 	res := &Result{}
+	for _, s := range segs {
+		if s.change >= 0 {
+			res.Hunks = append(res.Hunks, Hunk{OldStart: s.start, OldEnd: s.end, NewStart: s.newLine, NewEnd: s.newLine + s.newLines})
+		}
+	}
 	// The new document's lines are where the emitter put them, and its
 	// endings are the old ones plus what the changed runs changed: no
 	// second pass over the text.

@@ -404,6 +404,7 @@ func FuzzApplyEdits(f *testing.F) {
 		if got := string(res.Doc.Bytes()); got != want {
 			t.Fatalf("ApplyEdits(%q, %+v)\n got %q\nwant %q", doc, edits, got, want)
 		}
+		checkHunks(t, d, res)
 		// The new document's lines were placed by the emitter, not split
 		// from its text: they must be exactly what a split finds.
 		if p := ParseDocument(res.Doc.Bytes()); !slices.Equal(p.starts, res.Doc.starts) || p.crlf != res.Doc.crlf || p.lf != res.Doc.lf || p.bom != res.Doc.bom || p.text != res.Doc.text {
@@ -460,4 +461,29 @@ func checkUntouched(t *testing.T, old, nd *Document, edits []modelEdit) {
 			t.Fatalf("untouched old line %d ends %q, new line %d ends %q", i+1, old.EOL(i+1), j, nd.EOL(j))
 		}
 	}
+}
+
+// checkHunks checks Result.Hunks: in order, and every old line outside
+// them is, with its content, at its shifted number in the new document.
+func checkHunks(t *testing.T, d *Document, res *Result) {
+	t.Helper()
+	old, shift := 0, 0
+	check := func(from, to int) {
+		for i := from; i < to; i++ {
+			if d.Line(i+1) != res.Doc.Line(i+1+shift) {
+				t.Fatalf("old line %d %q is outside every hunk %+v, but new line %d is %q", i+1, d.Line(i+1), res.Hunks, i+1+shift, res.Doc.Line(i+1+shift))
+			}
+		}
+	}
+	for _, h := range res.Hunks {
+		if h.OldStart < old || h.OldEnd < h.OldStart || h.NewEnd < h.NewStart || h.NewStart != h.OldStart+shift {
+			t.Fatalf("hunks %+v out of order or misplaced (after old line %d, shift %d)", res.Hunks, old, shift)
+		}
+		check(old, h.OldStart)
+		old, shift = h.OldEnd, h.NewEnd-h.OldEnd
+	}
+	if d.Len()+shift != res.Doc.Len() {
+		t.Fatalf("hunks %+v: %d old lines shifted by %d are not the new %d", res.Hunks, d.Len(), shift, res.Doc.Len())
+	}
+	check(old, d.Len())
 }
