@@ -22,6 +22,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -312,6 +313,18 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 	}
 	if c.stateBytes < 0 {
 		return fmt.Errorf("--state-bytes %d: want bytes >= 0 (0 = no snapshots on disk)", c.stateBytes)
+	}
+	// Every call on a large file allocates file-sized buffers while the
+	// live heap (mostly the snapshot cache) stays put: at Go's default
+	// GOGC=100 the collector runs every few such calls and its work lands
+	// in theirs (BENCHMARKS.md, Edit of 100k lines). A larger GOGC under a
+	// soft limit that follows --cache-bytes keeps it off the edit path;
+	// GOGC and GOMEMLIMIT in the environment win, as for any Go program.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(2*c.cacheBytes + 512<<20)
 	}
 	disk, stateDir, err := openSnapshots(c.stateDir, c.stateBytes, ws.Dir())
 	if err != nil {
