@@ -100,7 +100,8 @@ func (e *env) editWorker(d *server) func(w int) func(context.Context) error {
 		path := fmt.Sprintf("w%d.go", w)
 		return func(ctx context.Context) error {
 			if !read[w] {
-				if _, err := d.c.Read(ctx, &hashlinev1.ReadRequest{Path: path, Limit: 1}); err != nil {
+				// The line the edits reference, as an agent reads it first.
+				if _, err := d.c.Read(ctx, &hashlinev1.ReadRequest{Path: path, Offset: int32(c.lines[0]), Limit: 1}); err != nil {
 					return err
 				}
 				read[w] = true
