@@ -49,9 +49,14 @@ func New(ws *workspace.Workspace, opts ...Option) *Service {
 	for _, opt := range opts {
 		opt(&o)
 	}
-	s := &Service{ws: ws, opts: o,
-		cache: versions.NewCache(o.cacheBytes, versions.WithDisk(o.disk)), views: versions.NewViews(o.viewEntries, o.viewBytes),
+	s := &Service{ws: ws, opts: o, views: versions.NewViews(o.viewEntries, o.viewBytes),
 		latest: versions.NewViews(o.viewEntries, o.viewBytes, versions.WithDepth(1)), grepBudget: grep.NewBudget(o.grepBytes)}
+	// Only a version some agent was shown can be an edit's remembered
+	// base; the others a client may still name as baseVersion are refused
+	// with fresh tags when memory has let them go.
+	s.cache = versions.NewCache(o.cacheBytes, versions.WithDisk(o.disk), versions.WithSpillOnly(func(v string) bool {
+		return s.views.Holds(v) || s.latest.Holds(v)
+	}))
 	if o.requestIDTTL > 0 {
 		s.requests = newRequestTable(o.requestIDTTL, o.requestIDBytes, time.Now)
 	}

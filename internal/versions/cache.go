@@ -45,6 +45,7 @@ type Stats struct {
 // applied blind.
 type Cache struct {
 	disk      *Disk
+	keep      func(version string) bool // nil: spill everything
 	mu        sync.Mutex
 	max       int64
 	bytes     int64
@@ -68,6 +69,16 @@ type CacheOption func(*Cache)
 // memory misses. The caller closes d, after Save, when the cache is no
 // longer used.
 func WithDisk(d *Disk) CacheOption { return func(c *Cache) { c.disk = d } }
+
+// WithSpillOnly spills a snapshot memory lets go only when keep says its
+// version may still be a base (some agent was shown it): a version nobody
+// holds can only be named by a client's own baseVersion, and writing every
+// version of a file being edited to the disk costs as much as the edits.
+// Save spills everything regardless, since what agents hold is lost with
+// the process.
+func WithSpillOnly(keep func(version string) bool) CacheOption {
+	return func(c *Cache) { c.keep = keep }
+}
 
 // NewCache returns a cache holding at most maxBytes of snapshots in memory;
 // 0 or less keeps none there (every Get then misses, or goes to the disk).
@@ -124,7 +135,7 @@ func (c *Cache) Put(version string, doc *hashline.Document) {
 	}
 	out := c.insertLocked(version, doc)
 	c.mu.Unlock()
-	c.spill(out)
+	c.spill(out, c.keep)
 }
 
 // insertLocked adds doc under version, which is not held, and returns what
@@ -152,12 +163,15 @@ func (c *Cache) insertLocked(version string, doc *hashline.Document) []*cacheEnt
 
 // spill hands what memory let go to the disk, if there is one; outside the
 // lock, since a full backlog makes it wait for the disk.
-func (c *Cache) spill(entries []*cacheEntry) {
+// With keep, only the versions it keeps.
+func (c *Cache) spill(entries []*cacheEntry, keep func(string) bool) {
 	if c.disk == nil {
 		return
 	}
 	for _, e := range entries {
-		c.disk.Put(e.version, e.doc.View())
+		if keep == nil || keep(e.version) {
+			c.disk.Put(e.version, e.doc.View())
+		}
 	}
 }
 
@@ -193,7 +207,7 @@ func (c *Cache) Get(version string) (*hashline.Document, bool) {
 		out = c.insertLocked(version, doc)
 	}
 	c.mu.Unlock()
-	c.spill(out) // the disk has doc itself already: Put is a no-op for it
+	c.spill(out, c.keep) // the disk has doc itself already: Put is a no-op for it
 	return doc, true
 }
 
@@ -210,7 +224,7 @@ func (c *Cache) Save() {
 		all = append(all, el.Value.(*cacheEntry))
 	}
 	c.mu.Unlock()
-	c.spill(all)
+	c.spill(all, nil)
 }
 
 // Peek is Get for a caller that only saves work with the result (a

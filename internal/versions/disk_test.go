@@ -366,3 +366,34 @@ func TestCacheSpillsWhatMemoryLetsGo(t *testing.T) {
 		}
 	})
 }
+
+// TestCacheSpillsOnlyWhatAgentsHold: with WithSpillOnly, a snapshot memory
+// lets go reaches the disk only if keep holds its version; Save spills
+// everything.
+func TestCacheSpillsOnlyWhatAgentsHold(t *testing.T) {
+	dir := t.TempDir()
+	d, err := versions.OpenDisk(dir, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := map[string]bool{ver(1): true}
+	c := versions.NewCache(1, versions.WithDisk(d), versions.WithSpillOnly(func(v string) bool { return held[v] }))
+	c.Put(ver(1), hashline.ParseText("held\n"))
+	c.Put(ver(2), hashline.ParseText("nobody's\n"))
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got := snapshotFiles(t, dir)
+	if _, ok := got[ver(1)]; !ok || len(got) != 1 {
+		t.Errorf("the store holds %v, want only %s", got, ver(1))
+	}
+
+	dir = t.TempDir()
+	d = openDisk(t, dir, 1<<20)
+	c = versions.NewCache(1<<20, versions.WithDisk(d), versions.WithSpillOnly(func(string) bool { return false }))
+	c.Put(ver(3), hashline.ParseText("kept in memory\n"))
+	c.Save()
+	if _, ok := d.Get(ver(3)); !ok {
+		t.Errorf("Save left %s off the disk", ver(3))
+	}
+}

@@ -171,6 +171,8 @@ type Views struct {
 	m         map[viewKey]*list.Element
 	evictions uint64
 	tick      uint64 // orders the versions of a pair by their last use
+	// held counts, per version, the pairs that remember it (Holds).
+	held map[string]int
 }
 
 type viewKey struct{ agent, file string }
@@ -214,7 +216,7 @@ func NewViews(maxEntries int, maxBytes int64, opts ...ViewsOption) *Views {
 	if maxBytes <= 0 {
 		maxBytes = DefaultViewBytes
 	}
-	v := &Views{max: max(maxEntries, 1), maxBytes: maxBytes, depth: DefaultViewDepth, m: make(map[viewKey]*list.Element)}
+	v := &Views{max: max(maxEntries, 1), maxBytes: maxBytes, depth: DefaultViewDepth, m: make(map[viewKey]*list.Element), held: make(map[string]int)}
 	for _, o := range opts {
 		o(v)
 	}
@@ -248,6 +250,7 @@ func (v *Views) See(agent, file string, seen Seen) {
 			sv.Seen = e.seen[i].Seen
 			v.bytes -= e.seen[i].size()
 			v.versions--
+			v.release(version)
 			e.seen = slices.Delete(e.seen, i, i+1)
 			break
 		}
@@ -256,6 +259,7 @@ func (v *Views) See(agent, file string, seen Seen) {
 	e.seen = slices.Insert(e.seen, 0, sv)
 	v.bytes += sv.size()
 	v.versions++
+	v.held[version]++
 	for len(e.seen) > v.depth {
 		// The least recently used version other than the one just seen.
 		j := 1
@@ -266,6 +270,7 @@ func (v *Views) See(agent, file string, seen Seen) {
 		}
 		v.bytes -= e.seen[j].size()
 		v.versions--
+		v.release(e.seen[j].Version)
 		e.seen = slices.Delete(e.seen, j, j+1)
 	}
 	for v.ll.Len() > 1 && (v.ll.Len() > v.max || v.bytes > v.maxBytes) {
@@ -275,8 +280,26 @@ func (v *Views) See(agent, file string, seen Seen) {
 		delete(v.m, old.key)
 		v.bytes -= old.size()
 		v.versions -= len(old.seen)
+		for i := range old.seen {
+			v.release(old.seen[i].Version)
+		}
 		v.evictions++
 	}
+}
+
+// release drops one pair's hold on version.
+func (v *Views) release(version string) {
+	if v.held[version]--; v.held[version] <= 0 {
+		delete(v.held, version)
+	}
+}
+
+// Holds reports whether some pair remembers version: whether an agent may
+// still make references against it.
+func (v *Views) Holds(version string) bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.held[version] > 0
 }
 
 // addLines is old with lines added, within MaxViewSpans: when the union

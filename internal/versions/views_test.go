@@ -255,3 +255,32 @@ func TestViewsKeepTheLinesKnownAsMoved(t *testing.T) {
 		t.Errorf("stats %+v: want every run counted", st)
 	}
 }
+
+// TestViewsHoldWhatSomePairRemembers: Holds follows the versions pairs
+// remember, through the depth bound, re-showing and the entry bound.
+func TestViewsHoldWhatSomePairRemembers(t *testing.T) {
+	v := versions.NewViews(2, 0, versions.WithDepth(2))
+	see := func(agent, version string) {
+		v.See(agent, "f", versions.Seen{Version: version, Lines: versions.Range(1, 1)})
+	}
+	see("a", "v1")
+	see("b", "v1")
+	see("a", "v2")
+	see("a", "v2") // shown again: still one hold of a's
+	see("a", "v3") // a forgets v1; b still holds it
+	for _, tt := range []struct {
+		version string
+		want    bool
+	}{{"v1", true}, {"v2", true}, {"v3", true}, {"v4", false}} {
+		if got := v.Holds(tt.version); got != tt.want {
+			t.Errorf("after a: v1 v2 v3, b: v1: Holds(%s) = %v, want %v", tt.version, got, tt.want)
+		}
+	}
+	see("c", "v4") // three pairs over a bound of two: b, the least recently used, goes
+	if v.Holds("v1") {
+		t.Error("v1 is still held after the only pair left holding it was forgotten")
+	}
+	if !v.Holds("v4") || !v.Holds("v3") {
+		t.Error("the pairs kept lost their versions")
+	}
+}
