@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -15,17 +14,14 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
-	"google.golang.org/grpc/test/bufconn"
 
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 	"github.com/hashline/hashline/internal/grep"
 	"github.com/hashline/hashline/internal/versions"
-	"github.com/hashline/hashline/internal/workspace"
 	"github.com/hashline/hashline/server"
 )
 
@@ -218,38 +214,15 @@ func TestViewTableIsBoundedInBytes(t *testing.T) {
 	}
 }
 
-// newStreamEnv is a server over bufconn whose handlers are waited for on
-// stop, with a limit on streams per agent, and a raw client.
+// newStreamEnv is a server over bufconn (newMemEnv) whose handlers are
+// waited for on stop, with a limit on streams per agent, and a raw client
+// with fixed windows: without them grpc grows a stream's window on its own
+// (BDP estimation), whether the application reads or not.
 func newStreamEnv(t *testing.T, cfg server.GRPCConfig, opts ...server.Option) (*server.Service, *grpc.ClientConn, string) {
 	t.Helper()
-	root := t.TempDir()
-	ws, err := workspace.Open(root, workspace.WithFsync(false))
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc := server.New(ws, opts...)
 	cfg.ServerOptions = append(cfg.ServerOptions, grpc.WaitForHandlers(true))
-	gs, _ := server.NewGRPCServer(svc, cfg)
-	lis := bufconn.Listen(1 << 20)
-	served := make(chan error, 1)
-	go func() { served <- gs.Serve(lis) }()
-	t.Cleanup(func() {
-		svc.Shutdown()
-		gs.Stop()
-		<-served
-		ws.Close()
-	})
-	// Fixed windows: without them grpc grows a stream's window on its own
-	// (BDP estimation), whether the application reads or not.
-	conn, err := grpc.NewClient("passthrough:///bufnet",
-		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
-		grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithInitialWindowSize(64<<10), grpc.WithInitialConnWindowSize(64<<10))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	return svc, conn, root
+	e := newMemEnv(t, cfg, opts...)
+	return e.svc, e.dial(t), e.root
 }
 
 // eventually waits for cond, failing after a generous bound.
