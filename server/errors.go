@@ -65,6 +65,9 @@ const (
 	// Watch (watch.go).
 	ReasonShuttingDown     = hashlinev1.ErrorReason_ERROR_REASON_SHUTTING_DOWN
 	ReasonWatchUnavailable = hashlinev1.ErrorReason_ERROR_REASON_WATCH_UNAVAILABLE
+	// Delete and change sets (Apply).
+	ReasonDirectoryNotEmpty  = hashlinev1.ErrorReason_ERROR_REASON_DIRECTORY_NOT_EMPTY
+	ReasonConflictingChanges = hashlinev1.ErrorReason_ERROR_REASON_CONFLICTING_CHANGES
 )
 
 // reasonCodes is the gRPC code each reason always comes with, so a client
@@ -99,17 +102,19 @@ var reasonCodes = map[hashlinev1.ErrorReason]codes.Code{
 	hashlinev1.ErrorReason_ERROR_REASON_NOT_WRITABLE:      codes.PermissionDenied,
 	// Internal, not Unavailable: clients retry Unavailable automatically,
 	// and an I/O error after the rename must not make an append run twice.
-	hashlinev1.ErrorReason_ERROR_REASON_IO_ERROR:          codes.Internal,
-	hashlinev1.ErrorReason_ERROR_REASON_CANCELED:          codes.Canceled,
-	hashlinev1.ErrorReason_ERROR_REASON_DEADLINE_EXCEEDED: codes.DeadlineExceeded,
-	hashlinev1.ErrorReason_ERROR_REASON_INTERNAL:          codes.Internal,
-	hashlinev1.ErrorReason_ERROR_REASON_UNAUTHENTICATED:   codes.Unauthenticated,
-	hashlinev1.ErrorReason_ERROR_REASON_READ_ONLY:         codes.PermissionDenied,
-	hashlinev1.ErrorReason_ERROR_REASON_PATH_NOT_ALLOWED:  codes.PermissionDenied,
-	hashlinev1.ErrorReason_ERROR_REASON_RATE_LIMITED:      codes.ResourceExhausted,
-	hashlinev1.ErrorReason_ERROR_REASON_TOO_MANY_STREAMS:  codes.ResourceExhausted,
-	hashlinev1.ErrorReason_ERROR_REASON_SHUTTING_DOWN:     codes.Unavailable,
-	hashlinev1.ErrorReason_ERROR_REASON_WATCH_UNAVAILABLE: codes.Unavailable,
+	hashlinev1.ErrorReason_ERROR_REASON_IO_ERROR:            codes.Internal,
+	hashlinev1.ErrorReason_ERROR_REASON_CANCELED:            codes.Canceled,
+	hashlinev1.ErrorReason_ERROR_REASON_DEADLINE_EXCEEDED:   codes.DeadlineExceeded,
+	hashlinev1.ErrorReason_ERROR_REASON_INTERNAL:            codes.Internal,
+	hashlinev1.ErrorReason_ERROR_REASON_UNAUTHENTICATED:     codes.Unauthenticated,
+	hashlinev1.ErrorReason_ERROR_REASON_READ_ONLY:           codes.PermissionDenied,
+	hashlinev1.ErrorReason_ERROR_REASON_PATH_NOT_ALLOWED:    codes.PermissionDenied,
+	hashlinev1.ErrorReason_ERROR_REASON_RATE_LIMITED:        codes.ResourceExhausted,
+	hashlinev1.ErrorReason_ERROR_REASON_TOO_MANY_STREAMS:    codes.ResourceExhausted,
+	hashlinev1.ErrorReason_ERROR_REASON_SHUTTING_DOWN:       codes.Unavailable,
+	hashlinev1.ErrorReason_ERROR_REASON_WATCH_UNAVAILABLE:   codes.Unavailable,
+	hashlinev1.ErrorReason_ERROR_REASON_DIRECTORY_NOT_EMPTY: codes.FailedPrecondition,
+	hashlinev1.ErrorReason_ERROR_REASON_CONFLICTING_CHANGES: codes.InvalidArgument,
 }
 
 // reasonCode is the code of reason; Internal for a value without one,

@@ -163,6 +163,12 @@ const (
 	// system's limit on file watches is reached); the message says how to
 	// raise it.
 	ErrorReason_ERROR_REASON_WATCH_UNAVAILABLE ErrorReason = 37
+	// FAILED_PRECONDITION. Delete of a directory that is not empty: delete
+	// its entries first.
+	ErrorReason_ERROR_REASON_DIRECTORY_NOT_EMPTY ErrorReason = 38
+	// INVALID_ARGUMENT. Two changes of one change set touch the same path
+	// (a move touches both of its paths): merge them into one change.
+	ErrorReason_ERROR_REASON_CONFLICTING_CHANGES ErrorReason = 39
 )
 
 // Enum value maps for ErrorReason.
@@ -206,46 +212,50 @@ var (
 		35: "ERROR_REASON_TOO_MANY_STREAMS",
 		36: "ERROR_REASON_SHUTTING_DOWN",
 		37: "ERROR_REASON_WATCH_UNAVAILABLE",
+		38: "ERROR_REASON_DIRECTORY_NOT_EMPTY",
+		39: "ERROR_REASON_CONFLICTING_CHANGES",
 	}
 	ErrorReason_value = map[string]int32{
-		"ERROR_REASON_UNSPECIFIED":       0,
-		"ERROR_REASON_STALE_REF":         1,
-		"ERROR_REASON_VERSION_MISMATCH":  2,
-		"ERROR_REASON_INVALID_REF":       3,
-		"ERROR_REASON_LINE_OUT_OF_RANGE": 4,
-		"ERROR_REASON_OVERLAPPING_EDITS": 5,
-		"ERROR_REASON_EMPTY_EDITS":       6,
-		"ERROR_REASON_INVALID_EDIT":      7,
-		"ERROR_REASON_AMBIGUOUS_TEXT":    8,
-		"ERROR_REASON_NO_CHANGE":         9,
-		"ERROR_REASON_TEXT_NOT_FOUND":    10,
-		"ERROR_REASON_NOT_READ":          11,
-		"ERROR_REASON_NOT_FOUND":         12,
-		"ERROR_REASON_ALREADY_EXISTS":    13,
-		"ERROR_REASON_OUTSIDE_ROOT":      14,
-		"ERROR_REASON_VCS_METADATA":      15,
-		"ERROR_REASON_NOT_REGULAR_FILE":  16,
-		"ERROR_REASON_BINARY_FILE":       17,
-		"ERROR_REASON_NOT_TEXT":          18,
-		"ERROR_REASON_TOO_LARGE":         19,
-		"ERROR_REASON_INVALID_PATH":      20,
-		"ERROR_REASON_INVALID_PATTERN":   21,
-		"ERROR_REASON_INVALID_ARGUMENT":  22,
-		"ERROR_REASON_BINARY_CONTENT":    23,
-		"ERROR_REASON_REQUEST_ID_REUSED": 24,
-		"ERROR_REASON_PERMISSION_DENIED": 25,
-		"ERROR_REASON_NOT_WRITABLE":      26,
-		"ERROR_REASON_IO_ERROR":          27,
-		"ERROR_REASON_CANCELED":          28,
-		"ERROR_REASON_DEADLINE_EXCEEDED": 29,
-		"ERROR_REASON_INTERNAL":          30,
-		"ERROR_REASON_UNAUTHENTICATED":   31,
-		"ERROR_REASON_READ_ONLY":         32,
-		"ERROR_REASON_PATH_NOT_ALLOWED":  33,
-		"ERROR_REASON_RATE_LIMITED":      34,
-		"ERROR_REASON_TOO_MANY_STREAMS":  35,
-		"ERROR_REASON_SHUTTING_DOWN":     36,
-		"ERROR_REASON_WATCH_UNAVAILABLE": 37,
+		"ERROR_REASON_UNSPECIFIED":         0,
+		"ERROR_REASON_STALE_REF":           1,
+		"ERROR_REASON_VERSION_MISMATCH":    2,
+		"ERROR_REASON_INVALID_REF":         3,
+		"ERROR_REASON_LINE_OUT_OF_RANGE":   4,
+		"ERROR_REASON_OVERLAPPING_EDITS":   5,
+		"ERROR_REASON_EMPTY_EDITS":         6,
+		"ERROR_REASON_INVALID_EDIT":        7,
+		"ERROR_REASON_AMBIGUOUS_TEXT":      8,
+		"ERROR_REASON_NO_CHANGE":           9,
+		"ERROR_REASON_TEXT_NOT_FOUND":      10,
+		"ERROR_REASON_NOT_READ":            11,
+		"ERROR_REASON_NOT_FOUND":           12,
+		"ERROR_REASON_ALREADY_EXISTS":      13,
+		"ERROR_REASON_OUTSIDE_ROOT":        14,
+		"ERROR_REASON_VCS_METADATA":        15,
+		"ERROR_REASON_NOT_REGULAR_FILE":    16,
+		"ERROR_REASON_BINARY_FILE":         17,
+		"ERROR_REASON_NOT_TEXT":            18,
+		"ERROR_REASON_TOO_LARGE":           19,
+		"ERROR_REASON_INVALID_PATH":        20,
+		"ERROR_REASON_INVALID_PATTERN":     21,
+		"ERROR_REASON_INVALID_ARGUMENT":    22,
+		"ERROR_REASON_BINARY_CONTENT":      23,
+		"ERROR_REASON_REQUEST_ID_REUSED":   24,
+		"ERROR_REASON_PERMISSION_DENIED":   25,
+		"ERROR_REASON_NOT_WRITABLE":        26,
+		"ERROR_REASON_IO_ERROR":            27,
+		"ERROR_REASON_CANCELED":            28,
+		"ERROR_REASON_DEADLINE_EXCEEDED":   29,
+		"ERROR_REASON_INTERNAL":            30,
+		"ERROR_REASON_UNAUTHENTICATED":     31,
+		"ERROR_REASON_READ_ONLY":           32,
+		"ERROR_REASON_PATH_NOT_ALLOWED":    33,
+		"ERROR_REASON_RATE_LIMITED":        34,
+		"ERROR_REASON_TOO_MANY_STREAMS":    35,
+		"ERROR_REASON_SHUTTING_DOWN":       36,
+		"ERROR_REASON_WATCH_UNAVAILABLE":   37,
+		"ERROR_REASON_DIRECTORY_NOT_EMPTY": 38,
+		"ERROR_REASON_CONFLICTING_CHANGES": 39,
 	}
 )
 
@@ -434,7 +444,9 @@ type StaleRef struct {
 	// Why it is stale: the name of a StaleRefReason value without its
 	// STALE_REF_REASON_ prefix: "CHANGED", "DELETED", "CONFLICT" or
 	// "NOT_SHOWN".
-	Reason        string `protobuf:"bytes,9,opt,name=reason,proto3" json:"reason,omitempty"`
+	Reason string `protobuf:"bytes,9,opt,name=reason,proto3" json:"reason,omitempty"`
+	// In an Apply refusal: the index of the change in ApplyRequest.changes.
+	ChangeIndex   int32 `protobuf:"varint,10,opt,name=change_index,json=changeIndex,proto3" json:"change_index,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -532,6 +544,13 @@ func (x *StaleRef) GetReason() string {
 	return ""
 }
 
+func (x *StaleRef) GetChangeIndex() int32 {
+	if x != nil {
+		return x.ChangeIndex
+	}
+	return 0
+}
+
 // EditError describes one bad edit of a batch, attached per problem to
 // INVALID_ARGUMENT and FAILED_PRECONDITION errors about edits.
 type EditError struct {
@@ -552,7 +571,9 @@ type EditError struct {
 	// NO_CHANGE: where the text the edit would write already stands in the
 	// file (its target, and other places nearest first): the change may
 	// already be made.
-	TextAt        []*LineSpan `protobuf:"bytes,6,rep,name=text_at,json=textAt,proto3" json:"text_at,omitempty"`
+	TextAt []*LineSpan `protobuf:"bytes,6,rep,name=text_at,json=textAt,proto3" json:"text_at,omitempty"`
+	// In an Apply refusal: the index of the change in ApplyRequest.changes.
+	ChangeIndex   int32 `protobuf:"varint,7,opt,name=change_index,json=changeIndex,proto3" json:"change_index,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -627,6 +648,13 @@ func (x *EditError) GetTextAt() []*LineSpan {
 		return x.TextAt
 	}
 	return nil
+}
+
+func (x *EditError) GetChangeIndex() int32 {
+	if x != nil {
+		return x.ChangeIndex
+	}
+	return 0
 }
 
 // LineSpan is a run of lines of a file, 1-based and inclusive.
@@ -731,6 +759,93 @@ func (x *RetryInfo) GetRetryDelay() *durationpb.Duration {
 	return nil
 }
 
+// ChangeError describes one failing change of a change set (Apply). The
+// error's status (code, ErrorInfo) is the first failing change's, and one
+// ChangeError is attached per failing change, so that every problem is
+// reported at once. StaleRef and EditError details of a change carry its
+// index in change_index.
+type ChangeError struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The index of the change in ApplyRequest.changes.
+	ChangeIndex int32 `protobuf:"varint,1,opt,name=change_index,json=changeIndex,proto3" json:"change_index,omitempty"`
+	// The path the change is about (for a move, the path at fault).
+	Path string `protobuf:"bytes,2,opt,name=path,proto3" json:"path,omitempty"`
+	// The reason, as in ErrorInfo.reason.
+	Reason string `protobuf:"bytes,3,opt,name=reason,proto3" json:"reason,omitempty"`
+	// What is wrong and what to do about it.
+	Message string `protobuf:"bytes,4,opt,name=message,proto3" json:"message,omitempty"`
+	// The gRPC code this change alone would have failed with (a
+	// google.rpc.Code value).
+	Code          int32 `protobuf:"varint,5,opt,name=code,proto3" json:"code,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ChangeError) Reset() {
+	*x = ChangeError{}
+	mi := &file_hashline_v1_errors_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ChangeError) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ChangeError) ProtoMessage() {}
+
+func (x *ChangeError) ProtoReflect() protoreflect.Message {
+	mi := &file_hashline_v1_errors_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ChangeError.ProtoReflect.Descriptor instead.
+func (*ChangeError) Descriptor() ([]byte, []int) {
+	return file_hashline_v1_errors_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *ChangeError) GetChangeIndex() int32 {
+	if x != nil {
+		return x.ChangeIndex
+	}
+	return 0
+}
+
+func (x *ChangeError) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *ChangeError) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *ChangeError) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *ChangeError) GetCode() int32 {
+	if x != nil {
+		return x.Code
+	}
+	return 0
+}
+
 var File_hashline_v1_errors_proto protoreflect.FileDescriptor
 
 const file_hashline_v1_errors_proto_rawDesc = "" +
@@ -742,7 +857,7 @@ const file_hashline_v1_errors_proto_rawDesc = "" +
 	"\bmetadata\x18\x03 \x03(\v2$.hashline.v1.ErrorInfo.MetadataEntryR\bmetadata\x1a;\n" +
 	"\rMetadataEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x8f\x02\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xb2\x02\n" +
 	"\bStaleRef\x12\x1d\n" +
 	"\n" +
 	"edit_index\x18\x01 \x01(\x05R\teditIndex\x12\x10\n" +
@@ -754,7 +869,9 @@ const file_hashline_v1_errors_proto_rawDesc = "" +
 	"\fcurrent_line\x18\x06 \x01(\tR\vcurrentLine\x12\x14\n" +
 	"\x05fresh\x18\a \x03(\tR\x05fresh\x12'\n" +
 	"\x0fcurrent_version\x18\b \x01(\tR\x0ecurrentVersion\x12\x16\n" +
-	"\x06reason\x18\t \x01(\tR\x06reason\"\xb8\x01\n" +
+	"\x06reason\x18\t \x01(\tR\x06reason\x12!\n" +
+	"\fchange_index\x18\n" +
+	" \x01(\x05R\vchangeIndex\"\xdb\x01\n" +
 	"\tEditError\x12\x1d\n" +
 	"\n" +
 	"edit_index\x18\x01 \x01(\x05R\teditIndex\x12\x14\n" +
@@ -762,13 +879,21 @@ const file_hashline_v1_errors_proto_rawDesc = "" +
 	"\x06reason\x18\x03 \x01(\tR\x06reason\x12\x18\n" +
 	"\amessage\x18\x04 \x01(\tR\amessage\x12\x14\n" +
 	"\x05fresh\x18\x05 \x03(\tR\x05fresh\x12.\n" +
-	"\atext_at\x18\x06 \x03(\v2\x15.hashline.v1.LineSpanR\x06textAt\"2\n" +
+	"\atext_at\x18\x06 \x03(\v2\x15.hashline.v1.LineSpanR\x06textAt\x12!\n" +
+	"\fchange_index\x18\a \x01(\x05R\vchangeIndex\"2\n" +
 	"\bLineSpan\x12\x14\n" +
 	"\x05start\x18\x01 \x01(\x05R\x05start\x12\x10\n" +
 	"\x03end\x18\x02 \x01(\x05R\x03end\"G\n" +
 	"\tRetryInfo\x12:\n" +
 	"\vretry_delay\x18\x01 \x01(\v2\x19.google.protobuf.DurationR\n" +
-	"retryDelay*\xc1\t\n" +
+	"retryDelay\"\x8a\x01\n" +
+	"\vChangeError\x12!\n" +
+	"\fchange_index\x18\x01 \x01(\x05R\vchangeIndex\x12\x12\n" +
+	"\x04path\x18\x02 \x01(\tR\x04path\x12\x16\n" +
+	"\x06reason\x18\x03 \x01(\tR\x06reason\x12\x18\n" +
+	"\amessage\x18\x04 \x01(\tR\amessage\x12\x12\n" +
+	"\x04code\x18\x05 \x01(\x05R\x04code*\x8d\n" +
+	"\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12\x1a\n" +
 	"\x16ERROR_REASON_STALE_REF\x10\x01\x12!\n" +
@@ -808,7 +933,9 @@ const file_hashline_v1_errors_proto_rawDesc = "" +
 	"\x19ERROR_REASON_RATE_LIMITED\x10\"\x12!\n" +
 	"\x1dERROR_REASON_TOO_MANY_STREAMS\x10#\x12\x1e\n" +
 	"\x1aERROR_REASON_SHUTTING_DOWN\x10$\x12\"\n" +
-	"\x1eERROR_REASON_WATCH_UNAVAILABLE\x10%*\xad\x01\n" +
+	"\x1eERROR_REASON_WATCH_UNAVAILABLE\x10%\x12$\n" +
+	" ERROR_REASON_DIRECTORY_NOT_EMPTY\x10&\x12$\n" +
+	" ERROR_REASON_CONFLICTING_CHANGES\x10'*\xad\x01\n" +
 	"\x0eStaleRefReason\x12 \n" +
 	"\x1cSTALE_REF_REASON_UNSPECIFIED\x10\x00\x12\x1c\n" +
 	"\x18STALE_REF_REASON_CHANGED\x10\x01\x12\x1c\n" +
@@ -830,7 +957,7 @@ func file_hashline_v1_errors_proto_rawDescGZIP() []byte {
 }
 
 var file_hashline_v1_errors_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_hashline_v1_errors_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
+var file_hashline_v1_errors_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
 var file_hashline_v1_errors_proto_goTypes = []any{
 	(ErrorReason)(0),            // 0: hashline.v1.ErrorReason
 	(StaleRefReason)(0),         // 1: hashline.v1.StaleRefReason
@@ -839,13 +966,14 @@ var file_hashline_v1_errors_proto_goTypes = []any{
 	(*EditError)(nil),           // 4: hashline.v1.EditError
 	(*LineSpan)(nil),            // 5: hashline.v1.LineSpan
 	(*RetryInfo)(nil),           // 6: hashline.v1.RetryInfo
-	nil,                         // 7: hashline.v1.ErrorInfo.MetadataEntry
-	(*durationpb.Duration)(nil), // 8: google.protobuf.Duration
+	(*ChangeError)(nil),         // 7: hashline.v1.ChangeError
+	nil,                         // 8: hashline.v1.ErrorInfo.MetadataEntry
+	(*durationpb.Duration)(nil), // 9: google.protobuf.Duration
 }
 var file_hashline_v1_errors_proto_depIdxs = []int32{
-	7, // 0: hashline.v1.ErrorInfo.metadata:type_name -> hashline.v1.ErrorInfo.MetadataEntry
+	8, // 0: hashline.v1.ErrorInfo.metadata:type_name -> hashline.v1.ErrorInfo.MetadataEntry
 	5, // 1: hashline.v1.EditError.text_at:type_name -> hashline.v1.LineSpan
-	8, // 2: hashline.v1.RetryInfo.retry_delay:type_name -> google.protobuf.Duration
+	9, // 2: hashline.v1.RetryInfo.retry_delay:type_name -> google.protobuf.Duration
 	3, // [3:3] is the sub-list for method output_type
 	3, // [3:3] is the sub-list for method input_type
 	3, // [3:3] is the sub-list for extension type_name
@@ -864,7 +992,7 @@ func file_hashline_v1_errors_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hashline_v1_errors_proto_rawDesc), len(file_hashline_v1_errors_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   6,
+			NumMessages:   7,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

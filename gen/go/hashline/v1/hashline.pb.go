@@ -97,8 +97,12 @@ const (
 	WatchEventKind_WATCH_EVENT_KIND_CREATED WatchEventKind = 1
 	// The file's content changed.
 	WatchEventKind_WATCH_EVENT_KIND_MODIFIED WatchEventKind = 2
-	// The file was removed or renamed away.
+	// The file was removed, or renamed away by another process.
 	WatchEventKind_WATCH_EVENT_KIND_DELETED WatchEventKind = 3
+	// The file was moved through this server: path is where it is now and
+	// from_path where it was. Its content is unchanged unless new_version
+	// differs from old_version.
+	WatchEventKind_WATCH_EVENT_KIND_MOVED WatchEventKind = 4
 )
 
 // Enum value maps for WatchEventKind.
@@ -108,12 +112,14 @@ var (
 		1: "WATCH_EVENT_KIND_CREATED",
 		2: "WATCH_EVENT_KIND_MODIFIED",
 		3: "WATCH_EVENT_KIND_DELETED",
+		4: "WATCH_EVENT_KIND_MOVED",
 	}
 	WatchEventKind_value = map[string]int32{
 		"WATCH_EVENT_KIND_UNSPECIFIED": 0,
 		"WATCH_EVENT_KIND_CREATED":     1,
 		"WATCH_EVENT_KIND_MODIFIED":    2,
 		"WATCH_EVENT_KIND_DELETED":     3,
+		"WATCH_EVENT_KIND_MOVED":       4,
 	}
 )
 
@@ -142,6 +148,63 @@ func (x WatchEventKind) Number() protoreflect.EnumNumber {
 // Deprecated: Use WatchEventKind.Descriptor instead.
 func (WatchEventKind) EnumDescriptor() ([]byte, []int) {
 	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{1}
+}
+
+// EntryType says what an entry is.
+type EntryType int32
+
+const (
+	// Not used.
+	EntryType_ENTRY_TYPE_UNSPECIFIED EntryType = 0
+	// A regular file.
+	EntryType_ENTRY_TYPE_FILE EntryType = 1
+	// A directory.
+	EntryType_ENTRY_TYPE_DIR EntryType = 2
+	// A symbolic link (not followed).
+	EntryType_ENTRY_TYPE_SYMLINK EntryType = 3
+)
+
+// Enum value maps for EntryType.
+var (
+	EntryType_name = map[int32]string{
+		0: "ENTRY_TYPE_UNSPECIFIED",
+		1: "ENTRY_TYPE_FILE",
+		2: "ENTRY_TYPE_DIR",
+		3: "ENTRY_TYPE_SYMLINK",
+	}
+	EntryType_value = map[string]int32{
+		"ENTRY_TYPE_UNSPECIFIED": 0,
+		"ENTRY_TYPE_FILE":        1,
+		"ENTRY_TYPE_DIR":         2,
+		"ENTRY_TYPE_SYMLINK":     3,
+	}
+)
+
+func (x EntryType) Enum() *EntryType {
+	p := new(EntryType)
+	*p = x
+	return p
+}
+
+func (x EntryType) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (EntryType) Descriptor() protoreflect.EnumDescriptor {
+	return file_hashline_v1_hashline_proto_enumTypes[2].Descriptor()
+}
+
+func (EntryType) Type() protoreflect.EnumType {
+	return &file_hashline_v1_hashline_proto_enumTypes[2]
+}
+
+func (x EntryType) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use EntryType.Descriptor instead.
+func (EntryType) EnumDescriptor() ([]byte, []int) {
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{2}
 }
 
 // Line is one tagged line of a file.
@@ -2330,7 +2393,14 @@ type WatchResponse struct {
 	// about again.
 	Dropped int64 `protobuf:"varint,8,opt,name=dropped,proto3" json:"dropped,omitempty"`
 	// When the server saw the change.
-	Time          *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=time,proto3" json:"time,omitempty"`
+	Time *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=time,proto3" json:"time,omitempty"`
+	// For WATCH_EVENT_KIND_MOVED: the path the file had before, relative to
+	// the workspace root. A subscriber to a path prefix gets the event when
+	// either end of the move is under the prefix.
+	FromPath string `protobuf:"bytes,10,opt,name=from_path,json=fromPath,proto3" json:"from_path,omitempty"`
+	// The change set (ApplyResponse.change_set) this change belongs to;
+	// empty for a single Edit, Write, Delete or Move.
+	ChangeSet     string `protobuf:"bytes,11,opt,name=change_set,json=changeSet,proto3" json:"change_set,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2426,6 +2496,20 @@ func (x *WatchResponse) GetTime() *timestamppb.Timestamp {
 		return x.Time
 	}
 	return nil
+}
+
+func (x *WatchResponse) GetFromPath() string {
+	if x != nil {
+		return x.FromPath
+	}
+	return ""
+}
+
+func (x *WatchResponse) GetChangeSet() string {
+	if x != nil {
+		return x.ChangeSet
+	}
+	return ""
 }
 
 // StatusRequest asks the server to describe itself.
@@ -2539,6 +2623,929 @@ func (x *StatusResponse) GetRequireRead() bool {
 		return x.RequireRead
 	}
 	return false
+}
+
+// ListRequest asks for the entries of a directory.
+type ListRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// A directory, relative to the workspace root; empty means the root.
+	Path string `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
+	// Only list entries whose path matches one of these globs ("*.go",
+	// "src/**/*.ts"), as GrepRequest.glob. Directories are listed whatever
+	// their names when recursive is set, so that their files can match.
+	Glob []string `protobuf:"bytes,2,rep,name=glob,proto3" json:"glob,omitempty"`
+	// List the whole tree under path, not only its direct entries.
+	Recursive bool `protobuf:"varint,3,opt,name=recursive,proto3" json:"recursive,omitempty"`
+	// The most entries to return; 0 means 1000, and at most 100000.
+	MaxEntries int32 `protobuf:"varint,4,opt,name=max_entries,json=maxEntries,proto3" json:"max_entries,omitempty"`
+	// Also list hidden files and directories (names starting with "."). VCS
+	// metadata directories (.git and the like) are never listed.
+	Hidden bool `protobuf:"varint,5,opt,name=hidden,proto3" json:"hidden,omitempty"`
+	// Do not honour .gitignore files.
+	NoIgnore bool `protobuf:"varint,6,opt,name=no_ignore,json=noIgnore,proto3" json:"no_ignore,omitempty"`
+	// Fill Entry.version for files (reads every listed file).
+	IncludeVersions bool `protobuf:"varint,7,opt,name=include_versions,json=includeVersions,proto3" json:"include_versions,omitempty"`
+	// ListResponse.next_page_token of the previous page: continue after it.
+	PageToken     string `protobuf:"bytes,8,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListRequest) Reset() {
+	*x = ListRequest{}
+	mi := &file_hashline_v1_hashline_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListRequest) ProtoMessage() {}
+
+func (x *ListRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hashline_v1_hashline_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListRequest.ProtoReflect.Descriptor instead.
+func (*ListRequest) Descriptor() ([]byte, []int) {
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *ListRequest) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *ListRequest) GetGlob() []string {
+	if x != nil {
+		return x.Glob
+	}
+	return nil
+}
+
+func (x *ListRequest) GetRecursive() bool {
+	if x != nil {
+		return x.Recursive
+	}
+	return false
+}
+
+func (x *ListRequest) GetMaxEntries() int32 {
+	if x != nil {
+		return x.MaxEntries
+	}
+	return 0
+}
+
+func (x *ListRequest) GetHidden() bool {
+	if x != nil {
+		return x.Hidden
+	}
+	return false
+}
+
+func (x *ListRequest) GetNoIgnore() bool {
+	if x != nil {
+		return x.NoIgnore
+	}
+	return false
+}
+
+func (x *ListRequest) GetIncludeVersions() bool {
+	if x != nil {
+		return x.IncludeVersions
+	}
+	return false
+}
+
+func (x *ListRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
+// Entry is one file, directory or link.
+type Entry struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The path, relative to the workspace root, with "/" separators.
+	Path string `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
+	// What it is.
+	Type EntryType `protobuf:"varint,2,opt,name=type,proto3,enum=hashline.v1.EntryType" json:"type,omitempty"`
+	// The size in bytes; 0 for directories.
+	Size int64 `protobuf:"varint,3,opt,name=size,proto3" json:"size,omitempty"`
+	// The file's version, with ListRequest.include_versions; empty for
+	// directories, links, and files the server will not read (binary, too
+	// large).
+	Version       string `protobuf:"bytes,4,opt,name=version,proto3" json:"version,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Entry) Reset() {
+	*x = Entry{}
+	mi := &file_hashline_v1_hashline_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Entry) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Entry) ProtoMessage() {}
+
+func (x *Entry) ProtoReflect() protoreflect.Message {
+	mi := &file_hashline_v1_hashline_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Entry.ProtoReflect.Descriptor instead.
+func (*Entry) Descriptor() ([]byte, []int) {
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *Entry) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *Entry) GetType() EntryType {
+	if x != nil {
+		return x.Type
+	}
+	return EntryType_ENTRY_TYPE_UNSPECIFIED
+}
+
+func (x *Entry) GetSize() int64 {
+	if x != nil {
+		return x.Size
+	}
+	return 0
+}
+
+func (x *Entry) GetVersion() string {
+	if x != nil {
+		return x.Version
+	}
+	return ""
+}
+
+// ListResponse is a page of entries.
+type ListResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The cleaned directory path.
+	Path string `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
+	// The entries, sorted by path (byte order).
+	Entries []*Entry `protobuf:"bytes,2,rep,name=entries,proto3" json:"entries,omitempty"`
+	// True when there are more entries than were returned: pass
+	// next_page_token as ListRequest.page_token to get the next page.
+	Truncated bool `protobuf:"varint,3,opt,name=truncated,proto3" json:"truncated,omitempty"`
+	// Set when truncated.
+	NextPageToken string `protobuf:"bytes,4,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListResponse) Reset() {
+	*x = ListResponse{}
+	mi := &file_hashline_v1_hashline_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListResponse) ProtoMessage() {}
+
+func (x *ListResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hashline_v1_hashline_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListResponse.ProtoReflect.Descriptor instead.
+func (*ListResponse) Descriptor() ([]byte, []int) {
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *ListResponse) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *ListResponse) GetEntries() []*Entry {
+	if x != nil {
+		return x.Entries
+	}
+	return nil
+}
+
+func (x *ListResponse) GetTruncated() bool {
+	if x != nil {
+		return x.Truncated
+	}
+	return false
+}
+
+func (x *ListResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
+}
+
+// DeleteRequest removes a file or an empty directory.
+type DeleteRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The file or empty directory, relative to the workspace root. The root
+	// itself cannot be deleted.
+	Path string `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
+	// If set, delete only if the file's current version is this one
+	// (compare-and-swap); else fail with VERSION_MISMATCH.
+	ExpectedVersion string `protobuf:"bytes,2,opt,name=expected_version,json=expectedVersion,proto3" json:"expected_version,omitempty"`
+	// An idempotency key, as EditRequest.request_id.
+	RequestId     string `protobuf:"bytes,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteRequest) Reset() {
+	*x = DeleteRequest{}
+	mi := &file_hashline_v1_hashline_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteRequest) ProtoMessage() {}
+
+func (x *DeleteRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hashline_v1_hashline_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteRequest.ProtoReflect.Descriptor instead.
+func (*DeleteRequest) Descriptor() ([]byte, []int) {
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{31}
+}
+
+func (x *DeleteRequest) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *DeleteRequest) GetExpectedVersion() string {
+	if x != nil {
+		return x.ExpectedVersion
+	}
+	return ""
+}
+
+func (x *DeleteRequest) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+// DeleteResponse describes what was deleted.
+type DeleteResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The cleaned path.
+	Path string `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
+	// The version of the deleted file; empty for a directory.
+	Version string `protobuf:"bytes,2,opt,name=version,proto3" json:"version,omitempty"`
+	// True when path was a directory.
+	Directory     bool `protobuf:"varint,3,opt,name=directory,proto3" json:"directory,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteResponse) Reset() {
+	*x = DeleteResponse{}
+	mi := &file_hashline_v1_hashline_proto_msgTypes[32]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteResponse) ProtoMessage() {}
+
+func (x *DeleteResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hashline_v1_hashline_proto_msgTypes[32]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteResponse.ProtoReflect.Descriptor instead.
+func (*DeleteResponse) Descriptor() ([]byte, []int) {
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{32}
+}
+
+func (x *DeleteResponse) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *DeleteResponse) GetVersion() string {
+	if x != nil {
+		return x.Version
+	}
+	return ""
+}
+
+func (x *DeleteResponse) GetDirectory() bool {
+	if x != nil {
+		return x.Directory
+	}
+	return false
+}
+
+// MoveRequest renames a file.
+type MoveRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The file to move, relative to the workspace root.
+	From string `protobuf:"bytes,1,opt,name=from,proto3" json:"from,omitempty"`
+	// Where to move it, relative to the workspace root. Missing parent
+	// directories are created. Must not be a directory.
+	To string `protobuf:"bytes,2,opt,name=to,proto3" json:"to,omitempty"`
+	// If set, move only if the file's current version is this one
+	// (compare-and-swap); else fail with VERSION_MISMATCH.
+	ExpectedVersion string `protobuf:"bytes,3,opt,name=expected_version,json=expectedVersion,proto3" json:"expected_version,omitempty"`
+	// Replace the file at to if there is one; without it an existing target
+	// fails with ALREADY_EXISTS.
+	Overwrite bool `protobuf:"varint,4,opt,name=overwrite,proto3" json:"overwrite,omitempty"`
+	// An idempotency key, as EditRequest.request_id.
+	RequestId     string `protobuf:"bytes,5,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MoveRequest) Reset() {
+	*x = MoveRequest{}
+	mi := &file_hashline_v1_hashline_proto_msgTypes[33]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MoveRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MoveRequest) ProtoMessage() {}
+
+func (x *MoveRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hashline_v1_hashline_proto_msgTypes[33]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MoveRequest.ProtoReflect.Descriptor instead.
+func (*MoveRequest) Descriptor() ([]byte, []int) {
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{33}
+}
+
+func (x *MoveRequest) GetFrom() string {
+	if x != nil {
+		return x.From
+	}
+	return ""
+}
+
+func (x *MoveRequest) GetTo() string {
+	if x != nil {
+		return x.To
+	}
+	return ""
+}
+
+func (x *MoveRequest) GetExpectedVersion() string {
+	if x != nil {
+		return x.ExpectedVersion
+	}
+	return ""
+}
+
+func (x *MoveRequest) GetOverwrite() bool {
+	if x != nil {
+		return x.Overwrite
+	}
+	return false
+}
+
+func (x *MoveRequest) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+// MoveResponse describes the moved file.
+type MoveResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The cleaned old path.
+	From string `protobuf:"bytes,1,opt,name=from,proto3" json:"from,omitempty"`
+	// The cleaned new path.
+	To string `protobuf:"bytes,2,opt,name=to,proto3" json:"to,omitempty"`
+	// The file's version (unchanged by the move).
+	Version string `protobuf:"bytes,3,opt,name=version,proto3" json:"version,omitempty"`
+	// The version of the file that was at to and was replaced; empty when
+	// there was none.
+	ReplacedVersion string `protobuf:"bytes,4,opt,name=replaced_version,json=replacedVersion,proto3" json:"replaced_version,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *MoveResponse) Reset() {
+	*x = MoveResponse{}
+	mi := &file_hashline_v1_hashline_proto_msgTypes[34]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MoveResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MoveResponse) ProtoMessage() {}
+
+func (x *MoveResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hashline_v1_hashline_proto_msgTypes[34]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MoveResponse.ProtoReflect.Descriptor instead.
+func (*MoveResponse) Descriptor() ([]byte, []int) {
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{34}
+}
+
+func (x *MoveResponse) GetFrom() string {
+	if x != nil {
+		return x.From
+	}
+	return ""
+}
+
+func (x *MoveResponse) GetTo() string {
+	if x != nil {
+		return x.To
+	}
+	return ""
+}
+
+func (x *MoveResponse) GetVersion() string {
+	if x != nil {
+		return x.Version
+	}
+	return ""
+}
+
+func (x *MoveResponse) GetReplacedVersion() string {
+	if x != nil {
+		return x.ReplacedVersion
+	}
+	return ""
+}
+
+// Change is one change of a change set.
+type Change struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The change. Its request_id field, if any, is ignored: the set has one.
+	//
+	// Types that are valid to be assigned to Change:
+	//
+	//	*Change_Edit
+	//	*Change_Write
+	//	*Change_Delete
+	//	*Change_Move
+	Change        isChange_Change `protobuf_oneof:"change"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Change) Reset() {
+	*x = Change{}
+	mi := &file_hashline_v1_hashline_proto_msgTypes[35]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Change) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Change) ProtoMessage() {}
+
+func (x *Change) ProtoReflect() protoreflect.Message {
+	mi := &file_hashline_v1_hashline_proto_msgTypes[35]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Change.ProtoReflect.Descriptor instead.
+func (*Change) Descriptor() ([]byte, []int) {
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{35}
+}
+
+func (x *Change) GetChange() isChange_Change {
+	if x != nil {
+		return x.Change
+	}
+	return nil
+}
+
+func (x *Change) GetEdit() *EditRequest {
+	if x != nil {
+		if x, ok := x.Change.(*Change_Edit); ok {
+			return x.Edit
+		}
+	}
+	return nil
+}
+
+func (x *Change) GetWrite() *WriteRequest {
+	if x != nil {
+		if x, ok := x.Change.(*Change_Write); ok {
+			return x.Write
+		}
+	}
+	return nil
+}
+
+func (x *Change) GetDelete() *DeleteRequest {
+	if x != nil {
+		if x, ok := x.Change.(*Change_Delete); ok {
+			return x.Delete
+		}
+	}
+	return nil
+}
+
+func (x *Change) GetMove() *MoveRequest {
+	if x != nil {
+		if x, ok := x.Change.(*Change_Move); ok {
+			return x.Move
+		}
+	}
+	return nil
+}
+
+type isChange_Change interface {
+	isChange_Change()
+}
+
+type Change_Edit struct {
+	// Edit one file by references, as Edit.
+	Edit *EditRequest `protobuf:"bytes,1,opt,name=edit,proto3,oneof"`
+}
+
+type Change_Write struct {
+	// Write one whole file, as Write.
+	Write *WriteRequest `protobuf:"bytes,2,opt,name=write,proto3,oneof"`
+}
+
+type Change_Delete struct {
+	// Delete one file or empty directory, as Delete.
+	Delete *DeleteRequest `protobuf:"bytes,3,opt,name=delete,proto3,oneof"`
+}
+
+type Change_Move struct {
+	// Move one file, as Move.
+	Move *MoveRequest `protobuf:"bytes,4,opt,name=move,proto3,oneof"`
+}
+
+func (*Change_Edit) isChange_Change() {}
+
+func (*Change_Write) isChange_Change() {}
+
+func (*Change_Delete) isChange_Change() {}
+
+func (*Change_Move) isChange_Change() {}
+
+// ApplyRequest is a change set: changes to several files, all or nothing.
+type ApplyRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The changes, in order. A path may be touched by one change only (a
+	// move touches both its paths); at most 1000 changes.
+	Changes []*Change `protobuf:"bytes,1,rep,name=changes,proto3" json:"changes,omitempty"`
+	// Check and compute everything, but write nothing.
+	DryRun bool `protobuf:"varint,2,opt,name=dry_run,json=dryRun,proto3" json:"dry_run,omitempty"`
+	// An idempotency key, as EditRequest.request_id.
+	RequestId     string `protobuf:"bytes,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ApplyRequest) Reset() {
+	*x = ApplyRequest{}
+	mi := &file_hashline_v1_hashline_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ApplyRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ApplyRequest) ProtoMessage() {}
+
+func (x *ApplyRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hashline_v1_hashline_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ApplyRequest.ProtoReflect.Descriptor instead.
+func (*ApplyRequest) Descriptor() ([]byte, []int) {
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *ApplyRequest) GetChanges() []*Change {
+	if x != nil {
+		return x.Changes
+	}
+	return nil
+}
+
+func (x *ApplyRequest) GetDryRun() bool {
+	if x != nil {
+		return x.DryRun
+	}
+	return false
+}
+
+func (x *ApplyRequest) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+// ChangeResult is the outcome of one change of an applied set.
+type ChangeResult struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The outcome, of the same kind as the change.
+	//
+	// Types that are valid to be assigned to Result:
+	//
+	//	*ChangeResult_Edit
+	//	*ChangeResult_Write
+	//	*ChangeResult_Delete
+	//	*ChangeResult_Move
+	Result        isChangeResult_Result `protobuf_oneof:"result"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ChangeResult) Reset() {
+	*x = ChangeResult{}
+	mi := &file_hashline_v1_hashline_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ChangeResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ChangeResult) ProtoMessage() {}
+
+func (x *ChangeResult) ProtoReflect() protoreflect.Message {
+	mi := &file_hashline_v1_hashline_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ChangeResult.ProtoReflect.Descriptor instead.
+func (*ChangeResult) Descriptor() ([]byte, []int) {
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{37}
+}
+
+func (x *ChangeResult) GetResult() isChangeResult_Result {
+	if x != nil {
+		return x.Result
+	}
+	return nil
+}
+
+func (x *ChangeResult) GetEdit() *EditResponse {
+	if x != nil {
+		if x, ok := x.Result.(*ChangeResult_Edit); ok {
+			return x.Edit
+		}
+	}
+	return nil
+}
+
+func (x *ChangeResult) GetWrite() *WriteResponse {
+	if x != nil {
+		if x, ok := x.Result.(*ChangeResult_Write); ok {
+			return x.Write
+		}
+	}
+	return nil
+}
+
+func (x *ChangeResult) GetDelete() *DeleteResponse {
+	if x != nil {
+		if x, ok := x.Result.(*ChangeResult_Delete); ok {
+			return x.Delete
+		}
+	}
+	return nil
+}
+
+func (x *ChangeResult) GetMove() *MoveResponse {
+	if x != nil {
+		if x, ok := x.Result.(*ChangeResult_Move); ok {
+			return x.Move
+		}
+	}
+	return nil
+}
+
+type isChangeResult_Result interface {
+	isChangeResult_Result()
+}
+
+type ChangeResult_Edit struct {
+	// The edit's outcome.
+	Edit *EditResponse `protobuf:"bytes,1,opt,name=edit,proto3,oneof"`
+}
+
+type ChangeResult_Write struct {
+	// The write's outcome.
+	Write *WriteResponse `protobuf:"bytes,2,opt,name=write,proto3,oneof"`
+}
+
+type ChangeResult_Delete struct {
+	// The delete's outcome.
+	Delete *DeleteResponse `protobuf:"bytes,3,opt,name=delete,proto3,oneof"`
+}
+
+type ChangeResult_Move struct {
+	// The move's outcome.
+	Move *MoveResponse `protobuf:"bytes,4,opt,name=move,proto3,oneof"`
+}
+
+func (*ChangeResult_Edit) isChangeResult_Result() {}
+
+func (*ChangeResult_Write) isChangeResult_Result() {}
+
+func (*ChangeResult_Delete) isChangeResult_Result() {}
+
+func (*ChangeResult_Move) isChangeResult_Result() {}
+
+// ApplyResponse describes the applied (or, with dry_run, the planned)
+// change set.
+type ApplyResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// One result per change, in the request's order.
+	Results []*ChangeResult `protobuf:"bytes,1,rep,name=results,proto3" json:"results,omitempty"`
+	// True when dry_run was set and nothing was written.
+	DryRun bool `protobuf:"varint,2,opt,name=dry_run,json=dryRun,proto3" json:"dry_run,omitempty"`
+	// An identifier of the set, also in the Watch events of its changes;
+	// empty with dry_run.
+	ChangeSet     string `protobuf:"bytes,3,opt,name=change_set,json=changeSet,proto3" json:"change_set,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ApplyResponse) Reset() {
+	*x = ApplyResponse{}
+	mi := &file_hashline_v1_hashline_proto_msgTypes[38]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ApplyResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ApplyResponse) ProtoMessage() {}
+
+func (x *ApplyResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hashline_v1_hashline_proto_msgTypes[38]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ApplyResponse.ProtoReflect.Descriptor instead.
+func (*ApplyResponse) Descriptor() ([]byte, []int) {
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{38}
+}
+
+func (x *ApplyResponse) GetResults() []*ChangeResult {
+	if x != nil {
+		return x.Results
+	}
+	return nil
+}
+
+func (x *ApplyResponse) GetDryRun() bool {
+	if x != nil {
+		return x.DryRun
+	}
+	return false
+}
+
+func (x *ApplyResponse) GetChangeSet() string {
+	if x != nil {
+		return x.ChangeSet
+	}
+	return ""
 }
 
 var File_hashline_v1_hashline_proto protoreflect.FileDescriptor
@@ -2704,7 +3711,7 @@ const file_hashline_v1_hashline_proto_rawDesc = "" +
 	"\told_start\x18\x01 \x01(\x05R\boldStart\x12\x1b\n" +
 	"\told_count\x18\x02 \x01(\x05R\boldCount\x12\x1b\n" +
 	"\tnew_start\x18\x03 \x01(\x05R\bnewStart\x12\x1b\n" +
-	"\tnew_count\x18\x04 \x01(\x05R\bnewCount\"\xc4\x02\n" +
+	"\tnew_count\x18\x04 \x01(\x05R\bnewCount\"\x80\x03\n" +
 	"\rWatchResponse\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x12/\n" +
 	"\x04kind\x18\x02 \x01(\x0e2\x1b.hashline.v1.WatchEventKindR\x04kind\x12\x14\n" +
@@ -2716,30 +3723,108 @@ const file_hashline_v1_hashline_proto_rawDesc = "" +
 	"newVersion\x120\n" +
 	"\achanged\x18\a \x03(\v2\x16.hashline.v1.LineRangeR\achanged\x12\x18\n" +
 	"\adropped\x18\b \x01(\x03R\adropped\x12.\n" +
-	"\x04time\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\x04time\"\x0f\n" +
+	"\x04time\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\x04time\x12\x1b\n" +
+	"\tfrom_path\x18\n" +
+	" \x01(\tR\bfromPath\x12\x1d\n" +
+	"\n" +
+	"change_set\x18\v \x01(\tR\tchangeSet\"\x0f\n" +
 	"\rStatusRequest\"|\n" +
 	"\x0eStatusResponse\x12\x12\n" +
 	"\x04root\x18\x01 \x01(\tR\x04root\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12\x19\n" +
 	"\bhash_len\x18\x03 \x01(\x05R\ahashLen\x12!\n" +
-	"\frequire_read\x18\x04 \x01(\bR\vrequireRead*m\n" +
+	"\frequire_read\x18\x04 \x01(\bR\vrequireRead\"\xf3\x01\n" +
+	"\vListRequest\x12\x12\n" +
+	"\x04path\x18\x01 \x01(\tR\x04path\x12\x12\n" +
+	"\x04glob\x18\x02 \x03(\tR\x04glob\x12\x1c\n" +
+	"\trecursive\x18\x03 \x01(\bR\trecursive\x12\x1f\n" +
+	"\vmax_entries\x18\x04 \x01(\x05R\n" +
+	"maxEntries\x12\x16\n" +
+	"\x06hidden\x18\x05 \x01(\bR\x06hidden\x12\x1b\n" +
+	"\tno_ignore\x18\x06 \x01(\bR\bnoIgnore\x12)\n" +
+	"\x10include_versions\x18\a \x01(\bR\x0fincludeVersions\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\b \x01(\tR\tpageToken\"u\n" +
+	"\x05Entry\x12\x12\n" +
+	"\x04path\x18\x01 \x01(\tR\x04path\x12*\n" +
+	"\x04type\x18\x02 \x01(\x0e2\x16.hashline.v1.EntryTypeR\x04type\x12\x12\n" +
+	"\x04size\x18\x03 \x01(\x03R\x04size\x12\x18\n" +
+	"\aversion\x18\x04 \x01(\tR\aversion\"\x96\x01\n" +
+	"\fListResponse\x12\x12\n" +
+	"\x04path\x18\x01 \x01(\tR\x04path\x12,\n" +
+	"\aentries\x18\x02 \x03(\v2\x12.hashline.v1.EntryR\aentries\x12\x1c\n" +
+	"\ttruncated\x18\x03 \x01(\bR\ttruncated\x12&\n" +
+	"\x0fnext_page_token\x18\x04 \x01(\tR\rnextPageToken\"m\n" +
+	"\rDeleteRequest\x12\x12\n" +
+	"\x04path\x18\x01 \x01(\tR\x04path\x12)\n" +
+	"\x10expected_version\x18\x02 \x01(\tR\x0fexpectedVersion\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x03 \x01(\tR\trequestId\"\\\n" +
+	"\x0eDeleteResponse\x12\x12\n" +
+	"\x04path\x18\x01 \x01(\tR\x04path\x12\x18\n" +
+	"\aversion\x18\x02 \x01(\tR\aversion\x12\x1c\n" +
+	"\tdirectory\x18\x03 \x01(\bR\tdirectory\"\x99\x01\n" +
+	"\vMoveRequest\x12\x12\n" +
+	"\x04from\x18\x01 \x01(\tR\x04from\x12\x0e\n" +
+	"\x02to\x18\x02 \x01(\tR\x02to\x12)\n" +
+	"\x10expected_version\x18\x03 \x01(\tR\x0fexpectedVersion\x12\x1c\n" +
+	"\toverwrite\x18\x04 \x01(\bR\toverwrite\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x05 \x01(\tR\trequestId\"w\n" +
+	"\fMoveResponse\x12\x12\n" +
+	"\x04from\x18\x01 \x01(\tR\x04from\x12\x0e\n" +
+	"\x02to\x18\x02 \x01(\tR\x02to\x12\x18\n" +
+	"\aversion\x18\x03 \x01(\tR\aversion\x12)\n" +
+	"\x10replaced_version\x18\x04 \x01(\tR\x0freplacedVersion\"\xdb\x01\n" +
+	"\x06Change\x12.\n" +
+	"\x04edit\x18\x01 \x01(\v2\x18.hashline.v1.EditRequestH\x00R\x04edit\x121\n" +
+	"\x05write\x18\x02 \x01(\v2\x19.hashline.v1.WriteRequestH\x00R\x05write\x124\n" +
+	"\x06delete\x18\x03 \x01(\v2\x1a.hashline.v1.DeleteRequestH\x00R\x06delete\x12.\n" +
+	"\x04move\x18\x04 \x01(\v2\x18.hashline.v1.MoveRequestH\x00R\x04moveB\b\n" +
+	"\x06change\"u\n" +
+	"\fApplyRequest\x12-\n" +
+	"\achanges\x18\x01 \x03(\v2\x13.hashline.v1.ChangeR\achanges\x12\x17\n" +
+	"\adry_run\x18\x02 \x01(\bR\x06dryRun\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x03 \x01(\tR\trequestId\"\xe5\x01\n" +
+	"\fChangeResult\x12/\n" +
+	"\x04edit\x18\x01 \x01(\v2\x19.hashline.v1.EditResponseH\x00R\x04edit\x122\n" +
+	"\x05write\x18\x02 \x01(\v2\x1a.hashline.v1.WriteResponseH\x00R\x05write\x125\n" +
+	"\x06delete\x18\x03 \x01(\v2\x1b.hashline.v1.DeleteResponseH\x00R\x06delete\x12/\n" +
+	"\x04move\x18\x04 \x01(\v2\x19.hashline.v1.MoveResponseH\x00R\x04moveB\b\n" +
+	"\x06result\"|\n" +
+	"\rApplyResponse\x123\n" +
+	"\aresults\x18\x01 \x03(\v2\x19.hashline.v1.ChangeResultR\aresults\x12\x17\n" +
+	"\adry_run\x18\x02 \x01(\bR\x06dryRun\x12\x1d\n" +
+	"\n" +
+	"change_set\x18\x03 \x01(\tR\tchangeSet*m\n" +
 	"\tWriteMode\x12\x1a\n" +
 	"\x16WRITE_MODE_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11WRITE_MODE_UPSERT\x10\x01\x12\x15\n" +
 	"\x11WRITE_MODE_CREATE\x10\x02\x12\x16\n" +
-	"\x12WRITE_MODE_REPLACE\x10\x03*\x8d\x01\n" +
+	"\x12WRITE_MODE_REPLACE\x10\x03*\xa9\x01\n" +
 	"\x0eWatchEventKind\x12 \n" +
 	"\x1cWATCH_EVENT_KIND_UNSPECIFIED\x10\x00\x12\x1c\n" +
 	"\x18WATCH_EVENT_KIND_CREATED\x10\x01\x12\x1d\n" +
 	"\x19WATCH_EVENT_KIND_MODIFIED\x10\x02\x12\x1c\n" +
-	"\x18WATCH_EVENT_KIND_DELETED\x10\x032\x9f\x03\n" +
+	"\x18WATCH_EVENT_KIND_DELETED\x10\x03\x12\x1a\n" +
+	"\x16WATCH_EVENT_KIND_MOVED\x10\x04*h\n" +
+	"\tEntryType\x12\x1a\n" +
+	"\x16ENTRY_TYPE_UNSPECIFIED\x10\x00\x12\x13\n" +
+	"\x0fENTRY_TYPE_FILE\x10\x01\x12\x12\n" +
+	"\x0eENTRY_TYPE_DIR\x10\x02\x12\x16\n" +
+	"\x12ENTRY_TYPE_SYMLINK\x10\x032\xa1\x05\n" +
 	"\vFileService\x12@\n" +
 	"\x04Read\x12\x18.hashline.v1.ReadRequest\x1a\x19.hashline.v1.ReadResponse\"\x03\x90\x02\x01\x12;\n" +
 	"\x04Edit\x12\x18.hashline.v1.EditRequest\x1a\x19.hashline.v1.EditResponse\x12>\n" +
 	"\x05Write\x12\x19.hashline.v1.WriteRequest\x1a\x1a.hashline.v1.WriteResponse\x12B\n" +
 	"\x04Grep\x12\x18.hashline.v1.GrepRequest\x1a\x19.hashline.v1.GrepResponse\"\x03\x90\x02\x010\x01\x12E\n" +
 	"\x05Watch\x12\x19.hashline.v1.WatchRequest\x1a\x1a.hashline.v1.WatchResponse\"\x03\x90\x02\x010\x01\x12F\n" +
-	"\x06Status\x12\x1a.hashline.v1.StatusRequest\x1a\x1b.hashline.v1.StatusResponse\"\x03\x90\x02\x01B\xa9\x01\n" +
+	"\x06Status\x12\x1a.hashline.v1.StatusRequest\x1a\x1b.hashline.v1.StatusResponse\"\x03\x90\x02\x01\x12@\n" +
+	"\x04List\x12\x18.hashline.v1.ListRequest\x1a\x19.hashline.v1.ListResponse\"\x03\x90\x02\x01\x12A\n" +
+	"\x06Delete\x12\x1a.hashline.v1.DeleteRequest\x1a\x1b.hashline.v1.DeleteResponse\x12;\n" +
+	"\x04Move\x12\x18.hashline.v1.MoveRequest\x1a\x19.hashline.v1.MoveResponse\x12>\n" +
+	"\x05Apply\x12\x19.hashline.v1.ApplyRequest\x1a\x1a.hashline.v1.ApplyResponseB\xa9\x01\n" +
 	"\x0fcom.hashline.v1B\rHashlineProtoP\x01Z:github.com/hashline/hashline/gen/go/hashline/v1;hashlinev1\xa2\x02\x03HXX\xaa\x02\vHashline.V1\xca\x02\vHashline\\V1\xe2\x02\x17Hashline\\V1\\GPBMetadata\xea\x02\fHashline::V1b\x06proto3"
 
 var (
@@ -2754,85 +3839,117 @@ func file_hashline_v1_hashline_proto_rawDescGZIP() []byte {
 	return file_hashline_v1_hashline_proto_rawDescData
 }
 
-var file_hashline_v1_hashline_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_hashline_v1_hashline_proto_msgTypes = make([]protoimpl.MessageInfo, 28)
+var file_hashline_v1_hashline_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
+var file_hashline_v1_hashline_proto_msgTypes = make([]protoimpl.MessageInfo, 39)
 var file_hashline_v1_hashline_proto_goTypes = []any{
 	(WriteMode)(0),                // 0: hashline.v1.WriteMode
 	(WatchEventKind)(0),           // 1: hashline.v1.WatchEventKind
-	(*Line)(nil),                  // 2: hashline.v1.Line
-	(*ReadRequest)(nil),           // 3: hashline.v1.ReadRequest
-	(*ReadResponse)(nil),          // 4: hashline.v1.ReadResponse
-	(*ReplaceOp)(nil),             // 5: hashline.v1.ReplaceOp
-	(*InsertOp)(nil),              // 6: hashline.v1.InsertOp
-	(*DeleteOp)(nil),              // 7: hashline.v1.DeleteOp
-	(*TextOp)(nil),                // 8: hashline.v1.TextOp
-	(*ReplaceTextOp)(nil),         // 9: hashline.v1.ReplaceTextOp
-	(*FileEdit)(nil),              // 10: hashline.v1.FileEdit
-	(*EditRequest)(nil),           // 11: hashline.v1.EditRequest
-	(*Window)(nil),                // 12: hashline.v1.Window
-	(*EditResponse)(nil),          // 13: hashline.v1.EditResponse
-	(*Repair)(nil),                // 14: hashline.v1.Repair
-	(*LineShift)(nil),             // 15: hashline.v1.LineShift
-	(*MovedRef)(nil),              // 16: hashline.v1.MovedRef
-	(*WriteRequest)(nil),          // 17: hashline.v1.WriteRequest
-	(*WriteResponse)(nil),         // 18: hashline.v1.WriteResponse
-	(*GrepRequest)(nil),           // 19: hashline.v1.GrepRequest
-	(*Span)(nil),                  // 20: hashline.v1.Span
-	(*GrepLine)(nil),              // 21: hashline.v1.GrepLine
-	(*GrepFile)(nil),              // 22: hashline.v1.GrepFile
-	(*GrepSummary)(nil),           // 23: hashline.v1.GrepSummary
-	(*GrepResponse)(nil),          // 24: hashline.v1.GrepResponse
-	(*WatchRequest)(nil),          // 25: hashline.v1.WatchRequest
-	(*LineRange)(nil),             // 26: hashline.v1.LineRange
-	(*WatchResponse)(nil),         // 27: hashline.v1.WatchResponse
-	(*StatusRequest)(nil),         // 28: hashline.v1.StatusRequest
-	(*StatusResponse)(nil),        // 29: hashline.v1.StatusResponse
-	(*durationpb.Duration)(nil),   // 30: google.protobuf.Duration
-	(*timestamppb.Timestamp)(nil), // 31: google.protobuf.Timestamp
+	(EntryType)(0),                // 2: hashline.v1.EntryType
+	(*Line)(nil),                  // 3: hashline.v1.Line
+	(*ReadRequest)(nil),           // 4: hashline.v1.ReadRequest
+	(*ReadResponse)(nil),          // 5: hashline.v1.ReadResponse
+	(*ReplaceOp)(nil),             // 6: hashline.v1.ReplaceOp
+	(*InsertOp)(nil),              // 7: hashline.v1.InsertOp
+	(*DeleteOp)(nil),              // 8: hashline.v1.DeleteOp
+	(*TextOp)(nil),                // 9: hashline.v1.TextOp
+	(*ReplaceTextOp)(nil),         // 10: hashline.v1.ReplaceTextOp
+	(*FileEdit)(nil),              // 11: hashline.v1.FileEdit
+	(*EditRequest)(nil),           // 12: hashline.v1.EditRequest
+	(*Window)(nil),                // 13: hashline.v1.Window
+	(*EditResponse)(nil),          // 14: hashline.v1.EditResponse
+	(*Repair)(nil),                // 15: hashline.v1.Repair
+	(*LineShift)(nil),             // 16: hashline.v1.LineShift
+	(*MovedRef)(nil),              // 17: hashline.v1.MovedRef
+	(*WriteRequest)(nil),          // 18: hashline.v1.WriteRequest
+	(*WriteResponse)(nil),         // 19: hashline.v1.WriteResponse
+	(*GrepRequest)(nil),           // 20: hashline.v1.GrepRequest
+	(*Span)(nil),                  // 21: hashline.v1.Span
+	(*GrepLine)(nil),              // 22: hashline.v1.GrepLine
+	(*GrepFile)(nil),              // 23: hashline.v1.GrepFile
+	(*GrepSummary)(nil),           // 24: hashline.v1.GrepSummary
+	(*GrepResponse)(nil),          // 25: hashline.v1.GrepResponse
+	(*WatchRequest)(nil),          // 26: hashline.v1.WatchRequest
+	(*LineRange)(nil),             // 27: hashline.v1.LineRange
+	(*WatchResponse)(nil),         // 28: hashline.v1.WatchResponse
+	(*StatusRequest)(nil),         // 29: hashline.v1.StatusRequest
+	(*StatusResponse)(nil),        // 30: hashline.v1.StatusResponse
+	(*ListRequest)(nil),           // 31: hashline.v1.ListRequest
+	(*Entry)(nil),                 // 32: hashline.v1.Entry
+	(*ListResponse)(nil),          // 33: hashline.v1.ListResponse
+	(*DeleteRequest)(nil),         // 34: hashline.v1.DeleteRequest
+	(*DeleteResponse)(nil),        // 35: hashline.v1.DeleteResponse
+	(*MoveRequest)(nil),           // 36: hashline.v1.MoveRequest
+	(*MoveResponse)(nil),          // 37: hashline.v1.MoveResponse
+	(*Change)(nil),                // 38: hashline.v1.Change
+	(*ApplyRequest)(nil),          // 39: hashline.v1.ApplyRequest
+	(*ChangeResult)(nil),          // 40: hashline.v1.ChangeResult
+	(*ApplyResponse)(nil),         // 41: hashline.v1.ApplyResponse
+	(*durationpb.Duration)(nil),   // 42: google.protobuf.Duration
+	(*timestamppb.Timestamp)(nil), // 43: google.protobuf.Timestamp
 }
 var file_hashline_v1_hashline_proto_depIdxs = []int32{
-	2,  // 0: hashline.v1.ReadResponse.lines:type_name -> hashline.v1.Line
-	5,  // 1: hashline.v1.FileEdit.replace:type_name -> hashline.v1.ReplaceOp
-	6,  // 2: hashline.v1.FileEdit.insert_after:type_name -> hashline.v1.InsertOp
-	6,  // 3: hashline.v1.FileEdit.insert_before:type_name -> hashline.v1.InsertOp
-	7,  // 4: hashline.v1.FileEdit.delete:type_name -> hashline.v1.DeleteOp
-	8,  // 5: hashline.v1.FileEdit.append:type_name -> hashline.v1.TextOp
-	8,  // 6: hashline.v1.FileEdit.prepend:type_name -> hashline.v1.TextOp
-	9,  // 7: hashline.v1.FileEdit.replace_text:type_name -> hashline.v1.ReplaceTextOp
-	10, // 8: hashline.v1.EditRequest.edits:type_name -> hashline.v1.FileEdit
-	2,  // 9: hashline.v1.Window.lines:type_name -> hashline.v1.Line
-	12, // 10: hashline.v1.EditResponse.windows:type_name -> hashline.v1.Window
-	2,  // 11: hashline.v1.EditResponse.replaced:type_name -> hashline.v1.Line
-	2,  // 12: hashline.v1.EditResponse.lines:type_name -> hashline.v1.Line
-	16, // 13: hashline.v1.EditResponse.moved:type_name -> hashline.v1.MovedRef
-	14, // 14: hashline.v1.EditResponse.repairs:type_name -> hashline.v1.Repair
-	15, // 15: hashline.v1.EditResponse.shifts:type_name -> hashline.v1.LineShift
+	3,  // 0: hashline.v1.ReadResponse.lines:type_name -> hashline.v1.Line
+	6,  // 1: hashline.v1.FileEdit.replace:type_name -> hashline.v1.ReplaceOp
+	7,  // 2: hashline.v1.FileEdit.insert_after:type_name -> hashline.v1.InsertOp
+	7,  // 3: hashline.v1.FileEdit.insert_before:type_name -> hashline.v1.InsertOp
+	8,  // 4: hashline.v1.FileEdit.delete:type_name -> hashline.v1.DeleteOp
+	9,  // 5: hashline.v1.FileEdit.append:type_name -> hashline.v1.TextOp
+	9,  // 6: hashline.v1.FileEdit.prepend:type_name -> hashline.v1.TextOp
+	10, // 7: hashline.v1.FileEdit.replace_text:type_name -> hashline.v1.ReplaceTextOp
+	11, // 8: hashline.v1.EditRequest.edits:type_name -> hashline.v1.FileEdit
+	3,  // 9: hashline.v1.Window.lines:type_name -> hashline.v1.Line
+	13, // 10: hashline.v1.EditResponse.windows:type_name -> hashline.v1.Window
+	3,  // 11: hashline.v1.EditResponse.replaced:type_name -> hashline.v1.Line
+	3,  // 12: hashline.v1.EditResponse.lines:type_name -> hashline.v1.Line
+	17, // 13: hashline.v1.EditResponse.moved:type_name -> hashline.v1.MovedRef
+	15, // 14: hashline.v1.EditResponse.repairs:type_name -> hashline.v1.Repair
+	16, // 15: hashline.v1.EditResponse.shifts:type_name -> hashline.v1.LineShift
 	0,  // 16: hashline.v1.WriteRequest.mode:type_name -> hashline.v1.WriteMode
-	20, // 17: hashline.v1.GrepLine.submatches:type_name -> hashline.v1.Span
-	21, // 18: hashline.v1.GrepFile.lines:type_name -> hashline.v1.GrepLine
-	30, // 19: hashline.v1.GrepSummary.elapsed:type_name -> google.protobuf.Duration
-	22, // 20: hashline.v1.GrepResponse.file:type_name -> hashline.v1.GrepFile
-	23, // 21: hashline.v1.GrepResponse.summary:type_name -> hashline.v1.GrepSummary
+	21, // 17: hashline.v1.GrepLine.submatches:type_name -> hashline.v1.Span
+	22, // 18: hashline.v1.GrepFile.lines:type_name -> hashline.v1.GrepLine
+	42, // 19: hashline.v1.GrepSummary.elapsed:type_name -> google.protobuf.Duration
+	23, // 20: hashline.v1.GrepResponse.file:type_name -> hashline.v1.GrepFile
+	24, // 21: hashline.v1.GrepResponse.summary:type_name -> hashline.v1.GrepSummary
 	1,  // 22: hashline.v1.WatchResponse.kind:type_name -> hashline.v1.WatchEventKind
-	26, // 23: hashline.v1.WatchResponse.changed:type_name -> hashline.v1.LineRange
-	31, // 24: hashline.v1.WatchResponse.time:type_name -> google.protobuf.Timestamp
-	3,  // 25: hashline.v1.FileService.Read:input_type -> hashline.v1.ReadRequest
-	11, // 26: hashline.v1.FileService.Edit:input_type -> hashline.v1.EditRequest
-	17, // 27: hashline.v1.FileService.Write:input_type -> hashline.v1.WriteRequest
-	19, // 28: hashline.v1.FileService.Grep:input_type -> hashline.v1.GrepRequest
-	25, // 29: hashline.v1.FileService.Watch:input_type -> hashline.v1.WatchRequest
-	28, // 30: hashline.v1.FileService.Status:input_type -> hashline.v1.StatusRequest
-	4,  // 31: hashline.v1.FileService.Read:output_type -> hashline.v1.ReadResponse
-	13, // 32: hashline.v1.FileService.Edit:output_type -> hashline.v1.EditResponse
-	18, // 33: hashline.v1.FileService.Write:output_type -> hashline.v1.WriteResponse
-	24, // 34: hashline.v1.FileService.Grep:output_type -> hashline.v1.GrepResponse
-	27, // 35: hashline.v1.FileService.Watch:output_type -> hashline.v1.WatchResponse
-	29, // 36: hashline.v1.FileService.Status:output_type -> hashline.v1.StatusResponse
-	31, // [31:37] is the sub-list for method output_type
-	25, // [25:31] is the sub-list for method input_type
-	25, // [25:25] is the sub-list for extension type_name
-	25, // [25:25] is the sub-list for extension extendee
-	0,  // [0:25] is the sub-list for field type_name
+	27, // 23: hashline.v1.WatchResponse.changed:type_name -> hashline.v1.LineRange
+	43, // 24: hashline.v1.WatchResponse.time:type_name -> google.protobuf.Timestamp
+	2,  // 25: hashline.v1.Entry.type:type_name -> hashline.v1.EntryType
+	32, // 26: hashline.v1.ListResponse.entries:type_name -> hashline.v1.Entry
+	12, // 27: hashline.v1.Change.edit:type_name -> hashline.v1.EditRequest
+	18, // 28: hashline.v1.Change.write:type_name -> hashline.v1.WriteRequest
+	34, // 29: hashline.v1.Change.delete:type_name -> hashline.v1.DeleteRequest
+	36, // 30: hashline.v1.Change.move:type_name -> hashline.v1.MoveRequest
+	38, // 31: hashline.v1.ApplyRequest.changes:type_name -> hashline.v1.Change
+	14, // 32: hashline.v1.ChangeResult.edit:type_name -> hashline.v1.EditResponse
+	19, // 33: hashline.v1.ChangeResult.write:type_name -> hashline.v1.WriteResponse
+	35, // 34: hashline.v1.ChangeResult.delete:type_name -> hashline.v1.DeleteResponse
+	37, // 35: hashline.v1.ChangeResult.move:type_name -> hashline.v1.MoveResponse
+	40, // 36: hashline.v1.ApplyResponse.results:type_name -> hashline.v1.ChangeResult
+	4,  // 37: hashline.v1.FileService.Read:input_type -> hashline.v1.ReadRequest
+	12, // 38: hashline.v1.FileService.Edit:input_type -> hashline.v1.EditRequest
+	18, // 39: hashline.v1.FileService.Write:input_type -> hashline.v1.WriteRequest
+	20, // 40: hashline.v1.FileService.Grep:input_type -> hashline.v1.GrepRequest
+	26, // 41: hashline.v1.FileService.Watch:input_type -> hashline.v1.WatchRequest
+	29, // 42: hashline.v1.FileService.Status:input_type -> hashline.v1.StatusRequest
+	31, // 43: hashline.v1.FileService.List:input_type -> hashline.v1.ListRequest
+	34, // 44: hashline.v1.FileService.Delete:input_type -> hashline.v1.DeleteRequest
+	36, // 45: hashline.v1.FileService.Move:input_type -> hashline.v1.MoveRequest
+	39, // 46: hashline.v1.FileService.Apply:input_type -> hashline.v1.ApplyRequest
+	5,  // 47: hashline.v1.FileService.Read:output_type -> hashline.v1.ReadResponse
+	14, // 48: hashline.v1.FileService.Edit:output_type -> hashline.v1.EditResponse
+	19, // 49: hashline.v1.FileService.Write:output_type -> hashline.v1.WriteResponse
+	25, // 50: hashline.v1.FileService.Grep:output_type -> hashline.v1.GrepResponse
+	28, // 51: hashline.v1.FileService.Watch:output_type -> hashline.v1.WatchResponse
+	30, // 52: hashline.v1.FileService.Status:output_type -> hashline.v1.StatusResponse
+	33, // 53: hashline.v1.FileService.List:output_type -> hashline.v1.ListResponse
+	35, // 54: hashline.v1.FileService.Delete:output_type -> hashline.v1.DeleteResponse
+	37, // 55: hashline.v1.FileService.Move:output_type -> hashline.v1.MoveResponse
+	41, // 56: hashline.v1.FileService.Apply:output_type -> hashline.v1.ApplyResponse
+	47, // [47:57] is the sub-list for method output_type
+	37, // [37:47] is the sub-list for method input_type
+	37, // [37:37] is the sub-list for extension type_name
+	37, // [37:37] is the sub-list for extension extendee
+	0,  // [0:37] is the sub-list for field type_name
 }
 
 func init() { file_hashline_v1_hashline_proto_init() }
@@ -2854,13 +3971,25 @@ func file_hashline_v1_hashline_proto_init() {
 		(*GrepResponse_File)(nil),
 		(*GrepResponse_Summary)(nil),
 	}
+	file_hashline_v1_hashline_proto_msgTypes[35].OneofWrappers = []any{
+		(*Change_Edit)(nil),
+		(*Change_Write)(nil),
+		(*Change_Delete)(nil),
+		(*Change_Move)(nil),
+	}
+	file_hashline_v1_hashline_proto_msgTypes[37].OneofWrappers = []any{
+		(*ChangeResult_Edit)(nil),
+		(*ChangeResult_Write)(nil),
+		(*ChangeResult_Delete)(nil),
+		(*ChangeResult_Move)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hashline_v1_hashline_proto_rawDesc), len(file_hashline_v1_hashline_proto_rawDesc)),
-			NumEnums:      2,
-			NumMessages:   28,
+			NumEnums:      3,
+			NumMessages:   39,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -32,6 +32,10 @@ const (
 	FileService_Grep_FullMethodName   = "/hashline.v1.FileService/Grep"
 	FileService_Watch_FullMethodName  = "/hashline.v1.FileService/Watch"
 	FileService_Status_FullMethodName = "/hashline.v1.FileService/Status"
+	FileService_List_FullMethodName   = "/hashline.v1.FileService/List"
+	FileService_Delete_FullMethodName = "/hashline.v1.FileService/Delete"
+	FileService_Move_FullMethodName   = "/hashline.v1.FileService/Move"
+	FileService_Apply_FullMethodName  = "/hashline.v1.FileService/Apply"
 )
 
 // FileServiceClient is the client API for FileService service.
@@ -61,6 +65,20 @@ type FileServiceClient interface {
 	// version and the settings that shape what a client sends (hash length,
 	// whether edits need a prior Read). Any authenticated caller may ask.
 	Status(ctx context.Context, in *StatusRequest, opts ...grpc.CallOption) (*StatusResponse, error)
+	// List returns the entries of a directory (or of its whole tree), sorted
+	// by path and a page at a time, skipping what Grep skips.
+	List(ctx context.Context, in *ListRequest, opts ...grpc.CallOption) (*ListResponse, error)
+	// Delete removes a file, or an empty directory.
+	Delete(ctx context.Context, in *DeleteRequest, opts ...grpc.CallOption) (*DeleteResponse, error)
+	// Move renames a file inside the workspace; the file's history (the
+	// versions agents saw) moves with it.
+	Move(ctx context.Context, in *MoveRequest, opts ...grpc.CallOption) (*MoveResponse, error)
+	// Apply makes a set of changes to several files all or nothing: every
+	// change is checked (references rebased as Edit does) before anything is
+	// written, any failure refuses the whole set and reports every failing
+	// change, and after a crash a restarted server finds the set either fully
+	// applied or not at all.
+	Apply(ctx context.Context, in *ApplyRequest, opts ...grpc.CallOption) (*ApplyResponse, error)
 }
 
 type fileServiceClient struct {
@@ -149,6 +167,46 @@ func (c *fileServiceClient) Status(ctx context.Context, in *StatusRequest, opts 
 	return out, nil
 }
 
+func (c *fileServiceClient) List(ctx context.Context, in *ListRequest, opts ...grpc.CallOption) (*ListResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListResponse)
+	err := c.cc.Invoke(ctx, FileService_List_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *fileServiceClient) Delete(ctx context.Context, in *DeleteRequest, opts ...grpc.CallOption) (*DeleteResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DeleteResponse)
+	err := c.cc.Invoke(ctx, FileService_Delete_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *fileServiceClient) Move(ctx context.Context, in *MoveRequest, opts ...grpc.CallOption) (*MoveResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(MoveResponse)
+	err := c.cc.Invoke(ctx, FileService_Move_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *fileServiceClient) Apply(ctx context.Context, in *ApplyRequest, opts ...grpc.CallOption) (*ApplyResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ApplyResponse)
+	err := c.cc.Invoke(ctx, FileService_Apply_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // FileServiceServer is the server API for FileService service.
 // All implementations must embed UnimplementedFileServiceServer
 // for forward compatibility.
@@ -176,6 +234,20 @@ type FileServiceServer interface {
 	// version and the settings that shape what a client sends (hash length,
 	// whether edits need a prior Read). Any authenticated caller may ask.
 	Status(context.Context, *StatusRequest) (*StatusResponse, error)
+	// List returns the entries of a directory (or of its whole tree), sorted
+	// by path and a page at a time, skipping what Grep skips.
+	List(context.Context, *ListRequest) (*ListResponse, error)
+	// Delete removes a file, or an empty directory.
+	Delete(context.Context, *DeleteRequest) (*DeleteResponse, error)
+	// Move renames a file inside the workspace; the file's history (the
+	// versions agents saw) moves with it.
+	Move(context.Context, *MoveRequest) (*MoveResponse, error)
+	// Apply makes a set of changes to several files all or nothing: every
+	// change is checked (references rebased as Edit does) before anything is
+	// written, any failure refuses the whole set and reports every failing
+	// change, and after a crash a restarted server finds the set either fully
+	// applied or not at all.
+	Apply(context.Context, *ApplyRequest) (*ApplyResponse, error)
 	mustEmbedUnimplementedFileServiceServer()
 }
 
@@ -203,6 +275,18 @@ func (UnimplementedFileServiceServer) Watch(*WatchRequest, grpc.ServerStreamingS
 }
 func (UnimplementedFileServiceServer) Status(context.Context, *StatusRequest) (*StatusResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Status not implemented")
+}
+func (UnimplementedFileServiceServer) List(context.Context, *ListRequest) (*ListResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method List not implemented")
+}
+func (UnimplementedFileServiceServer) Delete(context.Context, *DeleteRequest) (*DeleteResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Delete not implemented")
+}
+func (UnimplementedFileServiceServer) Move(context.Context, *MoveRequest) (*MoveResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Move not implemented")
+}
+func (UnimplementedFileServiceServer) Apply(context.Context, *ApplyRequest) (*ApplyResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Apply not implemented")
 }
 func (UnimplementedFileServiceServer) mustEmbedUnimplementedFileServiceServer() {}
 func (UnimplementedFileServiceServer) testEmbeddedByValue()                     {}
@@ -319,6 +403,78 @@ func _FileService_Status_Handler(srv interface{}, ctx context.Context, dec func(
 	return interceptor(ctx, in, info, handler)
 }
 
+func _FileService_List_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(FileServiceServer).List(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: FileService_List_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(FileServiceServer).List(ctx, req.(*ListRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _FileService_Delete_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DeleteRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(FileServiceServer).Delete(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: FileService_Delete_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(FileServiceServer).Delete(ctx, req.(*DeleteRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _FileService_Move_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(MoveRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(FileServiceServer).Move(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: FileService_Move_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(FileServiceServer).Move(ctx, req.(*MoveRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _FileService_Apply_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ApplyRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(FileServiceServer).Apply(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: FileService_Apply_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(FileServiceServer).Apply(ctx, req.(*ApplyRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // FileService_ServiceDesc is the grpc.ServiceDesc for FileService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -341,6 +497,22 @@ var FileService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Status",
 			Handler:    _FileService_Status_Handler,
+		},
+		{
+			MethodName: "List",
+			Handler:    _FileService_List_Handler,
+		},
+		{
+			MethodName: "Delete",
+			Handler:    _FileService_Delete_Handler,
+		},
+		{
+			MethodName: "Move",
+			Handler:    _FileService_Move_Handler,
+		},
+		{
+			MethodName: "Apply",
+			Handler:    _FileService_Apply_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

@@ -19,7 +19,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file hashline/v1/hashline.proto.
  */
 export const file_hashline_v1_hashline: GenFile = /*@__PURE__*/
-  fileDesc("ChpoYXNobGluZS92MS9oYXNobGluZS5wcm90bxILaGFzaGxpbmUudjEiNQoETGluZRIOCgZudW1iZXIYASABKAUSDAoEaGFzaBgCIAEoCRIPCgdjb250ZW50GAMgASgJIk4KC1JlYWRSZXF1ZXN0EgwKBHBhdGgYASABKAkSDgoGb2Zmc2V0GAIgASgFEg0KBWxpbWl0GAMgASgFEhIKCm9taXRfbGluZXMYBCABKAgixgEKDFJlYWRSZXNwb25zZRIMCgRwYXRoGAEgASgJEg8KB3ZlcnNpb24YAiABKAkSIAoFbGluZXMYAyADKAsyES5oYXNobGluZS52MS5MaW5lEgwKBHRleHQYBCABKAkSEwoLdG90YWxfbGluZXMYBSABKAUSEQoJdHJ1bmNhdGVkGAYgASgIEhMKC25leHRfb2Zmc2V0GAcgASgFEgsKA2VvbBgIIAEoCRILCgNib20YCSABKAgSEAoIZW5jb2RpbmcYCiABKAkiNQoJUmVwbGFjZU9wEg0KBXN0YXJ0GAEgASgJEgsKA2VuZBgCIAEoCRIMCgR0ZXh0GAMgASgJIigKCEluc2VydE9wEg4KBmFuY2hvchgBIAEoCRIMCgR0ZXh0GAIgASgJIiYKCERlbGV0ZU9wEg0KBXN0YXJ0GAEgASgJEgsKA2VuZBgCIAEoCSIWCgZUZXh0T3ASDAoEdGV4dBgBIAEoCSJACg1SZXBsYWNlVGV4dE9wEhAKCG9sZF90ZXh0GAEgASgJEhAKCG5ld190ZXh0GAIgASgJEgsKA2FsbBgDIAEoCCLGAgoIRmlsZUVkaXQSKQoHcmVwbGFjZRgBIAEoCzIWLmhhc2hsaW5lLnYxLlJlcGxhY2VPcEgAEi0KDGluc2VydF9hZnRlchgCIAEoCzIVLmhhc2hsaW5lLnYxLkluc2VydE9wSAASLgoNaW5zZXJ0X2JlZm9yZRgDIAEoCzIVLmhhc2hsaW5lLnYxLkluc2VydE9wSAASJwoGZGVsZXRlGAQgASgLMhUuaGFzaGxpbmUudjEuRGVsZXRlT3BIABIlCgZhcHBlbmQYBSABKAsyEy5oYXNobGluZS52MS5UZXh0T3BIABImCgdwcmVwZW5kGAYgASgLMhMuaGFzaGxpbmUudjEuVGV4dE9wSAASMgoMcmVwbGFjZV90ZXh0GAcgASgLMhouaGFzaGxpbmUudjEuUmVwbGFjZVRleHRPcEgAQgQKAm9wIrwBCgtFZGl0UmVxdWVzdBIMCgRwYXRoGAEgASgJEiQKBWVkaXRzGAIgAygLMhUuaGFzaGxpbmUudjEuRmlsZUVkaXQSFAoMYmFzZV92ZXJzaW9uGAMgASgJEg8KB2RyeV9ydW4YBCABKAgSFAoHY29udGV4dBgFIAEoBUgAiAEBEgwKBGZ1bGwYBiABKAgSEgoKcmVxdWVzdF9pZBgHIAEoCRIOCgZzdHJpY3QYCCABKAhCCgoIX2NvbnRleHQiVAoGV2luZG93Eg0KBXN0YXJ0GAEgASgFEgsKA2VuZBgCIAEoBRIgCgVsaW5lcxgDIAMoCzIRLmhhc2hsaW5lLnYxLkxpbmUSDAoEdGV4dBgEIAEoCSL/AgoMRWRpdFJlc3BvbnNlEgwKBHBhdGgYASABKAkSDwoHdmVyc2lvbhgCIAEoCRIMCgRkaWZmGAMgASgJEiQKB3dpbmRvd3MYBCADKAsyEy5oYXNobGluZS52MS5XaW5kb3cSIwoIcmVwbGFjZWQYBSADKAsyES5oYXNobGluZS52MS5MaW5lEhAKCHdhcm5pbmdzGAYgAygJEiAKBWxpbmVzGAcgAygLMhEuaGFzaGxpbmUudjEuTGluZRITCgt0b3RhbF9saW5lcxgIIAEoBRIPCgdkcnlfcnVuGAkgASgIEhQKDHJlYmFzZWRfZnJvbRgKIAEoCRIkCgVtb3ZlZBgLIAMoCzIVLmhhc2hsaW5lLnYxLk1vdmVkUmVmEiQKB3JlcGFpcnMYDCADKAsyEy5oYXNobGluZS52MS5SZXBhaXISEwoLdGFnZ2VkX2RpZmYYDSABKAkSJgoGc2hpZnRzGA4gAygLMhYuaGFzaGxpbmUudjEuTGluZVNoaWZ0IkgKBlJlcGFpchIMCgRraW5kGAEgASgJEhIKCmVkaXRfaW5kZXgYAiABKAUSDAoEbGluZRgDIAEoBRIOCgZkZXRhaWwYBCABKAkiMQoJTGluZVNoaWZ0EgwKBGZyb20YASABKAUSCgoCdG8YAiABKAUSCgoCYnkYAyABKAUiMQoITW92ZWRSZWYSCwoDcmVmGAEgASgJEgwKBGZyb20YAiABKAUSCgoCdG8YAyABKAUigQEKDFdyaXRlUmVxdWVzdBIMCgRwYXRoGAEgASgJEg8KB2NvbnRlbnQYAiABKAkSJAoEbW9kZRgDIAEoDjIWLmhhc2hsaW5lLnYxLldyaXRlTW9kZRIYChBleHBlY3RlZF92ZXJzaW9uGAQgASgJEhIKCnJlcXVlc3RfaWQYBSABKAkiVAoNV3JpdGVSZXNwb25zZRIMCgRwYXRoGAEgASgJEg8KB3ZlcnNpb24YAiABKAkSEwoLdG90YWxfbGluZXMYAyABKAUSDwoHY3JlYXRlZBgEIAEoCCLgAQoLR3JlcFJlcXVlc3QSDwoHcGF0dGVybhgBIAEoCRIMCgRwYXRoGAIgASgJEgwKBGdsb2IYAyADKAkSFAoMZXhjbHVkZV9nbG9iGAQgAygJEhgKEGNhc2VfaW5zZW5zaXRpdmUYBSABKAgSDwoHbGl0ZXJhbBgGIAEoCBIOCgZiZWZvcmUYByABKAUSDQoFYWZ0ZXIYCCABKAUSEwoLbWF4X21hdGNoZXMYCSABKAUSDAoEdHlwZRgKIAMoCRIOCgZoaWRkZW4YCyABKAgSEQoJbm9faWdub3JlGAwgASgIIiIKBFNwYW4SDQoFc3RhcnQYASABKAUSCwoDZW5kGAIgASgFIm8KCEdyZXBMaW5lEg4KBm51bWJlchgBIAEoBRIMCgRoYXNoGAIgASgJEg8KB2NvbnRlbnQYAyABKAkSDQoFbWF0Y2gYBCABKAgSJQoKc3VibWF0Y2hlcxgFIAMoCzIRLmhhc2hsaW5lLnYxLlNwYW4iTwoIR3JlcEZpbGUSDAoEcGF0aBgBIAEoCRIPCgd2ZXJzaW9uGAIgASgJEiQKBWxpbmVzGAMgAygLMhUuaGFzaGxpbmUudjEuR3JlcExpbmUiogEKC0dyZXBTdW1tYXJ5EhUKDWZpbGVzX3NjYW5uZWQYASABKAUSFQoNZmlsZXNfbWF0Y2hlZBgCIAEoBRIPCgdtYXRjaGVzGAMgASgFEhEKCXRydW5jYXRlZBgEIAEoCBIVCg1ieXRlc19zY2FubmVkGAUgASgDEioKB2VsYXBzZWQYBiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24ibAoMR3JlcFJlc3BvbnNlEiUKBGZpbGUYASABKAsyFS5oYXNobGluZS52MS5HcmVwRmlsZUgAEisKB3N1bW1hcnkYAiABKAsyGC5oYXNobGluZS52MS5HcmVwU3VtbWFyeUgAQggKBnJlc3VsdCIcCgxXYXRjaFJlcXVlc3QSDAoEcGF0aBgBIAEoCSJXCglMaW5lUmFuZ2USEQoJb2xkX3N0YXJ0GAEgASgFEhEKCW9sZF9jb3VudBgCIAEoBRIRCgluZXdfc3RhcnQYAyABKAUSEQoJbmV3X2NvdW50GAQgASgFIvcBCg1XYXRjaFJlc3BvbnNlEgwKBHBhdGgYASABKAkSKQoEa2luZBgCIAEoDjIbLmhhc2hsaW5lLnYxLldhdGNoRXZlbnRLaW5kEg0KBWFnZW50GAMgASgJEhAKCGV4dGVybmFsGAQgASgIEhMKC29sZF92ZXJzaW9uGAUgASgJEhMKC25ld192ZXJzaW9uGAYgASgJEicKB2NoYW5nZWQYByADKAsyFi5oYXNobGluZS52MS5MaW5lUmFuZ2USDwoHZHJvcHBlZBgIIAEoAxIoCgR0aW1lGAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCIPCg1TdGF0dXNSZXF1ZXN0IlcKDlN0YXR1c1Jlc3BvbnNlEgwKBHJvb3QYASABKAkSDwoHdmVyc2lvbhgCIAEoCRIQCghoYXNoX2xlbhgDIAEoBRIUCgxyZXF1aXJlX3JlYWQYBCABKAgqbQoJV3JpdGVNb2RlEhoKFldSSVRFX01PREVfVU5TUEVDSUZJRUQQABIVChFXUklURV9NT0RFX1VQU0VSVBABEhUKEVdSSVRFX01PREVfQ1JFQVRFEAISFgoSV1JJVEVfTU9ERV9SRVBMQUNFEAMqjQEKDldhdGNoRXZlbnRLaW5kEiAKHFdBVENIX0VWRU5UX0tJTkRfVU5TUEVDSUZJRUQQABIcChhXQVRDSF9FVkVOVF9LSU5EX0NSRUFURUQQARIdChlXQVRDSF9FVkVOVF9LSU5EX01PRElGSUVEEAISHAoYV0FUQ0hfRVZFTlRfS0lORF9ERUxFVEVEEAMynwMKC0ZpbGVTZXJ2aWNlEkAKBFJlYWQSGC5oYXNobGluZS52MS5SZWFkUmVxdWVzdBoZLmhhc2hsaW5lLnYxLlJlYWRSZXNwb25zZSIDkAIBEjsKBEVkaXQSGC5oYXNobGluZS52MS5FZGl0UmVxdWVzdBoZLmhhc2hsaW5lLnYxLkVkaXRSZXNwb25zZRI+CgVXcml0ZRIZLmhhc2hsaW5lLnYxLldyaXRlUmVxdWVzdBoaLmhhc2hsaW5lLnYxLldyaXRlUmVzcG9uc2USQgoER3JlcBIYLmhhc2hsaW5lLnYxLkdyZXBSZXF1ZXN0GhkuaGFzaGxpbmUudjEuR3JlcFJlc3BvbnNlIgOQAgEwARJFCgVXYXRjaBIZLmhhc2hsaW5lLnYxLldhdGNoUmVxdWVzdBoaLmhhc2hsaW5lLnYxLldhdGNoUmVzcG9uc2UiA5ACATABEkYKBlN0YXR1cxIaLmhhc2hsaW5lLnYxLlN0YXR1c1JlcXVlc3QaGy5oYXNobGluZS52MS5TdGF0dXNSZXNwb25zZSIDkAIBQqkBCg9jb20uaGFzaGxpbmUudjFCDUhhc2hsaW5lUHJvdG9QAVo6Z2l0aHViLmNvbS9oYXNobGluZS9oYXNobGluZS9nZW4vZ28vaGFzaGxpbmUvdjE7aGFzaGxpbmV2MaICA0hYWKoCC0hhc2hsaW5lLlYxygILSGFzaGxpbmVcVjHiAhdIYXNobGluZVxWMVxHUEJNZXRhZGF0YeoCDEhhc2hsaW5lOjpWMWIGcHJvdG8z", [file_google_protobuf_duration, file_google_protobuf_timestamp]);
+  fileDesc("ChpoYXNobGluZS92MS9oYXNobGluZS5wcm90bxILaGFzaGxpbmUudjEiNQoETGluZRIOCgZudW1iZXIYASABKAUSDAoEaGFzaBgCIAEoCRIPCgdjb250ZW50GAMgASgJIk4KC1JlYWRSZXF1ZXN0EgwKBHBhdGgYASABKAkSDgoGb2Zmc2V0GAIgASgFEg0KBWxpbWl0GAMgASgFEhIKCm9taXRfbGluZXMYBCABKAgixgEKDFJlYWRSZXNwb25zZRIMCgRwYXRoGAEgASgJEg8KB3ZlcnNpb24YAiABKAkSIAoFbGluZXMYAyADKAsyES5oYXNobGluZS52MS5MaW5lEgwKBHRleHQYBCABKAkSEwoLdG90YWxfbGluZXMYBSABKAUSEQoJdHJ1bmNhdGVkGAYgASgIEhMKC25leHRfb2Zmc2V0GAcgASgFEgsKA2VvbBgIIAEoCRILCgNib20YCSABKAgSEAoIZW5jb2RpbmcYCiABKAkiNQoJUmVwbGFjZU9wEg0KBXN0YXJ0GAEgASgJEgsKA2VuZBgCIAEoCRIMCgR0ZXh0GAMgASgJIigKCEluc2VydE9wEg4KBmFuY2hvchgBIAEoCRIMCgR0ZXh0GAIgASgJIiYKCERlbGV0ZU9wEg0KBXN0YXJ0GAEgASgJEgsKA2VuZBgCIAEoCSIWCgZUZXh0T3ASDAoEdGV4dBgBIAEoCSJACg1SZXBsYWNlVGV4dE9wEhAKCG9sZF90ZXh0GAEgASgJEhAKCG5ld190ZXh0GAIgASgJEgsKA2FsbBgDIAEoCCLGAgoIRmlsZUVkaXQSKQoHcmVwbGFjZRgBIAEoCzIWLmhhc2hsaW5lLnYxLlJlcGxhY2VPcEgAEi0KDGluc2VydF9hZnRlchgCIAEoCzIVLmhhc2hsaW5lLnYxLkluc2VydE9wSAASLgoNaW5zZXJ0X2JlZm9yZRgDIAEoCzIVLmhhc2hsaW5lLnYxLkluc2VydE9wSAASJwoGZGVsZXRlGAQgASgLMhUuaGFzaGxpbmUudjEuRGVsZXRlT3BIABIlCgZhcHBlbmQYBSABKAsyEy5oYXNobGluZS52MS5UZXh0T3BIABImCgdwcmVwZW5kGAYgASgLMhMuaGFzaGxpbmUudjEuVGV4dE9wSAASMgoMcmVwbGFjZV90ZXh0GAcgASgLMhouaGFzaGxpbmUudjEuUmVwbGFjZVRleHRPcEgAQgQKAm9wIrwBCgtFZGl0UmVxdWVzdBIMCgRwYXRoGAEgASgJEiQKBWVkaXRzGAIgAygLMhUuaGFzaGxpbmUudjEuRmlsZUVkaXQSFAoMYmFzZV92ZXJzaW9uGAMgASgJEg8KB2RyeV9ydW4YBCABKAgSFAoHY29udGV4dBgFIAEoBUgAiAEBEgwKBGZ1bGwYBiABKAgSEgoKcmVxdWVzdF9pZBgHIAEoCRIOCgZzdHJpY3QYCCABKAhCCgoIX2NvbnRleHQiVAoGV2luZG93Eg0KBXN0YXJ0GAEgASgFEgsKA2VuZBgCIAEoBRIgCgVsaW5lcxgDIAMoCzIRLmhhc2hsaW5lLnYxLkxpbmUSDAoEdGV4dBgEIAEoCSL/AgoMRWRpdFJlc3BvbnNlEgwKBHBhdGgYASABKAkSDwoHdmVyc2lvbhgCIAEoCRIMCgRkaWZmGAMgASgJEiQKB3dpbmRvd3MYBCADKAsyEy5oYXNobGluZS52MS5XaW5kb3cSIwoIcmVwbGFjZWQYBSADKAsyES5oYXNobGluZS52MS5MaW5lEhAKCHdhcm5pbmdzGAYgAygJEiAKBWxpbmVzGAcgAygLMhEuaGFzaGxpbmUudjEuTGluZRITCgt0b3RhbF9saW5lcxgIIAEoBRIPCgdkcnlfcnVuGAkgASgIEhQKDHJlYmFzZWRfZnJvbRgKIAEoCRIkCgVtb3ZlZBgLIAMoCzIVLmhhc2hsaW5lLnYxLk1vdmVkUmVmEiQKB3JlcGFpcnMYDCADKAsyEy5oYXNobGluZS52MS5SZXBhaXISEwoLdGFnZ2VkX2RpZmYYDSABKAkSJgoGc2hpZnRzGA4gAygLMhYuaGFzaGxpbmUudjEuTGluZVNoaWZ0IkgKBlJlcGFpchIMCgRraW5kGAEgASgJEhIKCmVkaXRfaW5kZXgYAiABKAUSDAoEbGluZRgDIAEoBRIOCgZkZXRhaWwYBCABKAkiMQoJTGluZVNoaWZ0EgwKBGZyb20YASABKAUSCgoCdG8YAiABKAUSCgoCYnkYAyABKAUiMQoITW92ZWRSZWYSCwoDcmVmGAEgASgJEgwKBGZyb20YAiABKAUSCgoCdG8YAyABKAUigQEKDFdyaXRlUmVxdWVzdBIMCgRwYXRoGAEgASgJEg8KB2NvbnRlbnQYAiABKAkSJAoEbW9kZRgDIAEoDjIWLmhhc2hsaW5lLnYxLldyaXRlTW9kZRIYChBleHBlY3RlZF92ZXJzaW9uGAQgASgJEhIKCnJlcXVlc3RfaWQYBSABKAkiVAoNV3JpdGVSZXNwb25zZRIMCgRwYXRoGAEgASgJEg8KB3ZlcnNpb24YAiABKAkSEwoLdG90YWxfbGluZXMYAyABKAUSDwoHY3JlYXRlZBgEIAEoCCLgAQoLR3JlcFJlcXVlc3QSDwoHcGF0dGVybhgBIAEoCRIMCgRwYXRoGAIgASgJEgwKBGdsb2IYAyADKAkSFAoMZXhjbHVkZV9nbG9iGAQgAygJEhgKEGNhc2VfaW5zZW5zaXRpdmUYBSABKAgSDwoHbGl0ZXJhbBgGIAEoCBIOCgZiZWZvcmUYByABKAUSDQoFYWZ0ZXIYCCABKAUSEwoLbWF4X21hdGNoZXMYCSABKAUSDAoEdHlwZRgKIAMoCRIOCgZoaWRkZW4YCyABKAgSEQoJbm9faWdub3JlGAwgASgIIiIKBFNwYW4SDQoFc3RhcnQYASABKAUSCwoDZW5kGAIgASgFIm8KCEdyZXBMaW5lEg4KBm51bWJlchgBIAEoBRIMCgRoYXNoGAIgASgJEg8KB2NvbnRlbnQYAyABKAkSDQoFbWF0Y2gYBCABKAgSJQoKc3VibWF0Y2hlcxgFIAMoCzIRLmhhc2hsaW5lLnYxLlNwYW4iTwoIR3JlcEZpbGUSDAoEcGF0aBgBIAEoCRIPCgd2ZXJzaW9uGAIgASgJEiQKBWxpbmVzGAMgAygLMhUuaGFzaGxpbmUudjEuR3JlcExpbmUiogEKC0dyZXBTdW1tYXJ5EhUKDWZpbGVzX3NjYW5uZWQYASABKAUSFQoNZmlsZXNfbWF0Y2hlZBgCIAEoBRIPCgdtYXRjaGVzGAMgASgFEhEKCXRydW5jYXRlZBgEIAEoCBIVCg1ieXRlc19zY2FubmVkGAUgASgDEioKB2VsYXBzZWQYBiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24ibAoMR3JlcFJlc3BvbnNlEiUKBGZpbGUYASABKAsyFS5oYXNobGluZS52MS5HcmVwRmlsZUgAEisKB3N1bW1hcnkYAiABKAsyGC5oYXNobGluZS52MS5HcmVwU3VtbWFyeUgAQggKBnJlc3VsdCIcCgxXYXRjaFJlcXVlc3QSDAoEcGF0aBgBIAEoCSJXCglMaW5lUmFuZ2USEQoJb2xkX3N0YXJ0GAEgASgFEhEKCW9sZF9jb3VudBgCIAEoBRIRCgluZXdfc3RhcnQYAyABKAUSEQoJbmV3X2NvdW50GAQgASgFIp4CCg1XYXRjaFJlc3BvbnNlEgwKBHBhdGgYASABKAkSKQoEa2luZBgCIAEoDjIbLmhhc2hsaW5lLnYxLldhdGNoRXZlbnRLaW5kEg0KBWFnZW50GAMgASgJEhAKCGV4dGVybmFsGAQgASgIEhMKC29sZF92ZXJzaW9uGAUgASgJEhMKC25ld192ZXJzaW9uGAYgASgJEicKB2NoYW5nZWQYByADKAsyFi5oYXNobGluZS52MS5MaW5lUmFuZ2USDwoHZHJvcHBlZBgIIAEoAxIoCgR0aW1lGAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIRCglmcm9tX3BhdGgYCiABKAkSEgoKY2hhbmdlX3NldBgLIAEoCSIPCg1TdGF0dXNSZXF1ZXN0IlcKDlN0YXR1c1Jlc3BvbnNlEgwKBHJvb3QYASABKAkSDwoHdmVyc2lvbhgCIAEoCRIQCghoYXNoX2xlbhgDIAEoBRIUCgxyZXF1aXJlX3JlYWQYBCABKAgiogEKC0xpc3RSZXF1ZXN0EgwKBHBhdGgYASABKAkSDAoEZ2xvYhgCIAMoCRIRCglyZWN1cnNpdmUYAyABKAgSEwoLbWF4X2VudHJpZXMYBCABKAUSDgoGaGlkZGVuGAUgASgIEhEKCW5vX2lnbm9yZRgGIAEoCBIYChBpbmNsdWRlX3ZlcnNpb25zGAcgASgIEhIKCnBhZ2VfdG9rZW4YCCABKAkiWgoFRW50cnkSDAoEcGF0aBgBIAEoCRIkCgR0eXBlGAIgASgOMhYuaGFzaGxpbmUudjEuRW50cnlUeXBlEgwKBHNpemUYAyABKAMSDwoHdmVyc2lvbhgEIAEoCSJtCgxMaXN0UmVzcG9uc2USDAoEcGF0aBgBIAEoCRIjCgdlbnRyaWVzGAIgAygLMhIuaGFzaGxpbmUudjEuRW50cnkSEQoJdHJ1bmNhdGVkGAMgASgIEhcKD25leHRfcGFnZV90b2tlbhgEIAEoCSJLCg1EZWxldGVSZXF1ZXN0EgwKBHBhdGgYASABKAkSGAoQZXhwZWN0ZWRfdmVyc2lvbhgCIAEoCRISCgpyZXF1ZXN0X2lkGAMgASgJIkIKDkRlbGV0ZVJlc3BvbnNlEgwKBHBhdGgYASABKAkSDwoHdmVyc2lvbhgCIAEoCRIRCglkaXJlY3RvcnkYAyABKAgiaAoLTW92ZVJlcXVlc3QSDAoEZnJvbRgBIAEoCRIKCgJ0bxgCIAEoCRIYChBleHBlY3RlZF92ZXJzaW9uGAMgASgJEhEKCW92ZXJ3cml0ZRgEIAEoCBISCgpyZXF1ZXN0X2lkGAUgASgJIlMKDE1vdmVSZXNwb25zZRIMCgRmcm9tGAEgASgJEgoKAnRvGAIgASgJEg8KB3ZlcnNpb24YAyABKAkSGAoQcmVwbGFjZWRfdmVyc2lvbhgEIAEoCSLAAQoGQ2hhbmdlEigKBGVkaXQYASABKAsyGC5oYXNobGluZS52MS5FZGl0UmVxdWVzdEgAEioKBXdyaXRlGAIgASgLMhkuaGFzaGxpbmUudjEuV3JpdGVSZXF1ZXN0SAASLAoGZGVsZXRlGAMgASgLMhouaGFzaGxpbmUudjEuRGVsZXRlUmVxdWVzdEgAEigKBG1vdmUYBCABKAsyGC5oYXNobGluZS52MS5Nb3ZlUmVxdWVzdEgAQggKBmNoYW5nZSJZCgxBcHBseVJlcXVlc3QSJAoHY2hhbmdlcxgBIAMoCzITLmhhc2hsaW5lLnYxLkNoYW5nZRIPCgdkcnlfcnVuGAIgASgIEhIKCnJlcXVlc3RfaWQYAyABKAkiygEKDENoYW5nZVJlc3VsdBIpCgRlZGl0GAEgASgLMhkuaGFzaGxpbmUudjEuRWRpdFJlc3BvbnNlSAASKwoFd3JpdGUYAiABKAsyGi5oYXNobGluZS52MS5Xcml0ZVJlc3BvbnNlSAASLQoGZGVsZXRlGAMgASgLMhsuaGFzaGxpbmUudjEuRGVsZXRlUmVzcG9uc2VIABIpCgRtb3ZlGAQgASgLMhkuaGFzaGxpbmUudjEuTW92ZVJlc3BvbnNlSABCCAoGcmVzdWx0ImAKDUFwcGx5UmVzcG9uc2USKgoHcmVzdWx0cxgBIAMoCzIZLmhhc2hsaW5lLnYxLkNoYW5nZVJlc3VsdBIPCgdkcnlfcnVuGAIgASgIEhIKCmNoYW5nZV9zZXQYAyABKAkqbQoJV3JpdGVNb2RlEhoKFldSSVRFX01PREVfVU5TUEVDSUZJRUQQABIVChFXUklURV9NT0RFX1VQU0VSVBABEhUKEVdSSVRFX01PREVfQ1JFQVRFEAISFgoSV1JJVEVfTU9ERV9SRVBMQUNFEAMqqQEKDldhdGNoRXZlbnRLaW5kEiAKHFdBVENIX0VWRU5UX0tJTkRfVU5TUEVDSUZJRUQQABIcChhXQVRDSF9FVkVOVF9LSU5EX0NSRUFURUQQARIdChlXQVRDSF9FVkVOVF9LSU5EX01PRElGSUVEEAISHAoYV0FUQ0hfRVZFTlRfS0lORF9ERUxFVEVEEAMSGgoWV0FUQ0hfRVZFTlRfS0lORF9NT1ZFRBAEKmgKCUVudHJ5VHlwZRIaChZFTlRSWV9UWVBFX1VOU1BFQ0lGSUVEEAASEwoPRU5UUllfVFlQRV9GSUxFEAESEgoORU5UUllfVFlQRV9ESVIQAhIWChJFTlRSWV9UWVBFX1NZTUxJTksQAzKhBQoLRmlsZVNlcnZpY2USQAoEUmVhZBIYLmhhc2hsaW5lLnYxLlJlYWRSZXF1ZXN0GhkuaGFzaGxpbmUudjEuUmVhZFJlc3BvbnNlIgOQAgESOwoERWRpdBIYLmhhc2hsaW5lLnYxLkVkaXRSZXF1ZXN0GhkuaGFzaGxpbmUudjEuRWRpdFJlc3BvbnNlEj4KBVdyaXRlEhkuaGFzaGxpbmUudjEuV3JpdGVSZXF1ZXN0GhouaGFzaGxpbmUudjEuV3JpdGVSZXNwb25zZRJCCgRHcmVwEhguaGFzaGxpbmUudjEuR3JlcFJlcXVlc3QaGS5oYXNobGluZS52MS5HcmVwUmVzcG9uc2UiA5ACATABEkUKBVdhdGNoEhkuaGFzaGxpbmUudjEuV2F0Y2hSZXF1ZXN0GhouaGFzaGxpbmUudjEuV2F0Y2hSZXNwb25zZSIDkAIBMAESRgoGU3RhdHVzEhouaGFzaGxpbmUudjEuU3RhdHVzUmVxdWVzdBobLmhhc2hsaW5lLnYxLlN0YXR1c1Jlc3BvbnNlIgOQAgESQAoETGlzdBIYLmhhc2hsaW5lLnYxLkxpc3RSZXF1ZXN0GhkuaGFzaGxpbmUudjEuTGlzdFJlc3BvbnNlIgOQAgESQQoGRGVsZXRlEhouaGFzaGxpbmUudjEuRGVsZXRlUmVxdWVzdBobLmhhc2hsaW5lLnYxLkRlbGV0ZVJlc3BvbnNlEjsKBE1vdmUSGC5oYXNobGluZS52MS5Nb3ZlUmVxdWVzdBoZLmhhc2hsaW5lLnYxLk1vdmVSZXNwb25zZRI+CgVBcHBseRIZLmhhc2hsaW5lLnYxLkFwcGx5UmVxdWVzdBoaLmhhc2hsaW5lLnYxLkFwcGx5UmVzcG9uc2VCqQEKD2NvbS5oYXNobGluZS52MUINSGFzaGxpbmVQcm90b1ABWjpnaXRodWIuY29tL2hhc2hsaW5lL2hhc2hsaW5lL2dlbi9nby9oYXNobGluZS92MTtoYXNobGluZXYxogIDSFhYqgILSGFzaGxpbmUuVjHKAgtIYXNobGluZVxWMeICF0hhc2hsaW5lXFYxXEdQQk1ldGFkYXRh6gIMSGFzaGxpbmU6OlYxYgZwcm90bzM", [file_google_protobuf_duration, file_google_protobuf_timestamp]);
 
 /**
  * Line is one tagged line of a file.
@@ -1367,6 +1367,23 @@ export type WatchResponse = Message<"hashline.v1.WatchResponse"> & {
    * @generated from field: google.protobuf.Timestamp time = 9;
    */
   time?: Timestamp | undefined;
+
+  /**
+   * For WATCH_EVENT_KIND_MOVED: the path the file had before, relative to
+   * the workspace root. A subscriber to a path prefix gets the event when
+   * either end of the move is under the prefix.
+   *
+   * @generated from field: string from_path = 10;
+   */
+  fromPath: string;
+
+  /**
+   * The change set (ApplyResponse.change_set) this change belongs to;
+   * empty for a single Edit, Write, Delete or Move.
+   *
+   * @generated from field: string change_set = 11;
+   */
+  changeSet: string;
 };
 
 /**
@@ -1437,6 +1454,512 @@ export const StatusResponseSchema: GenMessage<StatusResponse> = /*@__PURE__*/
   messageDesc(file_hashline_v1_hashline, 27);
 
 /**
+ * ListRequest asks for the entries of a directory.
+ *
+ * @generated from message hashline.v1.ListRequest
+ */
+export type ListRequest = Message<"hashline.v1.ListRequest"> & {
+  /**
+   * A directory, relative to the workspace root; empty means the root.
+   *
+   * @generated from field: string path = 1;
+   */
+  path: string;
+
+  /**
+   * Only list entries whose path matches one of these globs ("*.go",
+   * "src/**\/*.ts"), as GrepRequest.glob. Directories are listed whatever
+   * their names when recursive is set, so that their files can match.
+   *
+   * @generated from field: repeated string glob = 2;
+   */
+  glob: string[];
+
+  /**
+   * List the whole tree under path, not only its direct entries.
+   *
+   * @generated from field: bool recursive = 3;
+   */
+  recursive: boolean;
+
+  /**
+   * The most entries to return; 0 means 1000, and at most 100000.
+   *
+   * @generated from field: int32 max_entries = 4;
+   */
+  maxEntries: number;
+
+  /**
+   * Also list hidden files and directories (names starting with "."). VCS
+   * metadata directories (.git and the like) are never listed.
+   *
+   * @generated from field: bool hidden = 5;
+   */
+  hidden: boolean;
+
+  /**
+   * Do not honour .gitignore files.
+   *
+   * @generated from field: bool no_ignore = 6;
+   */
+  noIgnore: boolean;
+
+  /**
+   * Fill Entry.version for files (reads every listed file).
+   *
+   * @generated from field: bool include_versions = 7;
+   */
+  includeVersions: boolean;
+
+  /**
+   * ListResponse.next_page_token of the previous page: continue after it.
+   *
+   * @generated from field: string page_token = 8;
+   */
+  pageToken: string;
+};
+
+/**
+ * Describes the message hashline.v1.ListRequest.
+ * Use `create(ListRequestSchema)` to create a new message.
+ */
+export const ListRequestSchema: GenMessage<ListRequest> = /*@__PURE__*/
+  messageDesc(file_hashline_v1_hashline, 28);
+
+/**
+ * Entry is one file, directory or link.
+ *
+ * @generated from message hashline.v1.Entry
+ */
+export type Entry = Message<"hashline.v1.Entry"> & {
+  /**
+   * The path, relative to the workspace root, with "/" separators.
+   *
+   * @generated from field: string path = 1;
+   */
+  path: string;
+
+  /**
+   * What it is.
+   *
+   * @generated from field: hashline.v1.EntryType type = 2;
+   */
+  type: EntryType;
+
+  /**
+   * The size in bytes; 0 for directories.
+   *
+   * @generated from field: int64 size = 3;
+   */
+  size: bigint;
+
+  /**
+   * The file's version, with ListRequest.include_versions; empty for
+   * directories, links, and files the server will not read (binary, too
+   * large).
+   *
+   * @generated from field: string version = 4;
+   */
+  version: string;
+};
+
+/**
+ * Describes the message hashline.v1.Entry.
+ * Use `create(EntrySchema)` to create a new message.
+ */
+export const EntrySchema: GenMessage<Entry> = /*@__PURE__*/
+  messageDesc(file_hashline_v1_hashline, 29);
+
+/**
+ * ListResponse is a page of entries.
+ *
+ * @generated from message hashline.v1.ListResponse
+ */
+export type ListResponse = Message<"hashline.v1.ListResponse"> & {
+  /**
+   * The cleaned directory path.
+   *
+   * @generated from field: string path = 1;
+   */
+  path: string;
+
+  /**
+   * The entries, sorted by path (byte order).
+   *
+   * @generated from field: repeated hashline.v1.Entry entries = 2;
+   */
+  entries: Entry[];
+
+  /**
+   * True when there are more entries than were returned: pass
+   * next_page_token as ListRequest.page_token to get the next page.
+   *
+   * @generated from field: bool truncated = 3;
+   */
+  truncated: boolean;
+
+  /**
+   * Set when truncated.
+   *
+   * @generated from field: string next_page_token = 4;
+   */
+  nextPageToken: string;
+};
+
+/**
+ * Describes the message hashline.v1.ListResponse.
+ * Use `create(ListResponseSchema)` to create a new message.
+ */
+export const ListResponseSchema: GenMessage<ListResponse> = /*@__PURE__*/
+  messageDesc(file_hashline_v1_hashline, 30);
+
+/**
+ * DeleteRequest removes a file or an empty directory.
+ *
+ * @generated from message hashline.v1.DeleteRequest
+ */
+export type DeleteRequest = Message<"hashline.v1.DeleteRequest"> & {
+  /**
+   * The file or empty directory, relative to the workspace root. The root
+   * itself cannot be deleted.
+   *
+   * @generated from field: string path = 1;
+   */
+  path: string;
+
+  /**
+   * If set, delete only if the file's current version is this one
+   * (compare-and-swap); else fail with VERSION_MISMATCH.
+   *
+   * @generated from field: string expected_version = 2;
+   */
+  expectedVersion: string;
+
+  /**
+   * An idempotency key, as EditRequest.request_id.
+   *
+   * @generated from field: string request_id = 3;
+   */
+  requestId: string;
+};
+
+/**
+ * Describes the message hashline.v1.DeleteRequest.
+ * Use `create(DeleteRequestSchema)` to create a new message.
+ */
+export const DeleteRequestSchema: GenMessage<DeleteRequest> = /*@__PURE__*/
+  messageDesc(file_hashline_v1_hashline, 31);
+
+/**
+ * DeleteResponse describes what was deleted.
+ *
+ * @generated from message hashline.v1.DeleteResponse
+ */
+export type DeleteResponse = Message<"hashline.v1.DeleteResponse"> & {
+  /**
+   * The cleaned path.
+   *
+   * @generated from field: string path = 1;
+   */
+  path: string;
+
+  /**
+   * The version of the deleted file; empty for a directory.
+   *
+   * @generated from field: string version = 2;
+   */
+  version: string;
+
+  /**
+   * True when path was a directory.
+   *
+   * @generated from field: bool directory = 3;
+   */
+  directory: boolean;
+};
+
+/**
+ * Describes the message hashline.v1.DeleteResponse.
+ * Use `create(DeleteResponseSchema)` to create a new message.
+ */
+export const DeleteResponseSchema: GenMessage<DeleteResponse> = /*@__PURE__*/
+  messageDesc(file_hashline_v1_hashline, 32);
+
+/**
+ * MoveRequest renames a file.
+ *
+ * @generated from message hashline.v1.MoveRequest
+ */
+export type MoveRequest = Message<"hashline.v1.MoveRequest"> & {
+  /**
+   * The file to move, relative to the workspace root.
+   *
+   * @generated from field: string from = 1;
+   */
+  from: string;
+
+  /**
+   * Where to move it, relative to the workspace root. Missing parent
+   * directories are created. Must not be a directory.
+   *
+   * @generated from field: string to = 2;
+   */
+  to: string;
+
+  /**
+   * If set, move only if the file's current version is this one
+   * (compare-and-swap); else fail with VERSION_MISMATCH.
+   *
+   * @generated from field: string expected_version = 3;
+   */
+  expectedVersion: string;
+
+  /**
+   * Replace the file at to if there is one; without it an existing target
+   * fails with ALREADY_EXISTS.
+   *
+   * @generated from field: bool overwrite = 4;
+   */
+  overwrite: boolean;
+
+  /**
+   * An idempotency key, as EditRequest.request_id.
+   *
+   * @generated from field: string request_id = 5;
+   */
+  requestId: string;
+};
+
+/**
+ * Describes the message hashline.v1.MoveRequest.
+ * Use `create(MoveRequestSchema)` to create a new message.
+ */
+export const MoveRequestSchema: GenMessage<MoveRequest> = /*@__PURE__*/
+  messageDesc(file_hashline_v1_hashline, 33);
+
+/**
+ * MoveResponse describes the moved file.
+ *
+ * @generated from message hashline.v1.MoveResponse
+ */
+export type MoveResponse = Message<"hashline.v1.MoveResponse"> & {
+  /**
+   * The cleaned old path.
+   *
+   * @generated from field: string from = 1;
+   */
+  from: string;
+
+  /**
+   * The cleaned new path.
+   *
+   * @generated from field: string to = 2;
+   */
+  to: string;
+
+  /**
+   * The file's version (unchanged by the move).
+   *
+   * @generated from field: string version = 3;
+   */
+  version: string;
+
+  /**
+   * The version of the file that was at to and was replaced; empty when
+   * there was none.
+   *
+   * @generated from field: string replaced_version = 4;
+   */
+  replacedVersion: string;
+};
+
+/**
+ * Describes the message hashline.v1.MoveResponse.
+ * Use `create(MoveResponseSchema)` to create a new message.
+ */
+export const MoveResponseSchema: GenMessage<MoveResponse> = /*@__PURE__*/
+  messageDesc(file_hashline_v1_hashline, 34);
+
+/**
+ * Change is one change of a change set.
+ *
+ * @generated from message hashline.v1.Change
+ */
+export type Change = Message<"hashline.v1.Change"> & {
+  /**
+   * The change. Its request_id field, if any, is ignored: the set has one.
+   *
+   * @generated from oneof hashline.v1.Change.change
+   */
+  change: {
+    /**
+     * Edit one file by references, as Edit.
+     *
+     * @generated from field: hashline.v1.EditRequest edit = 1;
+     */
+    value: EditRequest;
+    case: "edit";
+  } | {
+    /**
+     * Write one whole file, as Write.
+     *
+     * @generated from field: hashline.v1.WriteRequest write = 2;
+     */
+    value: WriteRequest;
+    case: "write";
+  } | {
+    /**
+     * Delete one file or empty directory, as Delete.
+     *
+     * @generated from field: hashline.v1.DeleteRequest delete = 3;
+     */
+    value: DeleteRequest;
+    case: "delete";
+  } | {
+    /**
+     * Move one file, as Move.
+     *
+     * @generated from field: hashline.v1.MoveRequest move = 4;
+     */
+    value: MoveRequest;
+    case: "move";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message hashline.v1.Change.
+ * Use `create(ChangeSchema)` to create a new message.
+ */
+export const ChangeSchema: GenMessage<Change> = /*@__PURE__*/
+  messageDesc(file_hashline_v1_hashline, 35);
+
+/**
+ * ApplyRequest is a change set: changes to several files, all or nothing.
+ *
+ * @generated from message hashline.v1.ApplyRequest
+ */
+export type ApplyRequest = Message<"hashline.v1.ApplyRequest"> & {
+  /**
+   * The changes, in order. A path may be touched by one change only (a
+   * move touches both its paths); at most 1000 changes.
+   *
+   * @generated from field: repeated hashline.v1.Change changes = 1;
+   */
+  changes: Change[];
+
+  /**
+   * Check and compute everything, but write nothing.
+   *
+   * @generated from field: bool dry_run = 2;
+   */
+  dryRun: boolean;
+
+  /**
+   * An idempotency key, as EditRequest.request_id.
+   *
+   * @generated from field: string request_id = 3;
+   */
+  requestId: string;
+};
+
+/**
+ * Describes the message hashline.v1.ApplyRequest.
+ * Use `create(ApplyRequestSchema)` to create a new message.
+ */
+export const ApplyRequestSchema: GenMessage<ApplyRequest> = /*@__PURE__*/
+  messageDesc(file_hashline_v1_hashline, 36);
+
+/**
+ * ChangeResult is the outcome of one change of an applied set.
+ *
+ * @generated from message hashline.v1.ChangeResult
+ */
+export type ChangeResult = Message<"hashline.v1.ChangeResult"> & {
+  /**
+   * The outcome, of the same kind as the change.
+   *
+   * @generated from oneof hashline.v1.ChangeResult.result
+   */
+  result: {
+    /**
+     * The edit's outcome.
+     *
+     * @generated from field: hashline.v1.EditResponse edit = 1;
+     */
+    value: EditResponse;
+    case: "edit";
+  } | {
+    /**
+     * The write's outcome.
+     *
+     * @generated from field: hashline.v1.WriteResponse write = 2;
+     */
+    value: WriteResponse;
+    case: "write";
+  } | {
+    /**
+     * The delete's outcome.
+     *
+     * @generated from field: hashline.v1.DeleteResponse delete = 3;
+     */
+    value: DeleteResponse;
+    case: "delete";
+  } | {
+    /**
+     * The move's outcome.
+     *
+     * @generated from field: hashline.v1.MoveResponse move = 4;
+     */
+    value: MoveResponse;
+    case: "move";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message hashline.v1.ChangeResult.
+ * Use `create(ChangeResultSchema)` to create a new message.
+ */
+export const ChangeResultSchema: GenMessage<ChangeResult> = /*@__PURE__*/
+  messageDesc(file_hashline_v1_hashline, 37);
+
+/**
+ * ApplyResponse describes the applied (or, with dry_run, the planned)
+ * change set.
+ *
+ * @generated from message hashline.v1.ApplyResponse
+ */
+export type ApplyResponse = Message<"hashline.v1.ApplyResponse"> & {
+  /**
+   * One result per change, in the request's order.
+   *
+   * @generated from field: repeated hashline.v1.ChangeResult results = 1;
+   */
+  results: ChangeResult[];
+
+  /**
+   * True when dry_run was set and nothing was written.
+   *
+   * @generated from field: bool dry_run = 2;
+   */
+  dryRun: boolean;
+
+  /**
+   * An identifier of the set, also in the Watch events of its changes;
+   * empty with dry_run.
+   *
+   * @generated from field: string change_set = 3;
+   */
+  changeSet: string;
+};
+
+/**
+ * Describes the message hashline.v1.ApplyResponse.
+ * Use `create(ApplyResponseSchema)` to create a new message.
+ */
+export const ApplyResponseSchema: GenMessage<ApplyResponse> = /*@__PURE__*/
+  messageDesc(file_hashline_v1_hashline, 38);
+
+/**
  * WriteMode says whether Write may create and whether it may overwrite.
  *
  * @generated from enum hashline.v1.WriteMode
@@ -1505,11 +2028,20 @@ export enum WatchEventKind {
   MODIFIED = 2,
 
   /**
-   * The file was removed or renamed away.
+   * The file was removed, or renamed away by another process.
    *
    * @generated from enum value: WATCH_EVENT_KIND_DELETED = 3;
    */
   DELETED = 3,
+
+  /**
+   * The file was moved through this server: path is where it is now and
+   * from_path where it was. Its content is unchanged unless new_version
+   * differs from old_version.
+   *
+   * @generated from enum value: WATCH_EVENT_KIND_MOVED = 4;
+   */
+  MOVED = 4,
 }
 
 /**
@@ -1517,6 +2049,47 @@ export enum WatchEventKind {
  */
 export const WatchEventKindSchema: GenEnum<WatchEventKind> = /*@__PURE__*/
   enumDesc(file_hashline_v1_hashline, 1);
+
+/**
+ * EntryType says what an entry is.
+ *
+ * @generated from enum hashline.v1.EntryType
+ */
+export enum EntryType {
+  /**
+   * Not used.
+   *
+   * @generated from enum value: ENTRY_TYPE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * A regular file.
+   *
+   * @generated from enum value: ENTRY_TYPE_FILE = 1;
+   */
+  FILE = 1,
+
+  /**
+   * A directory.
+   *
+   * @generated from enum value: ENTRY_TYPE_DIR = 2;
+   */
+  DIR = 2,
+
+  /**
+   * A symbolic link (not followed).
+   *
+   * @generated from enum value: ENTRY_TYPE_SYMLINK = 3;
+   */
+  SYMLINK = 3,
+}
+
+/**
+ * Describes the enum hashline.v1.EntryType.
+ */
+export const EntryTypeSchema: GenEnum<EntryType> = /*@__PURE__*/
+  enumDesc(file_hashline_v1_hashline, 2);
 
 /**
  * FileService reads, edits, writes and searches files under the workspace
@@ -1592,6 +2165,52 @@ export const FileService: GenService<{
     methodKind: "unary";
     input: typeof StatusRequestSchema;
     output: typeof StatusResponseSchema;
+  },
+  /**
+   * List returns the entries of a directory (or of its whole tree), sorted
+   * by path and a page at a time, skipping what Grep skips.
+   *
+   * @generated from rpc hashline.v1.FileService.List
+   */
+  list: {
+    methodKind: "unary";
+    input: typeof ListRequestSchema;
+    output: typeof ListResponseSchema;
+  },
+  /**
+   * Delete removes a file, or an empty directory.
+   *
+   * @generated from rpc hashline.v1.FileService.Delete
+   */
+  delete: {
+    methodKind: "unary";
+    input: typeof DeleteRequestSchema;
+    output: typeof DeleteResponseSchema;
+  },
+  /**
+   * Move renames a file inside the workspace; the file's history (the
+   * versions agents saw) moves with it.
+   *
+   * @generated from rpc hashline.v1.FileService.Move
+   */
+  move: {
+    methodKind: "unary";
+    input: typeof MoveRequestSchema;
+    output: typeof MoveResponseSchema;
+  },
+  /**
+   * Apply makes a set of changes to several files all or nothing: every
+   * change is checked (references rebased as Edit does) before anything is
+   * written, any failure refuses the whole set and reports every failing
+   * change, and after a crash a restarted server finds the set either fully
+   * applied or not at all.
+   *
+   * @generated from rpc hashline.v1.FileService.Apply
+   */
+  apply: {
+    methodKind: "unary";
+    input: typeof ApplyRequestSchema;
+    output: typeof ApplyResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_hashline_v1_hashline, 0);
