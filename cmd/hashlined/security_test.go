@@ -2,16 +2,9 @@ package main
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"errors"
 	"io"
-	"math/big"
 	"net"
 	"net/http"
 	"os"
@@ -31,94 +24,8 @@ import (
 
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/testpki"
 )
-
-// pki is a throwaway CA with a server certificate for 127.0.0.1 and a
-// client certificate, written as PEM files.
-type pki struct {
-	caFile, certFile, keyFile string
-	pool                      *x509.CertPool
-	client                    tls.Certificate
-	strangerClient            tls.Certificate // signed by another CA
-}
-
-func newPKI(t *testing.T) *pki {
-	t.Helper()
-	dir := t.TempDir()
-	ca, caKey := newCA(t, "hashline test CA")
-	other, otherKey := newCA(t, "someone else's CA")
-	p := &pki{caFile: filepath.Join(dir, "ca.pem"), certFile: filepath.Join(dir, "server.pem"), keyFile: filepath.Join(dir, "server.key"), pool: x509.NewCertPool()}
-	p.pool.AddCert(ca)
-	writePEM(t, p.caFile, "CERTIFICATE", ca.Raw)
-	srvDER, srvKey := leaf(t, ca, caKey, &x509.Certificate{
-		Subject:     pkix.Name{CommonName: "hashlined"},
-		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")},
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	})
-	writePEM(t, p.certFile, "CERTIFICATE", srvDER)
-	keyDER, err := x509.MarshalECPrivateKey(srvKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	writePEM(t, p.keyFile, "EC PRIVATE KEY", keyDER)
-	clientTmpl := func() *x509.Certificate {
-		return &x509.Certificate{Subject: pkix.Name{CommonName: "agent"}, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}
-	}
-	der, key := leaf(t, ca, caKey, clientTmpl())
-	p.client = tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
-	der, key = leaf(t, other, otherKey, clientTmpl())
-	p.strangerClient = tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
-	return p
-}
-
-var serial int64
-
-func newCA(t *testing.T, name string) (*x509.Certificate, *ecdsa.PrivateKey) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	serial++
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(serial), Subject: pkix.Name{CommonName: name},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cert, key
-}
-
-func leaf(t *testing.T, ca *x509.Certificate, caKey *ecdsa.PrivateKey, tmpl *x509.Certificate) ([]byte, *ecdsa.PrivateKey) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	serial++
-	tmpl.SerialNumber = big.NewInt(serial)
-	tmpl.NotBefore, tmpl.NotAfter = time.Now().Add(-time.Hour), time.Now().Add(time.Hour)
-	tmpl.KeyUsage = x509.KeyUsageDigitalSignature
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return der, key
-}
-
-func writePEM(t *testing.T, file, typ string, der []byte) {
-	t.Helper()
-	if err := os.WriteFile(file, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // readOnce reads a.txt through a fresh connection with opts and returns the
 // error.
@@ -141,10 +48,10 @@ func newRoot(t *testing.T) string {
 }
 
 func TestTLS(t *testing.T) {
-	p := newPKI(t)
+	p := testpki.New(t)
 	root := newRoot(t)
-	_, addr := start(t, nil, "--root", root, "--listen", "127.0.0.1:0", "--tls-cert", p.certFile, "--tls-key", p.keyFile)
-	trusting := credentials.NewTLS(&tls.Config{RootCAs: p.pool})
+	_, addr := start(t, nil, "--root", root, "--listen", "127.0.0.1:0", "--tls-cert", p.ServerCert, "--tls-key", p.ServerKey)
+	trusting := credentials.NewTLS(&tls.Config{RootCAs: p.Pool()})
 	if err := readOnce(t, addr, grpc.WithTransportCredentials(trusting)); err != nil {
 		t.Errorf("TLS client: %v", err)
 	}
@@ -157,20 +64,24 @@ func TestTLS(t *testing.T) {
 }
 
 func TestMutualTLS(t *testing.T) {
-	p := newPKI(t)
+	p := testpki.New(t)
 	root := newRoot(t)
-	_, addr := start(t, nil, "--root", root, "--listen", "127.0.0.1:0", "--tls-cert", p.certFile, "--tls-key", p.keyFile, "--tls-client-ca", p.caFile)
+	_, addr := start(t, nil, "--root", root, "--listen", "127.0.0.1:0", "--tls-cert", p.ServerCert, "--tls-key", p.ServerKey, "--tls-client-ca", p.CA)
+	stranger, err := tls.LoadX509KeyPair(p.StrangerCert, p.StrangerKey)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tt := range []struct {
 		name  string
 		certs []tls.Certificate
 		ok    bool
 	}{
-		{name: "client with a certificate from the CA", certs: []tls.Certificate{p.client}, ok: true},
+		{name: "client with a certificate from the CA", certs: []tls.Certificate{p.Client()}, ok: true},
 		{name: "client without a certificate", certs: nil},
-		{name: "client with a certificate from another CA", certs: []tls.Certificate{p.strangerClient}},
+		{name: "client with a certificate from another CA", certs: []tls.Certificate{stranger}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			creds := credentials.NewTLS(&tls.Config{RootCAs: p.pool, Certificates: tt.certs})
+			creds := credentials.NewTLS(&tls.Config{RootCAs: p.Pool(), Certificates: tt.certs})
 			err := readOnce(t, addr, grpc.WithTransportCredentials(creds))
 			if tt.ok && err != nil {
 				t.Errorf("refused: %v", err)
@@ -278,7 +189,7 @@ func TestIsLoopback(t *testing.T) {
 }
 
 func TestBadSecuritySettingsFailWithExitOne(t *testing.T) {
-	p := newPKI(t)
+	p := testpki.New(t)
 	badTokens := filepath.Join(t.TempDir(), "bad.yaml")
 	if err := os.WriteFile(badTokens, []byte("tokens: [{token: short, agent: a, permission: read}]"), 0o600); err != nil {
 		t.Fatal(err)
@@ -289,10 +200,10 @@ func TestBadSecuritySettingsFailWithExitOne(t *testing.T) {
 	}{
 		{[]string{"--tokens", "/does/not/exist.yaml"}, "--tokens"},
 		{[]string{"--tokens", badTokens}, "at least 16"},
-		{[]string{"--tls-cert", p.certFile}, "--tls-key"},
-		{[]string{"--tls-client-ca", p.caFile}, "--tls-client-ca"},
-		{[]string{"--tls-cert", p.certFile, "--tls-key", p.caFile}, "--tls-cert/--tls-key"},
-		{[]string{"--tls-cert", p.certFile, "--tls-key", p.keyFile, "--tls-client-ca", p.keyFile}, "no PEM certificate"},
+		{[]string{"--tls-cert", p.ServerCert}, "--tls-key"},
+		{[]string{"--tls-client-ca", p.CA}, "--tls-client-ca"},
+		{[]string{"--tls-cert", p.ServerCert, "--tls-key", p.CA}, "--tls-cert/--tls-key"},
+		{[]string{"--tls-cert", p.ServerCert, "--tls-key", p.ServerKey, "--tls-client-ca", p.ServerKey}, "no PEM certificate"},
 		{[]string{"--rate", "-1"}, "--rate"},
 		{[]string{"--metrics-listen", "nonsense"}, "--metrics-listen"},
 	} {
