@@ -157,6 +157,10 @@ bench-go: ## Go micro-benchmarks of core, workspace, grep, server and MCP bridge
 peer-golden: tools/peer/node_modules ## Re-record internal/mcp/testdata/peer from the published peer (see its README); CI only compares
 	go test ./internal/mcp -count=1 -run 'Peer' -update-peer=$(CURDIR)/tools/peer
 
+.PHONY: bench-list
+bench-list: ## List vs rg --files on a generated 10k-file tree (a row says so when rg is missing); BENCH_LIST_FLAGS='-page 1000' for default pages
+	cd bench && go run ./bench-list $(BENCH_LIST_FLAGS)
+
 .PHONY: bench-grep
 bench-grep: ## Grep vs ripgrep on Go's source tree, alternating rounds; BENCH_GREP_FLAGS='-md BENCHMARKS.md' rewrites its section
 	bench/bench-grep.sh $(BENCH_GREP_FLAGS)

@@ -321,6 +321,42 @@ func (c *Client) Grep(ctx context.Context, req *hashlinev1.GrepRequest, fn func(
 	return summary, nil
 }
 
+// List returns one page of the entries under a directory (req.Path, ""
+// for the workspace root), sorted; with Truncated set, NextPageToken goes
+// into req.PageToken for the next page. It is retried while the server is
+// unavailable. ListAll walks every page.
+func (c *Client) List(ctx context.Context, req *hashlinev1.ListRequest) (*hashlinev1.ListResponse, error) {
+	ctx, cancel := c.callCtx(ctx)
+	defer cancel()
+	var resp *hashlinev1.ListResponse
+	err := c.retry.do(ctx, unavailable, func(ctx context.Context) (err error) {
+		resp, err = c.rpc.List(ctx, req)
+		return err
+	})
+	return resp, c.fromStatus(err)
+}
+
+// ListAll calls List page after page (req is not changed) and calls fn
+// with each page's entries, in order, until the last page or fn's error.
+// Every page is its own call with its own deadline; entries added or
+// removed between pages are seen or not, but no entry is seen twice.
+func (c *Client) ListAll(ctx context.Context, req *hashlinev1.ListRequest, fn func([]*hashlinev1.Entry) error) error {
+	page := proto.CloneOf(req)
+	for {
+		resp, err := c.List(ctx, page)
+		if err != nil {
+			return err
+		}
+		if err := fn(resp.GetEntries()); err != nil {
+			return err
+		}
+		if !resp.GetTruncated() || resp.GetNextPageToken() == "" {
+			return nil
+		}
+		page.PageToken = resp.GetNextPageToken()
+	}
+}
+
 // Watch subscribes to changes of the files under req's path ("" for the
 // whole workspace) and calls fn with each event until ctx ends (Watch then
 // returns ctx's error), fn returns an error (returned as is), or the

@@ -20,6 +20,9 @@ func exampleWorkspace(files map[string]string) (*client.Client, func()) {
 		log.Fatal(err)
 	}
 	for name, content := range files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			log.Fatal(err)
+		}
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
 			log.Fatal(err)
 		}
@@ -137,6 +140,48 @@ func ExampleClient_Grep() {
 	// File: b.go (version v2-132b0f25620571f40d980b4267d2d29e)
 	// >>3:67|func B() {} // todo later
 	// 2 matches in 2 files (3 files searched).
+}
+
+func ExampleClient_List() {
+	c, done := exampleWorkspace(map[string]string{
+		".gitignore":   "*.log\n",
+		"main.go":      "package main\n",
+		"debug.log":    "ignored\n",
+		"pkg/a/a.go":   "package a\n",
+		"pkg/a/a.txt":  "notes\n",
+		"pkg/b/b.go":   "package b\n",
+		"pkg/b/b_test": "x\n",
+	})
+	defer done()
+	ctx := context.Background()
+
+	// One page of three, then the rest page by page.
+	page, err := c.List(ctx, &hashlinev1.ListRequest{Recursive: true, MaxEntries: 3})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, e := range page.GetEntries() {
+		fmt.Print(client.FormatEntry(e, true, false))
+	}
+	fmt.Println("truncated:", page.GetTruncated())
+	err = c.ListAll(ctx, &hashlinev1.ListRequest{Recursive: true, MaxEntries: 3, Glob: []string{"*.go"}},
+		func(entries []*hashlinev1.Entry) error {
+			for _, e := range entries {
+				fmt.Print(client.FormatEntry(e, false, false))
+			}
+			return nil
+		})
+	if err != nil {
+		log.Fatal(err)
+	}
+	// Output:
+	// main.go 13
+	// pkg/
+	// pkg/a/
+	// truncated: true
+	// main.go
+	// pkg/a/a.go
+	// pkg/b/b.go
 }
 
 // An edit made from tags another agent has since changed is refused with

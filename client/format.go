@@ -229,6 +229,46 @@ func FormatGrepSummary(s *hashlinev1.GrepSummary) string {
 	return line + ".\n"
 }
 
+// FormatEntry renders one List entry in one line: its path, with "/"
+// after a directory and "@" after a symbolic link, then with size its
+// size in bytes (files and links), and with version its version (files
+// that have one).
+//
+//	src/
+//	src/main.go 120 v2-4cd3…
+//	src/link@
+func FormatEntry(e *hashlinev1.Entry, size, version bool) string {
+	var b strings.Builder
+	b.WriteString(e.GetPath())
+	switch e.GetType() {
+	case hashlinev1.EntryType_ENTRY_TYPE_DIR:
+		b.WriteByte('/')
+	case hashlinev1.EntryType_ENTRY_TYPE_SYMLINK:
+		b.WriteByte('@')
+	}
+	if size && e.GetType() != hashlinev1.EntryType_ENTRY_TYPE_DIR {
+		fmt.Fprintf(&b, " %d", e.GetSize())
+	}
+	if version && e.GetVersion() != "" {
+		b.WriteString(" " + e.GetVersion())
+	}
+	b.WriteByte('\n')
+	return b.String()
+}
+
+// FormatListEnd renders the end of a List page: nothing when it was the
+// last, otherwise one line saying how to ask for the next.
+func FormatListEnd(r *hashlinev1.ListResponse) string {
+	if !r.GetTruncated() {
+		return ""
+	}
+	n := fmt.Sprintf("%d entries", len(r.GetEntries()))
+	if len(r.GetEntries()) == 1 {
+		n = "1 entry"
+	}
+	return fmt.Sprintf("[%s shown; more follow: continue with page token %s]\n", n, r.GetNextPageToken())
+}
+
 // FormatError renders an error for a model: the server's message (for a
 // stale reference, the view of the current lines with ">>>" on the changed
 // ones), then for a stale reference the version the fresh tags come from.

@@ -94,3 +94,33 @@ func TestFormatEditOfAnOlderServer(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+func TestFormatEntryMarksDirectoriesAndLinksAndShowsWhatIsAsked(t *testing.T) {
+	file := &hashlinev1.Entry{Path: "a.go", Type: hashlinev1.EntryType_ENTRY_TYPE_FILE, Size: 12, Version: "v2-ab"}
+	dir := &hashlinev1.Entry{Path: "pkg", Type: hashlinev1.EntryType_ENTRY_TYPE_DIR}
+	link := &hashlinev1.Entry{Path: "l", Type: hashlinev1.EntryType_ENTRY_TYPE_SYMLINK, Size: 4}
+	tests := []struct {
+		name          string
+		e             *hashlinev1.Entry
+		size, version bool
+		want          string
+	}{
+		{"a file is its path", file, false, false, "a.go\n"},
+		{"a file with its size and version", file, true, true, "a.go 12 v2-ab\n"},
+		{"a directory ends in a slash and has no size", dir, true, true, "pkg/\n"},
+		{"a link ends in @ and has its size but no version", link, true, true, "l@ 4\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := client.FormatEntry(tt.e, tt.size, tt.version); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+	if got := client.FormatListEnd(&hashlinev1.ListResponse{Entries: []*hashlinev1.Entry{file}}); got != "" {
+		t.Errorf("the end of a last page is %q, want nothing", got)
+	}
+	if got := client.FormatListEnd(&hashlinev1.ListResponse{Entries: []*hashlinev1.Entry{file}, Truncated: true, NextPageToken: "YQ"}); got != "[1 entry shown; more follow: continue with page token YQ]\n" {
+		t.Errorf("the end of a truncated page is %q", got)
+	}
+}

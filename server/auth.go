@@ -260,16 +260,18 @@ var readMethods = map[string]bool{
 	hashlinev1.FileService_Grep_FullMethodName:   true,
 	hashlinev1.FileService_Watch_FullMethodName:  true,
 	hashlinev1.FileService_Status_FullMethodName: true,
+	hashlinev1.FileService_List_FullMethodName:   true,
 }
 
 // searchMethods take a directory and filter what they find by the grant
-// (Grep walks searchFS, Watch drops events allowed rejects), so their path
+// (Grep and List walk searchFS, Watch drops events allowed rejects), so their path
 // may also be a directory above an allowed prefix ("" or "." for the whole
 // workspace). Every other method's path must itself be allowed. A method
 // added here must filter its results the same way.
 var searchMethods = map[string]bool{
 	hashlinev1.FileService_Grep_FullMethodName:  true,
 	hashlinev1.FileService_Watch_FullMethodName: true,
+	hashlinev1.FileService_List_FullMethodName:  true,
 }
 
 // pathRequest is every request message with a path.
@@ -482,7 +484,8 @@ func (s *Service) searchFS(ctx context.Context) fs.FS {
 }
 
 // prefixFS is a view of fsys limited to a grant's prefixes. It implements
-// the interfaces the grep walker uses (StatFS, ReadDirFS). The grant is
+// the interfaces the grep walker uses (StatFS, ReadDirFS, and ReadLinkFS
+// for List, which reports links without following them). The grant is
 // read from ctx at every step: a token file reload can narrow or widen it
 // during a walk.
 type prefixFS struct {
@@ -526,6 +529,20 @@ func (p *prefixFS) Stat(name string) (fs.FileInfo, error) {
 		return nil, err
 	}
 	return fs.Stat(p.fsys, name)
+}
+
+func (p *prefixFS) Lstat(name string) (fs.FileInfo, error) {
+	if err := p.visible("lstat", name); err != nil {
+		return nil, err
+	}
+	return fs.Lstat(p.fsys, name)
+}
+
+func (p *prefixFS) ReadLink(name string) (string, error) {
+	if err := p.visible("readlink", name); err != nil {
+		return "", err
+	}
+	return fs.ReadLink(p.fsys, name)
 }
 
 func (p *prefixFS) ReadDir(name string) ([]fs.DirEntry, error) {

@@ -67,6 +67,12 @@ func TestEscapesAndBadInputAreRefused(t *testing.T) {
 			return err
 		}
 	}
+	list := func(p string) func(e *env) error {
+		return func(e *env) error {
+			_, err := e.c.List(e.ctx, &hashlinev1.ListRequest{Path: p, Recursive: true})
+			return err
+		}
+	}
 	link := func(target, name string) func(t *testing.T, e *env, outside string) {
 		return func(t *testing.T, e *env, outside string) {
 			target := strings.ReplaceAll(target, "OUT", outside)
@@ -182,6 +188,22 @@ func TestEscapesAndBadInputAreRefused(t *testing.T) {
 		{name: "an edit of a worktree's .git file", setup: repo(), call: edit("wt/.git", client.Append("gitdir: /tmp/evil")), code: codes.PermissionDenied, reason: "VCS_METADATA"},
 		{name: "a write to .GIT/config, which is .git/config on a case-insensitive disk", setup: repo(), call: write(".GIT/config"), code: codes.PermissionDenied, reason: "VCS_METADATA"},
 		{name: "a write to Mercurial's hgrc", setup: repo(), call: write(".hg/hgrc"), code: codes.PermissionDenied, reason: "VCS_METADATA"},
+		// List resolves its path as Read and Grep do.
+		{name: "a list with ..", call: list(".."), code: codes.PermissionDenied, reason: "OUTSIDE_ROOT"},
+		{name: "a list of an absolute path outside", call: list("/etc"), code: codes.PermissionDenied, reason: "OUTSIDE_ROOT"},
+		{name: "a list through a directory link out of the root", setup: link("OUT", "l"), call: list("l"), code: codes.PermissionDenied, reason: "OUTSIDE_ROOT"},
+		{name: "a list of /proc through a link", setup: link("/proc/self", "p"), call: list("p"), code: codes.PermissionDenied, reason: "OUTSIDE_ROOT"},
+		{name: "a list of .git", setup: repo(), call: list(".git"), code: codes.PermissionDenied, reason: "VCS_METADATA"},
+		{name: "a list through a link to .git", setup: repo(".git", "g"), call: list("g/hooks"), code: codes.PermissionDenied, reason: "VCS_METADATA"},
+		{name: "a list of a nested repository's metadata", setup: repo(), call: list("sub/.git"), code: codes.PermissionDenied, reason: "VCS_METADATA"},
+		{name: "a list of a symlink loop", setup: link("self", "self"), call: list("self"), code: codes.InvalidArgument, reason: "INVALID_PATH"},
+		{name: "NUL byte in a list path", call: list("a\x00"), code: codes.InvalidArgument, reason: "INVALID_PATH"},
+		{name: "a list path over PATH_MAX", call: list(deep), code: codes.InvalidArgument, reason: "INVALID_PATH"},
+		{name: "a list of a missing directory", call: list("missing"), code: codes.NotFound, reason: "NOT_FOUND"},
+		{name: "a list with a forged page token", call: func(e *env) error {
+			_, err := e.c.List(e.ctx, &hashlinev1.ListRequest{PageToken: "Li4vc2VjcmV0"}) // "../secret"
+			return err
+		}, code: codes.InvalidArgument, reason: "INVALID_ARGUMENT"},
 		// Symlink loops: Grep resolves its path as Read does.
 		{name: "a grep of a symlink loop", setup: func(t *testing.T, e *env, outside string) {
 			link("loop2", "loop1")(t, e, outside)

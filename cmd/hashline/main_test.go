@@ -233,6 +233,24 @@ var cases = []struct {
 		cli("read", "main.go", "--offset", "-1"),
 		cli("read", "main.go", "--bogus"),
 	}},
+	{"ls", map[string]string{
+		".gitignore": "*.log\n", ".env": "X=1\n", "main.go": mainGo, "debug.log": "x\n",
+		"pkg/a.go": "package pkg\n", "pkg/b.go": "package pkg\n", "pkg/notes.md": "# notes\n", "pkg/sub/c.go": "package sub\n",
+	}, []step{
+		cli("ls"),
+		cli("ls", "-r"),
+		cli("ls", "pkg", "-l", "--versions"),
+		cli("ls", "--recursive", "--glob", "*.log", "--glob", ".*", "--hidden", "--no-ignore"),
+		cli("ls", "-r", "--max", "3"),
+		cli("ls", "-r", "--max", "3", "--page", "cGtnL2EuZ28"),
+		cli("ls", "-r", "--max", "3", "--all"),
+		cli("ls", "pkg/a.go", "--json", "-l"),
+		cli("ls", "missing"),
+		cli("ls", "../outside"),
+		cli("ls", "--page", "bogus!"),
+		cli("ls", "a", "b"),
+		cli("ls", "--max", "-1"),
+	}},
 	{"edit_flags", map[string]string{"main.go": mainGo}, []step{
 		cli("read", "main.go"),
 		cli("edit", "main.go", "--replace", "4:16", "--text", "\tprintln(\"hello\")"),
@@ -412,6 +430,7 @@ func TestHelp(t *testing.T) {
 		cli("edit", "-h"),
 		cli("write", "--help"),
 		cli("grep", "--help"),
+		cli("ls", "--help"),
 	})
 	golden(t, "help", got)
 }

@@ -106,6 +106,20 @@ func nextByte(e entry, i int) int {
 	return -1
 }
 
+// lstat returns the type bits and size of the entry name in d (at rel from
+// the root), not following a symbolic link. Through an fs.FS without
+// fs.ReadLinkFS a link is followed, and so reports what it leads to.
+func (s *source) lstat(d *dir, name, rel string) (fs.FileMode, int64, error) {
+	if d != nil {
+		return lstatFast(d, name)
+	}
+	fi, err := fs.Lstat(s.fsys, rel)
+	if err != nil {
+		return 0, 0, err
+	}
+	return fi.Mode().Type(), fi.Size(), nil
+}
+
 // readFile reads the file name in d (at rel from the root) into buf, growing
 // it as needed, and returns the contents and the buffer. Symlinks are
 // followed only through the fs.FS, which for an os.Root refuses links that

@@ -8,6 +8,8 @@ import (
 	"path"
 	"reflect"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // fastFS reports whether fsys maps paths straight onto a directory of the
@@ -76,6 +78,32 @@ func newDir(fd int) *dir {
 }
 
 func closeFD(fd int) { syscall.Close(fd) }
+
+// lstatFast stats the entry name in d without following a link.
+func lstatFast(d *dir, name string) (fs.FileMode, int64, error) {
+	var st unix.Stat_t
+	for {
+		err := unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return 0, 0, err
+		}
+		break
+	}
+	var mode fs.FileMode
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFREG:
+	case unix.S_IFDIR:
+		mode = fs.ModeDir
+	case unix.S_IFLNK:
+		mode = fs.ModeSymlink
+	default:
+		mode = fs.ModeIrregular
+	}
+	return mode, st.Size, nil
+}
 
 func openat(dirfd int, name string, flags int) (int, error) {
 	for {

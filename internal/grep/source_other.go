@@ -21,6 +21,8 @@ func listFast(fs.FS, *dir, string, []byte) ([]entry, []byte, error) { return nil
 
 func readFast(*dir, string, []byte, int64) ([]byte, []byte, error) { return nil, nil, errNoFast }
 
+func lstatFast(*dir, string) (fs.FileMode, int64, error) { return 0, 0, errNoFast }
+
 func closeFD(int) {}
 
 // fastSupported tells tests whether fastFS can be true here.

@@ -26,3 +26,5 @@ The result is a diff whose " " (unchanged) and "+" (added) lines carry fresh LIN
 const writeDescription = `Create or overwrite a whole file, atomically; missing directories are created. To change part of a file prefer edit_file, which cannot undo someone else's change.`
 
 const grepDescription = `Search files with an RE2 regular expression. Matches are PATH:>>LINE:HASH|CONTENT, context lines PATH:  LINE:HASH|CONTENT, "--" between groups: refs edit_file takes. Skips .gitignored, hidden and binary files; stops at limit matching lines (default 100) and says so.`
+
+const listDescription = `List a directory, one path per line ("/" ends directories, "@" symlinks), skipping what grep skips. A long list ends with a page_token to continue.`

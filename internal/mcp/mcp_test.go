@@ -16,10 +16,11 @@ import (
 func TestToolsFollowThePublishedShapes(t *testing.T) {
 	s := newSession(t, "embedded")
 	want := map[string][]string{
-		"read_file":  {"path", "offset", "limit", "plain"},
-		"edit_file":  {"path", "edits", "strict"},
-		"write_file": {"path", "content"},
-		"grep":       {"pattern", "path", "glob", "type", "i", "pre", "post", "limit"},
+		"read_file":      {"path", "offset", "limit", "plain"},
+		"edit_file":      {"path", "edits", "strict"},
+		"write_file":     {"path", "content"},
+		"grep":           {"pattern", "path", "glob", "type", "i", "pre", "post", "limit"},
+		"list_directory": {"path", "recursive", "glob", "hidden", "page_token"},
 	}
 	var items map[string]any
 	for tool, err := range s.cs.Tools(s.ctx, nil) {
@@ -546,5 +547,73 @@ func TestServeMatchesNew(t *testing.T) {
 				})
 			}
 		})
+	}
+}
+
+func TestListDirectory(t *testing.T) {
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			s := newSession(t, backend)
+			s.write(".gitignore", "*.log\n")
+			s.write("a.go", "package a\n")
+			s.write("debug.log", "x\n")
+			s.write("pkg/b.go", "package pkg\n")
+			s.write("pkg/notes.md", "# notes\n")
+			tests := []struct {
+				name string
+				args map[string]any
+				want string
+			}{
+				{"the root, without ignored or hidden entries", map[string]any{}, "a.go\npkg/"},
+				{"the whole tree", map[string]any{"recursive": true}, "a.go\npkg/\npkg/b.go\npkg/notes.md"},
+				{"a directory and a glob", map[string]any{"path": "pkg", "glob": "*.md"}, "pkg/notes.md"},
+				{"hidden entries", map[string]any{"hidden": true, "glob": ".*"}, ".gitignore"},
+				{"nothing matches", map[string]any{"glob": "*.rs"}, "No entries."},
+			}
+			for _, tt := range tests {
+				t.Run(tt.name, func(t *testing.T) {
+					if got := s.ok("list_directory", tt.args); got != tt.want {
+						t.Errorf("got %q, want %q", got, tt.want)
+					}
+				})
+			}
+			if got := s.fail("list_directory", map[string]any{"path": "../x"}); !strings.Contains(got, "Error listing ../x (OUTSIDE_ROOT)") {
+				t.Errorf("outside the root: %q", got)
+			}
+			if got := s.fail("list_directory", map[string]any{"page_token": "bogus!"}); !strings.Contains(got, "INVALID_ARGUMENT") {
+				t.Errorf("bad page token: %q", got)
+			}
+		})
+	}
+}
+
+func TestListDirectoryPagesThroughALongListing(t *testing.T) {
+	s := newSession(t, "embedded")
+	const n = 1200
+	for i := range n {
+		s.write(fmt.Sprintf("d/f%04d", i), "")
+	}
+	var all []string
+	args := map[string]any{"path": "d"}
+	for pages := 1; ; pages++ {
+		got := s.ok("list_directory", args)
+		lines := strings.Split(got, "\n")
+		last := lines[len(lines)-1]
+		if !strings.HasPrefix(last, "[more: call again with page_token ") {
+			all = append(all, lines...)
+			break
+		}
+		all = append(all, lines[:len(lines)-1]...)
+		var tok string
+		if _, err := fmt.Sscanf(strings.TrimPrefix(last, "[more: call again with page_token "), "%q]", &tok); err != nil {
+			t.Fatalf("page %d ends %q: %v", pages, last, err)
+		}
+		args["page_token"] = tok
+		if pages > 2 {
+			t.Fatalf("more than 2 pages for %d entries", n)
+		}
+	}
+	if len(all) != n || all[0] != "d/f0000" || all[n-1] != fmt.Sprintf("d/f%04d", n-1) || !slices.IsSorted(all) || len(slices.Compact(slices.Clone(all))) != n {
+		t.Errorf("got %d entries, want each of %d once, in order", len(all), n)
 	}
 }

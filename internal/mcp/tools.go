@@ -93,6 +93,41 @@ func (t *tools) grep(ctx context.Context, req *sdk.CallToolRequest, a grepArgs) 
 	return textResult(formatGrep(files, sum, a.Pre > 0 || a.Post > 0)), nil, nil
 }
 
+// listArgs are list_directory's arguments.
+type listArgs struct {
+	Path      string `json:"path,omitempty" jsonschema:"Default: the workspace"`
+	Recursive bool   `json:"recursive,omitempty"`
+	Glob      string `json:"glob,omitempty" jsonschema:"e.g. *.go"`
+	Hidden    bool   `json:"hidden,omitempty"`
+	PageToken string `json:"page_token,omitempty"`
+}
+
+func (t *tools) list(ctx context.Context, req *sdk.CallToolRequest, a listArgs) (*sdk.CallToolResult, any, error) {
+	l := &hashlinev1.ListRequest{Path: a.Path, Recursive: a.Recursive, Hidden: a.Hidden, PageToken: a.PageToken}
+	if a.Glob != "" {
+		l.Glob = []string{a.Glob}
+	}
+	resp, err := t.c.List(t.ctx(ctx, req), l)
+	if err != nil {
+		what := a.Path
+		if what == "" {
+			what = "the workspace"
+		}
+		return failure("listing", what, err), nil, nil
+	}
+	if len(resp.GetEntries()) == 0 {
+		return textResult("No entries."), nil, nil
+	}
+	var b strings.Builder
+	for _, e := range resp.GetEntries() {
+		b.WriteString(client.FormatEntry(e, false, false))
+	}
+	if resp.GetTruncated() {
+		fmt.Fprintf(&b, "[more: call again with page_token %q]", resp.GetNextPageToken())
+	}
+	return textResult(strings.TrimSuffix(b.String(), "\n")), nil, nil
+}
+
 // failure turns a call's error into the tool error a model reads. A stale
 // reference is the server's ">>>" view of the fresh tags, verbatim: it is
 // written to be acted on. Anything else says what failed and the server's

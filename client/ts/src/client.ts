@@ -14,6 +14,8 @@ import {
   type GrepFile,
   GrepRequestSchema,
   type GrepSummary,
+  type Entry,
+  type ListResponse,
   type ReadResponse,
   type StatusResponse,
   type WriteResponse,
@@ -375,7 +377,25 @@ export interface GrepOptions extends CallOptions {
   noIgnore?: boolean;
 }
 
-function list(v: string | string[] | undefined): string[] {
+/** Options of list. */
+export interface ListOptions extends CallOptions {
+  /** List the whole tree under the path, not only its entries. */
+  recursive?: boolean;
+  /** Only entries matching these globs ("*.go", "src/**\/*.ts"); directories are still walked. */
+  glob?: string | string[];
+  /** The most entries of one page (default 1000, at most 100000). */
+  maxEntries?: number;
+  /** Also list hidden files and directories. */
+  hidden?: boolean;
+  /** Do not honour .gitignore files. */
+  noIgnore?: boolean;
+  /** Fill each file's version (reads every file listed). */
+  includeVersions?: boolean;
+  /** The nextPageToken of the previous page: continue after it. */
+  pageToken?: string;
+}
+
+function globs(v: string | string[] | undefined): string[] {
   return v === undefined ? [] : Array.isArray(v) ? v : [v];
 }
 
@@ -571,9 +591,9 @@ export class HashlineClient {
     const req: MessageInitShape<typeof GrepRequestSchema> = {
       pattern,
       path,
-      glob: list(glob),
-      excludeGlob: list(excludeGlob),
-      type: list(type),
+      glob: globs(glob),
+      excludeGlob: globs(excludeGlob),
+      type: globs(type),
       caseInsensitive,
       literal,
       before: before ?? context ?? 0,
@@ -583,6 +603,33 @@ export class HashlineClient {
       noIgnore,
     };
     return new GrepStream(() => this.rpc.grep(req, wholeMs(call)), (fn) => retrying(this.retry, call.signal, fn));
+  }
+
+  /**
+   * Lists one page of the entries under a directory ("" for the workspace
+   * root), sorted by path with a directory right before its contents; when
+   * truncated, pass nextPageToken as pageToken for the next page. Retried
+   * like read.
+   */
+  list(path: string, opts: ListOptions = {}): Promise<ListResponse> {
+    const { recursive = false, glob, maxEntries = 0, hidden = false, noIgnore = false, includeVersions = false, pageToken = "", ...call } = opts;
+    const req = { path, recursive, glob: globs(glob), maxEntries, hidden, noIgnore, includeVersions, pageToken };
+    return retrying(this.retry, call.signal, () => this.rpc.list(req, wholeMs(call)));
+  }
+
+  /** Yields every entry under a directory, calling list page after page. */
+  async *listAll(path: string, opts: ListOptions = {}): AsyncGenerator<Entry> {
+    let pageToken = opts.pageToken ?? "";
+    for (;;) {
+      const page = await this.list(path, { ...opts, pageToken });
+      for (const e of page.entries) {
+        yield e;
+      }
+      if (!page.truncated || page.nextPageToken === "") {
+        return;
+      }
+      pageToken = page.nextPageToken;
+    }
   }
 
   /** Closes the connection; calls in flight fail. */

@@ -34,6 +34,7 @@ export {
   type WriteOptions,
   type WriteModeName,
   type GrepOptions,
+  type ListOptions,
 } from "./client.js";
 export * as edits from "./edits.js";
 export type { FileEditInit } from "./edits.js";

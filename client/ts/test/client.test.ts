@@ -30,6 +30,7 @@ import {
   ref,
   staleRefs,
   EditResponseSchema,
+  EntryType,
   GrepFileSchema,
   GrepStream,
   type HashlineClient,
@@ -275,6 +276,36 @@ describe("against a real hashlined", () => {
 
     const bad = await rejection(() => client.grep("(unclosed").collect());
     assert.equal(errorReason(bad), "INVALID_PATTERN");
+  });
+
+  test("list returns sorted pages of entries, and listAll walks every page once", async () => {
+    const src = await client.list("src", { includeVersions: true });
+    assert.deepEqual(src.entries.map((e) => e.path), ["src/a.ts", "src/b.ts", "src/c.ts"]);
+    assert.equal(src.entries[2].type, EntryType.FILE);
+    assert.equal(Number(src.entries[2].size), "export const c = 3;\n".length);
+    assert.equal(src.entries[2].version, (await client.read("src/c.ts")).version);
+    assert.equal(src.truncated, false);
+
+    const first = await client.list("", { recursive: true, maxEntries: 2, glob: "*.ts" });
+    assert.deepEqual(first.entries.map((e) => e.path), ["src/a.ts", "src/b.ts"]);
+    assert.equal(first.truncated, true);
+    const rest = await client.list("", { recursive: true, glob: ["*.ts"], pageToken: first.nextPageToken });
+    assert.deepEqual(rest.entries.map((e) => e.path), ["src/c.ts"]);
+
+    const all: string[] = [];
+    for await (const e of client.listAll("", { recursive: true, maxEntries: 1 })) {
+      all.push(e.type === EntryType.DIR ? e.path + "/" : e.path);
+    }
+    const whole = await client.list("", { recursive: true, maxEntries: 100_000 });
+    assert.equal(whole.truncated, false);
+    assert.deepEqual(all, whole.entries.map((e) => (e.type === EntryType.DIR ? e.path + "/" : e.path)));
+    assert.deepEqual([...all].sort(), all); // "/" after a directory's path sorts it before its contents
+    assert.ok(all.includes("big/") && all.includes("src/c.ts") && all.includes("main.go"));
+
+    const missing = await rejection(() => client.list("no/such/dir"));
+    assert.equal(errorReason(missing), "NOT_FOUND");
+    const bad = await rejection(() => client.list("", { pageToken: "bogus!" }));
+    assert.equal(errorReason(bad), "INVALID_ARGUMENT");
   });
 
   test("unicode and CRLF content round-trips byte for byte", async () => {

@@ -2628,11 +2628,13 @@ func (x *StatusResponse) GetRequireRead() bool {
 // ListRequest asks for the entries of a directory.
 type ListRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// A directory, relative to the workspace root; empty means the root.
+	// A directory, relative to the workspace root; empty means the root. A
+	// path naming a file lists that one file.
 	Path string `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
 	// Only list entries whose path matches one of these globs ("*.go",
-	// "src/**/*.ts"), as GrepRequest.glob. Directories are listed whatever
-	// their names when recursive is set, so that their files can match.
+	// "src/**/*.ts"), as GrepRequest.glob. Directories are walked whatever
+	// their names when recursive is set, so that their files can match; a
+	// directory is itself listed only if it matches too.
 	Glob []string `protobuf:"bytes,2,rep,name=glob,proto3" json:"glob,omitempty"`
 	// List the whole tree under path, not only its direct entries.
 	Recursive bool `protobuf:"varint,3,opt,name=recursive,proto3" json:"recursive,omitempty"`
@@ -2817,7 +2819,11 @@ type ListResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The cleaned directory path.
 	Path string `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
-	// The entries, sorted by path (byte order).
+	// The entries, sorted by path in byte order, a directory's path taken
+	// with a "/" after it so that a directory comes right before its
+	// contents: "a-b", "a.go", "a", "a/x", "b". Symbolic links are listed,
+	// never followed; other special files (FIFOs, sockets, devices) and
+	// hashline's own temporary files are not.
 	Entries []*Entry `protobuf:"bytes,2,rep,name=entries,proto3" json:"entries,omitempty"`
 	// True when there are more entries than were returned: pass
 	// next_page_token as ListRequest.page_token to get the next page.

@@ -1460,7 +1460,8 @@ export const StatusResponseSchema: GenMessage<StatusResponse> = /*@__PURE__*/
  */
 export type ListRequest = Message<"hashline.v1.ListRequest"> & {
   /**
-   * A directory, relative to the workspace root; empty means the root.
+   * A directory, relative to the workspace root; empty means the root. A
+   * path naming a file lists that one file.
    *
    * @generated from field: string path = 1;
    */
@@ -1468,8 +1469,9 @@ export type ListRequest = Message<"hashline.v1.ListRequest"> & {
 
   /**
    * Only list entries whose path matches one of these globs ("*.go",
-   * "src/**\/*.ts"), as GrepRequest.glob. Directories are listed whatever
-   * their names when recursive is set, so that their files can match.
+   * "src/**\/*.ts"), as GrepRequest.glob. Directories are walked whatever
+   * their names when recursive is set, so that their files can match; a
+   * directory is itself listed only if it matches too.
    *
    * @generated from field: repeated string glob = 2;
    */
@@ -1584,7 +1586,11 @@ export type ListResponse = Message<"hashline.v1.ListResponse"> & {
   path: string;
 
   /**
-   * The entries, sorted by path (byte order).
+   * The entries, sorted by path in byte order, a directory's path taken
+   * with a "/" after it so that a directory comes right before its
+   * contents: "a-b", "a.go", "a", "a/x", "b". Symbolic links are listed,
+   * never followed; other special files (FIFOs, sockets, devices) and
+   * hashline's own temporary files are not.
    *
    * @generated from field: repeated hashline.v1.Entry entries = 2;
    */
