@@ -66,7 +66,7 @@ func main() {
 	flag.IntVar(&c.watchers, "watchers", 1000, "-only watchload: Watch streams that never read, in the second run")
 	only := flag.String("only", "", "comma-separated steps to run (read, mcp, edit, load, start); empty runs them all. A partial run is for measuring: write it to another -out. "+
 		"watchload runs alone and prints its results instead of writing a report: Edit latency with and without stalled Watch streams; "+
-			"so does apply: a change set of 10 one-line edits in 10 files against 10 sequential raw durable writes")
+		"so does apply: a change set of 10 one-line edits in 10 files against 10 sequential raw durable writes")
 	flag.Parse()
 	log.SetFlags(log.Ltime)
 	c.steps = map[string]bool{}
