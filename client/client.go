@@ -272,6 +272,56 @@ func (c *Client) Write(ctx context.Context, req *hashlinev1.WriteRequest) (*hash
 	return resp, c.fromStatus(err)
 }
 
+// Delete removes a file or an empty directory (with
+// req.ExpectedVersion, only that version of the file). Like Edit, it
+// carries a request_id when retries are on, so a retry never deletes a
+// file created again since.
+func (c *Client) Delete(ctx context.Context, req *hashlinev1.DeleteRequest) (*hashlinev1.DeleteResponse, error) {
+	if req.GetRequestId() == "" && c.retry.MaxAttempts > 1 {
+		req = proto.CloneOf(req)
+		req.RequestId = NewRequestID()
+	}
+	return keyedCall(ctx, c, req, c.rpc.Delete)
+}
+
+// Move renames a file inside the workspace, creating missing parent
+// directories; the versions agents saw of it move with it. It replaces a
+// file at req.To only with req.Overwrite. Like Edit, it carries a
+// request_id when retries are on.
+func (c *Client) Move(ctx context.Context, req *hashlinev1.MoveRequest) (*hashlinev1.MoveResponse, error) {
+	if req.GetRequestId() == "" && c.retry.MaxAttempts > 1 {
+		req = proto.CloneOf(req)
+		req.RequestId = NewRequestID()
+	}
+	return keyedCall(ctx, c, req, c.rpc.Move)
+}
+
+// Apply makes a change set (edits, writes, deletes and moves of several
+// files) all or nothing: any failing change refuses the whole set, and the
+// error's details list every failing change (ChangeError, with StaleRef
+// and EditError details carrying their change_index). Like Edit, it
+// carries a request_id when retries are on, so a retry never applies the
+// set twice.
+func (c *Client) Apply(ctx context.Context, req *hashlinev1.ApplyRequest) (*hashlinev1.ApplyResponse, error) {
+	if req.GetRequestId() == "" && c.retry.MaxAttempts > 1 {
+		req = proto.CloneOf(req)
+		req.RequestId = NewRequestID()
+	}
+	return keyedCall(ctx, c, req, c.rpc.Apply)
+}
+
+// keyedCall is a call carrying a request_id, retried as Edit's are.
+func keyedCall[Req, Resp any](ctx context.Context, c *Client, req Req, call func(context.Context, Req, ...grpc.CallOption) (Resp, error)) (Resp, error) {
+	ctx, cancel := c.callCtx(ctx)
+	defer cancel()
+	var resp Resp
+	err := c.retry.do(ctx, keyed, func(ctx context.Context) (err error) {
+		resp, err = call(ctx, req)
+		return err
+	})
+	return resp, c.fromStatus(err)
+}
+
 // Grep runs a search and calls fn for each file with matches, in path
 // order, then returns the summary. An error from fn stops the search. The
 // search is retried while the server is UNAVAILABLE until the first file

@@ -229,3 +229,70 @@ func ExampleStaleRefError() {
 	// -there
 	// +2:68|world!
 }
+
+// ExampleClient_Apply renames a function across two files and moves one
+// of them, all or nothing: had either reference been stale, nothing would
+// have been written.
+func ExampleClient_Apply() {
+	c, done := exampleWorkspace(map[string]string{
+		"util.go": "package main\n\nfunc helper() {}\n",
+		"main.go": "package main\n\nfunc main() { helper() }\n",
+	})
+	defer done()
+	ctx := context.Background()
+
+	ref := func(path string, n int32) string {
+		r, err := c.Read(ctx, &hashlinev1.ReadRequest{Path: path, Offset: n, Limit: 1})
+		if err != nil {
+			log.Fatal(err)
+		}
+		return client.Ref(r.GetLines()[0])
+	}
+	edit := func(path string, e *hashlinev1.FileEdit) *hashlinev1.Change {
+		return &hashlinev1.Change{Change: &hashlinev1.Change_Edit{Edit: &hashlinev1.EditRequest{Path: path, Edits: []*hashlinev1.FileEdit{e}}}}
+	}
+	resp, err := c.Apply(ctx, &hashlinev1.ApplyRequest{Changes: []*hashlinev1.Change{
+		edit("util.go", client.Replace(ref("util.go", 3), "", "func assist() {}")),
+		edit("main.go", client.Replace(ref("main.go", 3), "", "func main() { assist() }")),
+		{Change: &hashlinev1.Change_Move{Move: &hashlinev1.MoveRequest{From: "util.go", To: "internal/assist.go"}}},
+	}})
+	var conflict *client.Error
+	switch {
+	case errors.As(err, &conflict) && conflict.Reason == "CONFLICTING_CHANGES":
+		// util.go is edited and moved: one change per path. Edit it, then
+		// move it, in two sets.
+		fmt.Println("refused:", conflict.Reason)
+	case err != nil:
+		log.Fatal(err)
+	default:
+		fmt.Println("applied", len(resp.GetResults()), "changes")
+	}
+	// Output:
+	// refused: CONFLICTING_CHANGES
+}
+
+// ExampleClient_Move moves a file into a new directory; an agent's
+// references to it keep working at the new path.
+func ExampleClient_Move() {
+	c, done := exampleWorkspace(map[string]string{"notes.txt": "one\ntwo\n"})
+	defer done()
+	ctx := context.Background()
+
+	r, err := c.Read(ctx, &hashlinev1.ReadRequest{Path: "notes.txt"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	if _, err := c.Move(ctx, &hashlinev1.MoveRequest{From: "notes.txt", To: "docs/notes.txt"}); err != nil {
+		log.Fatal(err)
+	}
+	if _, err := c.Edit(ctx, &hashlinev1.EditRequest{Path: "docs/notes.txt", Edits: []*hashlinev1.FileEdit{client.Replace(client.Ref(r.GetLines()[1]), "", "TWO")}}); err != nil {
+		log.Fatal(err)
+	}
+	d, err := c.Delete(ctx, &hashlinev1.DeleteRequest{Path: "docs/notes.txt"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("deleted", d.GetPath())
+	// Output:
+	// deleted docs/notes.txt
+}

@@ -282,9 +282,11 @@ type pathRequest interface{ GetPath() string }
 //   - paths are at most MaxPathBytes long and MaxPathDepth deep;
 //   - the workspace's temporary files (workspace.IsTempName) cannot be
 //     named, so a crash's leftovers are never read or overwritten;
-//   - a read-only grant may not call Edit or Write (READ_ONLY);
+//   - a read-only grant may not call Edit, Write, Delete, Move or Apply
+//     (READ_ONLY);
 //   - with path prefixes, the request path, and the file it resolves to
-//     through symlinks, must lie inside one (PATH_NOT_ALLOWED).
+//     through symlinks, must lie inside one (PATH_NOT_ALLOWED): both ends
+//     of a Move, and every path of an Apply.
 type access struct {
 	svc *Service
 }
@@ -303,6 +305,16 @@ func (a *access) check(ctx context.Context, method string, req any) error {
 	if method == hashlinev1.FileService_Status_FullMethodName {
 		return nil // names no file: any grant may ask (status.go)
 	}
+	if paths, ok := changePaths(req); ok {
+		// Both ends of a move, and every path of a change set, are
+		// checked as the path of a single call would be.
+		for _, p := range paths {
+			if err := a.checkPath(g, method, p); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	pr, ok := req.(pathRequest)
 	if !ok {
 		if g != nil && len(g.Prefixes) > 0 {
@@ -310,7 +322,37 @@ func (a *access) check(ctx context.Context, method string, req any) error {
 		}
 		return nil
 	}
-	p := pr.GetPath()
+	return a.checkPath(g, method, pr.GetPath())
+}
+
+// changePaths returns the paths a Move or Apply request names, and false
+// for any other request.
+func changePaths(req any) ([]string, bool) {
+	switch r := req.(type) {
+	case *hashlinev1.MoveRequest:
+		return []string{r.GetFrom(), r.GetTo()}, true
+	case *hashlinev1.ApplyRequest:
+		var out []string
+		for _, c := range r.GetChanges() {
+			switch ch := c.GetChange().(type) {
+			case *hashlinev1.Change_Edit:
+				out = append(out, ch.Edit.GetPath())
+			case *hashlinev1.Change_Write:
+				out = append(out, ch.Write.GetPath())
+			case *hashlinev1.Change_Delete:
+				out = append(out, ch.Delete.GetPath())
+			case *hashlinev1.Change_Move:
+				out = append(out, ch.Move.GetFrom(), ch.Move.GetTo())
+			}
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// checkPath checks one path a request names against g and the paths no
+// caller may name.
+func (a *access) checkPath(g *Grant, method, p string) error {
 	if p == "" {
 		if !searchMethods[method] && (g == nil || len(g.Prefixes) == 0) {
 			return nil // the service reports the empty path

@@ -51,12 +51,52 @@ func (s *Service) edit(ctx context.Context, req *hashlinev1.EditRequest) (*hashl
 	return s.editFile(ctx, req, edits, context, rel, key)
 }
 
+// editPlan is an Edit checked and applied in memory, not yet written.
+type editPlan struct {
+	req  *hashlinev1.EditRequest
+	key  string
+	f    *workspace.File
+	doc  *hashline.Document
+	res  *hashline.Result
+	hist []versions.Seen
+	out  []byte // the new text
+	raw  []byte // the new file's bytes
+	resp *hashlinev1.EditResponse
+	rb   *rebased
+}
+
 // editFile is Edit of the file rel (view key key), under its lock: it
-// loads the file, checks read-before-edit, rebases the batch, plans and
-// applies it, checks the result's size, writes it and responds. Everything
-// that can refuse the edit runs before the write, so an error means the
-// file was not changed.
+// plans the edit (planEdit), writes it and responds.
 func (s *Service) editFile(ctx context.Context, req *hashlinev1.EditRequest, edits []hashline.Edit, context int, rel, key string) (*hashlinev1.EditResponse, error) {
+	p, err := s.planEdit(ctx, req, edits, context, rel, key)
+	if err != nil {
+		return nil, err
+	}
+	if !req.GetDryRun() {
+		wr, err := s.ws.WriteFile(rel, p.out, workspace.WriteOptions{Mode: workspace.ReplaceOnly, Encoding: p.f.Encoding, Version: p.resp.Version, Encoded: p.raw})
+		if err != nil {
+			return nil, err
+		}
+		s.editWritten(ctx, p, wr, "")
+	}
+	s.opts.logger.DebugContext(ctx, "edit", "path", p.f.Path, "edits", len(edits), "dryRun", req.GetDryRun(), "version", p.resp.Version, "rebasedFrom", p.rb.from)
+	return p.resp, nil
+}
+
+// editWritten records an Edit's write wr (of change set set, if any): the
+// version in its response, the Watch event, and what its author saw.
+func (s *Service) editWritten(ctx context.Context, p *editPlan, wr *workspace.WriteResult, set string) {
+	p.resp.Version = wr.Version
+	s.publishEdit(ctx, p.f, wr, p.out, set)
+	s.saw(ctx, p.key, p.res.Doc, exactText(p.f.Encoding), editShown(wr.Version, p.doc, p.res, p.req.GetFull(), p.hist, p.f.Version))
+}
+
+// planEdit is the part of Edit of the file rel (view key key) before the
+// write, under its lock: it loads the file, checks read-before-edit,
+// rebases the batch, plans and applies it in memory, checks the result's
+// size and builds the response. Everything that can refuse the edit runs
+// here, so an error means the file was not changed.
+func (s *Service) planEdit(ctx context.Context, req *hashlinev1.EditRequest, edits []hashline.Edit, context int, rel, key string) (*editPlan, error) {
 	f, doc, err := s.load(rel, key)
 	if err != nil {
 		if errors.Is(err, workspace.ErrNotFound) {
@@ -152,17 +192,7 @@ func (s *Service) editFile(ctx context.Context, req *hashlinev1.EditRequest, edi
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if !req.GetDryRun() {
-		wr, err := s.ws.WriteFile(rel, out, workspace.WriteOptions{Mode: workspace.ReplaceOnly, Encoding: f.Encoding, Version: resp.Version, Encoded: raw})
-		if err != nil {
-			return nil, err
-		}
-		resp.Version = wr.Version
-		s.publishEdit(ctx, f, wr, out)
-		s.saw(ctx, key, res.Doc, exactText(f.Encoding), editShown(wr.Version, doc, res, req.GetFull(), hist, f.Version))
-	}
-	s.opts.logger.DebugContext(ctx, "edit", "path", f.Path, "edits", len(edits), "dryRun", req.GetDryRun(), "version", resp.Version, "rebasedFrom", rb.from)
-	return resp, nil
+	return &editPlan{req: req, key: key, f: f, doc: doc, res: res, hist: hist, out: out, raw: raw, resp: resp, rb: rb}, nil
 }
 
 // repairsProto converts the core's repairs; their sentences are among the

@@ -276,8 +276,11 @@ func toStatus(err error) error {
 		conE  *versions.ConflictError
 		runE  *requestRunningError
 		repE  *repeatedNoChangeError
+		setE  *changeSetError
 	)
 	switch {
+	case errors.As(err, &setE):
+		return changeSetStatus(setE)
 	case errors.As(err, &repE) && errors.As(err, &stale):
 		return batchStatus(stale.batch, repE.Error(), stale.currentVersion, "", map[string]string{"repeated": strconv.Itoa(repE.before)})
 	case errors.As(err, &stale) && stale.notShown:
@@ -353,9 +356,58 @@ var workspaceErrors = []struct {
 	{workspace.ErrInvalidPath, ReasonInvalidPath},
 	{workspace.ErrPermission, ReasonPermissionDenied},
 	{workspace.ErrNotWritable, ReasonNotWritable},
+	{workspace.ErrNotEmpty, ReasonDirectoryNotEmpty},
 	{workspace.ErrIO, ReasonIO},
 	// Grep reports a missing search path as the fs error itself.
 	{fs.ErrNotExist, ReasonNotFound},
+}
+
+// changeSetStatus is the status of a refused change set: the code and
+// ErrorInfo of its first failing change (with "changeIndex" in the
+// metadata), then for each failing change a ChangeError followed by its
+// own StaleRef and EditError details, which carry its index.
+func changeSetStatus(e *changeSetError) error {
+	var (
+		code    codes.Code
+		info    *hashlinev1.ErrorInfo
+		details []protoadapt.MessageV1
+	)
+	for i, f := range e.failures {
+		st := status.Convert(toStatus(f.err))
+		ce := &hashlinev1.ChangeError{ChangeIndex: int32(f.index), Path: f.path, Message: st.Message(), Code: int32(st.Code())}
+		var own []protoadapt.MessageV1
+		for _, d := range st.Details() {
+			switch d := d.(type) {
+			case *hashlinev1.ErrorInfo:
+				ce.Reason = d.GetReason()
+				if i == 0 {
+					info = d
+				}
+			case *hashlinev1.StaleRef:
+				d.ChangeIndex = int32(f.index)
+				own = append(own, protoadapt.MessageV1Of(d))
+			case *hashlinev1.EditError:
+				d.ChangeIndex = int32(f.index)
+				own = append(own, protoadapt.MessageV1Of(d))
+			}
+		}
+		if i == 0 {
+			code = st.Code()
+		}
+		details = append(details, protoadapt.MessageV1Of(ce))
+		details = append(details, own...)
+	}
+	if info == nil {
+		info = &hashlinev1.ErrorInfo{Reason: client.ReasonName(ReasonInternal), Domain: Domain}
+	}
+	meta := maps.Clone(info.GetMetadata())
+	if meta == nil {
+		meta = map[string]string{}
+	}
+	meta["changeIndex"] = strconv.Itoa(e.failures[0].index)
+	meta["failedChanges"] = strconv.Itoa(len(e.failures))
+	info.Metadata = meta
+	return withDetails(status.New(code, e.Error()), append([]protoadapt.MessageV1{protoadapt.MessageV1Of(info)}, details...)...)
 }
 
 // batchStatus is the status of a refused batch, with the message msg.

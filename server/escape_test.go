@@ -73,6 +73,43 @@ func TestEscapesAndBadInputAreRefused(t *testing.T) {
 			return err
 		}
 	}
+	del := func(p string) func(e *env) error {
+		return func(e *env) error {
+			_, err := e.c.Delete(e.ctx, &hashlinev1.DeleteRequest{Path: p})
+			return err
+		}
+	}
+	move := func(from, to string, overwrite bool) func(e *env) error {
+		return func(e *env) error {
+			_, err := e.c.Move(e.ctx, &hashlinev1.MoveRequest{From: from, To: to, Overwrite: overwrite})
+			return err
+		}
+	}
+	apply := func(changes ...*hashlinev1.Change) func(e *env) error {
+		return func(e *env) error {
+			_, err := e.c.Apply(e.ctx, &hashlinev1.ApplyRequest{Changes: changes})
+			return err
+		}
+	}
+	cWrite := func(p string) *hashlinev1.Change {
+		return &hashlinev1.Change{Change: &hashlinev1.Change_Write{Write: &hashlinev1.WriteRequest{Path: p, Content: "pwned\n"}}}
+	}
+	cEdit := func(p string) *hashlinev1.Change {
+		return &hashlinev1.Change{Change: &hashlinev1.Change_Edit{Edit: &hashlinev1.EditRequest{Path: p, Edits: []*hashlinev1.FileEdit{client.Append("pwned")}}}}
+	}
+	cDelete := func(p string) *hashlinev1.Change {
+		return &hashlinev1.Change{Change: &hashlinev1.Change_Delete{Delete: &hashlinev1.DeleteRequest{Path: p}}}
+	}
+	cMove := func(from, to string) *hashlinev1.Change {
+		return &hashlinev1.Change{Change: &hashlinev1.Change_Move{Move: &hashlinev1.MoveRequest{From: from, To: to}}}
+	}
+	manyWrites := func(n int) []*hashlinev1.Change {
+		out := make([]*hashlinev1.Change, n)
+		for i := range out {
+			out[i] = cWrite(fmt.Sprintf("many/%d.txt", i))
+		}
+		return out
+	}
 	link := func(target, name string) func(t *testing.T, e *env, outside string) {
 		return func(t *testing.T, e *env, outside string) {
 			target := strings.ReplaceAll(target, "OUT", outside)
@@ -279,6 +316,55 @@ func TestEscapesAndBadInputAreRefused(t *testing.T) {
 		// Invalid UTF-8 in files.
 		{name: "edit of a file that is not UTF-8", setup: func(t *testing.T, e *env, _ string) { e.write("latin1.txt", "caf\xe9\n") }, call: edit("latin1.txt"), code: codes.FailedPrecondition, reason: "NOT_TEXT"},
 		{name: "edit of a UTF-16 file with an odd byte count", setup: func(t *testing.T, e *env, _ string) { e.write("u16.txt", "\xff\xfea\x00b") }, call: edit("u16.txt"), code: codes.FailedPrecondition, reason: "NOT_TEXT"},
+		// Deletes: of the root, of what is not a file or an empty
+		// directory, of metadata and temp files, through links out.
+		{name: "a delete climbing out with ..", call: del("../secret"), code: codes.PermissionDenied, reason: "OUTSIDE_ROOT"},
+		{name: "a delete of an absolute path outside", call: func(e *env) error { return del(filepath.Join(filepath.Dir(e.root), "x"))(e) }, code: codes.PermissionDenied, reason: "OUTSIDE_ROOT"},
+		{name: "a delete of the root", call: del("."), code: codes.InvalidArgument, reason: "INVALID_PATH"},
+		{name: "a delete of the root by its absolute path", call: func(e *env) error { return del(e.root)(e) }, code: codes.InvalidArgument, reason: "INVALID_PATH"},
+		{name: "a delete of a directory that is not empty", setup: func(t *testing.T, e *env, _ string) { e.write("dir/x", "") }, call: del("dir"), code: codes.FailedPrecondition, reason: "DIRECTORY_NOT_EMPTY"},
+		{name: "a delete of a temp file", setup: func(t *testing.T, e *env, _ string) { e.write(".hashline-AAAAAAAAAAAAAAAAAAAAAAAAAA.tmp", "x") }, call: del(".hashline-AAAAAAAAAAAAAAAAAAAAAAAAAA.tmp"), code: codes.InvalidArgument, reason: "INVALID_PATH"},
+		{name: "a delete of .git/config", setup: repo(), call: del(".git/config"), code: codes.PermissionDenied, reason: "VCS_METADATA"},
+		{name: "a delete of the .git directory", setup: repo(), call: del(".git"), code: codes.PermissionDenied, reason: "VCS_METADATA"},
+		{name: "a delete of a hook through a link to .git", setup: repo(".git", "g"), call: del("g/hooks/pre-commit.sample"), code: codes.PermissionDenied, reason: "VCS_METADATA"},
+		{name: "a delete through a directory link out of the root", setup: link("REL", "d"), call: del("d/secret"), code: codes.PermissionDenied, reason: "OUTSIDE_ROOT"},
+		{name: "a delete of a link to a file outside", setup: link("REL/secret", "l"), call: del("l"), code: codes.FailedPrecondition, reason: "NOT_REGULAR_FILE"},
+		{name: "a delete of a FIFO", setup: fifo, call: del("fifo"), code: codes.FailedPrecondition, reason: "NOT_REGULAR_FILE"},
+		{name: "a delete of a missing file", call: del("missing.txt"), code: codes.NotFound, reason: "NOT_FOUND"},
+		// Moves: out of the root, onto a directory, onto itself, of the
+		// root, through links, into metadata.
+		{name: "a move out of the root with ..", call: move("f.txt", "../stolen", false), code: codes.PermissionDenied, reason: "OUTSIDE_ROOT"},
+		{name: "a move of a file outside into the root", call: move("../secret", "mine", false), code: codes.PermissionDenied, reason: "OUTSIDE_ROOT"},
+		{name: "a move to an absolute path outside", call: func(e *env) error { return move("f.txt", filepath.Join(filepath.Dir(e.root), "stolen"), false)(e) }, code: codes.PermissionDenied, reason: "OUTSIDE_ROOT"},
+		{name: "a move into a directory link out of the root", setup: link("REL", "d"), call: move("f.txt", "d/stolen", false), code: codes.PermissionDenied, reason: "OUTSIDE_ROOT"},
+		{name: "a move over a file outside through a directory link", setup: link("OUT", "d"), call: move("f.txt", "d/secret", true), code: codes.PermissionDenied, reason: "OUTSIDE_ROOT"},
+		{name: "a move of a file outside through a directory link", setup: link("REL", "d"), call: move("d/secret", "mine", false), code: codes.PermissionDenied, reason: "OUTSIDE_ROOT"},
+		{name: "a move of a link to a file outside", setup: link("REL/secret", "l"), call: move("l", "m", false), code: codes.FailedPrecondition, reason: "NOT_REGULAR_FILE"},
+		{name: "a move over a link to a file outside", setup: link("REL/secret", "l"), call: move("f.txt", "l", true), code: codes.FailedPrecondition, reason: "NOT_REGULAR_FILE"},
+		{name: "a move onto a directory", setup: func(t *testing.T, e *env, _ string) { e.write("dir/x", "") }, call: move("f.txt", "dir", true), code: codes.FailedPrecondition, reason: "NOT_REGULAR_FILE"},
+		{name: "a move onto itself", call: move("f.txt", "f.txt", true), code: codes.InvalidArgument, reason: "INVALID_ARGUMENT"},
+		{name: "a move onto itself spelled another way", call: move("f.txt", "./sub/../f.txt", true), code: codes.InvalidArgument, reason: "INVALID_ARGUMENT"},
+		{name: "a move onto itself through a directory link", setup: link(".", "here"), call: move("f.txt", "here/f.txt", true), code: codes.InvalidArgument, reason: "INVALID_ARGUMENT"},
+		{name: "a move of the root", call: move(".", "elsewhere", false), code: codes.InvalidArgument, reason: "INVALID_PATH"},
+		{name: "a move of a directory", setup: func(t *testing.T, e *env, _ string) { e.write("dir/x", "") }, call: move("dir", "dir2", false), code: codes.FailedPrecondition, reason: "NOT_REGULAR_FILE"},
+		{name: "a move into .git as a hook", setup: repo(), call: move("f.txt", ".git/hooks/pre-commit", false), code: codes.PermissionDenied, reason: "VCS_METADATA"},
+		{name: "a move of .git/config out of .git", setup: repo(), call: move(".git/config", "config", false), code: codes.PermissionDenied, reason: "VCS_METADATA"},
+		{name: "a move onto a temp file's name", call: move("f.txt", ".hashline-AAAAAAAAAAAAAAAAAAAAAAAAAA.tmp", false), code: codes.InvalidArgument, reason: "INVALID_PATH"},
+		{name: "a move over an existing file without overwrite", setup: func(t *testing.T, e *env, _ string) { e.write("g.txt", "g\n") }, call: move("f.txt", "g.txt", false), code: codes.AlreadyExists, reason: "ALREADY_EXISTS"},
+		{name: "a move of a missing file", call: move("missing.txt", "x.txt", false), code: codes.NotFound, reason: "NOT_FOUND"},
+		// Change sets: every change is checked before anything is written.
+		{name: "a change set that touches one path twice", call: apply(cEdit("f.txt"), cWrite("f.txt")), code: codes.InvalidArgument, reason: "CONFLICTING_CHANGES"},
+		{name: "a change set that moves a file and edits its old path", call: apply(cMove("f.txt", "g.txt"), cEdit("f.txt")), code: codes.InvalidArgument, reason: "CONFLICTING_CHANGES"},
+		{name: "a change set that moves a file and writes its new path", call: apply(cMove("f.txt", "g.txt"), cWrite("g.txt")), code: codes.InvalidArgument, reason: "CONFLICTING_CHANGES"},
+		{name: "a change set that touches one file by two names", setup: link("f.txt", "alias"), call: apply(cEdit("f.txt"), cEdit("alias")), code: codes.InvalidArgument, reason: "CONFLICTING_CHANGES"},
+		{name: "a change set that deletes a directory and writes in it", setup: func(t *testing.T, e *env, _ string) { e.write("dir/.keep", "") }, call: apply(cDelete("dir"), cWrite("dir/new.txt")), code: codes.InvalidArgument, reason: "CONFLICTING_CHANGES"},
+		{name: "a change set of 10,000 changes", call: apply(manyWrites(10000)...), code: codes.ResourceExhausted, reason: "TOO_LARGE"},
+		{name: "a change set whose last write climbs out", call: apply(cWrite("new.txt"), cEdit("f.txt"), cWrite("../secret")), code: codes.PermissionDenied, reason: "OUTSIDE_ROOT"},
+		{name: "a change set whose last change writes a hook", setup: repo(), call: apply(cWrite("new.txt"), cWrite(".git/hooks/pre-commit")), code: codes.PermissionDenied, reason: "VCS_METADATA"},
+		{name: "a change set whose move leaves the root through a link", setup: link("REL", "d"), call: apply(cWrite("new.txt"), cMove("f.txt", "d/stolen")), code: codes.PermissionDenied, reason: "OUTSIDE_ROOT"},
+		{name: "a change set that deletes the root", call: apply(cWrite("new.txt"), cDelete(".")), code: codes.InvalidArgument, reason: "INVALID_PATH"},
+		{name: "a change set with a change of no kind", call: apply(cWrite("new.txt"), &hashlinev1.Change{}), code: codes.InvalidArgument, reason: "INVALID_ARGUMENT"},
+		{name: "an empty change set", call: apply(), code: codes.InvalidArgument, reason: "INVALID_ARGUMENT"},
 		// Oversized messages: grpc refuses them before any of our code,
 		// so they carry no ErrorInfo.
 		{name: "a request over the message limit", cfg: server.GRPCConfig{MaxRecvBytes: 1 << 10}, call: func(e *env) error {

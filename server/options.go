@@ -6,6 +6,7 @@ import (
 
 	"github.com/hashline/hashline/internal/grep"
 	"github.com/hashline/hashline/internal/hashline"
+	"github.com/hashline/hashline/internal/state"
 	"github.com/hashline/hashline/internal/versions"
 )
 
@@ -50,6 +51,9 @@ type options struct {
 	requestIDBytes   int64
 	maxPatternBytes  int
 	grepBytes        int64
+	intents          *state.Intents
+	maxChanges       int
+	maxSetBytes      int64
 	// grepSearchBytes, for tests, replaces the bound of each Grep's own
 	// (grep.DefaultMaxHeldBytes).
 	grepSearchBytes int64
@@ -75,6 +79,42 @@ func defaultOptions() options {
 		requestIDBytes:   DefaultRequestIDBytes,
 		maxPatternBytes:  DefaultMaxPatternBytes,
 		grepBytes:        DefaultGrepBytes,
+		maxChanges:       DefaultMaxChanges,
+		maxSetBytes:      DefaultMaxSetBytes,
+	}
+}
+
+// Change-set bounds (Apply).
+const (
+	// DefaultMaxChanges is the most changes one Apply may make.
+	DefaultMaxChanges = 1000
+	// DefaultMaxSetBytes bounds the new contents one Apply writes, all
+	// files together: they are all held in memory until the set commits.
+	DefaultMaxSetBytes = 256 << 20
+)
+
+// WithIntentLog sets the intent log that makes change sets of several
+// files all or nothing across a crash (state.Intents; Recover replays it
+// at start). Without one a set is still all or nothing against refusals
+// and errors found before its first rename, but a crash while its files
+// are renamed into place may leave some renamed and some not.
+func WithIntentLog(l *state.Intents) Option { return func(o *options) { o.intents = l } }
+
+// WithMaxChanges sets the most changes one Apply may make.
+func WithMaxChanges(n int) Option {
+	return func(o *options) {
+		if n > 0 {
+			o.maxChanges = n
+		}
+	}
+}
+
+// WithMaxSetBytes bounds the new contents one Apply writes.
+func WithMaxSetBytes(n int64) Option {
+	return func(o *options) {
+		if n > 0 {
+			o.maxSetBytes = n
+		}
 	}
 }
 

@@ -92,6 +92,7 @@ func (s *Service) watchStream(req *hashlinev1.WatchRequest, stream hashlinev1.Fi
 				if !ok {
 					break
 				}
+				ev = visibleMove(ctx, ev)
 				if !allowed(ctx, ev.Path) {
 					// A token limited to path prefixes sees only those
 					// files; a loss counted on a hidden event still counts.
@@ -203,13 +204,13 @@ func (s *Service) Shutdown() {
 
 // publishEdit reports a successful Edit write; f is the file the edit was
 // planned on, text the new content.
-func (s *Service) publishEdit(ctx context.Context, f *workspace.File, wr *workspace.WriteResult, text []byte) {
-	s.publish(ctx, f.Path, &watch.State{Version: f.Version, Text: f.Text, HasText: true}, wr, text)
+func (s *Service) publishEdit(ctx context.Context, f *workspace.File, wr *workspace.WriteResult, text []byte, set string) {
+	s.publish(ctx, f.Path, &watch.State{Version: f.Version, Text: f.Text, HasText: true}, wr, text, set)
 }
 
 // publishWrite reports a successful Write; cur is the file it replaced,
 // nil when there was none or it was not readable as text.
-func (s *Service) publishWrite(ctx context.Context, cur *workspace.File, wr *workspace.WriteResult, text []byte) {
+func (s *Service) publishWrite(ctx context.Context, cur *workspace.File, wr *workspace.WriteResult, text []byte, set string) {
 	var old *watch.State
 	switch {
 	case cur != nil:
@@ -217,22 +218,23 @@ func (s *Service) publishWrite(ctx context.Context, cur *workspace.File, wr *wor
 	case wr.Created:
 		old = &watch.State{}
 	}
-	s.publish(ctx, wr.Path, old, wr, text)
+	s.publish(ctx, wr.Path, old, wr, text, set)
 }
 
 // publish must run under the path's edit lock, right after the write, so
 // that the file-system watcher (which takes the same lock) sees the new
 // version already recorded and does not report the write as external.
-func (s *Service) publish(ctx context.Context, rel string, old *watch.State, wr *workspace.WriteResult, text []byte) {
+func (s *Service) publish(ctx context.Context, rel string, old *watch.State, wr *workspace.WriteResult, text []byte, set string) {
 	hub := s.watchHub()
 	if !hub.Active() {
 		return
 	}
 	hub.Publish(watch.Change{
-		Path:  s.canonical(rel),
-		Agent: AgentID(ctx),
-		Old:   old,
-		New:   watch.State{Version: wr.Version, Text: text, HasText: true},
+		Path:      s.canonical(rel),
+		Agent:     AgentID(ctx),
+		Old:       old,
+		New:       watch.State{Version: wr.Version, Text: text, HasText: true},
+		ChangeSet: set,
 	})
 }
 
@@ -315,6 +317,44 @@ var watchKinds = map[watch.Kind]hashlinev1.WatchEventKind{
 	watch.Created:  hashlinev1.WatchEventKind_WATCH_EVENT_KIND_CREATED,
 	watch.Modified: hashlinev1.WatchEventKind_WATCH_EVENT_KIND_MODIFIED,
 	watch.Deleted:  hashlinev1.WatchEventKind_WATCH_EVENT_KIND_DELETED,
+	watch.Moved:    hashlinev1.WatchEventKind_WATCH_EVENT_KIND_MOVED,
+}
+
+// visibleMove is a move as a caller whose token sees only one of its ends
+// may see it: a file that left what it may see was deleted, one that came
+// in was created, and the other path is not named.
+func visibleMove(ctx context.Context, ev watch.Event) watch.Event {
+	if ev.Kind != watch.Moved {
+		return ev
+	}
+	to, from := allowed(ctx, ev.Path), allowed(ctx, ev.From)
+	switch {
+	case to && !from:
+		ev.Kind, ev.From, ev.OldVersion, ev.Changed = watch.Created, "", "", nil
+	case from && !to:
+		ev.Kind, ev.Path, ev.From, ev.NewVersion, ev.Changed = watch.Deleted, ev.From, "", "", nil
+	}
+	return ev
+}
+
+// publishDelete reports a file deleted through the server (of change set
+// set, if any); old is what it was.
+func (s *Service) publishDelete(ctx context.Context, rel string, old watch.State, set string) {
+	hub := s.watchHub()
+	if !hub.Active() {
+		return
+	}
+	hub.Publish(watch.Change{Path: rel, Agent: AgentID(ctx), Old: &old, ChangeSet: set})
+}
+
+// publishMove reports a file moved from from to to through the server (of
+// change set set, if any); st is the file, unchanged by the move.
+func (s *Service) publishMove(ctx context.Context, from, to string, st watch.State, set string) {
+	hub := s.watchHub()
+	if !hub.Active() {
+		return
+	}
+	hub.Publish(watch.Change{Path: to, From: from, Agent: AgentID(ctx), Old: &st, New: st, ChangeSet: set})
 }
 
 func watchResponse(ev watch.Event) *hashlinev1.WatchResponse {
@@ -327,6 +367,8 @@ func watchResponse(ev watch.Event) *hashlinev1.WatchResponse {
 		NewVersion: ev.NewVersion,
 		Dropped:    ev.Dropped,
 		Time:       timestamppb.New(ev.Time),
+		FromPath:   ev.From,
+		ChangeSet:  ev.ChangeSet,
 	}
 	if len(ev.Changed) > 0 {
 		r.Changed = make([]*hashlinev1.LineRange, len(ev.Changed))

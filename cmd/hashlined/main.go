@@ -170,7 +170,7 @@ func flags(fs *flag.FlagSet) *config {
 	fs.StringVar(&c.metricsListen, "metrics-listen", "", "serve Prometheus metrics at http://ADDR/metrics (e.g. 127.0.0.1:9420; empty = off)")
 	fs.BoolVar(&c.cleanTemp, "clean-temp", true, "at startup, remove in the background the temporary files an interrupted write left behind (regular files named exactly .hashline-, 26 characters A-Z or 2-7, .tmp, older than the process)")
 	fs.Int64Var(&c.cacheBytes, "cache-bytes", versions.DefaultCacheBytes, "bytes of file snapshots kept in memory to rebase edits made against older versions (LRU, shared by all agents; 0 = none); an edit whose base is neither here nor in the state store is refused (STALE_REF) unless it has no line references")
-	fs.StringVar(&c.stateDir, "state-dir", "", "directory of the server's own state, outside the workspace (refused inside it): snapshots that memory let go, for rebases, kept across restarts (default: hashline/<hash of the root> under $XDG_STATE_HOME, else ~/.local/state, %LocalAppData% on Windows, ~/Library/Application Support on macOS)")
+	fs.StringVar(&c.stateDir, "state-dir", "", "directory of the server's own state, outside the workspace (refused inside it): the intent log that makes change sets (Apply) all or nothing across a crash, and snapshots that memory let go, for rebases, kept across restarts (default: hashline/<hash of the root> under $XDG_STATE_HOME, else ~/.local/state, %LocalAppData% on Windows, ~/Library/Application Support on macOS)")
 	fs.Int64Var(&c.stateBytes, "state-bytes", versions.DefaultDiskBytes, "bytes of snapshots kept in --state-dir, oldest out (0 = none: an edit whose base memory let go is then refused unless it has no line references)")
 	fs.IntVar(&c.viewEntries, "view-entries", versions.DefaultViewEntries, "(agent, file) pairs whose last seen versions (4 each) and the lines shown of each are remembered (LRU); a forgotten pair must Read again")
 	fs.DurationVar(&c.requestIDTTL, "request-id-ttl", server.DefaultRequestIDTTL, "how long the outcome of an Edit or Write with a request_id is remembered, so that a retry with the same key gets it instead of applying again (0 = off: retries apply again)")
@@ -326,9 +326,14 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(2*c.cacheBytes + 512<<20)
 	}
-	disk, stateDir, err := openSnapshots(c.stateDir, c.stateBytes, ws.Dir())
+	disk, stateDir, intents, err := openState(c.stateDir, c.stateBytes, ws.Dir(), c.fsync)
 	if err != nil {
 		return err
+	}
+	// Change sets a crash left committed are finished before the temp
+	// sweep, which would remove their staged files, and before serving.
+	if _, err := server.Recover(ws, intents, logger); err != nil {
+		return fmt.Errorf("--state-dir: %w", err)
 	}
 	if disk != nil {
 		// After the server has stopped and SaveSnapshots has run.
@@ -357,6 +362,7 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 		server.WithRequireRead(c.requireRead),
 		server.WithRequestIDTTL(c.requestIDTTL),
 		server.WithRequestIDBytes(c.requestIDBytes),
+		server.WithIntentLog(intents),
 	)
 	callMetrics, metricsAddr, stopMetrics, err := serveMetrics(c.metricsListen, logger,
 		metrics.WithCacheStats(svc.CacheStats), metrics.WithGrepMemory(svc.GrepMemory))
@@ -445,22 +451,26 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 	return nil
 }
 
-// openSnapshots opens the snapshot store in the state directory dir (the
-// root's default when empty) with a budget of maxBytes, and returns it with
-// the directory; with a budget of 0 it returns none and opens nothing.
-func openSnapshots(dir string, maxBytes int64, root string) (*versions.Disk, string, error) {
-	if maxBytes == 0 {
-		return nil, "", nil
-	}
+// openState opens the state directory dir (the root's default when
+// empty): its intent log, always, and its snapshot store with a budget of
+// maxBytes (none with a budget of 0). It returns them with the directory.
+func openState(dir string, maxBytes int64, root string, fsync bool) (*versions.Disk, string, *state.Intents, error) {
 	sd, err := state.Open(dir, root)
 	if err != nil {
-		return nil, "", fmt.Errorf("--state-dir: %w", err)
+		return nil, "", nil, fmt.Errorf("--state-dir: %w", err)
+	}
+	intents, err := sd.Intents(fsync)
+	if err != nil {
+		return nil, "", nil, fmt.Errorf("--state-dir: %w", err)
+	}
+	if maxBytes == 0 {
+		return nil, sd.Path(), intents, nil
 	}
 	disk, err := sd.Snapshots(maxBytes)
 	if err != nil {
-		return nil, "", fmt.Errorf("--state-dir: %w", err)
+		return nil, "", nil, fmt.Errorf("--state-dir: %w", err)
 	}
-	return disk, sd.Path(), nil
+	return disk, sd.Path(), intents, nil
 }
 
 // listen opens a TCP address or a unix:// socket path. A stale socket file

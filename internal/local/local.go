@@ -84,17 +84,23 @@ func Start(cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	var disk *versions.Disk
+	var intents *state.Intents
 	if cfg.StateBytes > 0 {
 		sd, err := state.Open(cfg.StateDir, ws.Dir())
 		if err == nil {
 			disk, err = sd.Snapshots(cfg.StateBytes)
+		}
+		if err == nil {
+			// A set this process commits and a crash interrupts is
+			// finished by the next hashlined of the workspace.
+			intents, err = sd.Intents(true)
 		}
 		if err != nil {
 			ws.Close()
 			return nil, &StateError{Err: err}
 		}
 	}
-	opts := append([]server.Option{server.WithRequireRead(false), server.WithSnapshotDisk(disk)}, cfg.Server...)
+	opts := append([]server.Option{server.WithRequireRead(false), server.WithSnapshotDisk(disk), server.WithIntentLog(intents)}, cfg.Server...)
 	svc := server.New(ws, opts...)
 	gs, _ := server.NewGRPCServer(svc, server.GRPCConfig{})
 	lis := bufconn.Listen(1 << 20)

@@ -173,6 +173,9 @@ type Views struct {
 	tick      uint64 // orders the versions of a pair by their last use
 	// held counts, per version, the pairs that remember it (Holds).
 	held map[string]int
+	// agents lists, per file, the agents with a pair for it, so that Move
+	// and Forget touch only the file's pairs.
+	agents map[string]map[string]struct{}
 }
 
 type viewKey struct{ agent, file string }
@@ -216,7 +219,8 @@ func NewViews(maxEntries int, maxBytes int64, opts ...ViewsOption) *Views {
 	if maxBytes <= 0 {
 		maxBytes = DefaultViewBytes
 	}
-	v := &Views{max: max(maxEntries, 1), maxBytes: maxBytes, depth: DefaultViewDepth, m: make(map[viewKey]*list.Element), held: make(map[string]int)}
+	v := &Views{max: max(maxEntries, 1), maxBytes: maxBytes, depth: DefaultViewDepth, m: make(map[viewKey]*list.Element), held: make(map[string]int),
+		agents: make(map[string]map[string]struct{})}
 	for _, o := range opts {
 		o(v)
 	}
@@ -242,6 +246,7 @@ func (v *Views) See(agent, file string, seen Seen) {
 	} else {
 		e = &viewEntry{key: k}
 		v.m[k] = v.ll.PushFront(e)
+		v.addAgent(k)
 		v.bytes += e.size()
 	}
 	sv := seenVersion{Seen: Seen{Version: version}}
@@ -274,16 +279,76 @@ func (v *Views) See(agent, file string, seen Seen) {
 		e.seen = slices.Delete(e.seen, j, j+1)
 	}
 	for v.ll.Len() > 1 && (v.ll.Len() > v.max || v.bytes > v.maxBytes) {
-		el := v.ll.Back()
-		old := el.Value.(*viewEntry)
-		v.ll.Remove(el)
-		delete(v.m, old.key)
-		v.bytes -= old.size()
-		v.versions -= len(old.seen)
-		for i := range old.seen {
-			v.release(old.seen[i].Version)
-		}
+		v.drop(v.ll.Back())
 		v.evictions++
+	}
+}
+
+// drop forgets the pair of el. v.mu is held.
+func (v *Views) drop(el *list.Element) {
+	old := el.Value.(*viewEntry)
+	v.ll.Remove(el)
+	delete(v.m, old.key)
+	v.removeAgent(old.key)
+	v.bytes -= old.size()
+	v.versions -= len(old.seen)
+	for i := range old.seen {
+		v.release(old.seen[i].Version)
+	}
+}
+
+func (v *Views) addAgent(k viewKey) {
+	a := v.agents[k.file]
+	if a == nil {
+		a = make(map[string]struct{})
+		v.agents[k.file] = a
+	}
+	a[k.agent] = struct{}{}
+}
+
+func (v *Views) removeAgent(k viewKey) {
+	if a := v.agents[k.file]; a != nil {
+		delete(a, k.agent)
+		if len(a) == 0 {
+			delete(v.agents, k.file)
+		}
+	}
+}
+
+// Move gives every agent's view of file from to file to, as when the file
+// was renamed: the versions and lines an agent saw there are what it saw
+// of the file now at to, so its references keep working after the move.
+// Views of a file that was at to (replaced by the move) are forgotten.
+func (v *Views) Move(from, to string) {
+	if from == to {
+		return
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.forgetLocked(to)
+	for agent := range v.agents[from] {
+		el := v.m[viewKey{agent, from}]
+		e := el.Value.(*viewEntry)
+		v.bytes -= e.size()
+		delete(v.m, e.key)
+		v.removeAgent(e.key)
+		e.key = viewKey{agent, to}
+		v.m[e.key] = el
+		v.addAgent(e.key)
+		v.bytes += e.size()
+	}
+}
+
+// Forget drops every agent's view of file, as when it was deleted.
+func (v *Views) Forget(file string) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.forgetLocked(file)
+}
+
+func (v *Views) forgetLocked(file string) {
+	for agent := range v.agents[file] {
+		v.drop(v.m[viewKey{agent, file}])
 	}
 }
 

@@ -16,6 +16,8 @@ const (
 	Created Kind = iota + 1
 	Modified
 	Deleted
+	// Moved: the file was renamed from Event.From to Event.Path.
+	Moved
 )
 
 func (k Kind) String() string {
@@ -26,6 +28,8 @@ func (k Kind) String() string {
 		return "modified"
 	case Deleted:
 		return "deleted"
+	case Moved:
+		return "moved"
 	}
 	return "unknown"
 }
@@ -52,6 +56,10 @@ type Event struct {
 	Dropped int64
 	// Time is when the hub saw the change.
 	Time time.Time
+	// From is where a Moved file was before.
+	From string
+	// ChangeSet names the change set the change belongs to, if any.
+	ChangeSet string
 
 	diff *pendingRanges // the contents to compute Changed from
 }
@@ -75,6 +83,12 @@ type Change struct {
 	// neither the caller nor the hub knows the old state. If the file is
 	// gone again (New has no version), there is no event at all.
 	Created bool
+	// From, when set, is where the file was before it was moved to Path
+	// (a Moved event); Old is then its state there. Subscribers to either
+	// path get the event.
+	From string
+	// ChangeSet names the change set the change belongs to, if any.
+	ChangeSet string
 }
 
 // Defaults of NewHub.
@@ -297,6 +311,10 @@ func (h *Hub) Publish(c Change) {
 		h.mu.Unlock()
 		return
 	}
+	if c.From != "" {
+		h.publishMove(c, now)
+		return
+	}
 	wanted := h.interested(c.Path)
 	prev, known := h.known.get(c.Path)
 	prev = h.withText(prev)
@@ -315,6 +333,7 @@ func (h *Hub) Publish(c Change) {
 		old, oldKnown = h.withText(*c.Old), true
 	}
 	if ev, ok := newEvent(c.Path, c.Agent, c.External, old, oldKnown, c.New, c.Created); ok {
+		ev.ChangeSet = c.ChangeSet
 		evs = append(evs, ev)
 	}
 	st := c.New
@@ -347,6 +366,52 @@ func (h *Hub) Publish(c Change) {
 		}
 		return true
 	})
+	h.mu.Unlock()
+}
+
+// publishMove is Publish of a move (c.From set). h.mu is held, and
+// released.
+func (h *Hub) publishMove(c Change, now time.Time) {
+	wanted := h.interested(c.Path) || h.interested(c.From)
+	var old State
+	if c.Old != nil {
+		old = h.withText(*c.Old)
+	} else {
+		old, _ = h.known.get(c.From)
+		old = h.withText(old)
+	}
+	ev := Event{Path: c.Path, From: c.From, Kind: Moved, Agent: c.Agent, ChangeSet: c.ChangeSet,
+		OldVersion: old.Version, NewVersion: c.New.Version, Time: now}
+	if old.HasText && c.New.HasText {
+		ev.diff = &pendingRanges{old.Text, c.New.Text}
+	} else if old.Version == c.New.Version {
+		ev.Changed = []Range{}
+	}
+	st := c.New
+	if !wanted {
+		st.Text, st.HasText = nil, false
+	}
+	h.known.put(c.From, State{})
+	h.known.put(c.Path, st)
+	h.mu.Unlock()
+	if !wanted {
+		return
+	}
+	if ev.Changed == nil {
+		ev.Changed = ev.ranges()
+	}
+	h.mu.Lock()
+	h.append(&entry{ev: ev})
+	woken := map[string]bool{}
+	for _, p := range []string{c.Path, c.From} {
+		ancestors(p, func(prefix string) bool {
+			if t := h.topics[prefix]; t != nil && !woken[prefix] {
+				woken[prefix] = true
+				close(t.wake.Swap(make(chan struct{})).(chan struct{}))
+			}
+			return true
+		})
+	}
 	h.mu.Unlock()
 }
 
@@ -523,7 +588,7 @@ func (s *Subscription) Next() (ev Event, ok bool) {
 		switch {
 		case e.lost:
 			s.dropped++
-		case s.matches(e.ev.Path):
+		case s.matches(e.ev.Path) || e.ev.From != "" && s.matches(e.ev.From):
 			ev = e.ev
 			ev.Dropped, s.dropped = s.dropped, 0
 			return ev, true

@@ -47,6 +47,8 @@ var (
 	// all, it is immutable or append-only, or the new file could not be
 	// given its owner, group or extended attributes. The message says which.
 	ErrNotWritable = errors.New("workspace: not writable")
+	// ErrNotEmpty means a directory to delete is not empty.
+	ErrNotEmpty = errors.New("workspace: directory not empty")
 	// ErrIO means the filesystem failed in a way the caller cannot fix by
 	// changing the request (disk full, I/O error). The message includes the
 	// underlying error.

@@ -124,45 +124,9 @@ var testHookBeforeRename func(target string) error
 // arises between its own requests.
 func (w *Workspace) WriteFile(p string, text []byte, opts WriteOptions) (*WriteResult, error) {
 	const op = "write"
-	rel, err := w.rel(op, p)
+	rel, target, raw, old, keep, err := w.prepare(op, p, text, opts)
 	if err != nil {
 		return nil, err
-	}
-	if opts.Mode < Upsert || opts.Mode > ReplaceOnly {
-		return nil, newErr(op, rel, ErrInvalidPath, "unknown write mode %d; use upsert, create or replace", int(opts.Mode))
-	}
-	if rel == "." {
-		return nil, notRegular(op, rel, fs.ModeDir)
-	}
-	raw := opts.Encoded
-	if raw == nil {
-		raw, err = encodeText(op, rel, text, opts.Encoding)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(raw)) > w.opts.maxFileBytes {
-		return nil, newErr(op, rel, ErrTooLarge, "content is %d bytes, over the %d-byte limit; write a smaller file or raise the server's limit", len(raw), w.opts.maxFileBytes)
-	}
-	target, old, err := w.resolve(op, rel, true, false)
-	if err != nil {
-		return nil, err
-	}
-	switch {
-	case target == ".":
-		return nil, notRegular(op, rel, fs.ModeDir)
-	case old != nil && !old.Mode().IsRegular():
-		return nil, notRegular(op, rel, old.Mode())
-	case old != nil && opts.Mode == CreateOnly:
-		return nil, exists(op, rel)
-	case old == nil && opts.Mode == ReplaceOnly:
-		return nil, newErr(op, rel, ErrNotFound, "no such file to replace; %s, or use mode create or upsert to create it", hintRelative)
-	}
-	var keep *kept
-	if old != nil {
-		if keep, err = w.inspectReplaced(op, rel, target); err != nil {
-			return nil, err
-		}
 	}
 
 	// The version is hashed while the write waits for the disk: a large
@@ -182,6 +146,52 @@ func (w *Workspace) WriteFile(p string, text []byte, opts WriteOptions) (*WriteR
 		version = Version(raw)
 	}
 	return &WriteResult{Path: rel, Raw: raw, Version: version, Created: old == nil}, nil
+}
+
+// prepare is the part of WriteFile and Stage before anything is written:
+// it cleans p, encodes text, checks the size and the mode against what is
+// at p, and inspects the file it replaces (old, keep; nil for a new file).
+func (w *Workspace) prepare(op, p string, text []byte, opts WriteOptions) (rel, target string, raw []byte, old fs.FileInfo, keep *kept, err error) {
+	rel, err = w.rel(op, p)
+	if err != nil {
+		return "", "", nil, nil, nil, err
+	}
+	if opts.Mode < Upsert || opts.Mode > ReplaceOnly {
+		return "", "", nil, nil, nil, newErr(op, rel, ErrInvalidPath, "unknown write mode %d; use upsert, create or replace", int(opts.Mode))
+	}
+	if rel == "." {
+		return "", "", nil, nil, nil, notRegular(op, rel, fs.ModeDir)
+	}
+	raw = opts.Encoded
+	if raw == nil {
+		raw, err = encodeText(op, rel, text, opts.Encoding)
+	}
+	if err != nil {
+		return "", "", nil, nil, nil, err
+	}
+	if int64(len(raw)) > w.opts.maxFileBytes {
+		return "", "", nil, nil, nil, newErr(op, rel, ErrTooLarge, "content is %d bytes, over the %d-byte limit; write a smaller file or raise the server's limit", len(raw), w.opts.maxFileBytes)
+	}
+	target, old, err = w.resolve(op, rel, true, false)
+	if err != nil {
+		return "", "", nil, nil, nil, err
+	}
+	switch {
+	case target == ".":
+		return "", "", nil, nil, nil, notRegular(op, rel, fs.ModeDir)
+	case old != nil && !old.Mode().IsRegular():
+		return "", "", nil, nil, nil, notRegular(op, rel, old.Mode())
+	case old != nil && opts.Mode == CreateOnly:
+		return "", "", nil, nil, nil, exists(op, rel)
+	case old == nil && opts.Mode == ReplaceOnly:
+		return "", "", nil, nil, nil, newErr(op, rel, ErrNotFound, "no such file to replace; %s, or use mode create or upsert to create it", hintRelative)
+	}
+	if old != nil {
+		if keep, err = w.inspectReplaced(op, rel, target); err != nil {
+			return "", "", nil, nil, nil, err
+		}
+	}
+	return rel, target, raw, old, keep, nil
 }
 
 // writeRenamed is WriteFile's write through a new temp file renamed over

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/hashline/hashline/bench/stats"
+	"github.com/hashline/hashline/client"
+	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/binarytest"
+	"github.com/hashline/hashline/internal/floor"
+)
+
+// applyFiles is how many files the change set of -only apply edits.
+const applyFiles = 10
+
+// applyBench (-only apply) measures a change set of ten one-line edits in
+// ten files (Apply over loopback, fsync on, with its intent record) against
+// ten sequential raw durable writes of the same ten files' new contents,
+// side by side: the rounds alternate the two. Target: Apply p50 <= 1x.
+func applyBench(c config) error {
+	tmp, err := os.MkdirTemp("", "hashline-apply-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	if err := os.Setenv("XDG_STATE_HOME", filepath.Join(tmp, "state")); err != nil {
+		return err
+	}
+	log.Print("building hashlined")
+	defer binarytest.Cleanup()
+	bin, err := binarytest.Build(binarytest.Hashlined)
+	if err != nil {
+		return err
+	}
+	served, raw := filepath.Join(tmp, "served"), filepath.Join(tmp, "raw")
+	src := sourceFile(100)
+	names := make([]string, applyFiles)
+	for i := range names {
+		names[i] = fmt.Sprintf("pkg%d/f.go", i)
+		for _, root := range []string{served, raw} {
+			p := filepath.Join(root, names[i])
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				return err
+			}
+			if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+				return err
+			}
+		}
+	}
+	d, err := startServer(bin, "--root", served, "--listen", "127.0.0.1:0", "--log-level", "error")
+	if err != nil {
+		return err
+	}
+	defer d.close()
+	cl := client.New(d.conn, client.WithAgentID("bench"))
+	ctx := context.Background()
+	lines := strings.SplitAfter(src, "\n")
+	const target = 50 // the line each round rewrites
+	var applyTimes, rawTimes []time.Duration
+	rounds := max(c.minRounds, 40)
+	for r := range rounds {
+		// Untimed: the tags of each file's line as it is now.
+		req := &hashlinev1.ApplyRequest{}
+		text := fmt.Sprintf("\t// round %d", r)
+		for _, n := range names {
+			rd, err := cl.Read(ctx, &hashlinev1.ReadRequest{Path: n, Offset: target, Limit: 1})
+			if err != nil {
+				return err
+			}
+			req.Changes = append(req.Changes, &hashlinev1.Change{Change: &hashlinev1.Change_Edit{Edit: &hashlinev1.EditRequest{
+				Path: n, Edits: []*hashlinev1.FileEdit{client.Replace(client.Ref(rd.GetLines()[0]), "", text)}, Context: new(int32)}}})
+		}
+		lines[target-1] = text + "\n"
+		next := []byte(strings.Join(lines, ""))
+		t0 := time.Now()
+		if _, err := cl.Apply(ctx, req); err != nil {
+			return err
+		}
+		applyTimes = append(applyTimes, time.Since(t0))
+		t0 = time.Now()
+		for _, n := range names {
+			if err := floor.DurableWrite(filepath.Join(raw, n), next); err != nil {
+				return err
+			}
+		}
+		rawTimes = append(rawTimes, time.Since(t0))
+		time.Sleep(c.settle)
+	}
+	for _, n := range names {
+		got, err := os.ReadFile(filepath.Join(served, n))
+		if err != nil {
+			return err
+		}
+		want, _ := os.ReadFile(filepath.Join(raw, n))
+		if string(got) != string(want) {
+			return fmt.Errorf("%s: the served file differs from the raw one", n)
+		}
+	}
+	ap, rp := stats.Percentile(applyTimes, 50), stats.Percentile(rawTimes, 50)
+	fmt.Printf("\napply: a change set of %d one-line edits in %d files (100-line files in %d directories), %d rounds alternated, fsync on\n\n", applyFiles, applyFiles, applyFiles, rounds)
+	fmt.Println("| contender | p50 | p90 |")
+	fmt.Println("|---|---|---|")
+	fmt.Printf("| gRPC Apply (one set, intent record) | %s | %s |\n", ms(ap), ms(stats.Percentile(applyTimes, 90)))
+	fmt.Printf("| %d sequential raw durable writes | %s | %s |\n", applyFiles, ms(rp), ms(stats.Percentile(rawTimes, 90)))
+	verdict := "met"
+	ratio := float64(ap) / float64(rp)
+	if ratio > 1 {
+		verdict = "MISSED"
+	}
+	fmt.Printf("\nApply / raw p50: %.2fx (target <= 1x: %s)\n", ratio, verdict)
+	return nil
+}

@@ -1,0 +1,337 @@
+package workspace
+
+import (
+	"errors"
+	"io/fs"
+	"path"
+	"slices"
+	"sync"
+	"syscall"
+)
+
+// Deletes, moves and change sets. A change set is made in two halves: its
+// new contents are staged (Stage: a synced temp file beside each target),
+// then its steps (renames of temps and of moved files, removals) are done
+// at once by Commit, which syncs every directory they changed once. The
+// caller records the steps durably between the two (the server's intent
+// log), so that Redo can finish them after a crash: each step checks the
+// disk and acts only if it is not done yet.
+
+// Entry resolves p as Delete and Move name a file or directory: the
+// directories on the way are followed through symbolic links inside the
+// root, as ReadFile follows them, and the last component is not (a link is
+// itself the entry). It returns the cleaned path, the symlink-free path of
+// the entry and its Lstat info, nil when nothing is there. The root itself
+// and temp files are ErrInvalidPath, version-control metadata (as named or
+// as resolved) ErrVCSPath, a path through a link out of the root
+// ErrOutsideRoot.
+func (w *Workspace) Entry(p string) (rel, target string, fi fs.FileInfo, err error) {
+	const op = "resolve"
+	if rel, err = w.rel(op, p); err != nil {
+		return "", "", nil, err
+	}
+	if rel == "." {
+		return "", "", nil, newErr(op, rel, ErrInvalidPath, "names the workspace root itself, which cannot be deleted or moved; name a file or directory inside it")
+	}
+	if IsTempName(rel) {
+		return "", "", nil, newErr(op, rel, ErrInvalidPath, "is the name of a temporary file the server writes through; choose another name")
+	}
+	if IsVCSPath(rel) {
+		return "", "", nil, vcsError(op, rel, rel, true)
+	}
+	dir, pfi, err := w.resolve(op, path.Dir(rel), true, false)
+	if err != nil {
+		return "", "", nil, err
+	}
+	target = path.Join(dir, path.Base(rel))
+	if IsVCSPath(target) {
+		return "", "", nil, vcsError(op, rel, target, true)
+	}
+	if pfi == nil {
+		return rel, target, nil, nil // a missing directory on the way
+	}
+	if !pfi.IsDir() {
+		return "", "", nil, &Error{Op: op, Path: rel, Kind: ErrNotFound, Msg: "a parent is a file, not a directory; " + hintRelative}
+	}
+	fi, err = w.root.Lstat(target)
+	if errors.Is(err, fs.ErrNotExist) {
+		return rel, target, nil, nil
+	}
+	if err != nil {
+		return "", "", nil, osErr(op, rel, "", err)
+	}
+	return rel, target, fi, nil
+}
+
+// Remove deletes the entry at target (as Entry returned it for rel): a file
+// or link, or an empty directory (else ErrNotEmpty), and syncs its
+// directory.
+func (w *Workspace) Remove(rel, target string) error {
+	if err := w.remove("delete", rel, target); err != nil {
+		return err
+	}
+	return w.SyncDirs([]string{path.Dir(target)})
+}
+
+func (w *Workspace) remove(op, rel, target string) error {
+	err := w.root.Remove(target)
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, syscall.ENOTEMPTY) || errors.Is(err, syscall.EEXIST) {
+		return newErr(op, rel, ErrNotEmpty, "is a directory that is not empty; delete (or move) its entries first")
+	}
+	return osErr(op, rel, "", err)
+}
+
+// Rename moves the entry at from to to (both as Entry returned them; rel
+// is the path the request named), creating to's missing parent
+// directories, and syncs both directories. Without replace, an entry at to
+// is ErrExists; with it, a file there is replaced atomically. The server
+// holds the locks of both paths, so the check is exact between its own
+// requests; against another process it is a check before the rename.
+func (w *Workspace) Rename(rel, from, to string, replace bool) error {
+	const op = "move"
+	if !replace {
+		if _, err := w.root.Lstat(to); err == nil {
+			return newErr(op, to, ErrExists, "a file is already there; move it elsewhere, or set overwrite to replace it")
+		}
+	}
+	dirs, err := w.rename(op, rel, from, to)
+	if err != nil {
+		return err
+	}
+	return w.SyncDirs(dirs)
+}
+
+// rename renames from to to, creating to's missing parents, and returns
+// the directories to sync to make it durable.
+func (w *Workspace) rename(op, rel, from, to string) ([]string, error) {
+	created, err := w.mkdirs(op, rel, path.Dir(to))
+	if err != nil {
+		return nil, err
+	}
+	if err := w.root.Rename(from, to); err != nil {
+		for i := len(created) - 1; i >= 0; i-- {
+			_ = w.root.Remove(created[i])
+		}
+		if fi, lerr := w.root.Lstat(to); lerr == nil && fi.IsDir() {
+			return nil, notRegular(op, rel, fi.Mode())
+		}
+		return nil, osErr(op, rel, "", err)
+	}
+	dirs := []string{path.Dir(from), path.Dir(to)}
+	for _, d := range created {
+		dirs = append(dirs, path.Dir(d))
+	}
+	return dirs, nil
+}
+
+// SyncDirs syncs each distinct directory of dirs once (with fsync on),
+// several at a time: a change set that touched ten directories waits for
+// the slowest sync, not for the sum of them.
+func (w *Workspace) SyncDirs(dirs []string) error {
+	if !w.opts.fsync || len(dirs) == 0 {
+		return nil
+	}
+	dirs = slices.Compact(slices.Sorted(slices.Values(dirs)))
+	if len(dirs) == 1 {
+		if err := w.syncDir(dirs[0]); err != nil {
+			return syncFailed("sync", dirs[0], dirs[0], err)
+		}
+		return nil
+	}
+	errs := make([]error, len(dirs))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, maxParallelSyncs)
+	for i, d := range dirs {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			if err := w.syncDir(d); err != nil {
+				errs[i] = syncFailed("sync", d, d, err)
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// maxParallelSyncs bounds the fsyncs one change set runs at once.
+const maxParallelSyncs = 16
+
+// Staged is a file's new content written to a synced temp file beside it,
+// not yet in place (Stage). Its Step puts it in place.
+type Staged struct {
+	Path    string // the cleaned relative path, as requested
+	Target  string // the symlink-free path of the file it replaces or creates
+	Temp    string // the temp file holding the new content
+	Raw     []byte // the bytes written
+	Version string // Version(Raw)
+	Created bool   // no file was at Target
+	// created are the directories Stage created for it, top-down.
+	created []string
+}
+
+// Stage is the first half of WriteFile: it checks what WriteFile checks,
+// creates missing parent directories and writes the new content to a temp
+// file in the target's directory, with the metadata of the file it will
+// replace, synced; nothing is visible at p yet. Step renames the temp file
+// into place (with Commit); Discard removes it. SyncBefore lists the
+// directories to sync before the temp file's name may be relied on.
+func (w *Workspace) Stage(p string, text []byte, opts WriteOptions) (*Staged, error) {
+	const op = "write"
+	rel, target, raw, old, keep, err := w.prepare(op, p, text, opts)
+	if err != nil {
+		return nil, err
+	}
+	dir := path.Dir(target)
+	created, err := w.mkdirs(op, rel, dir)
+	if err != nil {
+		w.removeDirs(created)
+		return nil, err
+	}
+	tmp, err := w.writeTemp(op, rel, dir, raw, keep)
+	if err != nil {
+		w.removeDirs(created)
+		return nil, err
+	}
+	version := opts.Version
+	if version == "" {
+		version = Version(raw)
+	}
+	return &Staged{Path: rel, Target: target, Temp: tmp, Raw: raw, Version: version, Created: old == nil, created: created}, nil
+}
+
+// SyncBefore returns the directories whose sync makes the temp file's
+// name, and the directories Stage created, durable.
+func (s *Staged) SyncBefore() []string {
+	dirs := []string{path.Dir(s.Temp)}
+	for _, d := range s.created {
+		dirs = append(dirs, path.Dir(d))
+	}
+	return dirs
+}
+
+// Step is the rename that puts the staged content in place.
+func (s *Staged) Step() Step {
+	return Step{Kind: StepRename, Path: s.Path, From: s.Temp, To: s.Target}
+}
+
+// Discard removes the temp file, and the directories Stage created if they
+// are empty, of a staged content that will not be committed.
+func (w *Workspace) Discard(s *Staged) {
+	_ = w.root.Remove(s.Temp)
+	w.removeDirs(s.created)
+}
+
+func (w *Workspace) removeDirs(created []string) {
+	for i := len(created) - 1; i >= 0; i-- {
+		_ = w.root.Remove(created[i])
+	}
+}
+
+// StepKind says what a step does.
+type StepKind uint8
+
+// The kinds of step.
+const (
+	// StepRename renames From to To, replacing what is at To: a staged
+	// temp file into place, or a moved file.
+	StepRename StepKind = iota + 1
+	// StepRemove removes To: a file, or an empty directory.
+	StepRemove
+)
+
+// Step is one rename or removal of a change set, on symlink-free paths.
+type Step struct {
+	Kind StepKind
+	// Path is the path the request named, for errors.
+	Path     string
+	From, To string
+	// Version is the version of the file the step takes: the file at From
+	// (a moved file) or at To (a removed one); "" for a staged temp file,
+	// which is the server's own, and for a directory. Redo checks it.
+	Version string
+}
+
+// Commit does steps in order, with no sync between them, then syncs every
+// directory they changed, each once. The steps of a change set touch
+// distinct paths, none inside another, so their order is free and each
+// is independent of the others. Every step is tried even when one fails;
+// the first error is returned.
+func (w *Workspace) Commit(steps []Step) error {
+	var dirs []string
+	var first error
+	for _, s := range steps {
+		var err error
+		switch s.Kind {
+		case StepRename:
+			var d []string
+			d, err = w.rename("apply", s.Path, s.From, s.To)
+			dirs = append(dirs, d...)
+		case StepRemove:
+			err = w.remove("apply", s.Path, s.To)
+			dirs = append(dirs, path.Dir(s.To))
+		default:
+			err = newErr("apply", s.Path, ErrInvalidPath, "unknown step kind %d", s.Kind)
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	if err := w.SyncDirs(dirs); first == nil {
+		first = err
+	}
+	return first
+}
+
+// Redo does a step of a committed change set again after a crash, unless
+// it is done already, and makes it durable. It reports whether it acted,
+// and when it did not act on a step that is not plainly done (the file it
+// takes has another version now), why not. A staged temp file's rename is
+// done when the temp file is gone (a rename leaves no name behind); a move
+// when its source is gone; a removal when its path is gone.
+func (w *Workspace) Redo(s Step) (did bool, skipped string, err error) {
+	switch s.Kind {
+	case StepRename:
+		fi, err := w.root.Lstat(s.From)
+		if errors.Is(err, fs.ErrNotExist) {
+			return false, "", nil
+		}
+		if err != nil {
+			return false, "", osErr("redo", s.Path, s.From, err)
+		}
+		if s.Version != "" && fi.Mode().IsRegular() {
+			if v, err := w.FileVersion(s.From); err != nil || v != s.Version {
+				return false, s.From + " has another version than the one moved", nil
+			}
+		}
+		dirs, err := w.rename("redo", s.Path, s.From, s.To)
+		if err != nil {
+			return false, "", err
+		}
+		return true, "", w.SyncDirs(dirs)
+	case StepRemove:
+		fi, err := w.root.Lstat(s.To)
+		if errors.Is(err, fs.ErrNotExist) {
+			return false, "", nil
+		}
+		if err != nil {
+			return false, "", osErr("redo", s.Path, s.To, err)
+		}
+		if s.Version != "" && fi.Mode().IsRegular() {
+			if v, err := w.FileVersion(s.To); err != nil || v != s.Version {
+				return false, s.To + " has another version than the one deleted", nil
+			}
+		}
+		if err := w.remove("redo", s.Path, s.To); err != nil {
+			if errors.Is(err, ErrNotEmpty) {
+				return false, s.To + " is a directory that is no longer empty", nil
+			}
+			return false, "", err
+		}
+		return true, "", w.SyncDirs([]string{path.Dir(s.To)})
+	}
+	return false, "", newErr("redo", s.Path, ErrInvalidPath, "unknown step kind %d", s.Kind)
+}

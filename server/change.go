@@ -1,0 +1,705 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"google.golang.org/protobuf/proto"
+
+	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/hashline"
+	"github.com/hashline/hashline/internal/state"
+	"github.com/hashline/hashline/internal/watch"
+	"github.com/hashline/hashline/internal/workspace"
+)
+
+// Delete, Move and Apply are one engine: Delete and Move are change sets
+// of one change, and a change set is planned whole before anything is
+// written. Its changes are checked without locks first (their fields, and
+// that no two touch one path), then every path is locked, in sorted
+// order, with the locks Edit and Write take, and each change is planned
+// under them exactly as the single call would be (planEdit rebases an
+// edit's references as Edit does). Any failure refuses the set, with every
+// failing change reported. Then the set is committed: one change by the
+// single call's own atomic write, rename or removal; several by staging
+// every new content beside its file, recording the steps in the intent
+// log (the commit point), doing them, and removing the record.
+
+// Delete removes a file or an empty directory.
+func (s *Service) Delete(ctx context.Context, req *hashlinev1.DeleteRequest) (*hashlinev1.DeleteResponse, error) {
+	return once(ctx, s, req, req.GetRequestId(), false, func() (*hashlinev1.DeleteResponse, error) {
+		resp, err := s.apply(ctx, []*hashlinev1.Change{{Change: &hashlinev1.Change_Delete{Delete: req}}}, false, true)
+		if err != nil {
+			return nil, toStatus(err)
+		}
+		return resp.GetResults()[0].GetDelete(), nil
+	})
+}
+
+// Move renames a file inside the workspace; its history moves with it.
+func (s *Service) Move(ctx context.Context, req *hashlinev1.MoveRequest) (*hashlinev1.MoveResponse, error) {
+	return once(ctx, s, req, req.GetRequestId(), false, func() (*hashlinev1.MoveResponse, error) {
+		resp, err := s.apply(ctx, []*hashlinev1.Change{{Change: &hashlinev1.Change_Move{Move: req}}}, false, true)
+		if err != nil {
+			return nil, toStatus(err)
+		}
+		return resp.GetResults()[0].GetMove(), nil
+	})
+}
+
+// Apply makes a change set all or nothing.
+func (s *Service) Apply(ctx context.Context, req *hashlinev1.ApplyRequest) (*hashlinev1.ApplyResponse, error) {
+	return once(ctx, s, req, req.GetRequestId(), req.GetDryRun(), func() (*hashlinev1.ApplyResponse, error) {
+		resp, err := s.apply(ctx, req.GetChanges(), req.GetDryRun(), false)
+		return resp, toStatus(err)
+	})
+}
+
+// change is one change of a set, as it is planned and committed.
+type change struct {
+	index int
+	kind  string // "edit", "write", "delete" or "move"
+	path  string // the path named (a move's from), for errors
+	// rel and key are the cleaned path and its lock key (a move's from);
+	// toRel and toKey a move's to.
+	rel, key     string
+	toRel, toKey string
+
+	edits   []hashline.Edit // an edit's
+	context int
+
+	edit   *editPlan
+	write  *writePlan
+	del    *deletePlan
+	move   *movePlan
+	staged *workspace.Staged
+	wr     *workspace.WriteResult // a set of one edit or write: its write
+}
+
+// changeFailure is a change that refuses its set.
+type changeFailure struct {
+	index int
+	path  string
+	err   error
+}
+
+// changeSetError is a refused change set: every failing change, in order.
+// A set of one change (Delete, Move) reports its error alone instead.
+type changeSetError struct {
+	failures []changeFailure
+}
+
+func (e *changeSetError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "the change set was refused and nothing was written: %d of its changes failed; fix them and send the whole set again", len(e.failures))
+	for _, f := range e.failures {
+		fmt.Fprintf(&b, "\nchange %d (%s): %v", f.index, f.path, f.err)
+	}
+	return b.String()
+}
+
+// Unwrap is the first failure's error, whose code and reason the set's
+// status carries.
+func (e *changeSetError) Unwrap() error { return e.failures[0].err }
+
+// apply is Delete, Move and Apply. single is set for Delete and Move,
+// whose one failure is their error as it is.
+func (s *Service) apply(ctx context.Context, reqs []*hashlinev1.Change, dryRun, single bool) (*hashlinev1.ApplyResponse, error) {
+	if len(reqs) == 0 {
+		return nil, badRequest("changes", "the change set is empty; give at least one change")
+	}
+	if len(reqs) > s.opts.maxChanges {
+		return nil, fmt.Errorf("%w: %d changes in one set; the most is %d, split the set", workspace.ErrTooLarge, len(reqs), s.opts.maxChanges)
+	}
+	changes := make([]*change, len(reqs))
+	var failures []changeFailure
+	fail := func(c *change, err error) {
+		failures = append(failures, changeFailure{index: c.index, path: c.path, err: err})
+	}
+	refused := func() error {
+		if single {
+			return failures[0].err
+		}
+		slices.SortStableFunc(failures, func(a, b changeFailure) int { return a.index - b.index })
+		return &changeSetError{failures: failures}
+	}
+	for i, r := range reqs {
+		c := &change{index: i}
+		changes[i] = c
+		if err := s.resolveChange(c, r); err != nil {
+			fail(c, err)
+		}
+	}
+	if len(failures) > 0 {
+		return nil, refused()
+	}
+	for _, f := range conflicts(changes) {
+		fail(changes[f.index], f.err)
+	}
+	if len(failures) > 0 {
+		return nil, refused()
+	}
+	unlock, err := s.lockAll(ctx, changes)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	var total int64
+	for _, c := range changes {
+		if err := s.planChange(ctx, c); err != nil {
+			fail(c, err)
+			continue
+		}
+		total += c.newBytes()
+	}
+	if len(failures) > 0 {
+		return nil, refused()
+	}
+	if total > s.opts.maxSetBytes {
+		return nil, fmt.Errorf("%w: the change set writes %d bytes, over the %d-byte limit for one set; split it", workspace.ErrTooLarge, total, s.opts.maxSetBytes)
+	}
+	resp := &hashlinev1.ApplyResponse{DryRun: dryRun}
+	for _, c := range changes {
+		resp.Results = append(resp.Results, c.result(dryRun))
+	}
+	if size := proto.Size(resp) + len(changes)*versionFieldBound; size > s.opts.maxResponseBytes {
+		return nil, fmt.Errorf("%w: the response would be %d bytes, over the %d-byte limit; nothing was written. Retry with smaller contexts, without full, or as smaller sets",
+			workspace.ErrTooLarge, size, s.opts.maxResponseBytes)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if dryRun {
+		return resp, nil
+	}
+	set := ""
+	if len(changes) == 1 {
+		err = s.commitOne(changes[0])
+	} else {
+		set = newChangeSetID()
+		err = s.commitSet(ctx, set, changes)
+	}
+	if err != nil {
+		return nil, err
+	}
+	resp.ChangeSet = set
+	for i, c := range changes {
+		resp.Results[i] = s.committed(ctx, c, set)
+	}
+	s.opts.logger.DebugContext(ctx, "apply", "changes", len(changes), "changeSet", set)
+	return resp, nil
+}
+
+// newChangeSetID returns a new random change set id.
+func newChangeSetID() string { return rand.Text() }
+
+// resolveChange checks a change's fields and cleans its paths, before
+// anything is locked or read.
+func (s *Service) resolveChange(c *change, r *hashlinev1.Change) error {
+	var err error
+	switch ch := r.GetChange().(type) {
+	case *hashlinev1.Change_Edit:
+		req := ch.Edit
+		c.kind, c.path = "edit", req.GetPath()
+		if n := len(req.GetEdits()); n > s.opts.maxEdits {
+			return badRequest("edits", "%d edits in one batch; the most is %d, split the batch", n, s.opts.maxEdits)
+		}
+		c.context = DefaultContext
+		if req.Context != nil {
+			if req.GetContext() < 0 {
+				return badRequest("context", "context %d is negative; use 0 for no context lines", req.GetContext())
+			}
+			c.context = int(req.GetContext())
+		}
+		c.edits = toCoreEdits(req.GetEdits())
+		if err := checkEditTexts(c.edits); err != nil {
+			return err
+		}
+		c.rel, c.key, err = s.resolve(req.GetPath())
+	case *hashlinev1.Change_Write:
+		c.kind, c.path = "write", ch.Write.GetPath()
+		if err := checkWrite(ch.Write); err != nil {
+			return err
+		}
+		c.rel, c.key, err = s.resolve(ch.Write.GetPath())
+	case *hashlinev1.Change_Delete:
+		c.kind, c.path = "delete", ch.Delete.GetPath()
+		c.del = &deletePlan{req: ch.Delete}
+		if c.rel, c.key, err = s.resolve(ch.Delete.GetPath()); err == nil && c.rel == "." {
+			return errRoot
+		}
+	case *hashlinev1.Change_Move:
+		c.kind, c.path = "move", ch.Move.GetFrom()
+		c.move = &movePlan{req: ch.Move}
+		if c.rel, c.key, err = s.resolve(ch.Move.GetFrom()); err != nil {
+			return err
+		}
+		if c.rel == "." {
+			return errRoot
+		}
+		if c.toRel, c.toKey, err = s.resolve(ch.Move.GetTo()); err != nil {
+			c.path = ch.Move.GetTo()
+			return err
+		}
+		if c.toRel == c.rel || c.toKey == c.key {
+			return badRequest("to", "%s: a file cannot be moved onto itself; give another path as to", c.rel)
+		}
+	default:
+		c.kind = "change"
+		return badRequest("changes", "change %d has none of edit, write, delete or move; set one", c.index)
+	}
+	if err == nil && c.kind == "edit" {
+		c.edit = &editPlan{req: r.GetEdit()}
+	}
+	if err == nil && c.kind == "write" {
+		c.write = &writePlan{req: r.GetWrite()}
+	}
+	return err
+}
+
+// errRoot refuses a delete or move of the workspace root.
+var errRoot = fmt.Errorf("%w: the path names the workspace root itself, which cannot be deleted or moved; name a file or directory inside it", workspace.ErrInvalidPath)
+
+// conflicts returns a CONFLICTING_CHANGES failure for every change that
+// touches a path another change touches, or a path inside or above one
+// (a deleted directory and a file in it): the steps of a set must be
+// independent, so that they can be done, and redone after a crash, in any
+// order.
+func conflicts(changes []*change) []changeFailure {
+	type touch struct {
+		key   string
+		index int
+	}
+	var touches []touch
+	for _, c := range changes {
+		touches = append(touches, touch{c.key, c.index})
+		if c.toKey != "" {
+			touches = append(touches, touch{c.toKey, c.index})
+		}
+	}
+	slices.SortFunc(touches, func(a, b touch) int { return strings.Compare(a.key, b.key) })
+	with := map[int][]int{} // change index -> the changes it conflicts with
+	for i, t := range touches {
+		for _, u := range touches[i+1:] {
+			if u.key != t.key && !strings.HasPrefix(u.key, t.key+string(filepath.Separator)) {
+				break
+			}
+			if u.index != t.index {
+				with[t.index] = append(with[t.index], u.index)
+				with[u.index] = append(with[u.index], t.index)
+			}
+		}
+	}
+	var out []changeFailure
+	for _, c := range changes {
+		others := with[c.index]
+		if len(others) == 0 {
+			continue
+		}
+		slices.Sort(others)
+		others = slices.Compact(others)
+		names := make([]string, len(others))
+		for i, o := range others {
+			names[i] = fmt.Sprint(o)
+		}
+		out = append(out, changeFailure{index: c.index, path: c.path, err: invalid(ReasonConflictingChanges, "changes",
+			"change %d (%s %s) touches the same path as change(s) %s (or one inside the other); a path may be touched by one change of a set only (a move touches both its paths): merge them into one change, or send them as separate sets",
+			c.index, c.kind, c.path, strings.Join(names, ", "))})
+	}
+	return out
+}
+
+// lockAll takes the edit lock of every path of the set, in sorted order,
+// so that sets and single edits never deadlock nor interleave.
+func (s *Service) lockAll(ctx context.Context, changes []*change) (func(), error) {
+	var keys []string
+	for _, c := range changes {
+		keys = append(keys, c.key)
+		if c.toKey != "" {
+			keys = append(keys, c.toKey)
+		}
+	}
+	slices.Sort(keys)
+	keys = slices.Compact(keys)
+	unlocks := make([]func(), 0, len(keys))
+	unlock := func() {
+		for i := len(unlocks) - 1; i >= 0; i-- {
+			unlocks[i]()
+		}
+	}
+	for _, k := range keys {
+		u, err := s.locks.lock(ctx, k)
+		if err != nil {
+			unlock()
+			return nil, err
+		}
+		unlocks = append(unlocks, u)
+	}
+	// A caller that gave up while queued must not have its change written.
+	if err := ctx.Err(); err != nil {
+		unlock()
+		return nil, err
+	}
+	return unlock, nil
+}
+
+// planChange checks a change against the disk, under the set's locks, and
+// computes what it will write.
+func (s *Service) planChange(ctx context.Context, c *change) error {
+	var err error
+	switch c.kind {
+	case "edit":
+		c.edit, err = s.planEdit(ctx, c.edit.req, c.edits, c.context, c.rel, c.key)
+	case "write":
+		c.write, err = s.planWrite(ctx, c.write.req, c.rel, c.key)
+	case "delete":
+		err = s.planDelete(c)
+	case "move":
+		err = s.planMove(c)
+	}
+	return err
+}
+
+// newBytes is what the change will write.
+func (c *change) newBytes() int64 {
+	switch {
+	case c.edit != nil:
+		return int64(len(c.edit.raw))
+	case c.write != nil:
+		return int64(len(c.write.content))
+	}
+	return 0
+}
+
+// result is the change's result before it is committed (a dry run's).
+func (c *change) result(dryRun bool) *hashlinev1.ChangeResult {
+	switch c.kind {
+	case "edit":
+		if dryRun && c.edit.resp.Version == "" {
+			c.edit.resp.Version = workspace.Version(c.edit.raw)
+		}
+		return &hashlinev1.ChangeResult{Result: &hashlinev1.ChangeResult_Edit{Edit: c.edit.resp}}
+	case "write":
+		r := &hashlinev1.WriteResponse{Path: c.rel, Created: !c.write.exists,
+			TotalLines: int32(hashline.ParseText(c.write.req.GetContent()).Len())}
+		if raw, err := workspace.Encode(c.write.content, c.write.opts.Encoding); err == nil {
+			r.Version = workspace.Version(raw)
+		}
+		return &hashlinev1.ChangeResult{Result: &hashlinev1.ChangeResult_Write{Write: r}}
+	case "delete":
+		return &hashlinev1.ChangeResult{Result: &hashlinev1.ChangeResult_Delete{Delete: c.del.response()}}
+	default:
+		return &hashlinev1.ChangeResult{Result: &hashlinev1.ChangeResult_Move{Move: c.move.response()}}
+	}
+}
+
+// commitOne commits a set of one change by the single call's own atomic
+// write, removal or rename: it needs no intent record.
+func (s *Service) commitOne(c *change) error {
+	switch c.kind {
+	case "edit":
+		var err error
+		c.wr, err = s.ws.WriteFile(c.rel, c.edit.out, workspace.WriteOptions{Mode: workspace.ReplaceOnly, Encoding: c.edit.f.Encoding, Version: c.edit.resp.Version, Encoded: c.edit.raw})
+		return err
+	case "write":
+		var err error
+		c.wr, err = s.ws.WriteFile(c.rel, c.write.content, c.write.opts)
+		return err
+	case "delete":
+		return s.ws.Remove(c.del.rel, c.del.target)
+	default:
+		m := c.move
+		return s.ws.Rename(m.fromRel, m.from, m.to, m.req.GetOverwrite())
+	}
+}
+
+// stage writes the new content of an edit or write change beside its file.
+func (s *Service) stage(c *change) (*workspace.Staged, error) {
+	if c.edit != nil {
+		return s.ws.Stage(c.rel, c.edit.out, workspace.WriteOptions{Mode: workspace.ReplaceOnly, Encoding: c.edit.f.Encoding, Version: c.edit.resp.Version, Encoded: c.edit.raw})
+	}
+	return s.ws.Stage(c.rel, c.write.content, c.write.opts)
+}
+
+// maxParallelStages bounds the files one set writes and syncs at once.
+const maxParallelStages = 16
+
+// commitSet commits a set of several changes, all or nothing even across a
+// crash: every new content is staged beside its file and synced (several
+// at a time, so that their syncs overlap), with their directories; one
+// record of the steps left is written to the intent log and synced (the
+// commit point); the steps are done and their directories synced once
+// each; the record is removed. Until the record is written an error
+// removes the staged files and nothing has changed; after it, a crash is
+// finished by Recover at the next start.
+func (s *Service) commitSet(ctx context.Context, set string, changes []*change) error {
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, maxParallelStages)
+	errs := make([]error, len(changes))
+	for i, c := range changes {
+		if c.edit == nil && c.write == nil {
+			continue
+		}
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			c.staged, errs[i] = s.stage(c)
+		})
+	}
+	wg.Wait()
+	discard := func() {
+		for _, c := range changes {
+			if c.staged != nil {
+				s.ws.Discard(c.staged)
+				c.staged = nil
+			}
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		discard()
+		return err
+	}
+	var dirs []string
+	var steps []workspace.Step
+	for _, c := range changes {
+		switch {
+		case c.staged != nil:
+			dirs = append(dirs, c.staged.SyncBefore()...)
+			steps = append(steps, c.staged.Step())
+		case c.del != nil:
+			steps = append(steps, workspace.Step{Kind: workspace.StepRemove, Path: c.del.rel, To: c.del.target, Version: c.del.version})
+		case c.move != nil:
+			steps = append(steps, workspace.Step{Kind: workspace.StepRename, Path: c.move.fromRel, From: c.move.from, To: c.move.to, Version: c.move.version})
+		}
+	}
+	if err := s.ws.SyncDirs(dirs); err != nil {
+		discard()
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		discard()
+		return err
+	}
+	done := func() error { return nil }
+	if s.opts.intents != nil {
+		var err error
+		if done, err = s.opts.intents.Record(state.Intent{ID: set, Steps: intentSteps(steps)}); err != nil {
+			discard()
+			return fmt.Errorf("%w: %v; nothing was written", workspace.ErrIO, err)
+		}
+	}
+	if testHookCommitted != nil {
+		testHookCommitted(set)
+	}
+	if err := s.ws.Commit(steps); err != nil {
+		// Past the commit point: the record stays, and the next start
+		// finishes what is left.
+		return fmt.Errorf("%w: change set %s was committed but could not be finished (%v); the server finishes it when it next starts", workspace.ErrIO, set, err)
+	}
+	if err := done(); err != nil {
+		s.opts.logger.Warn("intent log: a finished change set's record could not be removed; the next start will find its steps done", "changeSet", set, "err", err)
+	}
+	return nil
+}
+
+// testHookCommitted, when set, runs right after a set's intent record is
+// written (tests).
+var testHookCommitted func(set string)
+
+// intentSteps converts steps to their record.
+func intentSteps(steps []workspace.Step) []state.IntentStep {
+	out := make([]state.IntentStep, len(steps))
+	for i, s := range steps {
+		op := "rename"
+		if s.Kind == workspace.StepRemove {
+			op = "remove"
+		}
+		out[i] = state.IntentStep{Op: op, Path: s.Path, From: s.From, To: s.To, Version: s.Version}
+	}
+	return out
+}
+
+// committed records a committed change (of set set, if any) as the single
+// call does: the Watch event, the views, and its result.
+func (s *Service) committed(ctx context.Context, c *change, set string) *hashlinev1.ChangeResult {
+	switch c.kind {
+	case "edit":
+		s.editWritten(ctx, c.edit, c.writeResult(), set)
+		return &hashlinev1.ChangeResult{Result: &hashlinev1.ChangeResult_Edit{Edit: c.edit.resp}}
+	case "write":
+		return &hashlinev1.ChangeResult{Result: &hashlinev1.ChangeResult_Write{Write: s.written(ctx, c.write, c.writeResult(), set)}}
+	case "delete":
+		d := c.del
+		if !d.dir {
+			s.views.Forget(c.key)
+			s.latest.Forget(c.key)
+			s.publishDelete(ctx, d.target, d.state, set)
+		}
+		return &hashlinev1.ChangeResult{Result: &hashlinev1.ChangeResult_Delete{Delete: d.response()}}
+	default:
+		m := c.move
+		// The key of the new path is taken again: a directory the move
+		// created has its own real name now.
+		to := s.viewKey(m.toRel)
+		s.views.Move(c.key, to)
+		s.latest.Move(c.key, to)
+		s.publishMove(ctx, m.from, m.to, m.state, set)
+		return &hashlinev1.ChangeResult{Result: &hashlinev1.ChangeResult_Move{Move: m.response()}}
+	}
+}
+
+// writeResult is what an edit or write change wrote.
+func (c *change) writeResult() *workspace.WriteResult {
+	if c.wr != nil {
+		return c.wr
+	}
+	st := c.staged
+	return &workspace.WriteResult{Path: st.Path, Raw: st.Raw, Version: st.Version, Created: st.Created}
+}
+
+// deletePlan is a Delete checked against the disk.
+type deletePlan struct {
+	req     *hashlinev1.DeleteRequest
+	rel     string
+	target  string
+	dir     bool
+	version string
+	state   watch.State // the deleted file, for its Watch event
+}
+
+func (d *deletePlan) response() *hashlinev1.DeleteResponse {
+	return &hashlinev1.DeleteResponse{Path: d.rel, Version: d.version, Directory: d.dir}
+}
+
+// planDelete checks a delete: a file (of the version expected, if given)
+// or an empty directory, named as Entry names it.
+func (s *Service) planDelete(c *change) error {
+	d := c.del
+	rel, target, fi, err := s.ws.Entry(c.rel)
+	if err != nil {
+		return err
+	}
+	d.rel, d.target = rel, target
+	switch {
+	case fi == nil:
+		return fmt.Errorf("%w: %s: no such file or directory to delete; check the path (paths are relative to the workspace root)", workspace.ErrNotFound, rel)
+	case fi.IsDir():
+		d.dir = true
+		if !s.emptyDir(target) {
+			return fmt.Errorf("%w: %s is a directory that is not empty; delete (or move) its entries first", workspace.ErrNotEmpty, rel)
+		}
+	case !fi.Mode().IsRegular():
+		return fmt.Errorf("%w: %s is not a regular file or a directory; hashline deletes files and empty directories only", workspace.ErrNotRegular, rel)
+	default:
+		st, err := s.fileState(rel, c.key)
+		if err != nil {
+			return err
+		}
+		d.state, d.version = st, st.Version
+	}
+	if want := d.req.GetExpectedVersion(); want != "" && want != d.version {
+		return &versionMismatchError{path: rel, expected: want, current: d.version,
+			hint: "someone changed the file since you read it; Read it again and decide again whether to delete it"}
+	}
+	return nil
+}
+
+// emptyDir reports whether the directory target has no entries.
+func (s *Service) emptyDir(target string) bool {
+	f, err := s.ws.Root().Open(target)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	_, err = f.Readdirnames(1)
+	return errors.Is(err, io.EOF)
+}
+
+// fileState is the version (and text, when it is text) of the file rel.
+func (s *Service) fileState(rel, key string) (watch.State, error) {
+	f, _, err := s.readKnown(rel, key)
+	switch {
+	case err == nil:
+		return watch.State{Version: f.Version, Text: f.Text, HasText: true}, nil
+	case errors.Is(err, workspace.ErrBinary), errors.Is(err, workspace.ErrNotText), errors.Is(err, workspace.ErrTooLarge):
+		v, err := s.ws.FileVersion(rel)
+		return watch.State{Version: v}, err
+	}
+	return watch.State{}, err
+}
+
+// movePlan is a Move checked against the disk.
+type movePlan struct {
+	req             *hashlinev1.MoveRequest
+	fromRel, toRel  string
+	from, to        string // symlink-free
+	version         string
+	replacedVersion string
+	state           watch.State // the moved file
+}
+
+func (m *movePlan) response() *hashlinev1.MoveResponse {
+	return &hashlinev1.MoveResponse{From: m.fromRel, To: m.toRel, Version: m.version, ReplacedVersion: m.replacedVersion}
+}
+
+// planMove checks a move: a regular file (of the version expected, if
+// given) to a path that is not a directory, where a file is replaced only
+// with overwrite.
+func (s *Service) planMove(c *change) error {
+	m := c.move
+	fromRel, from, fi, err := s.ws.Entry(c.rel)
+	if err != nil {
+		return err
+	}
+	switch {
+	case fi == nil:
+		return fmt.Errorf("%w: %s: no such file to move; check the path (paths are relative to the workspace root)", workspace.ErrNotFound, fromRel)
+	case fi.IsDir():
+		return fmt.Errorf("%w: %s is a directory; hashline moves files only: move each file", workspace.ErrNotRegular, fromRel)
+	case !fi.Mode().IsRegular():
+		return fmt.Errorf("%w: %s is not a regular file (a symbolic link, FIFO or device); hashline moves regular files only", workspace.ErrNotRegular, fromRel)
+	}
+	toRel, to, tfi, err := s.ws.Entry(c.toRel)
+	if err != nil {
+		c.path = m.req.GetTo()
+		return err
+	}
+	m.fromRel, m.from, m.toRel, m.to = fromRel, from, toRel, to
+	if to == from {
+		return badRequest("to", "%s and %s are the same file; a file cannot be moved onto itself", fromRel, toRel)
+	}
+	if tfi != nil {
+		c.path = toRel
+		switch {
+		case tfi.IsDir():
+			return fmt.Errorf("%w: %s is a directory; give the new file's whole path as to (e.g. %s/%s)", workspace.ErrNotRegular, toRel, toRel, filepath.Base(from))
+		case !tfi.Mode().IsRegular():
+			return fmt.Errorf("%w: %s is not a regular file; hashline replaces regular files only", workspace.ErrNotRegular, toRel)
+		case !m.req.GetOverwrite():
+			return fmt.Errorf("%w: %s: a file is already there; move to another path, or set overwrite to replace it", workspace.ErrExists, toRel)
+		}
+		st, err := s.fileState(toRel, c.toKey)
+		if err != nil {
+			return err
+		}
+		m.replacedVersion = st.Version
+		c.path = fromRel
+	}
+	st, err := s.fileState(fromRel, c.key)
+	if err != nil {
+		return err
+	}
+	m.state, m.version = st, st.Version
+	if want := m.req.GetExpectedVersion(); want != "" && want != m.version {
+		return &versionMismatchError{path: fromRel, expected: want, current: m.version,
+			hint: "someone changed the file since you read it; Read it again and decide again whether to move it"}
+	}
+	return nil
+}
