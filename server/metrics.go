@@ -11,7 +11,9 @@ import (
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 )
 
-// Edit outcomes, the values of hashline_edit_outcomes_total's outcome label.
+// Outcomes of the calls that change files, the values of the outcome label
+// of hashline_edit_outcomes_total (Edit) and hashline_change_outcomes_total
+// (Delete, Move, Apply).
 const (
 	OutcomeApplied  = "applied"   // written, no rebase needed
 	OutcomeRebased  = "rebased"   // written after rebasing over other changes
@@ -43,21 +45,55 @@ type Metrics interface {
 	// CountEdit records the outcome (one of Outcomes) of an Edit that
 	// reached the service.
 	CountEdit(outcome string)
+	// CountChange records the outcome (one of Outcomes) of a Delete, Move
+	// or Apply that reached the service; method is one of ChangeMethods.
+	CountChange(method, outcome string)
 	// InitializeMetrics is called with the server once its services are
 	// registered.
 	InitializeMetrics(*grpc.Server)
 }
 
-// EditOutcome classifies a finished Edit call. It is the one place that
-// decides what counts as which outcome.
+// changeMethods maps the full names of the calls counted by CountChange to
+// their method label.
+var changeMethods = map[string]string{
+	hashlinev1.FileService_Delete_FullMethodName: "delete",
+	hashlinev1.FileService_Move_FullMethodName:   "move",
+	hashlinev1.FileService_Apply_FullMethodName:  "apply",
+}
+
+// ChangeMethods lists the method label's values of CountChange, sorted.
+func ChangeMethods() []string {
+	var m []string
+	for _, v := range changeMethods {
+		m = append(m, v)
+	}
+	slices.Sort(m)
+	return m
+}
+
+// EditOutcome classifies a finished Edit, Delete, Move or Apply call. It is
+// the one place that decides what counts as which outcome. An Apply is
+// rebased when any of its edits was, and refused as its status says (the
+// first failing change's).
 func EditOutcome(resp any, err error) string {
 	if err == nil {
-		r, _ := resp.(*hashlinev1.EditResponse)
-		switch {
-		case r.GetDryRun():
-			return OutcomeDryRun
-		case r.GetRebasedFrom() != "":
-			return OutcomeRebased
+		switch r := resp.(type) {
+		case *hashlinev1.EditResponse:
+			switch {
+			case r.GetDryRun():
+				return OutcomeDryRun
+			case r.GetRebasedFrom() != "":
+				return OutcomeRebased
+			}
+		case *hashlinev1.ApplyResponse:
+			if r.GetDryRun() {
+				return OutcomeDryRun
+			}
+			for _, c := range r.GetResults() {
+				if c.GetEdit().GetRebasedFrom() != "" {
+					return OutcomeRebased
+				}
+			}
 		}
 		return OutcomeApplied
 	}
@@ -89,12 +125,15 @@ func EditOutcome(resp any, err error) string {
 	return OutcomeError
 }
 
-// editOutcomes counts every Edit that reached the service by outcome.
+// editOutcomes counts every Edit, Delete, Move and Apply that reached the
+// service by outcome.
 func editOutcomes(m Metrics) grpc.UnaryServerInterceptor {
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 		resp, err := handler(ctx, req)
 		if info.FullMethod == hashlinev1.FileService_Edit_FullMethodName {
 			m.CountEdit(EditOutcome(resp, err))
+		} else if method, ok := changeMethods[info.FullMethod]; ok {
+			m.CountChange(method, EditOutcome(resp, err))
 		}
 		return resp, err
 	}

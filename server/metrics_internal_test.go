@@ -28,6 +28,11 @@ func TestEditOutcome(t *testing.T) {
 		{"written", &hashlinev1.EditResponse{Version: "v1-x"}, nil, OutcomeApplied},
 		{"written after a rebase", &hashlinev1.EditResponse{RebasedFrom: "v1-old"}, nil, OutcomeRebased},
 		{"dry run", &hashlinev1.EditResponse{DryRun: true, RebasedFrom: "v1-old"}, nil, OutcomeDryRun},
+		{"change set written", &hashlinev1.ApplyResponse{Results: []*hashlinev1.ChangeResult{{Result: &hashlinev1.ChangeResult_Delete{}}}}, nil, OutcomeApplied},
+		{"change set with a rebased edit", &hashlinev1.ApplyResponse{Results: []*hashlinev1.ChangeResult{
+			{Result: &hashlinev1.ChangeResult_Write{}}, {Result: &hashlinev1.ChangeResult_Edit{Edit: &hashlinev1.EditResponse{RebasedFrom: "v1-old"}}}}}, nil, OutcomeRebased},
+		{"change set dry run", &hashlinev1.ApplyResponse{DryRun: true}, nil, OutcomeDryRun},
+		{"move", &hashlinev1.MoveResponse{}, nil, OutcomeApplied},
 		{"stale reference", nil, stale("DELETED"), OutcomeStale},
 		{"rebase conflict", nil, stale("CONFLICT"), OutcomeConflict},
 		{"no change", nil, newStatus(ReasonNoChange, "same", nil), OutcomeNoChange},

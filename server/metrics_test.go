@@ -61,6 +61,17 @@ func TestMetricsCountEditOutcomesAndCalls(t *testing.T) {
 	e.write("g.txt", "new\nx\nY\nZ\n") // a line inside the range below changed under the agent
 	_, _ = e.c.Edit(e.ctx, &hashlinev1.EditRequest{Path: "g.txt", Edits: []*hashlinev1.FileEdit{client.Replace(tag(seen, 2), tag(seen, 4), "why")}})
 
+	// Delete, Move and Apply.
+	e.write("h.txt", "h\n")
+	e.write("i.txt", "i\n")
+	_, _ = e.c.Move(e.ctx, &hashlinev1.MoveRequest{From: "h.txt", To: "moved/h.txt"})             // applied
+	_, _ = e.c.Move(e.ctx, &hashlinev1.MoveRequest{From: "h.txt", To: "h2.txt"})                  // error: gone
+	_, _ = e.c.Delete(e.ctx, &hashlinev1.DeleteRequest{Path: "moved/h.txt"})                      // applied
+	_, _ = e.c.Apply(e.ctx, &hashlinev1.ApplyRequest{DryRun: true, Changes: []*hashlinev1.Change{ // dry_run
+		{Change: &hashlinev1.Change_Delete{Delete: &hashlinev1.DeleteRequest{Path: "i.txt"}}}}})
+	_, _ = e.c.Apply(e.ctx, &hashlinev1.ApplyRequest{Changes: []*hashlinev1.Change{ // stale: line 1 is "i"
+		{Change: &hashlinev1.Change_Edit{Edit: &hashlinev1.EditRequest{Path: "i.txt", Edits: []*hashlinev1.FileEdit{client.Replace(tag("x\n", 1), "", "y")}}}}}})
+
 	families, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)
@@ -72,27 +83,33 @@ func TestMetricsCountEditOutcomesAndCalls(t *testing.T) {
 		}
 	}
 	want := map[string]float64{
-		`hashline_edit_outcomes_total{outcome="dry_run"}`:            1,
-		`hashline_edit_outcomes_total{outcome="applied"}`:            1,
-		`hashline_edit_outcomes_total{outcome="stale"}`:              1,
-		`hashline_edit_outcomes_total{outcome="no_change"}`:          1,
-		`hashline_edit_outcomes_total{outcome="no_change_repeated"}`: 1,
-		`hashline_edit_outcomes_total{outcome="error"}`:              2,
-		`hashline_edit_outcomes_total{outcome="rebased"}`:            1,
-		`hashline_edit_outcomes_total{outcome="conflict"}`:           1,
-		`hashline_cache_bytes`:                                       12345,
-		`hashline_cache_entries`:                                     4,
-		`hashline_cache_hits_total`:                                  7,
-		`hashline_cache_misses_total`:                                3,
-		`hashline_cache_evictions_total`:                             2,
-		`hashline_cache_spills_total`:                                5,
-		`hashline_cache_disk_hits_total`:                             6,
-		`hashline_cache_disk_corrupt_total`:                          1,
-		`hashline_cache_disk_evictions_total`:                        8,
-		`hashline_cache_disk_bytes`:                                  6789,
-		`hashline_cache_disk_entries`:                                9,
-		`hashline_grep_held_bytes`:                                   4321,
-		`hashline_grep_budget_bytes`:                                 1 << 20,
+		`hashline_edit_outcomes_total{outcome="dry_run"}`:                   1,
+		`hashline_edit_outcomes_total{outcome="applied"}`:                   1,
+		`hashline_edit_outcomes_total{outcome="stale"}`:                     1,
+		`hashline_edit_outcomes_total{outcome="no_change"}`:                 1,
+		`hashline_edit_outcomes_total{outcome="no_change_repeated"}`:        1,
+		`hashline_edit_outcomes_total{outcome="error"}`:                     2,
+		`hashline_edit_outcomes_total{outcome="rebased"}`:                   1,
+		`hashline_edit_outcomes_total{outcome="conflict"}`:                  1,
+		`hashline_change_outcomes_total{method="move",outcome="applied"}`:   1,
+		`hashline_change_outcomes_total{method="move",outcome="error"}`:     1,
+		`hashline_change_outcomes_total{method="delete",outcome="applied"}`: 1,
+		`hashline_change_outcomes_total{method="apply",outcome="dry_run"}`:  1,
+		`hashline_change_outcomes_total{method="apply",outcome="stale"}`:    1,
+		`hashline_change_outcomes_total{method="apply",outcome="applied"}`:  0,
+		`hashline_cache_bytes`:                12345,
+		`hashline_cache_entries`:              4,
+		`hashline_cache_hits_total`:           7,
+		`hashline_cache_misses_total`:         3,
+		`hashline_cache_evictions_total`:      2,
+		`hashline_cache_spills_total`:         5,
+		`hashline_cache_disk_hits_total`:      6,
+		`hashline_cache_disk_corrupt_total`:   1,
+		`hashline_cache_disk_evictions_total`: 8,
+		`hashline_cache_disk_bytes`:           6789,
+		`hashline_cache_disk_entries`:         9,
+		`hashline_grep_held_bytes`:            4321,
+		`hashline_grep_budget_bytes`:          1 << 20,
 		`grpc_server_handled_total{grpc_code="OK",grpc_method="Read",grpc_service="hashline.v1.FileService",grpc_type="unary"}`:      3,
 		`grpc_server_handled_total{grpc_code="Aborted",grpc_method="Edit",grpc_service="hashline.v1.FileService",grpc_type="unary"}`: 2,
 		`grpc_server_handling_seconds{grpc_method="Edit",grpc_service="hashline.v1.FileService",grpc_type="unary"}`:                  9, // sample count

@@ -19,7 +19,9 @@ var handlingBuckets = []float64{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
 
 // Metrics are the server's Prometheus metrics (a server.Metrics): go-grpc-middleware's
 // per-method counters and handling-time histograms (grpc_server_*), the
-// outcome of every Edit (hashline_edit_outcomes_total{outcome}), and, when
+// outcome of every Edit (hashline_edit_outcomes_total{outcome}) and of
+// every Delete, Move and Apply (hashline_change_outcomes_total{method,
+// outcome}), and, when
 // the service reports them, its snapshot cache's counters and size
 // (hashline_cache_{hits,misses,evictions}_total, hashline_cache_bytes,
 // hashline_cache_entries) and those of its state store
@@ -27,8 +29,9 @@ var handlingBuckets = []float64{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
 // hashline_cache_disk_{bytes,entries}), and what Greps hold
 // (hashline_grep_held_bytes, hashline_grep_budget_bytes).
 type Metrics struct {
-	grpc  *grpcprom.ServerMetrics
-	edits *prometheus.CounterVec
+	grpc    *grpcprom.ServerMetrics
+	edits   *prometheus.CounterVec
+	changes *prometheus.CounterVec
 }
 
 // Option configures New.
@@ -66,11 +69,18 @@ func New(reg prometheus.Registerer, opts ...Option) (*Metrics, error) {
 			Name: "hashline_edit_outcomes_total",
 			Help: "Edit calls by outcome: applied, rebased, dry_run, stale, conflict, no_change, no_change_repeated, error.",
 		}, []string{"outcome"}),
+		changes: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "hashline_change_outcomes_total",
+			Help: "Delete, Move and Apply calls by method and outcome (the outcomes of hashline_edit_outcomes_total; an Apply is rebased when one of its edits was).",
+		}, []string{"method", "outcome"}),
 	}
 	for _, o := range server.Outcomes() {
 		m.edits.WithLabelValues(o) // every outcome is exported from the start, at 0
+		for _, method := range server.ChangeMethods() {
+			m.changes.WithLabelValues(method, o)
+		}
 	}
-	cs := []prometheus.Collector{m.grpc, m.edits}
+	cs := []prometheus.Collector{m.grpc, m.edits, m.changes}
 	if f := o.cacheStats; f != nil {
 		counter := func(name, help string, v func(versions.Stats) uint64) prometheus.Collector {
 			return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help}, func() float64 { return float64(v(f())) })
@@ -120,6 +130,11 @@ func (m *Metrics) StreamServerInterceptor() grpc.StreamServerInterceptor {
 
 // CountEdit implements server.Metrics.
 func (m *Metrics) CountEdit(outcome string) { m.edits.WithLabelValues(outcome).Inc() }
+
+// CountChange implements server.Metrics.
+func (m *Metrics) CountChange(method, outcome string) {
+	m.changes.WithLabelValues(method, outcome).Inc()
+}
 
 // InitializeMetrics implements server.Metrics.
 func (m *Metrics) InitializeMetrics(gs *grpc.Server) { m.grpc.InitializeMetrics(gs) }
