@@ -37,7 +37,7 @@ func spilling(t testing.TB, root, dir string) (*env, *versions.Disk) {
 // base), and her edit of another line is rebased and lands.
 func TestBaseEvictedFromMemoryComesBackFromDisk(t *testing.T) {
 	t.Run("an overlapping edit is a rebase conflict", func(t *testing.T) {
-		e, _ := spilling(t, t.TempDir(), t.TempDir())
+		e, d := spilling(t, t.TempDir(), t.TempDir())
 		base, afterBob, err := bobThenAlice(e, true, client.Replace(tag(tenLines, 3), tag(tenLines, 7), "alice's block"))
 		var stale client.StaleRefError
 		if !errors.As(err, &stale) || len(stale.Refs) != 1 || stale.Refs[0].GetReason() != "CONFLICT" {
@@ -49,6 +49,9 @@ func TestBaseEvictedFromMemoryComesBackFromDisk(t *testing.T) {
 		if e.read("f.txt") != afterBob {
 			t.Error("the refused edit changed the file")
 		}
+		// Spills are written in the background, and a lookup may find its
+		// version still queued; Close waits for the queue to be written.
+		d.Close()
 		if s := e.svc.CacheStats(); s.Disk.Hits == 0 || s.Disk.Spills == 0 || s.Entries != 0 {
 			t.Errorf("cache stats %+v: want the base read from disk, nothing in memory", s)
 		}
