@@ -61,6 +61,7 @@ func New(c *client.Client, opts ...Option) *sdk.Server {
 	sdk.AddTool(s, editTool(), t.edit)
 	sdk.AddTool(s, &sdk.Tool{Name: "write_file", Description: writeDescription}, t.write)
 	sdk.AddTool(s, &sdk.Tool{Name: "grep", Description: grepDescription, Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}}, t.grep)
+	addFileTools(s, t)
 	return s
 }
 
