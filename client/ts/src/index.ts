@@ -34,7 +34,11 @@ export {
   type WriteOptions,
   type WriteModeName,
   type GrepOptions,
+  type DeleteOptions,
+  type MoveOptions,
+  type ApplyOptions,
 } from "./client.js";
+export { changeErrors, formatDelete, formatMove, formatApply, type ChangeInit } from "./changes.js";
 export * as edits from "./edits.js";
 export type { FileEditInit } from "./edits.js";
 export {
