@@ -30,6 +30,10 @@ type Error struct {
 	// Stale lists stale references even when another reason (say an
 	// INVALID_REF in the same batch) decided the error's code.
 	Stale []*hashlinev1.StaleRef
+	// Changes lists every failing change of a refused change set (Apply),
+	// in order; the error's Code and Reason are the first one's. The
+	// Edits and Stale entries of a change carry its ChangeIndex.
+	Changes []*hashlinev1.ChangeError
 	// RetryDelay is how long to wait before trying again, when the server
 	// said (RATE_LIMITED); zero otherwise.
 	RetryDelay time.Duration
@@ -200,6 +204,8 @@ func FromStatus(err error) error {
 			e.Edits = append(e.Edits, d)
 		case *hashlinev1.StaleRef:
 			e.Stale = append(e.Stale, d)
+		case *hashlinev1.ChangeError:
+			e.Changes = append(e.Changes, d)
 		case *hashlinev1.RetryInfo:
 			e.RetryDelay = d.GetRetryDelay().AsDuration()
 		}

@@ -88,7 +88,7 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprint(w, `
-read, edit, write, grep and ls call hashlined at --server (env HASHLINE_SERVER,
+The file commands (all but mcp) call hashlined at --server (env HASHLINE_SERVER,
 default 127.0.0.1:7420), or run the same engine in this process on the
 current directory with --local. --agent (env HASHLINE_AGENT) names the
 caller; --token (env HASHLINE_TOKEN) authenticates it.

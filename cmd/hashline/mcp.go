@@ -23,15 +23,16 @@ import (
 func init() {
 	register(&command{
 		name:    "mcp",
-		summary: "serve read_file, edit_file, write_file and grep to an MCP client over stdio",
+		summary: "serve the hashline tools (read_file, edit_file, ...) to an MCP client over stdio",
 		run:     runMCP,
 	})
 }
 
 const mcpUsage = `usage: hashline mcp [--root DIR | --server ADDR [--token TOKEN] [--tls...]] [--agent NAME]
 
-Serves the hashline tools (read_file, edit_file, write_file, grep) to an MCP
-client (Claude Desktop, Cursor, ...) over stdin/stdout. Logs go to stderr.
+Serves the hashline tools (read_file, edit_file, write_file, grep,
+delete_file, move_file) to an MCP client (Claude Desktop, Cursor, ...) over
+stdin/stdout. Logs go to stderr.
 
 Embedded (the default): the hashline engine runs in this process on --root
 (default: the current directory). Nothing else to start. The session is one

@@ -21,8 +21,9 @@ import (
 // so that a malformed batch is explained, and an unambiguous one accepted,
 // by this package rather than refused by the schema validator.
 type editArgs struct {
-	Path  string `json:"path"`
-	Edits any    `json:"edits"`
+	Path  string      `json:"path"`
+	Edits any         `json:"edits"`
+	Files []fileEdits `json:"files,omitempty"`
 	// Strict is the API's EditRequest.strict.
 	Strict bool `json:"strict,omitempty"`
 }
@@ -31,8 +32,10 @@ type editArgs struct {
 // them to models: editTool infers the schema from these types, then
 // loosens it where editShapes reads the arguments itself.
 type editSchemaArgs struct {
-	Path  string     `json:"path" jsonschema:"Relative to the workspace root"`
-	Edits []editItem `json:"edits" jsonschema:"Each with one operation"`
+	Path  string     `json:"path,omitempty" jsonschema:"Relative to the workspace root"`
+	Edits []editItem `json:"edits,omitempty" jsonschema:"Each with one operation"`
+	// Files is the several-files form (files.go).
+	Files []fileEditsSchema `json:"files,omitempty"`
 	// Strict is the API's EditRequest.strict.
 	Strict bool `json:"strict,omitempty" jsonschema:"Write texts exactly as sent, no repairs"`
 }
@@ -97,7 +100,7 @@ type replaceOp struct {
 // still checked by the schema.
 func editTool() *sdk.Tool {
 	s, _ := editSchema()
-	return &sdk.Tool{Name: "edit_file", Description: editDescription + "\n\n" + repairsDescription, InputSchema: s}
+	return &sdk.Tool{Name: "edit_file", Description: editDescription + "\n" + filesDescription + "\n\n" + repairsDescription, InputSchema: s}
 }
 
 // editShapes is built on first use rather than at init: the schema is
@@ -124,6 +127,9 @@ func editSchema() (*jsonschema.Schema, *editjson.Vocabulary) {
 	edits.Type, edits.Types = "", []string{"array", "object", "string"}
 	item.AdditionalProperties = nil
 	item.Description = "Exactly one of: " + strings.Join(editVariants, ", ")
+	file := s.Properties["files"].Items
+	file.Required = []string{"path", "edits"}
+	file.AdditionalProperties = nil
 	return s, voc
 }
 
@@ -196,6 +202,13 @@ func toFileEdit(it editjson.Item) *hashlinev1.FileEdit {
 }
 
 func (t *tools) edit(ctx context.Context, req *sdk.CallToolRequest, a editArgs) (*sdk.CallToolResult, any, error) {
+	if a.Files != nil {
+		return t.editFiles(ctx, req, a)
+	}
+	if a.Path == "" || a.Edits == nil {
+		// The schema cannot require them: the files form has neither.
+		return errorResult(fmt.Sprintf("Error editing %s: give path and edits (or files: [{path, edits}] for several files). Nothing was written.", a.Path)), nil, nil
+	}
 	items, warnings, err := editShapes().Decode(a.Edits)
 	if err != nil {
 		return errorResult(fmt.Sprintf("Error editing %s: %v\nNothing was written.", a.Path, err)), nil, nil

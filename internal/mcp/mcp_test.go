@@ -17,10 +17,12 @@ func TestToolsFollowThePublishedShapes(t *testing.T) {
 	s := newSession(t, "embedded")
 	want := map[string][]string{
 		"read_file":      {"path", "offset", "limit", "plain"},
-		"edit_file":      {"path", "edits", "strict"},
+		"edit_file":      {"path", "edits", "strict", "files"},
 		"write_file":     {"path", "content"},
 		"grep":           {"pattern", "path", "glob", "type", "i", "pre", "post", "limit"},
 		"list_directory": {"path", "recursive", "glob", "hidden", "page_token"},
+		"delete_file":    {"path"},
+		"move_file":      {"from", "to", "overwrite"},
 	}
 	var items map[string]any
 	for tool, err := range s.cs.Tools(s.ctx, nil) {
@@ -448,7 +450,6 @@ func TestMalformedArgumentsAreExplained(t *testing.T) {
 		{"an unknown argument", "read_file", map[string]any{"path": "a", "bogus": 1}, []string{`additional properties ["bogus"]`}},
 		{"a fraction for an integer", "read_file", map[string]any{"path": "a", "limit": 2.5}, []string{"/properties/limit", `want "integer"`}},
 		{"edits neither a list, an object nor a string", "edit_file", map[string]any{"path": "a", "edits": 5}, []string{"/properties/edits", "array"}},
-		{"edits missing", "edit_file", map[string]any{"path": "a"}, []string{`missing properties: ["edits"]`}},
 		{"a field of the wrong type inside an operation", "edit_file", map[string]any{"path": "a", "edits": []any{
 			map[string]any{"set_line": map[string]any{"anchor": 5, "new_text": "x"}}}}, []string{"set_line/properties/anchor", `want "string"`}},
 		{"content missing", "write_file", map[string]any{"path": "a"}, []string{`missing properties: ["content"]`}},

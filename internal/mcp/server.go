@@ -62,6 +62,7 @@ func New(c *client.Client, opts ...Option) *sdk.Server {
 	sdk.AddTool(s, &sdk.Tool{Name: "write_file", Description: writeDescription}, t.write)
 	sdk.AddTool(s, &sdk.Tool{Name: "grep", Description: grepDescription, Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}}, t.grep)
 	sdk.AddTool(s, &sdk.Tool{Name: "list_directory", Description: listDescription, Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}}, t.list)
+	addFileTools(s, t)
 	return s
 }
 

@@ -174,7 +174,9 @@ func failure(doing, path string, err error) *sdk.CallToolResult {
 }
 
 // changes reports whether failure's doing is a call that changes a file.
-func changes(doing string) bool { return doing == "editing" || doing == "writing" }
+func changes(doing string) bool {
+	return doing == "editing" || doing == "writing" || doing == "deleting" || doing == "moving"
+}
 
 // int32Sat converts a number a model sent to the service's int32 fields,
 // saturating instead of wrapping: an offset past any file stays past it, a

@@ -7,11 +7,15 @@ import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient as createConnectClient, type Client, type Interceptor } from "@connectrpc/connect";
 import { createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
 import {
+  ApplyRequestSchema,
   EditRequestSchema,
   FileService,
   WriteMode,
+  type ApplyResponse,
+  type DeleteResponse,
   type EditResponse,
   type GrepFile,
+  type MoveResponse,
   GrepRequestSchema,
   type GrepSummary,
   type Entry,
@@ -21,6 +25,7 @@ import {
   type WriteResponse,
 } from "./gen/hashline/v1/hashline_pb.js";
 import type { FileEditInit } from "./edits.js";
+import { toChange, type ChangeInit } from "./changes.js";
 
 /** Where hashlined listens unless told otherwise. */
 export const DEFAULT_BASE_URL = "http://127.0.0.1:7420";
@@ -352,6 +357,32 @@ export interface WriteOptions extends CallOptions {
   requestId?: string;
 }
 
+/** Options of delete. */
+export interface DeleteOptions extends CallOptions {
+  /** Delete only if the file is still at this version (compare-and-swap). */
+  expectedVersion?: string;
+  /** The idempotency key, as EditOptions.requestId. */
+  requestId?: string;
+}
+
+/** Options of move. */
+export interface MoveOptions extends CallOptions {
+  /** Move only if the file is still at this version (compare-and-swap). */
+  expectedVersion?: string;
+  /** Replace the file at to if there is one (else ALREADY_EXISTS). */
+  overwrite?: boolean;
+  /** The idempotency key, as EditOptions.requestId. */
+  requestId?: string;
+}
+
+/** Options of apply. */
+export interface ApplyOptions extends CallOptions {
+  /** Check and compute everything, write nothing. */
+  dryRun?: boolean;
+  /** The idempotency key, as EditOptions.requestId. */
+  requestId?: string;
+}
+
 /** Options of grep. */
 export interface GrepOptions extends CallOptions {
   /** A file or directory to search (default the whole workspace). */
@@ -564,6 +595,52 @@ export class HashlineClient {
     const { mode, expectedVersion = "", requestId, ...call } = opts;
     const req = { path, content, mode: writeMode(mode), expectedVersion, requestId: requestId ?? this.requestId(false) };
     return this.keyed(req.requestId, call.signal, () => this.rpc.write(req, wholeMs(call)));
+  }
+
+  /**
+   * Deletes a file, or an empty directory (else DIRECTORY_NOT_EMPTY);
+   * retried like edit.
+   */
+  delete(path: string, opts: DeleteOptions = {}): Promise<DeleteResponse> {
+    const { expectedVersion = "", requestId, ...call } = opts;
+    const req = { path, expectedVersion, requestId: requestId ?? this.requestId(false) };
+    return this.keyed(req.requestId, call.signal, () => this.rpc.delete(req, wholeMs(call)));
+  }
+
+  /**
+   * Moves (renames) a file inside the workspace, creating to's parent
+   * directories; the versions agents read move with it, so their refs hold
+   * at to. An existing to is ALREADY_EXISTS unless overwrite. Retried like
+   * edit.
+   */
+  move(from: string, to: string, opts: MoveOptions = {}): Promise<MoveResponse> {
+    const { expectedVersion = "", overwrite = false, requestId, ...call } = opts;
+    const req = { from, to, expectedVersion, overwrite, requestId: requestId ?? this.requestId(false) };
+    return this.keyed(req.requestId, call.signal, () => this.rpc.move(req, wholeMs(call)));
+  }
+
+  /**
+   * Applies a change set (edits, writes, deletes and moves of several
+   * files) all or nothing: if any change fails, nothing is written and the
+   * rejection's changeErrors(err) lists every failing change (staleRefs and
+   * editErrors carry their changeIndex). Retried like edit, under one
+   * request id.
+   *
+   *     await client.apply([
+   *       { edit: { path: "main.go", edits: [edits.replace("4:16", "x")] } },
+   *       { move: { from: "old.go", to: "new.go" } },
+   *     ]);
+   */
+  apply(changes: ChangeInit[], opts: ApplyOptions = {}): Promise<ApplyResponse> {
+    const { dryRun = false, requestId, ...call } = opts;
+    let req;
+    try {
+      req = create(ApplyRequestSchema, { changes: changes.map(toChange), dryRun, requestId: requestId ?? this.requestId(dryRun) });
+    } catch (err) {
+      // A malformed change rejects, as a refused one does.
+      return Promise.reject(err);
+    }
+    return this.keyed(req.requestId, call.signal, () => this.rpc.apply(req, wholeMs(call)));
   }
 
   /**

@@ -35,7 +35,11 @@ export {
   type WriteModeName,
   type GrepOptions,
   type ListOptions,
+  type DeleteOptions,
+  type MoveOptions,
+  type ApplyOptions,
 } from "./client.js";
+export { changeErrors, formatDelete, formatMove, formatApply, type ChangeInit } from "./changes.js";
 export * as edits from "./edits.js";
 export type { FileEditInit } from "./edits.js";
 export {
