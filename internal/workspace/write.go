@@ -181,10 +181,9 @@ func (w *Workspace) prepare(op, p string, text []byte, opts WriteOptions) (rel, 
 		return "", "", nil, nil, nil, notRegular(op, rel, fs.ModeDir)
 	case old != nil && !old.Mode().IsRegular():
 		return "", "", nil, nil, nil, notRegular(op, rel, old.Mode())
-	case old != nil && opts.Mode == CreateOnly:
-		return "", "", nil, nil, nil, exists(op, rel)
-	case old == nil && opts.Mode == ReplaceOnly:
-		return "", "", nil, nil, nil, newErr(op, rel, ErrNotFound, "no such file to replace; %s, or use mode create or upsert to create it", hintRelative)
+	}
+	if err := opts.Mode.Check(op, rel, old != nil); err != nil {
+		return "", "", nil, nil, nil, err
 	}
 	if old != nil {
 		if keep, err = w.inspectReplaced(op, rel, target); err != nil {
@@ -337,12 +336,12 @@ func (w *Workspace) commit(op, rel, tmp, target string, createOnly bool) error {
 			_ = w.root.Remove(tmp)
 			return nil
 		case errors.Is(err, fs.ErrExist):
-			return exists(op, rel)
+			return existsErr(op, rel)
 		case !linkUnsupported(err):
 			return osErr(op, rel, "", err)
 		}
 		if _, err := w.root.Lstat(target); err == nil {
-			return exists(op, rel)
+			return existsErr(op, rel)
 		}
 	}
 	if err := w.root.Rename(tmp, target); err != nil {
@@ -385,6 +384,20 @@ func syncFailed(op, rel, dir string, err error) error {
 	return e
 }
 
-func exists(op, p string) error {
+// Check returns the error a write in mode m meets when the file at p
+// exists or not: ErrExists for CreateOnly over a file, ErrNotFound for
+// ReplaceOnly without one, else nil. A change set checks it while it plans,
+// before anything is staged, so that the refusal names its change.
+func (m WriteMode) Check(op, p string, exists bool) error {
+	switch {
+	case exists && m == CreateOnly:
+		return existsErr(op, p)
+	case !exists && m == ReplaceOnly:
+		return newErr(op, p, ErrNotFound, "no such file to replace; %s, or use mode create or upsert to create it", hintRelative)
+	}
+	return nil
+}
+
+func existsErr(op, p string) error {
 	return newErr(op, p, ErrExists, "file already exists; read it and edit it, or write with mode upsert or replace to overwrite it")
 }
