@@ -203,6 +203,15 @@ func (w *Workspace) Stage(p string, text []byte, opts WriteOptions) (*Staged, er
 	return &Staged{Path: rel, Target: target, Temp: tmp, Raw: raw, Version: version, Created: old == nil, created: created}, nil
 }
 
+// CheckWrite checks a write of text to p as Stage and WriteFile check it
+// (the mode against what is there, the size, the encoding, the file's
+// permissions), and writes nothing: a change set is refused, and its dry
+// run answers, as its commit would.
+func (w *Workspace) CheckWrite(p string, text []byte, opts WriteOptions) error {
+	_, _, _, _, _, err := w.prepare("write", p, text, opts)
+	return err
+}
+
 // SyncBefore returns the directories whose sync makes the temp file's
 // name, and the directories Stage created, durable.
 func (s *Staged) SyncBefore() []string {
