@@ -1,6 +1,8 @@
 package server_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -46,5 +48,27 @@ func TestApplyDryRunChecksWriteModes(t *testing.T) {
 				e.assertUnchanged(before)
 			})
 		}
+	}
+}
+
+// A set refused after its contents were staged (here: its intent record
+// cannot be written) leaves no directory it created behind, when several
+// of its files share the new directories.
+func TestApplyRefusedAfterStagingRemovesTheDirectoriesItMade(t *testing.T) {
+	e, log := intentEnv(t)
+	e.write("x.txt", "x\n")
+	before := e.snapshot()
+	if err := os.RemoveAll(log.Dir()); err != nil {
+		t.Fatal(err)
+	}
+	_, err := e.c.Apply(e.ctx, &hashlinev1.ApplyRequest{Changes: []*hashlinev1.Change{
+		writeChange("n/a.txt", "a\n"), writeChange("n/m/c.txt", "c\n"), writeChange("n/m/k/d.txt", "d\n"), writeChange("x.txt", "y\n"),
+	}})
+	if err == nil {
+		t.Fatal("a set whose intent record could not be written was applied")
+	}
+	e.assertUnchanged(before)
+	if exists(t, filepath.Join(e.root, "n")) {
+		t.Error("the refused set left n behind")
 	}
 }

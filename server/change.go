@@ -466,12 +466,14 @@ func (s *Service) commitSet(ctx context.Context, set string, changes []*change) 
 	}
 	wg.Wait()
 	discard := func() {
+		var staged []*workspace.Staged
 		for _, c := range changes {
 			if c.staged != nil {
-				s.ws.Discard(c.staged)
+				staged = append(staged, c.staged)
 				c.staged = nil
 			}
 		}
+		s.ws.Discard(staged...)
 	}
 	if err := errors.Join(errs...); err != nil {
 		discard()
