@@ -356,9 +356,15 @@ func (s *Service) planChange(ctx context.Context, c *change) error {
 	var err error
 	switch c.kind {
 	case "edit":
-		c.edit, err = s.planEdit(ctx, c.edit.req, c.edits, c.context, c.rel, c.key)
+		if c.edit, err = s.planEdit(ctx, c.edit.req, c.edits, c.context, c.rel, c.key); err == nil {
+			err = s.ws.CheckWrite(c.rel, c.edit.out, c.edit.writeOptions())
+		}
 	case "write":
-		c.write, err = s.planWrite(ctx, c.write.req, c.rel, c.key)
+		if c.write, err = s.planWrite(ctx, c.write.req, c.rel, c.key); err == nil {
+			// The mode, size and encoding are checked when the content is
+			// written; a set checks them here, before any change is.
+			err = s.ws.CheckWrite(c.rel, c.write.content, c.write.opts)
+		}
 	case "delete":
 		err = s.planDelete(c)
 	case "move":
@@ -406,7 +412,7 @@ func (s *Service) commitOne(c *change) error {
 	switch c.kind {
 	case "edit":
 		var err error
-		c.wr, err = s.ws.WriteFile(c.rel, c.edit.out, workspace.WriteOptions{Mode: workspace.ReplaceOnly, Encoding: c.edit.f.Encoding, Version: c.edit.resp.Version, Encoded: c.edit.raw})
+		c.wr, err = s.ws.WriteFile(c.rel, c.edit.out, c.edit.writeOptions())
 		return err
 	case "write":
 		var err error
@@ -423,9 +429,14 @@ func (s *Service) commitOne(c *change) error {
 // stage writes the new content of an edit or write change beside its file.
 func (s *Service) stage(c *change) (*workspace.Staged, error) {
 	if c.edit != nil {
-		return s.ws.Stage(c.rel, c.edit.out, workspace.WriteOptions{Mode: workspace.ReplaceOnly, Encoding: c.edit.f.Encoding, Version: c.edit.resp.Version, Encoded: c.edit.raw})
+		return s.ws.Stage(c.rel, c.edit.out, c.edit.writeOptions())
 	}
 	return s.ws.Stage(c.rel, c.write.content, c.write.opts)
+}
+
+// writeOptions are the options of an edit's write.
+func (p *editPlan) writeOptions() workspace.WriteOptions {
+	return workspace.WriteOptions{Mode: workspace.ReplaceOnly, Encoding: p.f.Encoding, Version: p.resp.Version, Encoded: p.raw}
 }
 
 // maxParallelStages bounds the files one set writes and syncs at once.
@@ -455,12 +466,14 @@ func (s *Service) commitSet(ctx context.Context, set string, changes []*change) 
 	}
 	wg.Wait()
 	discard := func() {
+		var staged []*workspace.Staged
 		for _, c := range changes {
 			if c.staged != nil {
-				s.ws.Discard(c.staged)
+				staged = append(staged, c.staged)
 				c.staged = nil
 			}
 		}
+		s.ws.Discard(staged...)
 	}
 	if err := errors.Join(errs...); err != nil {
 		discard()

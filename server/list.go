@@ -9,6 +9,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 	"github.com/hashline/hashline/internal/grep"
 	"github.com/hashline/hashline/internal/workspace"
@@ -68,6 +71,13 @@ func (s *Service) list(ctx context.Context, req *hashlinev1.ListRequest) (*hashl
 
 	resp := &hashlinev1.ListResponse{Path: rel}
 	var last string
+	// A page is also cut at the response limit, as an Edit response is
+	// bounded by it: a larger one would be lost by a client that receives
+	// no more, again at every retry. Each file's version, when asked for,
+	// is counted before it is set, and so is the next page token, which
+	// names the last entry of the page: each entry must fit with its own.
+	size := proto.Size(resp)
+	withVersions := req.GetIncludeVersions()
 	err = grep.List(ctx, s.searchFS(ctx), grep.ListOptions{
 		Path:      rel,
 		Globs:     req.GetGlob(),
@@ -78,11 +88,19 @@ func (s *Service) list(ctx context.Context, req *hashlinev1.ListRequest) (*hashl
 		Recursive: req.GetRecursive(),
 		After:     after,
 	}, func(e grep.ListEntry) error {
-		if len(resp.Entries) == limit {
+		en := &hashlinev1.Entry{Path: e.Path, Type: entryType(e.Type), Size: e.Size}
+		n := proto.Size(en)
+		n += 1 + protowire.SizeVarint(uint64(n))
+		if withVersions && en.Type == hashlinev1.EntryType_ENTRY_TYPE_FILE {
+			n += versionFieldBound
+		}
+		// One entry at least, whatever its size, so that paging advances.
+		if len(resp.Entries) == limit || len(resp.Entries) > 0 && size+n+pageTokenSize(e.Key()) > s.opts.maxResponseBytes {
 			resp.Truncated = true
 			return grep.ErrStop
 		}
-		resp.Entries = append(resp.Entries, &hashlinev1.Entry{Path: e.Path, Type: entryType(e.Type), Size: e.Size})
+		resp.Entries = append(resp.Entries, en)
+		size += n
 		last = e.Key()
 		return nil
 	})
@@ -96,7 +114,7 @@ func (s *Service) list(ctx context.Context, req *hashlinev1.ListRequest) (*hashl
 	if resp.Truncated {
 		resp.NextPageToken = pageToken(last)
 	}
-	if req.GetIncludeVersions() {
+	if withVersions {
 		for _, e := range resp.Entries {
 			if err := ctx.Err(); err != nil {
 				return nil, err
@@ -128,6 +146,13 @@ func entryType(m fs.FileMode) hashlinev1.EntryType {
 		return hashlinev1.EntryType_ENTRY_TYPE_SYMLINK
 	}
 	return hashlinev1.EntryType_ENTRY_TYPE_FILE
+}
+
+// pageTokenSize is what the next page token naming key adds to an
+// encoded response, with its field tag and length (and the truncated flag).
+func pageTokenSize(key string) int {
+	n := base64.RawURLEncoding.EncodedLen(len(key))
+	return 1 + protowire.SizeVarint(uint64(n)) + n + 2
 }
 
 // A page token is the sort key (grep.ListEntry.Key) of the last entry

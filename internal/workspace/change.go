@@ -203,6 +203,15 @@ func (w *Workspace) Stage(p string, text []byte, opts WriteOptions) (*Staged, er
 	return &Staged{Path: rel, Target: target, Temp: tmp, Raw: raw, Version: version, Created: old == nil, created: created}, nil
 }
 
+// CheckWrite checks a write of text to p as Stage and WriteFile check it
+// (the mode against what is there, the size, the encoding, the file's
+// permissions), and writes nothing: a change set is refused, and its dry
+// run answers, as its commit would.
+func (w *Workspace) CheckWrite(p string, text []byte, opts WriteOptions) error {
+	_, _, _, _, _, err := w.prepare("write", p, text, opts)
+	return err
+}
+
 // SyncBefore returns the directories whose sync makes the temp file's
 // name, and the directories Stage created, durable.
 func (s *Staged) SyncBefore() []string {
@@ -218,11 +227,20 @@ func (s *Staged) Step() Step {
 	return Step{Kind: StepRename, Path: s.Path, From: s.Temp, To: s.Target}
 }
 
-// Discard removes the temp file, and the directories Stage created if they
-// are empty, of a staged content that will not be committed.
-func (w *Workspace) Discard(s *Staged) {
-	_ = w.root.Remove(s.Temp)
-	w.removeDirs(s.created)
+// Discard removes the temp files, and the directories Stage created if
+// they are empty, of staged contents that will not be committed. Every
+// temp file goes first, then the directories deepest first: contents
+// staged in one new directory share it, and it is in the list of the one
+// whose Stage made it, which need not be the last to leave it.
+func (w *Workspace) Discard(staged ...*Staged) {
+	var dirs []string
+	for _, s := range staged {
+		_ = w.root.Remove(s.Temp)
+		dirs = append(dirs, s.created...)
+	}
+	// A directory sorts before everything in it.
+	slices.Sort(dirs)
+	w.removeDirs(slices.Compact(dirs))
 }
 
 func (w *Workspace) removeDirs(created []string) {

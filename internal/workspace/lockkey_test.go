@@ -48,4 +48,12 @@ func TestLockKeyNamesTheFileReached(t *testing.T) {
 			t.Errorf("LockKey(%q) = %q, want %q", rel, got, want)
 		}
 	}
+	// So is one whose directories are not there yet either: its nearest
+	// existing directory, resolved, and the missing rest.
+	want = filepath.Join(filepath.Dir(real), "x", "y", "new.go")
+	for _, rel := range []string{"d/x/y/new.go", "dl/x/y/new.go"} {
+		if got := w.LockKey(rel); got != want {
+			t.Errorf("LockKey(%q) = %q, want %q", rel, got, want)
+		}
+	}
 }

@@ -338,10 +338,22 @@ func (w *Workspace) LockKey(rel string) string {
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		return real
 	}
-	if dir, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
-		return filepath.Join(dir, filepath.Base(abs))
+	// A file not there yet is keyed by its nearest existing directory,
+	// resolved, joined with the missing rest: every spelling of a path
+	// whose directories are still to be created ("link/new/f" and
+	// "dir/new/f" for a link to dir) must get one key, or two changes of
+	// one set (or two concurrent requests) that land on one file would
+	// not be seen to touch the same path.
+	rest := filepath.Base(abs)
+	for dir := filepath.Dir(abs); ; dir = filepath.Dir(dir) {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(real, rest)
+		}
+		if filepath.Dir(dir) == dir {
+			return abs
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
 	}
-	return abs
 }
 
 // plainKey is LockKey for a rel whose every component exists and none is a
