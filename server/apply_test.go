@@ -144,34 +144,6 @@ func TestApplyMakesEveryChangeOrNone(t *testing.T) {
 		}
 		e.assertUnchanged(before)
 	})
-	t.Run("a write's mode is checked with the set, in a dry run too", func(t *testing.T) {
-		e, _ := intentEnv(t)
-		e.seed("a.txt", a)
-		before := e.snapshot()
-		mode := func(p string, m hashlinev1.WriteMode) *hashlinev1.Change {
-			return &hashlinev1.Change{Change: &hashlinev1.Change_Write{Write: &hashlinev1.WriteRequest{Path: p, Content: "x\n", Mode: m}}}
-		}
-		for _, dry := range []bool{true, false} {
-			_, err := e.c.Apply(e.ctx, &hashlinev1.ApplyRequest{DryRun: dry, Changes: []*hashlinev1.Change{
-				writeChange("new.txt", "new\n"),
-				mode("a.txt", hashlinev1.WriteMode_WRITE_MODE_CREATE),
-				mode("missing.txt", hashlinev1.WriteMode_WRITE_MODE_REPLACE),
-			}})
-			if reasonOf(err) != hashlinev1.ErrorReason_ERROR_REASON_ALREADY_EXISTS {
-				t.Fatalf("dry run %v: got %v, want the first failure's ALREADY_EXISTS", dry, err)
-			}
-			var got []string
-			for _, d := range status.Convert(err).Details() {
-				if d, ok := d.(*hashlinev1.ChangeError); ok {
-					got = append(got, d.GetPath()+" "+d.GetReason())
-				}
-			}
-			if len(got) != 2 || got[0] != "a.txt ALREADY_EXISTS" || got[1] != "missing.txt NOT_FOUND" {
-				t.Errorf("dry run %v: change errors %q, want a.txt ALREADY_EXISTS and missing.txt NOT_FOUND (%v)", dry, got, err)
-			}
-			e.assertUnchanged(before)
-		}
-	})
 	t.Run("a set over the byte limit is refused whole", func(t *testing.T) {
 		e, _ := intentEnv(t, server.WithMaxSetBytes(10))
 		before := e.snapshot()

@@ -109,9 +109,6 @@ func (s *Service) planWrite(ctx context.Context, req *hashlinev1.WriteRequest, r
 	default:
 		return nil, err
 	}
-	if err := mode.Check("write", rel, exists); err != nil {
-		return nil, err
-	}
 	if want := req.GetExpectedVersion(); want != "" && want != current {
 		return nil, &versionMismatchError{
 			path: rel, expected: want, current: current,
