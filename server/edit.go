@@ -152,7 +152,7 @@ func (s *Service) planEdit(ctx context.Context, req *hashlinev1.EditRequest, edi
 	resp := &hashlinev1.EditResponse{
 		Path:        f.Path,
 		Diff:        res.Diff,
-		Replaced:    s.tagged(res.Replaced),
+		Replaced:    s.taggedCopy(res.Replaced),
 		Warnings:    append(rb.warnings, res.Warnings...),
 		TotalLines:  int32(res.Doc.Len()),
 		DryRun:      req.GetDryRun(),
@@ -163,7 +163,7 @@ func (s *Service) planEdit(ctx context.Context, req *hashlinev1.EditRequest, edi
 		Shifts:      shiftsProto(res.Shifts),
 	}
 	for _, w := range res.Windows {
-		lines := s.tagged(w.Lines)
+		lines := s.taggedCopy(w.Lines)
 		resp.Windows = append(resp.Windows, &hashlinev1.Window{
 			Start: int32(w.Start),
 			End:   int32(w.End),

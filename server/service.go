@@ -6,6 +6,7 @@ package server
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"time"
 
@@ -77,6 +78,18 @@ func (s *Service) tagged(lines []hashline.TaggedLine) []*hashlinev1.Line {
 			Hash:    l.Hash,
 			Content: hashline.CutLine(l.Content, s.opts.maxLineBytes),
 		}
+	}
+	return out
+}
+
+// taggedCopy is tagged for a few lines of a file, with their contents
+// copied: a response can outlive its call (a request_id's outcome is kept,
+// idempotency.go, and counted by its encoded size), and a line that still
+// pointed into the file's text would keep all of that text alive with it.
+func (s *Service) taggedCopy(lines []hashline.TaggedLine) []*hashlinev1.Line {
+	out := s.tagged(lines)
+	for _, l := range out {
+		l.Content = strings.Clone(l.Content)
 	}
 	return out
 }
