@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io/fs"
 	"os"
@@ -160,16 +159,7 @@ func TestChangesInProcess(t *testing.T) {
 	tc := changeCases[1]
 	dir := t.TempDir()
 	writeFiles(t, dir, tc.files)
-	inProcess := func(args []string, stdin string) (string, string, int) {
-		args = append([]string{args[0], "--root", dir}, args[1:]...)
-		var stdout, stderr strings.Builder
-		code := run(context.Background(), args, stdio{
-			stdin: strings.NewReader(stdin), stdout: &stdout, stderr: &stderr,
-			getenv: func(string) string { return "" },
-		})
-		return stdout.String(), stderr.String(), code
-	}
-	got := recordTree(t, dir, inProcess, tc.steps)
+	got := recordTree(t, dir, inProcess(dir), tc.steps)
 	want, err := os.ReadFile(filepath.Join("testdata", tc.name+".golden"))
 	if err != nil {
 		t.Fatal(err)

@@ -508,16 +508,7 @@ func TestInProcess(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			writeFiles(t, dir, tc.files)
-			inProcess := func(args []string, stdin string) (string, string, int) {
-				args = append([]string{args[0], "--root", dir}, args[1:]...)
-				var stdout, stderr strings.Builder
-				code := run(context.Background(), args, stdio{
-					stdin: strings.NewReader(stdin), stdout: &stdout, stderr: &stderr,
-					getenv: func(string) string { return "" },
-				})
-				return stdout.String(), stderr.String(), code
-			}
-			got := record(t, dir, inProcess, tc.steps)
+			got := record(t, dir, inProcess(dir), tc.steps)
 			want, err := os.ReadFile(filepath.Join("testdata", tc.name+".golden"))
 			if err != nil {
 				t.Fatal(err)
@@ -526,5 +517,20 @@ func TestInProcess(t *testing.T) {
 				t.Errorf("in-process transcript differs from the golden file:\n%s", lineDiff(string(want), got))
 			}
 		})
+	}
+}
+
+// inProcess runs the CLI's run in this process, as `hashline ARGS[0]
+// --root dir ARGS[1:]` with stdin and no environment, so that the
+// commands' own code runs under -race too.
+func inProcess(dir string) func(args []string, stdin string) (string, string, int) {
+	return func(args []string, stdin string) (string, string, int) {
+		args = append([]string{args[0], "--root", dir}, args[1:]...)
+		var stdout, stderr strings.Builder
+		code := run(context.Background(), args, stdio{
+			stdin: strings.NewReader(stdin), stdout: &stdout, stderr: &stderr,
+			getenv: func(string) string { return "" },
+		})
+		return stdout.String(), stderr.String(), code
 	}
 }
