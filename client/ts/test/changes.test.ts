@@ -19,17 +19,7 @@ import {
   staleRefs,
   type HashlineClient,
 } from "../src/index.js";
-import { startServer, type Server } from "./server.js";
-
-/** Runs fn and returns what it threw; fails if it did not throw. */
-async function rejection(fn: () => Promise<unknown>): Promise<unknown> {
-  try {
-    await fn();
-  } catch (err) {
-    return err;
-  }
-  assert.fail("the call succeeded, want an error");
-}
+import { rejection, startServer, type Server } from "./server.js";
 
 describe("delete, move and apply against a real hashlined", () => {
   let server: Server;

@@ -37,19 +37,9 @@ import {
 } from "../src/index.js";
 import { create } from "@bufbuild/protobuf";
 import type { Interceptor } from "@connectrpc/connect";
-import { startServer, type Server } from "./server.js";
+import { rejection, startServer, type Server } from "./server.js";
 
 const mainGo = 'package main\n\nfunc main() {\n\tprintln("hi")\n}\n';
-
-/** Runs fn and returns what it threw; fails if it did not throw. */
-async function rejection(fn: () => Promise<unknown>): Promise<unknown> {
-  try {
-    await fn();
-  } catch (err) {
-    return err;
-  }
-  assert.fail("the call succeeded, want an error");
-}
 
 describe("against a real hashlined", () => {
   let server: Server;

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createInterface } from "node:readline";
+import assert from "node:assert/strict";
 
 // build-test/test -> the repository root.
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "..");
@@ -86,4 +87,14 @@ export async function startServer(files: Record<string, string> = {}, ...args: s
       rmSync(root, { recursive: true, force: true });
     },
   };
+}
+
+/** Runs fn and returns what it threw; fails if it did not throw. */
+export async function rejection(fn: () => Promise<unknown>): Promise<unknown> {
+  try {
+    await fn();
+  } catch (err) {
+    return err;
+  }
+  assert.fail("the call succeeded, want an error");
 }
