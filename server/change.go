@@ -24,7 +24,8 @@ import (
 // of one change, and a change set is planned whole before anything is
 // written. Its changes are checked without locks first (their fields, and
 // that no two touch one path), then every path is locked, in sorted
-// order, with the locks Edit and Write take, and each change is planned
+// order, with the locks Edit and Write take (after the tree lock, held
+// exclusively by a set that removes a directory), and each change is planned
 // under them exactly as the single call would be (planEdit rebases an
 // edit's references as Edit does). Any failure refuses the set, with every
 // failing change reported. Then the set is committed: one change by the
@@ -146,19 +147,34 @@ func (s *Service) apply(ctx context.Context, reqs []*hashlinev1.Change, dryRun, 
 	if len(failures) > 0 {
 		return nil, refused()
 	}
-	unlock, err := s.lockAll(ctx, changes)
-	if err != nil {
-		return nil, err
+	// A set that removes a directory holds the tree lock exclusively, so
+	// that no write puts a file in the directory between the plan's check
+	// that it is empty and its removal. Whether a path is a directory is
+	// looked at first without locks; a delete planned under the shared lock
+	// that finds a directory plans the set again under the exclusive one.
+	exclusive := s.removesDir(changes)
+	var unlock func()
+	var total int64
+	for {
+		var err error
+		if unlock, err = s.lockAll(ctx, changes, exclusive); err != nil {
+			return nil, err
+		}
+		total = 0
+		for _, c := range changes {
+			if err := s.planChange(ctx, c, exclusive); err != nil {
+				fail(c, err)
+				continue
+			}
+			total += c.newBytes()
+		}
+		if exclusive || !slices.ContainsFunc(failures, func(f changeFailure) bool { return errors.Is(f.err, errNeedTree) }) {
+			break
+		}
+		unlock()
+		failures, exclusive = nil, true
 	}
 	defer unlock()
-	var total int64
-	for _, c := range changes {
-		if err := s.planChange(ctx, c); err != nil {
-			fail(c, err)
-			continue
-		}
-		total += c.newBytes()
-	}
 	if len(failures) > 0 {
 		return nil, refused()
 	}
@@ -180,6 +196,7 @@ func (s *Service) apply(ctx context.Context, reqs []*hashlinev1.Change, dryRun, 
 		return resp, nil
 	}
 	set := ""
+	var err error
 	if len(changes) == 1 {
 		err = s.commitOne(changes[0])
 	} else {
@@ -316,9 +333,27 @@ func conflicts(changes []*change) []changeFailure {
 	return out
 }
 
-// lockAll takes the edit lock of every path of the set, in sorted order,
-// so that sets and single edits never deadlock nor interleave.
-func (s *Service) lockAll(ctx context.Context, changes []*change) (func(), error) {
+// removesDir reports whether a delete of the set names a directory now.
+func (s *Service) removesDir(changes []*change) bool {
+	for _, c := range changes {
+		if c.kind != "delete" {
+			continue
+		}
+		if _, _, fi, err := s.ws.Entry(c.rel); err == nil && fi != nil && fi.IsDir() {
+			return true
+		}
+	}
+	return false
+}
+
+// errNeedTree is a delete of a directory planned without the exclusive
+// tree lock: the set is planned again with it.
+var errNeedTree = errors.New("a directory delete needs the tree lock")
+
+// lockAll takes the tree lock (exclusively for a set that removes a
+// directory), then the edit lock of every path of the set, in sorted
+// order, so that sets and single edits never deadlock nor interleave.
+func (s *Service) lockAll(ctx context.Context, changes []*change, exclusive bool) (func(), error) {
 	var keys []string
 	for _, c := range changes {
 		keys = append(keys, c.key)
@@ -328,7 +363,12 @@ func (s *Service) lockAll(ctx context.Context, changes []*change) (func(), error
 	}
 	slices.Sort(keys)
 	keys = slices.Compact(keys)
-	unlocks := make([]func(), 0, len(keys))
+	untree, err := s.tree.lock(ctx, exclusive)
+	if err != nil {
+		return nil, err
+	}
+	unlocks := make([]func(), 1, len(keys)+1)
+	unlocks[0] = untree
 	unlock := func() {
 		for i := len(unlocks) - 1; i >= 0; i-- {
 			unlocks[i]()
@@ -352,7 +392,9 @@ func (s *Service) lockAll(ctx context.Context, changes []*change) (func(), error
 
 // planChange checks a change against the disk, under the set's locks, and
 // computes what it will write.
-func (s *Service) planChange(ctx context.Context, c *change) error {
+// exclusive says whether the set holds the tree lock exclusively, as a
+// directory delete must.
+func (s *Service) planChange(ctx context.Context, c *change, exclusive bool) error {
 	var err error
 	switch c.kind {
 	case "edit":
@@ -366,8 +408,11 @@ func (s *Service) planChange(ctx context.Context, c *change) error {
 			err = s.ws.CheckWrite(c.rel, c.write.content, c.write.opts)
 		}
 	case "delete":
-		err = s.planDelete(c)
+		c.del = &deletePlan{req: c.del.req}
+		err = s.planDelete(c, exclusive)
 	case "move":
+		c.move = &movePlan{req: c.move.req}
+		c.path = c.move.req.GetFrom()
 		err = s.planMove(c)
 	}
 	return err
@@ -593,7 +638,7 @@ func (d *deletePlan) response() *hashlinev1.DeleteResponse {
 
 // planDelete checks a delete: a file (of the version expected, if given)
 // or an empty directory, named as Entry names it.
-func (s *Service) planDelete(c *change) error {
+func (s *Service) planDelete(c *change, exclusive bool) error {
 	d := c.del
 	rel, target, fi, err := s.ws.Entry(c.rel)
 	if err != nil {
@@ -605,6 +650,11 @@ func (s *Service) planDelete(c *change) error {
 		return fmt.Errorf("%w: %s: no such file or directory to delete; check the path (paths are relative to the workspace root)", workspace.ErrNotFound, rel)
 	case fi.IsDir():
 		d.dir = true
+		if !exclusive {
+			return errNeedTree
+		}
+		// Under the exclusive tree lock no write of the server can add an
+		// entry until the set is committed.
 		if !s.emptyDir(target) {
 			return fmt.Errorf("%w: %s is a directory that is not empty; delete (or move) its entries first", workspace.ErrNotEmpty, rel)
 		}
