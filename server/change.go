@@ -525,16 +525,24 @@ func (s *Service) commitSet(ctx context.Context, set string, changes []*change) 
 		return err
 	}
 	var dirs []string
-	var steps []workspace.Step
+	// steps[i] is the step of changes[i]: each change has exactly one.
+	steps := make([]workspace.Step, 0, len(changes))
 	for _, c := range changes {
 		switch {
 		case c.staged != nil:
 			dirs = append(dirs, c.staged.SyncBefore()...)
-			steps = append(steps, c.staged.Step())
+			replaces, err := s.replacedVersion(c)
+			if err != nil {
+				discard()
+				return err
+			}
+			steps = append(steps, c.staged.Step(replaces))
 		case c.del != nil:
 			steps = append(steps, workspace.Step{Kind: workspace.StepRemove, Path: c.del.rel, To: c.del.target, Version: c.del.version})
 		case c.move != nil:
-			steps = append(steps, workspace.Step{Kind: workspace.StepRename, Path: c.move.fromRel, From: c.move.from, To: c.move.to, Version: c.move.version})
+			m := c.move
+			steps = append(steps, workspace.Step{Kind: workspace.StepRename, Path: m.fromRel, From: m.from, To: m.to, Version: m.version,
+				New: m.version, Replaces: m.replacedVersion})
 		}
 	}
 	if err := s.ws.SyncDirs(dirs); err != nil {
@@ -557,14 +565,75 @@ func (s *Service) commitSet(ctx context.Context, set string, changes []*change) 
 		testHookCommitted(set)
 	}
 	if err := s.ws.Commit(steps); err != nil {
-		// Past the commit point: the record stays, and the next start
-		// finishes what is left.
-		return fmt.Errorf("%w: change set %s was committed but could not be finished (%v); the server finishes it when it next starts", workspace.ErrIO, set, err)
+		return s.finishSet(ctx, set, changes, steps, done, err)
 	}
 	if err := done(); err != nil {
 		s.opts.logger.Warn("intent log: a finished change set's record could not be removed; the next start will find its steps done", "changeSet", set, "err", err)
 	}
 	return nil
+}
+
+// replacedVersion is the version of the file an edit or write change
+// replaces, "" when it creates one: its step renames over nothing else.
+func (s *Service) replacedVersion(c *change) (string, error) {
+	switch {
+	case c.staged.Created:
+		return "", nil
+	case c.edit != nil:
+		return c.edit.f.Version, nil
+	case c.write.cur != nil:
+		return c.write.cur.Version, nil
+	}
+	// A file the plan could not read as text (binary, too large).
+	return s.ws.FileVersion(c.rel)
+}
+
+// finishSet is a set whose Commit failed past the commit point (err). Its
+// locks are still held, so every step is tried again now (Redo: done
+// steps are found done, and nothing is renamed over a change made by
+// another process meanwhile). The record is removed once no step is left
+// to do; one whose step still fails is kept, for the next start. The error
+// names the changes that were applied and those that were not.
+func (s *Service) finishSet(ctx context.Context, set string, changes []*change, steps []workspace.Step, done func() error, commitErr error) error {
+	var applied, missed []string
+	left := false
+	for i, st := range steps {
+		c := changes[i]
+		name := fmt.Sprintf("%d (%s %s)", c.index, c.kind, c.path)
+		out, why, err := s.ws.Redo(st)
+		switch {
+		case err != nil:
+			left = true
+			missed = append(missed, fmt.Sprintf("%s: %v", name, err))
+		case out == workspace.RedoDone || out == workspace.RedoDid:
+			applied = append(applied, name)
+		default:
+			missed = append(missed, fmt.Sprintf("%s: %s", name, why))
+			s.opts.logger.ErrorContext(ctx, "apply: a change of a committed set could not be applied", "changeSet", set, "path", c.path, "why", why)
+			if c.staged != nil {
+				s.ws.Discard(c.staged)
+			}
+		}
+	}
+	if len(missed) == 0 {
+		s.opts.logger.WarnContext(ctx, "apply: a change set was finished on a second try", "changeSet", set, "err", commitErr)
+		if err := done(); err != nil {
+			s.opts.logger.Warn("intent log: a finished change set's record could not be removed; the next start will find its steps done", "changeSet", set, "err", err)
+		}
+		return nil
+	}
+	next := "the other changes will not be applied: Read their files and send them again"
+	if left {
+		next = "the server tries the changes not applied again when it next starts, unless their files change before"
+	} else if err := done(); err != nil {
+		s.opts.logger.Warn("intent log: a change set's record could not be removed", "changeSet", set, "err", err)
+	}
+	appliedList := "none"
+	if len(applied) > 0 {
+		appliedList = strings.Join(applied, ", ")
+	}
+	return fmt.Errorf("%w: change set %s was applied only in part (%v). Applied: %s. Not applied: %s. %s",
+		workspace.ErrIO, set, commitErr, appliedList, strings.Join(missed, "; "), next)
 }
 
 // testHookCommitted, when set, runs right after a set's intent record is
@@ -579,7 +648,7 @@ func intentSteps(steps []workspace.Step) []state.IntentStep {
 		if s.Kind == workspace.StepRemove {
 			op = "remove"
 		}
-		out[i] = state.IntentStep{Op: op, Path: s.Path, From: s.From, To: s.To, Version: s.Version}
+		out[i] = state.IntentStep{Op: op, Path: s.Path, From: s.From, To: s.To, Version: s.Version, New: s.New, Replaces: s.Replaces}
 	}
 	return out
 }
