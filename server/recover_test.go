@@ -167,3 +167,42 @@ func TestRecoverNeverOverwritesAChangeMadeAfterTheSet(t *testing.T) {
 		})
 	}
 }
+
+// A staged content whose temp file was removed (swept) before its rename
+// cannot be told from one renamed by its temp file alone: with the new
+// version recorded, Recover sees the target does not hold it, leaves the
+// target as it is, and counts the set as unfinished.
+func TestRecoverCountsASetWhoseStagedContentWasSweptAsUnfinished(t *testing.T) {
+	root, ws, log := recoverEnv(t)
+	put(t, root, "a.txt", "old a\n")
+	put(t, root, "b.txt", "old b\n")
+	sa, err := ws.Stage("a.txt", []byte("new a\n"), workspace.WriteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, err := ws.Stage("b.txt", []byte("new b\n"), workspace.WriteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	record(t, log, "set1", []workspace.Step{
+		sa.Step(workspace.Version([]byte("old a\n"))),
+		sb.Step(workspace.Version([]byte("old b\n"))),
+	})
+	if err := os.Remove(filepath.Join(root, sa.Temp)); err != nil {
+		t.Fatal(err)
+	}
+	r, err := server.Recover(ws, log, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r != (server.Recovered{Sets: 1, Unfinished: 1}) {
+		t.Errorf("Recover = %+v, want 1 set, unfinished", r)
+	}
+	if got := get(root, "a.txt"); got != "old a\n" {
+		t.Errorf("a.txt = %q, want it as it was", got)
+	}
+	// The set's other file is finished: its content was committed.
+	if got := get(root, "b.txt"); got != "new b\n" {
+		t.Errorf("b.txt = %q, want the set's content", got)
+	}
+}

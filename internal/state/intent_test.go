@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -138,4 +139,33 @@ func FuzzDecodeIntent(f *testing.F) {
 			t.Fatalf("a re-encoded record does not decode: %v", err)
 		}
 	})
+}
+
+func TestOneEngineAtATimeHoldsTheIntentLog(t *testing.T) {
+	d, err := Open(t.TempDir(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := d.Intents(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	release, err := l.Lock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Lock(); !errors.Is(err, ErrLogInUse) {
+		t.Fatalf("a second Lock while the first is held: %v, want ErrLogInUse", err)
+	}
+	if err := release(); err != nil {
+		t.Fatal(err)
+	}
+	again, err := l.Lock()
+	if err != nil {
+		t.Fatalf("Lock after release: %v", err)
+	}
+	again()
+	if p, err := l.Pending(); err != nil || len(p) != 0 {
+		t.Errorf("the lock file is taken for a record: %v, %v", p, err)
+	}
 }

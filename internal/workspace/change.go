@@ -407,7 +407,7 @@ func (w *Workspace) redoRename(s Step) (RedoOutcome, string, error) {
 			// been changed at its new path since.
 			return RedoDone, "", nil
 		}
-		return RedoDone, "", nil
+		return RedoLost, "the staged content for " + s.To + " is gone (its temp file " + s.From + " was removed) and " + s.To + " does not hold it", nil
 	}
 	if s.Version != "" {
 		if !fi.Mode().IsRegular() {
