@@ -236,24 +236,14 @@ func TestRecoverFinishesACommittedSet(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			steps := []workspace.Step{sa.Step(), sb.Step(), {Kind: workspace.StepRemove, Path: "del.txt", To: "del.txt", Version: workspace.Version([]byte("del\n"))}}
-			rec := state.Intent{ID: "set1"}
-			for _, s := range steps {
-				op := "rename"
-				if s.Kind == workspace.StepRemove {
-					op = "remove"
-				}
-				rec.Steps = append(rec.Steps, state.IntentStep{Op: op, Path: s.Path, From: s.From, To: s.To, Version: s.Version})
-			}
-			if _, err := log.Record(rec); err != nil {
-				t.Fatal(err)
-			}
+			steps := []workspace.Step{sa.Step(workspace.Version([]byte("old a\n"))), sb.Step(""), {Kind: workspace.StepRemove, Path: "del.txt", To: "del.txt", Version: workspace.Version([]byte("del\n"))}}
+			record(t, log, "set1", steps)
 			if err := ws.Commit(steps[:done]); err != nil {
 				t.Fatal(err)
 			}
-			n, err := server.Recover(ws, log, slog.New(slog.DiscardHandler))
-			if err != nil || n != 1 {
-				t.Fatalf("Recover = %d, %v", n, err)
+			r, err := server.Recover(ws, log, slog.New(slog.DiscardHandler))
+			if err != nil || r != (server.Recovered{Sets: 1}) {
+				t.Fatalf("Recover = %+v, %v", r, err)
 			}
 			for p, want := range map[string]string{"a.txt": "new a\n", "d/b.txt": "new b\n"} {
 				if got, _ := os.ReadFile(filepath.Join(root, p)); string(got) != want {

@@ -24,7 +24,8 @@ import (
 // of one change, and a change set is planned whole before anything is
 // written. Its changes are checked without locks first (their fields, and
 // that no two touch one path), then every path is locked, in sorted
-// order, with the locks Edit and Write take, and each change is planned
+// order, with the locks Edit and Write take (after the tree lock, held
+// exclusively by a set that removes a directory), and each change is planned
 // under them exactly as the single call would be (planEdit rebases an
 // edit's references as Edit does). Any failure refuses the set, with every
 // failing change reported. Then the set is committed: one change by the
@@ -146,19 +147,34 @@ func (s *Service) apply(ctx context.Context, reqs []*hashlinev1.Change, dryRun, 
 	if len(failures) > 0 {
 		return nil, refused()
 	}
-	unlock, err := s.lockAll(ctx, changes)
-	if err != nil {
-		return nil, err
+	// A set that removes a directory holds the tree lock exclusively, so
+	// that no write puts a file in the directory between the plan's check
+	// that it is empty and its removal. Whether a path is a directory is
+	// looked at first without locks; a delete planned under the shared lock
+	// that finds a directory plans the set again under the exclusive one.
+	exclusive := s.removesDir(changes)
+	var unlock func()
+	var total int64
+	for {
+		var err error
+		if unlock, err = s.lockAll(ctx, changes, exclusive); err != nil {
+			return nil, err
+		}
+		total = 0
+		for _, c := range changes {
+			if err := s.planChange(ctx, c, exclusive); err != nil {
+				fail(c, err)
+				continue
+			}
+			total += c.newBytes()
+		}
+		if exclusive || !slices.ContainsFunc(failures, func(f changeFailure) bool { return errors.Is(f.err, errNeedTree) }) {
+			break
+		}
+		unlock()
+		failures, exclusive = nil, true
 	}
 	defer unlock()
-	var total int64
-	for _, c := range changes {
-		if err := s.planChange(ctx, c); err != nil {
-			fail(c, err)
-			continue
-		}
-		total += c.newBytes()
-	}
 	if len(failures) > 0 {
 		return nil, refused()
 	}
@@ -180,6 +196,7 @@ func (s *Service) apply(ctx context.Context, reqs []*hashlinev1.Change, dryRun, 
 		return resp, nil
 	}
 	set := ""
+	var err error
 	if len(changes) == 1 {
 		err = s.commitOne(changes[0])
 	} else {
@@ -316,9 +333,27 @@ func conflicts(changes []*change) []changeFailure {
 	return out
 }
 
-// lockAll takes the edit lock of every path of the set, in sorted order,
-// so that sets and single edits never deadlock nor interleave.
-func (s *Service) lockAll(ctx context.Context, changes []*change) (func(), error) {
+// removesDir reports whether a delete of the set names a directory now.
+func (s *Service) removesDir(changes []*change) bool {
+	for _, c := range changes {
+		if c.kind != "delete" {
+			continue
+		}
+		if _, _, fi, err := s.ws.Entry(c.rel); err == nil && fi != nil && fi.IsDir() {
+			return true
+		}
+	}
+	return false
+}
+
+// errNeedTree is a delete of a directory planned without the exclusive
+// tree lock: the set is planned again with it.
+var errNeedTree = errors.New("a directory delete needs the tree lock")
+
+// lockAll takes the tree lock (exclusively for a set that removes a
+// directory), then the edit lock of every path of the set, in sorted
+// order, so that sets and single edits never deadlock nor interleave.
+func (s *Service) lockAll(ctx context.Context, changes []*change, exclusive bool) (func(), error) {
 	var keys []string
 	for _, c := range changes {
 		keys = append(keys, c.key)
@@ -328,7 +363,12 @@ func (s *Service) lockAll(ctx context.Context, changes []*change) (func(), error
 	}
 	slices.Sort(keys)
 	keys = slices.Compact(keys)
-	unlocks := make([]func(), 0, len(keys))
+	untree, err := s.tree.lock(ctx, exclusive)
+	if err != nil {
+		return nil, err
+	}
+	unlocks := make([]func(), 1, len(keys)+1)
+	unlocks[0] = untree
 	unlock := func() {
 		for i := len(unlocks) - 1; i >= 0; i-- {
 			unlocks[i]()
@@ -352,7 +392,9 @@ func (s *Service) lockAll(ctx context.Context, changes []*change) (func(), error
 
 // planChange checks a change against the disk, under the set's locks, and
 // computes what it will write.
-func (s *Service) planChange(ctx context.Context, c *change) error {
+// exclusive says whether the set holds the tree lock exclusively, as a
+// directory delete must.
+func (s *Service) planChange(ctx context.Context, c *change, exclusive bool) error {
 	var err error
 	switch c.kind {
 	case "edit":
@@ -366,8 +408,11 @@ func (s *Service) planChange(ctx context.Context, c *change) error {
 			err = s.ws.CheckWrite(c.rel, c.write.content, c.write.opts)
 		}
 	case "delete":
-		err = s.planDelete(c)
+		c.del = &deletePlan{req: c.del.req}
+		err = s.planDelete(c, exclusive)
 	case "move":
+		c.move = &movePlan{req: c.move.req}
+		c.path = c.move.req.GetFrom()
 		err = s.planMove(c)
 	}
 	return err
@@ -480,16 +525,24 @@ func (s *Service) commitSet(ctx context.Context, set string, changes []*change) 
 		return err
 	}
 	var dirs []string
-	var steps []workspace.Step
+	// steps[i] is the step of changes[i]: each change has exactly one.
+	steps := make([]workspace.Step, 0, len(changes))
 	for _, c := range changes {
 		switch {
 		case c.staged != nil:
 			dirs = append(dirs, c.staged.SyncBefore()...)
-			steps = append(steps, c.staged.Step())
+			replaces, err := s.replacedVersion(c)
+			if err != nil {
+				discard()
+				return err
+			}
+			steps = append(steps, c.staged.Step(replaces))
 		case c.del != nil:
 			steps = append(steps, workspace.Step{Kind: workspace.StepRemove, Path: c.del.rel, To: c.del.target, Version: c.del.version})
 		case c.move != nil:
-			steps = append(steps, workspace.Step{Kind: workspace.StepRename, Path: c.move.fromRel, From: c.move.from, To: c.move.to, Version: c.move.version})
+			m := c.move
+			steps = append(steps, workspace.Step{Kind: workspace.StepRename, Path: m.fromRel, From: m.from, To: m.to, Version: m.version,
+				New: m.version, Replaces: m.replacedVersion})
 		}
 	}
 	if err := s.ws.SyncDirs(dirs); err != nil {
@@ -512,14 +565,75 @@ func (s *Service) commitSet(ctx context.Context, set string, changes []*change) 
 		testHookCommitted(set)
 	}
 	if err := s.ws.Commit(steps); err != nil {
-		// Past the commit point: the record stays, and the next start
-		// finishes what is left.
-		return fmt.Errorf("%w: change set %s was committed but could not be finished (%v); the server finishes it when it next starts", workspace.ErrIO, set, err)
+		return s.finishSet(ctx, set, changes, steps, done, err)
 	}
 	if err := done(); err != nil {
 		s.opts.logger.Warn("intent log: a finished change set's record could not be removed; the next start will find its steps done", "changeSet", set, "err", err)
 	}
 	return nil
+}
+
+// replacedVersion is the version of the file an edit or write change
+// replaces, "" when it creates one: its step renames over nothing else.
+func (s *Service) replacedVersion(c *change) (string, error) {
+	switch {
+	case c.staged.Created:
+		return "", nil
+	case c.edit != nil:
+		return c.edit.f.Version, nil
+	case c.write.cur != nil:
+		return c.write.cur.Version, nil
+	}
+	// A file the plan could not read as text (binary, too large).
+	return s.ws.FileVersion(c.rel)
+}
+
+// finishSet is a set whose Commit failed past the commit point (err). Its
+// locks are still held, so every step is tried again now (Redo: done
+// steps are found done, and nothing is renamed over a change made by
+// another process meanwhile). The record is removed once no step is left
+// to do; one whose step still fails is kept, for the next start. The error
+// names the changes that were applied and those that were not.
+func (s *Service) finishSet(ctx context.Context, set string, changes []*change, steps []workspace.Step, done func() error, commitErr error) error {
+	var applied, missed []string
+	left := false
+	for i, st := range steps {
+		c := changes[i]
+		name := fmt.Sprintf("%d (%s %s)", c.index, c.kind, c.path)
+		out, why, err := s.ws.Redo(st)
+		switch {
+		case err != nil:
+			left = true
+			missed = append(missed, fmt.Sprintf("%s: %v", name, err))
+		case out == workspace.RedoDone || out == workspace.RedoDid:
+			applied = append(applied, name)
+		default:
+			missed = append(missed, fmt.Sprintf("%s: %s", name, why))
+			s.opts.logger.ErrorContext(ctx, "apply: a change of a committed set could not be applied", "changeSet", set, "path", c.path, "why", why)
+			if c.staged != nil {
+				s.ws.Discard(c.staged)
+			}
+		}
+	}
+	if len(missed) == 0 {
+		s.opts.logger.WarnContext(ctx, "apply: a change set was finished on a second try", "changeSet", set, "err", commitErr)
+		if err := done(); err != nil {
+			s.opts.logger.Warn("intent log: a finished change set's record could not be removed; the next start will find its steps done", "changeSet", set, "err", err)
+		}
+		return nil
+	}
+	next := "the other changes will not be applied: Read their files and send them again"
+	if left {
+		next = "the server tries the changes not applied again when it next starts, unless their files change before"
+	} else if err := done(); err != nil {
+		s.opts.logger.Warn("intent log: a change set's record could not be removed", "changeSet", set, "err", err)
+	}
+	appliedList := "none"
+	if len(applied) > 0 {
+		appliedList = strings.Join(applied, ", ")
+	}
+	return fmt.Errorf("%w: change set %s was applied only in part (%v). Applied: %s. Not applied: %s. %s",
+		workspace.ErrIO, set, commitErr, appliedList, strings.Join(missed, "; "), next)
 }
 
 // testHookCommitted, when set, runs right after a set's intent record is
@@ -534,7 +648,7 @@ func intentSteps(steps []workspace.Step) []state.IntentStep {
 		if s.Kind == workspace.StepRemove {
 			op = "remove"
 		}
-		out[i] = state.IntentStep{Op: op, Path: s.Path, From: s.From, To: s.To, Version: s.Version}
+		out[i] = state.IntentStep{Op: op, Path: s.Path, From: s.From, To: s.To, Version: s.Version, New: s.New, Replaces: s.Replaces}
 	}
 	return out
 }
@@ -593,7 +707,7 @@ func (d *deletePlan) response() *hashlinev1.DeleteResponse {
 
 // planDelete checks a delete: a file (of the version expected, if given)
 // or an empty directory, named as Entry names it.
-func (s *Service) planDelete(c *change) error {
+func (s *Service) planDelete(c *change, exclusive bool) error {
 	d := c.del
 	rel, target, fi, err := s.ws.Entry(c.rel)
 	if err != nil {
@@ -605,6 +719,11 @@ func (s *Service) planDelete(c *change) error {
 		return fmt.Errorf("%w: %s: no such file or directory to delete; check the path (paths are relative to the workspace root)", workspace.ErrNotFound, rel)
 	case fi.IsDir():
 		d.dir = true
+		if !exclusive {
+			return errNeedTree
+		}
+		// Under the exclusive tree lock no write of the server can add an
+		// entry until the set is committed.
 		if !s.emptyDir(target) {
 			return fmt.Errorf("%w: %s is a directory that is not empty; delete (or move) its entries first", workspace.ErrNotEmpty, rel)
 		}

@@ -28,6 +28,7 @@ type Service struct {
 	ws    *workspace.Workspace
 	opts  options
 	locks pathLocks
+	tree  treeLock        // taken before locks: shared by writes, exclusive by directory removals (treelock.go)
 	watch watchState      // Watch streams and the file-system watcher (watch.go)
 	cache *versions.Cache // snapshots by version, for rebases (versions.go)
 	views *versions.Views // the versions, and lines, each agent last saw of each file (seen.go)
@@ -104,17 +105,24 @@ func (s *Service) resolve(path string) (rel, key string, err error) {
 	return rel, s.viewKey(rel), nil
 }
 
-// lockPath resolves a request path and takes its edit lock; every change
-// to a file happens between this and the returned unlock. The lock is keyed
-// on the file the path resolves to, so a symlink and its target share one.
+// lockPath resolves a request path and takes its edit lock (after the
+// tree lock, shared); every change to a file happens between this and the
+// returned unlock. The lock is keyed on the file the path resolves to, so a
+// symlink and its target share one.
 func (s *Service) lockPath(ctx context.Context, path string) (rel, key string, unlock func(), err error) {
 	if rel, key, err = s.resolve(path); err != nil {
 		return "", "", nil, err
 	}
-	unlock, err = s.locks.lock(ctx, key)
+	untree, err := s.tree.lock(ctx, false)
 	if err != nil {
 		return "", "", nil, err
 	}
+	unpath, err := s.locks.lock(ctx, key)
+	if err != nil {
+		untree()
+		return "", "", nil, err
+	}
+	unlock = func() { unpath(); untree() }
 	// A caller that gave up while queued must not have its change written.
 	if err := ctx.Err(); err != nil {
 		unlock()

@@ -145,7 +145,7 @@ func runMCP(ctx context.Context, io stdio, args []string) int {
 		// does: an edit of a file the session never read is NOT_READ.
 		e, err := local.Start(local.Config{Root: *root, Workspace: []workspace.Option{workspace.WithFsync(*fsync)},
 			Server:   []server.Option{server.WithLogger(engineLogger), server.WithRequireRead(true)},
-			StateDir: *stateDir, StateBytes: *stateBytes})
+			StateDir: *stateDir, StateBytes: *stateBytes, Logger: logger})
 		if err != nil {
 			flag := "--root"
 			if errors.As(err, new(*local.StateError)) {

@@ -330,10 +330,22 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 	if err != nil {
 		return err
 	}
-	// Change sets a crash left committed are finished before the temp
-	// sweep, which would remove their staged files, and before serving.
-	if _, err := server.Recover(ws, intents, logger); err != nil {
-		return fmt.Errorf("--state-dir: %w", err)
+	// One engine of a workspace at a time uses its intent log: replaying
+	// another's would finish its sets under its feet. Change sets a crash
+	// left committed are finished before the temp sweep, which would
+	// remove their staged files, and before serving.
+	if releaseLog, err := intents.Lock(); err != nil {
+		logger.Warn("intent log: not used, so change sets of several files are all or nothing while this server runs, not across a crash", "dir", intents.Dir(), "why", err)
+		intents = nil
+	} else {
+		defer releaseLog()
+		r, err := server.Recover(ws, intents, logger)
+		if err != nil {
+			return fmt.Errorf("--state-dir: %w", err)
+		}
+		if r.Unfinished > 0 {
+			logger.Error("intent log: change sets committed before a crash could be finished only in part; see the errors above", "sets", r.Unfinished)
+		}
 	}
 	if disk != nil {
 		// After the server has stopped and SaveSnapshots has run.

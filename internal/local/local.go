@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"sync"
 
@@ -47,6 +48,10 @@ type Config struct {
 	// long-running engine (hashline mcp). One-shot commands need none.
 	StateDir   string
 	StateBytes int64
+	// Logger receives the engine's start-up warnings (an intent log held
+	// by another engine, change sets finished after a crash); nil
+	// discards them.
+	Logger *slog.Logger
 }
 
 // StateError is the error Start returns when the state directory
@@ -71,6 +76,8 @@ type Engine struct {
 	conn   *grpc.ClientConn
 	served chan error
 	calls  *inFlight
+	// unlockLog releases the intent log's lock; nil without a log.
+	unlockLog func() error
 }
 
 // Start opens the workspace and serves it in-process.
@@ -100,11 +107,26 @@ func Start(cfg Config) (*Engine, error) {
 			return nil, &StateError{Err: err}
 		}
 	}
+	logger := cfg.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	unlockLog, err := takeLog(ws, intents, logger)
+	if err != nil {
+		if disk != nil {
+			disk.Close()
+		}
+		ws.Close()
+		return nil, &StateError{Err: err}
+	}
+	if unlockLog == nil {
+		intents = nil
+	}
 	opts := append([]server.Option{server.WithRequireRead(false), server.WithSnapshotDisk(disk), server.WithIntentLog(intents)}, cfg.Server...)
 	svc := server.New(ws, opts...)
 	gs, _ := server.NewGRPCServer(svc, server.GRPCConfig{})
 	lis := bufconn.Listen(1 << 20)
-	e := &Engine{ws: ws, svc: svc, disk: disk, gs: gs, served: make(chan error, 1)}
+	e := &Engine{ws: ws, svc: svc, disk: disk, gs: gs, served: make(chan error, 1), unlockLog: unlockLog}
 	go func() { e.served <- gs.Serve(lis) }()
 	// Streaming calls go over this connection, with client.Dial's
 	// transport: no flow-control pings between two ends of one process. It
@@ -120,6 +142,9 @@ func Start(cfg Config) (*Engine, error) {
 		gs.Stop()
 		if disk != nil {
 			disk.Close()
+		}
+		if unlockLog != nil {
+			unlockLog()
 		}
 		ws.Close()
 		return nil, fmt.Errorf("hashline: in-process connection: %w", err)
@@ -146,7 +171,34 @@ func (e *Engine) Close() error {
 		e.svc.SaveSnapshots()
 		err = errors.Join(err, e.disk.Close())
 	}
+	if e.unlockLog != nil {
+		// After the last set is committed: no call runs any more.
+		err = errors.Join(err, e.unlockLog())
+	}
 	return errors.Join(err, e.ws.Close())
+}
+
+// takeLog takes the intent log's lock for the engine's lifetime and
+// finishes the change sets a crash left in it, before the engine serves.
+// A log another engine holds (a hashlined, another hashline mcp of the
+// workspace) is not used: replaying it would finish that engine's sets
+// under its feet. The engine then runs without one, its sets all or
+// nothing only while it runs, and says so. It returns the lock's release,
+// nil when the engine runs without the log.
+func takeLog(ws *workspace.Workspace, intents *state.Intents, logger *slog.Logger) (func() error, error) {
+	if intents == nil {
+		return nil, nil
+	}
+	release, err := intents.Lock()
+	if err != nil {
+		logger.Warn("intent log: not used, so change sets of several files are all or nothing while this engine runs, not across a crash", "dir", intents.Dir(), "why", err)
+		return nil, nil
+	}
+	if _, err := server.Recover(ws, intents, logger); err != nil {
+		release()
+		return nil, err
+	}
+	return release, nil
 }
 
 // inFlight counts the unary calls made straight to the service, which the

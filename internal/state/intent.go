@@ -36,6 +36,11 @@ type IntentStep struct {
 	// Version is the version of the file the step takes ("" for a staged
 	// temp file or a directory).
 	Version string `json:"version,omitempty"`
+	// New is the version a rename puts at To, and Replaces the version of
+	// the file it replaces there ("" when To was absent): replay renames
+	// only over what the set replaced. Records of format 1 have neither.
+	New      string `json:"new,omitempty"`
+	Replaces string `json:"replaces,omitempty"`
 }
 
 // Intent is the record of one change set.
@@ -67,7 +72,12 @@ func (l *Intents) Dir() string { return l.dir }
 
 const (
 	intentSuffix = ".intent"
-	intentMagic  = "hashline-intent 1\n"
+	// intentMagic heads a record; the number is its format. Format 2 adds
+	// new and replaces to rename steps. Records of format 1, left by an
+	// older build's crash, are still read (and replayed as that build
+	// would have).
+	intentMagic   = "hashline-intent 2\n"
+	intentMagicV1 = "hashline-intent 1\n"
 	// maxIntentBytes bounds a record that is read back: a change set has at
 	// most a few thousand steps of a few paths each.
 	maxIntentBytes = 64 << 20
@@ -237,8 +247,14 @@ func EncodeIntent(in Intent) ([]byte, error) {
 // partial set of steps.
 func DecodeIntent(data []byte) (Intent, error) {
 	rest, ok := bytes.CutPrefix(data, []byte(intentMagic))
+	v1 := false
 	if !ok {
-		return Intent{}, errors.New("no intent header")
+		if rest, v1 = bytes.CutPrefix(data, []byte(intentMagicV1)); !v1 {
+			if bytes.HasPrefix(data, []byte("hashline-intent ")) {
+				return Intent{}, errors.New("a record of an unknown format (written by a newer hashline?); finish it with that build, or by hand")
+			}
+			return Intent{}, errors.New("no intent header")
+		}
 	}
 	sumHex, body, ok := bytes.Cut(rest, []byte{'\n'})
 	if !ok {
@@ -256,6 +272,9 @@ func DecodeIntent(data []byte) (Intent, error) {
 	}
 	if dec.More() {
 		return Intent{}, errors.New("data after the record")
+	}
+	if v1 && slices.ContainsFunc(in.Steps, func(s IntentStep) bool { return s.New != "" || s.Replaces != "" }) {
+		return Intent{}, errors.New("a format 1 record with fields of format 2")
 	}
 	if err := checkIntent(in); err != nil {
 		return Intent{}, err
@@ -277,8 +296,8 @@ func checkIntent(in Intent) error {
 		case "rename":
 			paths = append(paths, s.From)
 		case "remove":
-			if s.From != "" {
-				return fmt.Errorf("step %d: a removal has no from", i)
+			if s.From != "" || s.New != "" || s.Replaces != "" {
+				return fmt.Errorf("step %d: a removal has no from, new or replaces", i)
 			}
 		default:
 			return fmt.Errorf("step %d: unknown op %q", i, s.Op)

@@ -2,16 +2,20 @@ package state
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
 func sampleIntent() Intent {
 	return Intent{ID: "ABC234", Steps: []IntentStep{
-		{Op: "rename", Path: "a.go", From: "src/.hashline-AAAAAAAAAAAAAAAAAAAAAAAAAA.tmp", To: "src/a.go"},
-		{Op: "rename", Path: "old.go", From: "old.go", To: "new/old.go", Version: "v2-0123"},
+		{Op: "rename", Path: "a.go", From: "src/.hashline-AAAAAAAAAAAAAAAAAAAAAAAAAA.tmp", To: "src/a.go", New: "v2-89ab", Replaces: "v2-cdef"},
+		{Op: "rename", Path: "old.go", From: "old.go", To: "new/old.go", Version: "v2-0123", New: "v2-0123"},
 		{Op: "remove", Path: "gone.go", To: "gone.go", Version: "v2-4567"},
 	}}
 }
@@ -52,6 +56,28 @@ func TestIntentRecordsRoundTripAndRefuseDamage(t *testing.T) {
 				t.Error("encoded")
 			}
 		})
+	}
+}
+
+// A record left by a crash of a build that wrote format 1 (no new nor
+// replaces) is still read; one of an unknown format is refused with a
+// reason, never read as something else.
+func TestIntentRecordsOfAnOlderFormatAreReadAndUnknownOnesRefused(t *testing.T) {
+	v1 := []byte(`{"id":"OLD1","steps":[{"op":"rename","path":"a","from":".hashline-X.tmp","to":"a"},{"op":"remove","path":"b","to":"b","version":"v2-1"}]}`)
+	frame := func(magic string, body []byte) []byte {
+		sum := sha256.Sum256(body)
+		return append([]byte(magic+hex.EncodeToString(sum[:])+"\n"), body...)
+	}
+	in, err := DecodeIntent(frame("hashline-intent 1\n", v1))
+	if err != nil || in.ID != "OLD1" || len(in.Steps) != 2 || in.Steps[0].New != "" {
+		t.Fatalf("a format 1 record: %+v, %v", in, err)
+	}
+	withNew := []byte(`{"id":"OLD1","steps":[{"op":"rename","path":"a","from":"t","to":"a","new":"v2-1"}]}`)
+	if _, err := DecodeIntent(frame("hashline-intent 1\n", withNew)); err == nil {
+		t.Error("a format 1 record with format 2 fields was read")
+	}
+	if _, err := DecodeIntent(frame("hashline-intent 3\n", v1)); err == nil || !strings.Contains(err.Error(), "unknown format") {
+		t.Errorf("a record of format 3: %v, want an unknown format error", err)
 	}
 }
 
@@ -98,6 +124,7 @@ func FuzzDecodeIntent(f *testing.F) {
 	data, _ := EncodeIntent(sampleIntent())
 	f.Add(data)
 	f.Add([]byte(intentMagic + "00\n{}"))
+	f.Add([]byte(intentMagicV1 + "00\n{}"))
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		in, err := DecodeIntent(b)
@@ -112,4 +139,33 @@ func FuzzDecodeIntent(f *testing.F) {
 			t.Fatalf("a re-encoded record does not decode: %v", err)
 		}
 	})
+}
+
+func TestOneEngineAtATimeHoldsTheIntentLog(t *testing.T) {
+	d, err := Open(t.TempDir(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := d.Intents(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	release, err := l.Lock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Lock(); !errors.Is(err, ErrLogInUse) {
+		t.Fatalf("a second Lock while the first is held: %v, want ErrLogInUse", err)
+	}
+	if err := release(); err != nil {
+		t.Fatal(err)
+	}
+	again, err := l.Lock()
+	if err != nil {
+		t.Fatalf("Lock after release: %v", err)
+	}
+	again()
+	if p, err := l.Pending(); err != nil || len(p) != 0 {
+		t.Errorf("the lock file is taken for a record: %v, %v", p, err)
+	}
 }

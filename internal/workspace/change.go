@@ -222,9 +222,11 @@ func (s *Staged) SyncBefore() []string {
 	return dirs
 }
 
-// Step is the rename that puts the staged content in place.
-func (s *Staged) Step() Step {
-	return Step{Kind: StepRename, Path: s.Path, From: s.Temp, To: s.Target}
+// Step is the rename that puts the staged content in place. replaces is
+// the version of the file it replaces ("" when it creates one), which Redo
+// checks before it renames.
+func (s *Staged) Step(replaces string) Step {
+	return Step{Kind: StepRename, Path: s.Path, From: s.Temp, To: s.Target, New: s.Version, Replaces: replaces}
 }
 
 // Discard removes the temp files, and the directories Stage created if
@@ -271,6 +273,12 @@ type Step struct {
 	// (a moved file) or at To (a removed one); "" for a staged temp file,
 	// which is the server's own, and for a directory. Redo checks it.
 	Version string
+	// New is the version a rename puts at To (the staged content's, the
+	// moved file's) and Replaces the version of the file it replaces
+	// there, "" when To was absent: Redo renames only over what the set
+	// replaced, never over a change made since. A record of a build that
+	// did not write them has New "".
+	New, Replaces string
 }
 
 // Commit does steps in order, with no sync between them, then syncs every
@@ -304,52 +312,146 @@ func (w *Workspace) Commit(steps []Step) error {
 	return first
 }
 
-// Redo does a step of a committed change set again after a crash, unless
-// it is done already, and makes it durable. It reports whether it acted,
-// and when it did not act on a step that is not plainly done (the file it
-// takes has another version now), why not. A staged temp file's rename is
-// done when the temp file is gone (a rename leaves no name behind); a move
-// when its source is gone; a removal when its path is gone.
-func (w *Workspace) Redo(s Step) (did bool, skipped string, err error) {
+// RedoOutcome is what Redo found and did.
+type RedoOutcome uint8
+
+// The outcomes of Redo.
+const (
+	// RedoDone: the step was done already.
+	RedoDone RedoOutcome = iota + 1
+	// RedoDid: Redo did the step.
+	RedoDid
+	// RedoSkipped: the path the step takes or replaces changed since the
+	// set was planned; the step was not done, so as not to overwrite that
+	// change.
+	RedoSkipped
+	// RedoLost: a staged content is gone (its temp file was removed) and
+	// the target does not hold it: the set cannot be finished.
+	RedoLost
+)
+
+// Redo does a step of a committed change set again (after a crash, or
+// after Commit failed), unless it is done already, and makes it durable.
+// It never overwrites a change made since the set was planned: a rename
+// (staged content or move) is done only while To still holds what the set
+// replaces (Replaces, or nothing), and only while a moved file still has
+// its Version; a removal only while the path has the version removed (a
+// directory: only while it is an empty directory). why says why a step was
+// skipped or lost. A rename is done when To has New; a move whose source
+// is gone is done. A record of an older build (New "") is redone as that
+// build did: a staged rename while its temp file is there.
+func (w *Workspace) Redo(s Step) (out RedoOutcome, why string, err error) {
 	switch s.Kind {
 	case StepRename:
-		fi, err := w.root.Lstat(s.From)
-		if errors.Is(err, fs.ErrNotExist) {
-			return false, "", nil
-		}
-		if err != nil {
-			return false, "", osErr("redo", s.Path, s.From, err)
-		}
-		if s.Version != "" && fi.Mode().IsRegular() {
-			if v, err := w.FileVersion(s.From); err != nil || v != s.Version {
-				return false, s.From + " has another version than the one moved", nil
-			}
-		}
-		dirs, err := w.rename("redo", s.Path, s.From, s.To)
-		if err != nil {
-			return false, "", err
-		}
-		return true, "", w.SyncDirs(dirs)
+		return w.redoRename(s)
 	case StepRemove:
 		fi, err := w.root.Lstat(s.To)
 		if errors.Is(err, fs.ErrNotExist) {
-			return false, "", nil
+			return RedoDone, "", nil
 		}
 		if err != nil {
-			return false, "", osErr("redo", s.Path, s.To, err)
+			return 0, "", osErr("redo", s.Path, s.To, err)
 		}
-		if s.Version != "" && fi.Mode().IsRegular() {
+		switch {
+		case s.Version == "" && !fi.IsDir():
+			return RedoSkipped, s.To + " is no longer a directory (an entry was put there since)", nil
+		case s.Version != "" && !fi.Mode().IsRegular():
+			return RedoSkipped, s.To + " is no longer a regular file", nil
+		case s.Version != "":
 			if v, err := w.FileVersion(s.To); err != nil || v != s.Version {
-				return false, s.To + " has another version than the one deleted", nil
+				return RedoSkipped, s.To + " has another version than the one deleted", nil
 			}
 		}
 		if err := w.remove("redo", s.Path, s.To); err != nil {
 			if errors.Is(err, ErrNotEmpty) {
-				return false, s.To + " is a directory that is no longer empty", nil
+				return RedoSkipped, s.To + " is a directory that is no longer empty", nil
 			}
-			return false, "", err
+			return 0, "", err
 		}
-		return true, "", w.SyncDirs([]string{path.Dir(s.To)})
+		return RedoDid, "", w.SyncDirs([]string{path.Dir(s.To)})
 	}
-	return false, "", newErr("redo", s.Path, ErrInvalidPath, "unknown step kind %d", s.Kind)
+	return 0, "", newErr("redo", s.Path, ErrInvalidPath, "unknown step kind %d", s.Kind)
+}
+
+func (w *Workspace) redoRename(s Step) (RedoOutcome, string, error) {
+	fi, err := w.root.Lstat(s.From)
+	fromGone := errors.Is(err, fs.ErrNotExist)
+	if err != nil && !fromGone {
+		return 0, "", osErr("redo", s.Path, s.From, err)
+	}
+	if s.New == "" { // a record of an older build
+		if fromGone {
+			return RedoDone, "", nil
+		}
+		if s.Version != "" && fi.Mode().IsRegular() {
+			if v, err := w.FileVersion(s.From); err != nil || v != s.Version {
+				return RedoSkipped, s.From + " has another version than the one moved", nil
+			}
+		}
+		return w.renameNow(s)
+	}
+	cur, present, err := w.versionAt(s.To)
+	if err != nil {
+		return 0, "", err
+	}
+	if present && cur == s.New {
+		if !fromGone && s.Version == "" {
+			// The content is in place; its temp file is a leftover copy.
+			_ = w.root.Remove(s.From)
+		}
+		return RedoDone, "", nil
+	}
+	if fromGone {
+		if s.Version != "" {
+			// A moved file whose source is gone was moved; it may have
+			// been changed at its new path since.
+			return RedoDone, "", nil
+		}
+		return RedoLost, "the staged content for " + s.To + " is gone (its temp file " + s.From + " was removed) and " + s.To + " does not hold it", nil
+	}
+	if s.Version != "" {
+		if !fi.Mode().IsRegular() {
+			return RedoSkipped, s.From + " is no longer a regular file", nil
+		}
+		if v, err := w.FileVersion(s.From); err != nil || v != s.Version {
+			return RedoSkipped, s.From + " has another version than the one moved", nil
+		}
+	}
+	switch {
+	case present && s.Replaces == "":
+		return RedoSkipped, s.To + " was created since the set was planned", nil
+	case !present && s.Replaces != "":
+		return RedoSkipped, s.To + " was removed since the set was planned", nil
+	case present && cur != s.Replaces:
+		return RedoSkipped, s.To + " was changed since the set was planned", nil
+	}
+	return w.renameNow(s)
+}
+
+func (w *Workspace) renameNow(s Step) (RedoOutcome, string, error) {
+	dirs, err := w.rename("redo", s.Path, s.From, s.To)
+	if err != nil {
+		return 0, "", err
+	}
+	return RedoDid, "", w.SyncDirs(dirs)
+}
+
+// versionAt is the version of the regular file at the symlink-free path
+// p; present is false when nothing is there. Anything but a regular file
+// has version "-", which no step records.
+func (w *Workspace) versionAt(p string) (v string, present bool, err error) {
+	fi, err := w.root.Lstat(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, osErr("redo", p, "", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return "-", true, nil
+	}
+	if v, err = w.FileVersion(p); err != nil {
+		return "", false, err
+	}
+	return v, true, nil
 }
