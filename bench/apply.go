@@ -12,32 +12,19 @@ import (
 	"github.com/hashline/hashline/bench/stats"
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
-	"github.com/hashline/hashline/internal/binarytest"
 	"github.com/hashline/hashline/internal/floor"
 )
 
-// applyFiles is how many files the change set of -only apply edits.
+// applyFiles is how many files the change set of the apply step edits.
 const applyFiles = 10
 
-// applyBench (-only apply) measures a change set of ten one-line edits in
-// ten files (Apply over loopback, fsync on, with its intent record) against
-// ten sequential raw durable writes of the same ten files' new contents,
-// side by side: the rounds alternate the two. Target: Apply p50 <= 1x.
-func applyBench(c config) error {
-	tmp, err := os.MkdirTemp("", "hashline-apply-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	if err := os.Setenv("XDG_STATE_HOME", filepath.Join(tmp, "state")); err != nil {
-		return err
-	}
-	log.Print("building hashlined")
-	defer binarytest.Cleanup()
-	bin, err := binarytest.Build(binarytest.Hashlined)
-	if err != nil {
-		return err
-	}
+// applySet measures a change set of ten one-line edits in ten files
+// (Apply over loopback to its own hashlined, fsync on, with its intent
+// record) against ten sequential raw durable writes of the same ten files'
+// new contents, side by side: the rounds alternate the two. Target: Apply
+// p50 <= 1x.
+func (e *env) applySet(bin string) error {
+	tmp := filepath.Join(e.tmp, "apply")
 	served, raw := filepath.Join(tmp, "served"), filepath.Join(tmp, "raw")
 	src := sourceFile(100)
 	names := make([]string, applyFiles)
@@ -53,7 +40,7 @@ func applyBench(c config) error {
 			}
 		}
 	}
-	d, err := startServer(bin, "--root", served, "--listen", "127.0.0.1:0", "--log-level", "error")
+	d, err := startServer(bin, "--root", served, "--listen", "127.0.0.1:0", "--log-level", "error", "--state-dir", filepath.Join(tmp, "state"))
 	if err != nil {
 		return err
 	}
@@ -63,7 +50,7 @@ func applyBench(c config) error {
 	lines := strings.SplitAfter(src, "\n")
 	const target = 50 // the line each round rewrites
 	var applyTimes, rawTimes []time.Duration
-	rounds := max(c.minRounds, 40)
+	rounds := max(e.cfg.minRounds, 40)
 	for r := range rounds {
 		// Untimed: the tags of each file's line as it is now.
 		req := &hashlinev1.ApplyRequest{}
@@ -90,7 +77,7 @@ func applyBench(c config) error {
 			}
 		}
 		rawTimes = append(rawTimes, time.Since(t0))
-		time.Sleep(c.settle)
+		time.Sleep(e.cfg.settle)
 	}
 	for _, n := range names {
 		got, err := os.ReadFile(filepath.Join(served, n))
@@ -103,16 +90,16 @@ func applyBench(c config) error {
 		}
 	}
 	ap, rp := stats.Percentile(applyTimes, 50), stats.Percentile(rawTimes, 50)
-	fmt.Printf("\napply: a change set of %d one-line edits in %d files (100-line files in %d directories), %d rounds alternated, fsync on\n\n", applyFiles, applyFiles, applyFiles, rounds)
-	fmt.Println("| contender | p50 | p90 |")
-	fmt.Println("|---|---|---|")
-	fmt.Printf("| gRPC Apply (one set, intent record) | %s | %s |\n", ms(ap), ms(stats.Percentile(applyTimes, 90)))
-	fmt.Printf("| %d sequential raw durable writes | %s | %s |\n", applyFiles, ms(rp), ms(stats.Percentile(rawTimes, 90)))
-	verdict := "met"
-	ratio := float64(ap) / float64(rp)
-	if ratio > 1 {
-		verdict = "MISSED"
-	}
-	fmt.Printf("\nApply / raw p50: %.2fx (target <= 1x: %s)\n", ratio, verdict)
+	e.report.atMost(fmt.Sprintf("Apply of %d one-line edits in %d files: p50 / %d sequential raw durable writes", applyFiles, applyFiles, applyFiles), float64(ap)/float64(rp), 1)
+	log.Printf("apply: set %s, raw writes %s (%d rounds)", ms(ap), ms(rp), rounds)
+	e.report.add(&table{
+		title: "A change set against sequential writes",
+		about: fmt.Sprintf("Apply of %d one-line edits in %d files (100 lines each, one directory each) to its own hashlined, fsync on, with its intent record, against %d raw durable writes of the same new contents one after another (temp file, fsync, rename, fsync of the directory), alternated over %d rounds.", applyFiles, applyFiles, applyFiles, rounds),
+		cols:  []string{"contender", "p50", "p90"},
+		rows: [][]string{
+			{"Apply (one set)", ms(ap), ms(stats.Percentile(applyTimes, 90))},
+			{fmt.Sprintf("%d sequential raw durable writes", applyFiles), ms(rp), ms(stats.Percentile(rawTimes, 90))},
+		},
+	})
 	return nil
 }

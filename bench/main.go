@@ -47,10 +47,10 @@ type config struct {
 }
 
 // stepKeys are the names -only accepts, in the order the steps run.
-var stepKeys = []string{"read", "mcp", "edit", "load", "start"}
+var stepKeys = []string{"read", "mcp", "edit", "apply", "load", "start"}
 
 // soloSteps run only when named alone in -only, and write no report.
-var soloSteps = []string{"watchload", "apply"}
+var soloSteps = []string{"watchload"}
 
 func main() {
 	var c config
@@ -64,9 +64,8 @@ func main() {
 	flag.DurationVar(&c.duration, "duration", time.Minute, "-only watchload: length of each of its two runs")
 	flag.IntVar(&c.workers, "workers", 64, "-only watchload: workers doing Read+Edit")
 	flag.IntVar(&c.watchers, "watchers", 1000, "-only watchload: Watch streams that never read, in the second run")
-	only := flag.String("only", "", "comma-separated steps to run (read, mcp, edit, load, start); empty runs them all. A partial run is for measuring: write it to another -out. "+
-		"watchload runs alone and prints its results instead of writing a report: Edit latency with and without stalled Watch streams; "+
-		"so does apply: a change set of 10 one-line edits in 10 files against 10 sequential raw durable writes")
+	only := flag.String("only", "", "comma-separated steps to run (read, mcp, edit, apply, load, start); empty runs them all. A partial run is for measuring: write it to another -out. "+
+		"watchload runs alone and prints its results instead of writing a report: Edit latency with and without stalled Watch streams")
 	flag.Parse()
 	log.SetFlags(log.Ltime)
 	c.steps = map[string]bool{}
@@ -77,15 +76,6 @@ func main() {
 			}
 			c.steps[k] = true
 		}
-	}
-	if c.steps["apply"] {
-		if len(c.steps) > 1 {
-			log.Fatal("-only: apply runs alone")
-		}
-		if err := applyBench(c); err != nil {
-			log.Fatal(err)
-		}
-		return
 	}
 	if c.steps["watchload"] {
 		if len(c.steps) > 1 {
@@ -212,6 +202,7 @@ func run(c config) error {
 		{"read", "read over gRPC", e.readGRPC},
 		{"mcp", "read_file over MCP", e.readMCP},
 		{"edit", "edit", e.edits},
+		{"apply", "change set", func() error { return e.applySet(hashlined) }},
 		{"load", "load", e.load},
 		{"start", "process start-up", func() error { return e.startup(hashlineBin) }},
 	}
