@@ -136,6 +136,10 @@ func (s *Service) apply(ctx context.Context, reqs []*hashlinev1.Change, dryRun, 
 		changes[i] = c
 		if err := s.resolveChange(c, r); err != nil {
 			fail(c, err)
+		} else if r.GetEdit().GetDryRun() && !dryRun {
+			// A change that asks only to be checked must not be written
+			// with the rest.
+			fail(c, badRequest("dry_run", "the edit of %s sets dry_run, which a change of a set cannot: set dry_run on the whole set (ApplyRequest.dry_run), or drop it to apply the set", c.path))
 		}
 	}
 	if len(failures) > 0 {

@@ -206,3 +206,28 @@ func TestRecoverCountsASetWhoseStagedContentWasSweptAsUnfinished(t *testing.T) {
 		t.Errorf("b.txt = %q, want the set's content", got)
 	}
 }
+
+// A move with overwrite onto a file that already holds the same content
+// leaves the target at the version the move puts there before the rename
+// is done. Replay must still do the rename: the source is still there,
+// with the version moved, so the move was not done.
+func TestRecoverFinishesAMoveOntoAnIdenticalFile(t *testing.T) {
+	root, ws, log := recoverEnv(t)
+	put(t, root, "a.txt", "same\n")
+	put(t, root, "b.txt", "same\n")
+	v := workspace.Version([]byte("same\n"))
+	record(t, log, "set1", []workspace.Step{{Kind: workspace.StepRename, Path: "a.txt", From: "a.txt", To: "b.txt", Version: v, New: v, Replaces: v}})
+	r, err := server.Recover(ws, log, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Sets != 1 || r.Skipped != 0 || r.Unfinished != 0 {
+		t.Errorf("Recover = %+v, want 1 set finished", r)
+	}
+	if _, err := os.Lstat(filepath.Join(root, "a.txt")); !os.IsNotExist(err) {
+		t.Errorf("a.txt is still there after its move was replayed (err %v)", err)
+	}
+	if got := get(root, "b.txt"); got != "same\n" {
+		t.Errorf("b.txt = %q, want the moved content", got)
+	}
+}

@@ -198,7 +198,7 @@ func parseChange(c any) (*hashlinev1.Change, []string, string) {
 	}
 	if _, known := changeKinds[kind]; !known {
 		for k, near := range changeKinds {
-			if slices.Contains(near, strings.ToLower(kind)) {
+			if k == strings.ToLower(kind) || slices.Contains(near, strings.ToLower(kind)) {
 				return nil, nil, fmt.Sprintf(`unknown change %q: did you mean %q?`, kind, k)
 			}
 		}
@@ -223,13 +223,16 @@ func parseChange(c any) (*hashlinev1.Change, []string, string) {
 		if msg != "" {
 			msg = strings.ReplaceAll(msg, "edits JSON on stdin", "edits")
 			msg = strings.ReplaceAll(msg, "edit request JSON on stdin", "edit")
+			if strings.Contains(msg, "unknown field") {
+				msg += "; " + fieldsHint("an edit", req)
+			}
 			return nil, nil, msg
 		}
 		return &hashlinev1.Change{Change: &hashlinev1.Change_Edit{Edit: req}}, ws, ""
 	case "write":
 		req := &hashlinev1.WriteRequest{}
 		if msg := protoFrom(obj, req); msg != "" {
-			return nil, nil, "write: " + msg
+			return nil, nil, "write: " + msg + "; " + fieldsHint("a write", req)
 		}
 		if _, has := obj["content"]; !has {
 			return nil, nil, `the write has no "content" (give "" for an empty file)`
@@ -238,13 +241,13 @@ func parseChange(c any) (*hashlinev1.Change, []string, string) {
 	case "delete":
 		req := &hashlinev1.DeleteRequest{}
 		if msg := protoFrom(obj, req); msg != "" {
-			return nil, nil, "delete: " + msg
+			return nil, nil, "delete: " + msg + "; " + fieldsHint("a delete", req)
 		}
 		return &hashlinev1.Change{Change: &hashlinev1.Change_Delete{Delete: req}}, nil, ""
 	default:
 		req := &hashlinev1.MoveRequest{}
 		if msg := protoFrom(obj, req); msg != "" {
-			return nil, nil, "move: " + msg
+			return nil, nil, "move: " + msg + "; " + fieldsHint("a move", req)
 		}
 		return &hashlinev1.Change{Change: &hashlinev1.Change_Move{Move: req}}, nil, ""
 	}
@@ -261,6 +264,30 @@ func protoFrom(obj map[string]any, m proto.Message) string {
 		return protoErr(err)
 	}
 	return ""
+}
+
+// fieldsHint names the fields a change of kind has (m's, under their JSON
+// names; request_id aside, the set has one), and a write's modes: what a
+// refusal of a misspelt or mistyped field shows to fix it.
+func fieldsHint(kind string, m proto.Message) string {
+	fields := m.ProtoReflect().Descriptor().Fields()
+	var names []string
+	var modes string
+	for i := range fields.Len() {
+		f := fields.Get(i)
+		if f.Name() == "request_id" {
+			continue
+		}
+		names = append(names, f.JSONName())
+		if e := f.Enum(); e != nil && f.Name() == "mode" {
+			var vs []string
+			for j := 1; j < e.Values().Len(); j++ { // the first is UNSPECIFIED
+				vs = append(vs, fmt.Sprintf("%q", e.Values().Get(j).Name()))
+			}
+			modes = "; mode is one of " + strings.Join(vs, ", ")
+		}
+	}
+	return kind + " has " + strings.Join(names, ", ") + modes
 }
 
 // jsonKind names a decoded JSON value's type.

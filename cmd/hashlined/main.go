@@ -334,9 +334,17 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 	// another's would finish its sets under its feet. Change sets a crash
 	// left committed are finished before the temp sweep, which would
 	// remove their staged files, and before serving.
+	sweep := c.cleanTemp
 	if releaseLog, err := intents.Lock(); err != nil {
 		logger.Warn("intent log: not used, so change sets of several files are all or nothing while this server runs, not across a crash", "dir", intents.Dir(), "why", err)
 		intents = nil
+		// Another engine is running on the workspace: its temp files may
+		// be the staged contents of a set it is committing, or keeps to
+		// finish at its next start.
+		if sweep && errors.Is(err, state.ErrLogInUse) {
+			sweep = false
+			logger.Warn("temporary files not swept: another hashline engine of this workspace holds its intent log and may be using them")
+		}
 	} else {
 		defer releaseLog()
 		r, err := server.Recover(ws, intents, logger)
@@ -411,7 +419,7 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 		ServerOptions:        srvOpts,
 	})
 	reflection.Register(gs)
-	if c.cleanTemp {
+	if sweep {
 		sweepCtx, stopSweep := context.WithCancel(context.Background())
 		swept := make(chan struct{})
 		go func() {

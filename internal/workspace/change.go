@@ -337,8 +337,8 @@ const (
 // replaces (Replaces, or nothing), and only while a moved file still has
 // its Version; a removal only while the path has the version removed (a
 // directory: only while it is an empty directory). why says why a step was
-// skipped or lost. A rename is done when To has New; a move whose source
-// is gone is done. A record of an older build (New "") is redone as that
+// skipped or lost. A rename is done when To has New (a move: unless its
+// source still has the version moved); a move whose source is gone is done. A record of an older build (New "") is redone as that
 // build did: a staged rename while its temp file is there.
 func (w *Workspace) Redo(s Step) (out RedoOutcome, why string, err error) {
 	switch s.Kind {
@@ -394,7 +394,15 @@ func (w *Workspace) redoRename(s Step) (RedoOutcome, string, error) {
 	if err != nil {
 		return 0, "", err
 	}
-	if present && cur == s.New {
+	// A move onto a file that already held the content it moves finds To
+	// at New before its rename: while the source still has the version
+	// moved, the move is not done.
+	movePending := false
+	if present && cur == s.New && !fromGone && s.Version != "" && fi.Mode().IsRegular() {
+		v, err := w.FileVersion(s.From)
+		movePending = err == nil && v == s.Version
+	}
+	if present && cur == s.New && !movePending {
 		if !fromGone && s.Version == "" {
 			// The content is in place; its temp file is a leftover copy.
 			_ = w.root.Remove(s.From)

@@ -30,17 +30,46 @@ export type ChangeInit =
   | { delete: MessageInitShape<typeof DeleteRequestSchema> }
   | { move: MessageInitShape<typeof MoveRequestSchema> };
 
-/** Converts a ChangeInit to the API's Change (its oneof). */
-export function toChange(c: ChangeInit): Change {
-  const kinds = Object.keys(c).filter((k) => (c as Record<string, unknown>)[k] !== undefined);
+const changeSchemas = {
+  edit: EditRequestSchema,
+  write: WriteRequestSchema,
+  delete: DeleteRequestSchema,
+  move: MoveRequestSchema,
+} as const;
+
+/**
+ * Converts a ChangeInit (change index of its set) to the API's Change (its
+ * oneof). A field the message does not have would be dropped without a
+ * word (an expected_version, so the change would not be compare-and-swap;
+ * a write's text, so the file would be emptied): it throws instead, naming
+ * the field to use.
+ */
+export function toChange(c: ChangeInit, index = 0): Change {
+  const body = c as Record<string, unknown>;
+  const kinds = Object.keys(body).filter((k) => body[k] !== undefined);
   if (kinds.length !== 1) {
-    throw new Error(`hashline: a change holds exactly one of edit, write, delete or move, got ${kinds.length === 0 ? "none" : kinds.join(" and ")}`);
+    throw new Error(`hashline: change ${index} holds exactly one of edit, write, delete or move, got ${kinds.length === 0 ? "none" : kinds.join(" and ")}`);
   }
-  if ("edit" in c) return create(ChangeSchema, { change: { case: "edit", value: c.edit } });
-  if ("write" in c) return create(ChangeSchema, { change: { case: "write", value: c.write } });
-  if ("delete" in c) return create(ChangeSchema, { change: { case: "delete", value: c.delete } });
-  if ("move" in c) return create(ChangeSchema, { change: { case: "move", value: c.move } });
-  throw new Error(`hashline: unknown change ${kinds[0]}: a change is one of edit, write, delete or move`);
+  const kind = kinds[0];
+  if (!Object.hasOwn(changeSchemas, kind)) {
+    throw new Error(`hashline: change ${index}: unknown change ${kind}: a change is one of edit, write, delete or move`);
+  }
+  const schema = changeSchemas[kind as keyof typeof changeSchemas];
+  const value = body[kind];
+  if (typeof value !== "object" || value === null) {
+    throw new Error(`hashline: change ${index} (${kind}) must be an object of its fields, not ${value === null ? "null" : typeof value}`);
+  }
+  const names = schema.fields.map((f) => f.localName);
+  for (const key of Object.keys(value)) {
+    if (names.includes(key)) continue;
+    const near = schema.fields.find((f) => f.name === key || f.localName.toLowerCase() === key.toLowerCase());
+    const hint = near !== undefined ? `did you mean ${near.localName}?` : `a ${kind} has ${names.filter((n) => n !== "requestId").join(", ")}`;
+    throw new Error(`hashline: change ${index} (${kind}): unknown field ${key}; ${hint}`);
+  }
+  if (kind === "write" && (value as { content?: unknown }).content === undefined) {
+    throw new Error(`hashline: change ${index} (write): the write has no content (give "" for an empty file)`);
+  }
+  return create(ChangeSchema, { change: { case: kind, value } } as MessageInitShape<typeof ChangeSchema>);
 }
 
 /**

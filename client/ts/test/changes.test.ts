@@ -139,6 +139,28 @@ describe("delete, move and apply against a real hashlined", () => {
     );
   });
 
+  test("apply refuses a change whose fields it would drop, naming the field to use, and writes nothing", async () => {
+    writeFileSync(join(server.root, "cas.txt"), "keep me\n");
+    for (const [change, want] of [
+      // A snake_case compare-and-swap version, dropped, would delete or
+      // move whatever version is there.
+      [{ delete: { path: "cas.txt", expected_version: "v2-00000000000000000000000000000000" } }, /change 0 \(delete\): unknown field expected_version; did you mean expectedVersion\?/],
+      [{ move: { from: "cas.txt", to: "cas2.txt", expected_version: "v2-00000000000000000000000000000000" } }, /unknown field expected_version; did you mean expectedVersion\?/],
+      // A write without content would empty the file.
+      [{ write: { path: "cas.txt", text: "new\n" } }, /change 0 \(write\): unknown field text; .*content/],
+      [{ write: { path: "cas.txt" } }, /the write has no content/],
+      [{ edit: { path: "cas.txt", edits: [], base_version: "v2-0" } }, /unknown field base_version; did you mean baseVersion\?/],
+    ] as const) {
+      const err = await rejection(() => client.apply([change as never]));
+      assert.match(String(err), want);
+      assert.equal(disk("cas.txt"), "keep me\n");
+      assert.equal(there("cas2.txt"), false);
+    }
+    // A kind left undefined is no kind: the one given is the change.
+    await client.apply([{ edit: undefined, write: { path: "cas.txt", content: "written\n" } } as never]);
+    assert.equal(disk("cas.txt"), "written\n");
+  });
+
   test("delete, move and apply carry one request id across retries", async () => {
     writeFileSync(join(server.root, "r.txt"), "r\n");
     const first = await client.move("r.txt", "r2.txt", { requestId: "ts-move-1" });
