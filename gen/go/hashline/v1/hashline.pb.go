@@ -3185,6 +3185,8 @@ func (x *MoveResponse) GetReplacedVersion() string {
 type Change struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The change. Its request_id field, if any, is ignored: the set has one.
+	// An edit's own dry_run is refused (INVALID_ARGUMENT) unless the whole
+	// set is a dry run: set ApplyRequest.dry_run instead.
 	//
 	// Types that are valid to be assigned to Change:
 	//

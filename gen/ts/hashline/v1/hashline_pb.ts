@@ -1794,6 +1794,8 @@ export const MoveResponseSchema: GenMessage<MoveResponse> = /*@__PURE__*/
 export type Change = Message<"hashline.v1.Change"> & {
   /**
    * The change. Its request_id field, if any, is ignored: the set has one.
+   * An edit's own dry_run is refused (INVALID_ARGUMENT) unless the whole
+   * set is a dry run: set ApplyRequest.dry_run instead.
    *
    * @generated from oneof hashline.v1.Change.change
    */
