@@ -100,8 +100,8 @@ func (s *Service) list(ctx context.Context, req *hashlinev1.ListRequest) (*hashl
 			resp.Truncated = true
 			return grep.ErrStop
 		}
-		// Entries are allocated in blocks: one allocation per entry was
-		// most of what a large page cost beyond the walk itself.
+		// Entries are allocated in blocks: beyond the walk itself, one
+		// allocation per entry would be most of what a large page costs.
 		if len(block) == 0 {
 			block = make([]hashlinev1.Entry, min(entryBlock, limit-len(resp.Entries)))
 		}
