@@ -158,7 +158,7 @@ peer-golden: tools/peer/node_modules ## Re-record internal/mcp/testdata/peer fro
 	go test ./internal/mcp -count=1 -run 'Peer' -update-peer=$(CURDIR)/tools/peer
 
 .PHONY: bench-list
-bench-list: ## List vs rg --files on a generated 10k-file tree (a row says so when rg is missing); BENCH_LIST_FLAGS='-page 1000' for default pages
+bench-list: ## List vs rg --files on a generated 10k-file tree: default pages, one request, include_versions (a row says so when rg is missing); BENCH_LIST_FLAGS='-rounds 15'
 	cd bench && go run ./bench-list $(BENCH_LIST_FLAGS)
 
 .PHONY: bench-grep

@@ -78,6 +78,7 @@ func (s *Service) list(ctx context.Context, req *hashlinev1.ListRequest) (*hashl
 	// names the last entry of the page: each entry must fit with its own.
 	size := proto.Size(resp)
 	withVersions := req.GetIncludeVersions()
+	var block []hashlinev1.Entry
 	err = grep.List(ctx, s.searchFS(ctx), grep.ListOptions{
 		Path:      rel,
 		Globs:     req.GetGlob(),
@@ -88,10 +89,10 @@ func (s *Service) list(ctx context.Context, req *hashlinev1.ListRequest) (*hashl
 		Recursive: req.GetRecursive(),
 		After:     after,
 	}, func(e grep.ListEntry) error {
-		en := &hashlinev1.Entry{Path: e.Path, Type: entryType(e.Type), Size: e.Size}
-		n := proto.Size(en)
+		typ := entryType(e.Type)
+		n := entrySize(e.Path, typ, e.Size)
 		n += 1 + protowire.SizeVarint(uint64(n))
-		if withVersions && en.Type == hashlinev1.EntryType_ENTRY_TYPE_FILE {
+		if withVersions && typ == hashlinev1.EntryType_ENTRY_TYPE_FILE {
 			n += versionFieldBound
 		}
 		// One entry at least, whatever its size, so that paging advances.
@@ -99,6 +100,14 @@ func (s *Service) list(ctx context.Context, req *hashlinev1.ListRequest) (*hashl
 			resp.Truncated = true
 			return grep.ErrStop
 		}
+		// Entries are allocated in blocks: beyond the walk itself, one
+		// allocation per entry would be most of what a large page costs.
+		if len(block) == 0 {
+			block = make([]hashlinev1.Entry, min(entryBlock, limit-len(resp.Entries)))
+		}
+		en := &block[0]
+		block = block[1:]
+		en.Path, en.Type, en.Size = e.Path, typ, e.Size
 		resp.Entries = append(resp.Entries, en)
 		size += n
 		last = e.Key()
@@ -136,6 +145,24 @@ func (s *Service) listedVersion(rel string) string {
 		return ""
 	}
 	return f.Version
+}
+
+// entryBlock is how many entries a page allocates at a time.
+const entryBlock = 256
+
+// entrySize is proto.Size of an Entry with these fields and no version.
+func entrySize(path string, typ hashlinev1.EntryType, size int64) int {
+	n := 0
+	if path != "" {
+		n += 1 + protowire.SizeBytes(len(path))
+	}
+	if typ != 0 {
+		n += 1 + protowire.SizeVarint(uint64(typ))
+	}
+	if size != 0 {
+		n += 1 + protowire.SizeVarint(uint64(size))
+	}
+	return n
 }
 
 func entryType(m fs.FileMode) hashlinev1.EntryType {

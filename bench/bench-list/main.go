@@ -2,13 +2,23 @@
 
 // Command bench-list compares List with `rg --files` on one generated
 // tree: 10,000 files in nested directories, with a .gitignore. Each round
-// runs rg, the in-process walk (internal/grep List) and List through a real
-// hashlined over loopback gRPC (every page), alternating, and prints the
-// medians and their ratio to rg; the target is 1.5x (issue 24). rg --files
-// lists files only and stats nothing; List also lists directories and
-// stats every file for its size, so the comparison is of the whole job a
-// listing does. When rg is not installed the table says so and the other
-// two rows are still measured.
+// runs, alternating (the order rotates every round): rg, the in-process
+// walk (internal/grep List), and List through a real hashlined over
+// loopback gRPC three ways: in default pages (1000 entries), as one
+// request for everything (max_entries 100000, which the server may still
+// cut at its response limit: the row says how many pages the client got),
+// and in default pages with include_versions (every file read; no
+// target). It prints the medians of wall time and their ratio to rg; the
+// target is 1.5x for both listings without versions (issue 24).
+//
+// It prints the CPU time of each run too, the client's (rg's own, or this
+// process's) and the server's (every thread of hashlined, from
+// /proc/PID/task/*/schedstat): on a shared machine the wall times of
+// single runs swing with the load, and the CPU times say where the time
+// went. rg --files lists files only and stats nothing; List also lists
+// directories and stats every file for its size, so the comparison is of
+// the whole job a listing does. When rg is not installed the table says so
+// and the other rows are still measured.
 //
 // Every run's file count must equal rg's, or it fails.
 package main
@@ -21,7 +31,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"google.golang.org/grpc"
@@ -40,15 +52,14 @@ func main() {
 	rgBin := flag.String("rg", "rg", "ripgrep binary")
 	hashlined := flag.String("hashlined", "", "hashlined binary (default: built from this checkout)")
 	rounds := flag.Int("rounds", 9, "measured rounds (after one warm-up round)")
-	page := flag.Int("page", 100000, "List's max_entries (100000: one page; 1000: the default pages)")
 	flag.Parse()
-	if err := run(*dir, *files, *rgBin, *hashlined, *rounds, *page); err != nil {
+	if err := run(*dir, *files, *rgBin, *hashlined, *rounds); err != nil {
 		fmt.Fprintf(os.Stderr, "bench-list: FAIL: %v\n", err)
 		os.Exit(1)
 	}
 }
 
-func run(dir string, n int, rgBin, hashlinedBin string, rounds, page int) error {
+func run(dir string, n int, rgBin, hashlinedBin string, rounds int) error {
 	ctx := context.Background()
 	if dir == "" {
 		d, err := os.MkdirTemp("", "hashline-bench-list-")
@@ -89,22 +100,46 @@ func run(dir string, n int, rgBin, hashlinedBin string, rounds, page int) error 
 	}
 	defer root.Close()
 
-	runners := []struct {
+	// grpcList lists the tree through the server, every page, and returns
+	// the files and the pages it took.
+	grpcList := func(req *hashlinev1.ListRequest) (files, pages int, err error) {
+		err = c.ListAll(ctx, req, func(es []*hashlinev1.Entry) error {
+			pages++
+			for _, e := range es {
+				if e.GetType() == hashlinev1.EntryType_ENTRY_TYPE_FILE {
+					files++
+				}
+			}
+			return nil
+		})
+		return files, pages, err
+	}
+	pid := p.Cmd.Process.Pid
+	type runner struct {
 		name string
-		run  func() (int, error)
-	}{
-		{"rg --files", func() (int, error) {
+		// run returns the files listed, the pages, and the CPU time of
+		// the client when it is not this process.
+		run    func() (files, pages int, cpu time.Duration, err error)
+		target bool
+		server bool
+	}
+	runners := []runner{
+		{name: "rg --files", run: func() (int, int, time.Duration, error) {
 			if rgErr != nil {
-				return 0, rgErr
+				return 0, 0, 0, rgErr
 			}
 			// The rules List applies: .gitignore files whether or not the
 			// tree is a git repository, nothing from outside it.
 			cmd := exec.Command(rgPath, "--no-config", "--no-require-git", "--no-ignore-global", "--no-ignore-parent", "--files")
 			cmd.Dir = dir
 			out, err := cmd.Output()
-			return strings.Count(string(out), "\n"), err
+			var cpu time.Duration
+			if cmd.ProcessState != nil {
+				cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+			}
+			return strings.Count(string(out), "\n"), 1, cpu, err
 		}},
-		{"List in-process", func() (int, error) {
+		{name: "List in-process", run: func() (int, int, time.Duration, error) {
 			files := 0
 			err := grep.List(ctx, root.FS(), grep.ListOptions{Path: ".", Recursive: true}, func(e grep.ListEntry) error {
 				if e.Type == 0 {
@@ -112,29 +147,35 @@ func run(dir string, n int, rgBin, hashlinedBin string, rounds, page int) error 
 				}
 				return nil
 			})
-			return files, err
+			return files, 1, -1, err
 		}},
-		{"List over gRPC", func() (int, error) {
-			files := 0
-			err := c.ListAll(ctx, &hashlinev1.ListRequest{Recursive: true, MaxEntries: int32(page)}, func(es []*hashlinev1.Entry) error {
-				for _, e := range es {
-					if e.GetType() == hashlinev1.EntryType_ENTRY_TYPE_FILE {
-						files++
-					}
-				}
-				return nil
-			})
-			return files, err
+		{name: "List over gRPC, default pages", target: true, server: true, run: func() (int, int, time.Duration, error) {
+			files, pages, err := grpcList(&hashlinev1.ListRequest{Recursive: true})
+			return files, pages, -1, err
+		}},
+		{name: "List over gRPC, max_entries 100000", target: true, server: true, run: func() (int, int, time.Duration, error) {
+			files, pages, err := grpcList(&hashlinev1.ListRequest{Recursive: true, MaxEntries: 100000})
+			return files, pages, -1, err
+		}},
+		{name: "List over gRPC, default pages, include_versions", server: true, run: func() (int, int, time.Duration, error) {
+			files, pages, err := grpcList(&hashlinev1.ListRequest{Recursive: true, IncludeVersions: true})
+			return files, pages, -1, err
 		}},
 	}
-	times := make([][]time.Duration, len(runners))
+	type sample struct{ wall, client, server time.Duration }
+	samples := make([][]sample, len(runners))
+	pages := make([]int, len(runners))
 	var want int
 	for round := 0; round <= rounds; round++ {
 		for k := range runners {
 			r := (k + round) % len(runners)
+			srv0 := taskCPU(pid)
+			self0 := selfCPU()
 			start := time.Now()
-			got, err := runners[r].run()
-			d := time.Since(start)
+			got, np, cpu, err := runners[r].run()
+			wall := time.Since(start)
+			self := selfCPU() - self0
+			srv := taskCPU(pid) - srv0
 			if r == 0 && err != nil {
 				continue // no rg: its row says so
 			}
@@ -146,38 +187,65 @@ func run(dir string, n int, rgBin, hashlinedBin string, rounds, page int) error 
 			} else if got != want {
 				return fmt.Errorf("%s found %d files, another runner %d", runners[r].name, got, want)
 			}
+			if cpu < 0 {
+				cpu = self
+			}
+			if !runners[r].server {
+				srv = -1
+			}
+			pages[r] = np
 			if round > 0 {
-				times[r] = append(times[r], d)
+				samples[r] = append(samples[r], sample{wall, cpu, srv})
 			}
 		}
 	}
-	fmt.Printf("tree: %d files (%d listed, the rest .gitignore'd) in %s; %d rounds; List max_entries %d; load %s\n",
-		n, want, dir, rounds, page, loadavg())
-	fmt.Println("| run | median ms | vs rg --files |")
-	fmt.Println("|---|---:|---:|")
+	fmt.Printf("tree: %d files (%d listed, the rest .gitignore'd) in %s; %d rounds; load %s\n",
+		n, want, dir, rounds, loadavg())
+	fmt.Println("| run | pages | median ms | vs rg --files | CPU ms: client | CPU ms: server |")
+	fmt.Println("|---|---:|---:|---:|---:|---:|")
+	median := func(r int, f func(sample) time.Duration) time.Duration {
+		v := make([]time.Duration, len(samples[r]))
+		for i, s := range samples[r] {
+			v[i] = f(s)
+		}
+		return stats.Median(v)
+	}
+	ms := func(d time.Duration) string {
+		if d < 0 {
+			return ""
+		}
+		return fmt.Sprintf("%.1f", float64(d)/1e6)
+	}
 	var rg time.Duration
-	if len(times[0]) > 0 {
-		rg = stats.Median(times[0])
+	if len(samples[0]) > 0 {
+		rg = median(0, func(s sample) time.Duration { return s.wall })
 	}
 	for r, run := range runners {
-		if len(times[r]) == 0 {
-			fmt.Printf("| %s | not measured: %v | |\n", run.name, rgErr)
+		if len(samples[r]) == 0 {
+			fmt.Printf("| %s | | not measured: %v | | | |\n", run.name, rgErr)
 			continue
 		}
-		m := stats.Median(times[r])
+		m := median(r, func(s sample) time.Duration { return s.wall })
 		vs := "n/a (no rg)"
 		if rg > 0 {
 			vs = fmt.Sprintf("%.2fx", float64(m)/float64(rg))
 		}
-		fmt.Printf("| %s | %.1f | %s |\n", run.name, float64(m)/1e6, vs)
+		fmt.Printf("| %s | %d | %s | %s | %s | %s |\n", run.name, pages[r], ms(m), vs,
+			ms(median(r, func(s sample) time.Duration { return s.client })),
+			ms(median(r, func(s sample) time.Duration { return s.server })))
 	}
 	if rg > 0 {
-		ratio := float64(stats.Median(times[2])) / float64(rg)
-		verdict := "met"
-		if ratio > 1.5 || math.IsNaN(ratio) {
-			verdict = "NOT met"
+		for r, run := range runners {
+			if !run.target {
+				continue
+			}
+			ratio := float64(median(r, func(s sample) time.Duration { return s.wall })) / float64(rg)
+			verdict := "met"
+			if ratio > 1.5 || math.IsNaN(ratio) {
+				verdict = "NOT met"
+			}
+			fmt.Printf("target %s <= 1.5x rg --files: %.2fx, %s\n", run.name, ratio, verdict)
 		}
-		fmt.Printf("target List over gRPC <= 1.5x rg --files: %.2fx, %s\n", ratio, verdict)
 	}
 	return nil
 }
@@ -209,4 +277,40 @@ func loadavg() string {
 		return "unknown"
 	}
 	return strings.Join(strings.Fields(string(b))[:3], " ")
+}
+
+// selfCPU is the CPU time this process has used.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// taskCPU is the CPU time the threads of process pid have used, from the
+// first field of each thread's schedstat (nanoseconds on the CPU), or 0
+// when it cannot be read.
+func taskCPU(pid int) time.Duration {
+	dir := fmt.Sprintf("/proc/%d/task", pid)
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		return 0
+	}
+	var sum time.Duration
+	for _, t := range tasks {
+		b, err := os.ReadFile(filepath.Join(dir, t.Name(), "schedstat"))
+		if err != nil {
+			continue // the thread exited
+		}
+		f := strings.Fields(string(b))
+		if len(f) == 0 {
+			continue
+		}
+		ns, err := strconv.ParseInt(f[0], 10, 64)
+		if err == nil {
+			sum += time.Duration(ns)
+		}
+	}
+	return sum
 }

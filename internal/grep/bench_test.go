@@ -2,6 +2,7 @@ package grep
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -64,4 +65,56 @@ func BenchmarkGoSrc(b *testing.B) {
 	}
 	b.Run("root", func(b *testing.B) { benchSearch(b, rootFS(b, dir)) })
 	b.Run("generic", func(b *testing.B) { benchSearch(b, plainFS{rootFS(b, dir)}) })
+}
+
+// BenchmarkList lists a tree of 10,000 files shaped as bench/bench-list's
+// (20 files a directory, three levels, a .gitignore'd directory in every
+// tenth leaf), as one listing and resumed in pages of 1000 entries.
+func BenchmarkList(b *testing.B) {
+	dir := b.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, ".gitignore"), []byte("ignored/\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	for i := range 10000 {
+		d := filepath.Join(dir, fmt.Sprintf("a%02d/b%02d/c%02d", i/1000, i/100%10, i/20%5))
+		if i%50 == 0 {
+			d = filepath.Join(d, "ignored")
+		}
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, fmt.Sprintf("f%05d.go", i)), []byte("package x\n"), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	fsys := rootFS(b, dir)
+	ctx := context.Background()
+	for _, page := range []int{0, 1000} {
+		b.Run(fmt.Sprintf("page=%d", page), func(b *testing.B) {
+			entries := 0
+			for b.Loop() {
+				entries = 0
+				after := ""
+				for {
+					n := 0
+					err := List(ctx, fsys, ListOptions{Path: ".", Recursive: true, After: after}, func(e ListEntry) error {
+						if page > 0 && n == page {
+							return ErrStop
+						}
+						n++
+						after = e.Key()
+						return nil
+					})
+					if err != nil {
+						b.Fatal(err)
+					}
+					entries += n
+					if page == 0 || n < page {
+						break
+					}
+				}
+			}
+			b.ReportMetric(float64(entries), "entries")
+		})
+	}
 }

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 )
 
 // ListOptions configures List. Path, Globs, Hidden, NoIgnore, SkipFile and
@@ -91,19 +93,26 @@ func List(ctx context.Context, fsys fs.FS, opts ListOptions, emit func(ListEntry
 	}
 	src := newSource(fsys)
 	gopts := &Options{Hidden: opts.Hidden, NoIgnore: opts.NoIgnore, SkipFile: opts.SkipFile, SkipLink: opts.SkipLink}
-	w := &walker{src: src, opts: gopts}
-	l := &lister{w: w, incl: incl, opts: &opts, emit: emit}
+	l := &lister{w: &walker{src: src, opts: gopts}, incl: incl, opts: &opts, emit: emit}
 	d, err := src.openDir(start)
 	if err != nil {
 		return err
 	}
+	defer d.release()
 	var parts []string
 	if start != "." {
 		parts = strings.Split(start, "/")
 	}
-	root := &item{path: start, isDir: true, self: d, parts: parts, root: true}
-	root.pats, l.bufs.ignore = w.rootPatterns(start, nil)
-	return stopped(l.dir(ctx, root))
+	// Read buffers from the pool Search draws on: a listing in pages
+	// starts over at every page.
+	dbuf := getBuf()
+	l.bufs.dir = dbuf[:cap(dbuf)]
+	var pats []gitignore.Pattern
+	pats, l.bufs.ignore = l.w.rootPatterns(start, getBuf())
+	err = l.dir(ctx, d, start, parts, pats, 0)
+	putBuf(l.bufs.ignore)
+	putBuf(l.bufs.dir)
+	return stopped(err)
 }
 
 func stopped(err error) error {
@@ -113,40 +122,58 @@ func stopped(err error) error {
 	return err
 }
 
-// lister is the state of one List call.
+// lister is the state of one List call. It walks depth-first on the
+// calling goroutine, so a directory stays open while its entries are
+// emitted and its subdirectories walked, and is closed after.
 type lister struct {
 	w    *walker
 	incl globSet
 	opts *ListOptions
 	emit func(ListEntry) error
 	bufs listBufs
+	// levels holds the entries of each directory on the way down, reused
+	// by the next directory at the same depth.
+	levels [][]listed
 }
 
-// dir lists the directory of it, emitting its entries after opts.After
+// listed is an entry of a directory being listed.
+type listed struct {
+	entry
+	path string
+	// pats are the ignore patterns in force inside a directory.
+	pats []gitignore.Pattern
+}
+
+// key is the entry's ListEntry.Key.
+func (c *listed) key() string {
+	if c.typ.IsDir() {
+		return c.path + "/"
+	}
+	return c.path
+}
+
+// dir lists the directory at rel, open as d (nil on the generic path),
+// at depth levels below the start, emitting its entries after opts.After
 // and, when recursive, walking its subdirectories. Only the start
-// directory's errors are returned; a subdirectory that cannot be opened or
-// listed is left out, as Search leaves it out.
-func (l *lister) dir(ctx context.Context, it *item) error {
+// directory's errors are returned (depth 0); a subdirectory that cannot
+// be opened or listed is left out, as Search leaves it out.
+func (l *lister) dir(ctx context.Context, d *dir, rel string, parts []string, pats []gitignore.Pattern, depth int) error {
 	if err := ctx.Err(); err != nil {
-		it.drop()
 		return err
 	}
-	d := it.self
-	if d == nil {
-		var err error
-		d, err = l.w.src.subdir(it.parent, it.name, it.path)
-		it.parent.release()
-		if err != nil {
-			return nil
-		}
+	if depth == len(l.levels) {
+		l.levels = append(l.levels, nil)
 	}
-	children, err := l.w.list(it, d, &l.bufs)
-	defer d.release()
+	children := l.levels[depth][:0]
+	err := l.w.filter(d, rel, parts, pats, &l.bufs, func(e entry, child string, pats []gitignore.Pattern) {
+		children = append(children, listed{entry: e, path: child, pats: pats})
+	})
+	// Kept for the next directory at this depth, without what this one
+	// referenced past its length.
+	defer func() { l.levels[depth] = children[:0] }()
+	defer clear(children)
 	if err != nil {
-		for _, c := range children {
-			c.drop()
-		}
-		if it.root {
+		if depth == 0 {
 			return err
 		}
 		return nil
@@ -157,43 +184,36 @@ func (l *lister) dir(ctx context.Context, it *item) error {
 	// any) is entered without being emitted.
 	first := 0
 	if after != "" {
-		first = sort.Search(len(children), func(i int) bool { return children[i].key > after })
-		if first > 0 && children[first-1].isDir && strings.HasPrefix(after, children[first-1].key) {
+		first = sort.Search(len(children), func(i int) bool { return children[i].key() > after })
+		if first > 0 && children[first-1].typ.IsDir() && strings.HasPrefix(after, children[first-1].key()) {
 			first--
 		}
 	}
-	for i, c := range children {
-		if i < first {
-			c.drop()
-			continue
+	for i := first; i < len(children); i++ {
+		if err := l.entry(ctx, d, parts, &children[i], depth); err != nil {
+			return err
 		}
-		if err != nil {
-			c.drop()
-			continue
-		}
-		err = l.entry(ctx, d, c)
 	}
-	return err
+	return nil
 }
 
-// entry emits the child c of the open directory d and walks it if it is a
-// directory and the listing is recursive. c holds a reference to d, given
-// back here.
-func (l *lister) entry(ctx context.Context, d *dir, c *item) error {
+// entry emits the entry c of the directory d (with components parts) and
+// walks it if it is a directory and the listing is recursive.
+func (l *lister) entry(ctx context.Context, d *dir, parts []string, c *listed, depth int) error {
 	if !utf8.ValidString(c.name) {
-		c.drop() // no request can name it, nor anything in it
-		return nil
+		return nil // no request can name it, nor anything in it
 	}
-	if c.key > l.opts.After {
+	isDir := c.typ.IsDir()
+	if c.key() > l.opts.After {
 		e := ListEntry{Path: c.path}
 		switch {
-		case c.isDir:
+		case isDir:
 			e.Type = fs.ModeDir
-		case c.link:
+		case c.typ&fs.ModeSymlink != 0:
 			e.Type = fs.ModeSymlink
 		}
-		emit := len(l.incl) == 0 || l.incl.match(c.path, c.name, c.isDir)
-		if emit && !c.isDir {
+		emit := len(l.incl) == 0 || l.incl.match(c.path, c.name, isDir)
+		if emit && !isDir {
 			mode, size, err := l.w.src.lstat(d, c.name, c.path)
 			if err != nil || (!mode.IsRegular() && mode&fs.ModeSymlink == 0) {
 				emit = false // gone, or replaced by something else since
@@ -203,16 +223,19 @@ func (l *lister) entry(ctx context.Context, d *dir, c *item) error {
 		}
 		if emit {
 			if err := l.emit(e); err != nil {
-				c.drop()
 				return err
 			}
 		}
 	}
-	if c.isDir && l.opts.Recursive {
-		return l.dir(ctx, c)
+	if !isDir || !l.opts.Recursive {
+		return nil
 	}
-	c.drop()
-	return nil
+	sub, err := l.w.src.subdir(d, c.name, c.path)
+	if err != nil {
+		return nil
+	}
+	defer sub.release()
+	return l.dir(ctx, sub, c.path, append(parts[:len(parts):len(parts)], c.name), c.pats, depth+1)
 }
 
 // CheckGlobs returns an error wrapping ErrBadPattern for the first glob of

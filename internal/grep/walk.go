@@ -182,17 +182,37 @@ func (w *walker) readIgnore(d *dir, name, rel string, link bool, domain []string
 // entries to search, in walk order: files that pass the filters and
 // directories that are not pruned, each holding a reference to d.
 func (w *walker) list(it *item, d *dir, bufs *listBufs) ([]*item, error) {
-	ents, buf, err := w.src.list(d, it.path, bufs.dir)
+	var out []*item
+	err := w.filter(d, it.path, it.parts, it.pats, bufs, func(e entry, child string, pats []gitignore.Pattern) {
+		if e.typ.IsDir() {
+			out = append(out, &item{key: child + "/", path: child, name: e.name, isDir: true, parent: d,
+				parts: append(it.parts[:len(it.parts):len(it.parts)], e.name), pats: pats})
+		} else {
+			out = append(out, &item{key: child, path: child, name: e.name, parent: d, link: e.typ&fs.ModeSymlink != 0})
+		}
+		d.retain()
+	})
+	return out, err
+}
+
+// filter lists the directory at rel (open as d; parts are rel's
+// components, pats the ignore patterns in force in it) and calls add, in
+// walk order, with each entry that passes the filters: files (and links)
+// that are to be searched, and directories that are not pruned. child is
+// the entry's path from the root, and pats the ignore patterns in force
+// inside a directory entry (the directory's own .gitignore included); add
+// must not keep parts or pats beyond clipped copies.
+func (w *walker) filter(d *dir, rel string, parts []string, pats []gitignore.Pattern, bufs *listBufs, add func(e entry, child string, pats []gitignore.Pattern)) error {
+	ents, buf, err := w.src.list(d, rel, bufs.dir)
 	bufs.dir = buf
 	if err != nil {
-		return nil, err
+		return err
 	}
-	pats := it.pats
 	if !w.opts.NoIgnore {
 		for _, e := range ents {
 			if e.name == ignoreFile && (e.typ.IsRegular() || e.typ&fs.ModeSymlink != 0) {
 				var own []gitignore.Pattern
-				own, bufs.ignore = w.readIgnore(d, e.name, join(it.path, e.name), e.typ&fs.ModeSymlink != 0, it.parts, bufs.ignore)
+				own, bufs.ignore = w.readIgnore(d, e.name, join(rel, e.name), e.typ&fs.ModeSymlink != 0, parts, bufs.ignore)
 				// Clip so that sibling directories never share appends.
 				pats = append(pats[:len(pats):len(pats)], own...)
 				break
@@ -200,15 +220,14 @@ func (w *walker) list(it *item, d *dir, bufs *listBufs) ([]*item, error) {
 		}
 	}
 	ignored := gitignore.NewMatcher(pats)
-	var out []*item
 	for _, e := range ents {
 		name, isDir := e.name, e.typ.IsDir()
 		if workspace.IsVCSName(name) || (!w.opts.Hidden && name[0] == '.') {
 			continue
 		}
-		child := join(it.path, name)
+		child := join(rel, name)
 		if len(pats) > 0 {
-			bufs.parts = append(append(bufs.parts[:0], it.parts...), name)
+			bufs.parts = append(append(bufs.parts[:0], parts...), name)
 			if ignored.Match(bufs.parts, isDir) {
 				continue
 			}
@@ -218,8 +237,6 @@ func (w *walker) list(it *item, d *dir, bufs *listBufs) ([]*item, error) {
 		}
 		switch {
 		case isDir:
-			out = append(out, &item{key: child + "/", path: child, name: name, isDir: true, parent: d,
-				parts: append(it.parts[:len(it.parts):len(it.parts)], name), pats: pats})
 		case e.typ.IsRegular() || e.typ&fs.ModeSymlink != 0:
 			if w.opts.SkipFile != nil && w.opts.SkipFile(name) {
 				continue
@@ -233,13 +250,12 @@ func (w *walker) list(it *item, d *dir, bufs *listBufs) ([]*item, error) {
 			if len(w.types) > 0 && !w.types.match(child, name, false) {
 				continue
 			}
-			out = append(out, &item{key: child, path: child, name: name, parent: d, link: e.typ&fs.ModeSymlink != 0})
 		default:
 			continue
 		}
-		d.retain()
+		add(e, child, pats)
 	}
-	return out, nil
+	return nil
 }
 
 func join(dir, name string) string {
