@@ -386,12 +386,22 @@ func (c *Client) List(ctx context.Context, req *hashlinev1.ListRequest) (*hashli
 	return resp, c.fromStatus(err)
 }
 
+// ListAllPage is the page size ListAll asks for when req sets none: the
+// most entries the server gives in one page (it also ends a page before
+// the response would pass its byte limit). Fewer calls list a whole tree
+// faster; a caller showing pages to a model sets a smaller MaxEntries.
+const ListAllPage = 100000
+
 // ListAll calls List page after page (req is not changed) and calls fn
 // with each page's entries, in order, until the last page or fn's error.
-// Every page is its own call with its own deadline; entries added or
-// removed between pages are seen or not, but no entry is seen twice.
+// Pages are of req.MaxEntries, or ListAllPage when it is 0. Every page is
+// its own call with its own deadline; entries added or removed between
+// pages are seen or not, but no entry is seen twice.
 func (c *Client) ListAll(ctx context.Context, req *hashlinev1.ListRequest, fn func([]*hashlinev1.Entry) error) error {
 	page := proto.CloneOf(req)
+	if page.GetMaxEntries() == 0 {
+		page.MaxEntries = ListAllPage
+	}
 	for {
 		resp, err := c.List(ctx, page)
 		if err != nil {

@@ -245,6 +245,17 @@ func TestListPagesThroughATreeSeeingEveryEntryOnce(t *testing.T) {
 			}
 		})
 	}
+	t.Run("ListAll without max_entries asks for the largest pages", func(t *testing.T) {
+		pages, n := 0, 0
+		err := e.c.ListAll(e.ctx, &hashlinev1.ListRequest{Recursive: true}, func(entries []*hashlinev1.Entry) error {
+			pages++
+			n += len(entries)
+			return nil
+		})
+		if err != nil || pages != 1 || n != len(want) {
+			t.Errorf("%d entries in %d pages (%v), want %d in one", n, pages, err, len(want))
+		}
+	})
 	t.Run("the default page is 1000 entries", func(t *testing.T) {
 		resp, err := e.c.List(e.ctx, &hashlinev1.ListRequest{Recursive: true})
 		if err != nil {

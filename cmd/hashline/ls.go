@@ -74,6 +74,9 @@ func runLs(ctx context.Context, io stdio, args []string) int {
 	if len(pos) == 1 {
 		req.Path = pos[0]
 	}
+	if *all && req.MaxEntries == 0 {
+		req.MaxEntries = client.ListAllPage // the whole listing: the fewest calls
+	}
 	c, done, err := cf.connect()
 	if err != nil {
 		return fail(io, "ls", err)
