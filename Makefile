@@ -139,9 +139,10 @@ tools/peer/node_modules: tools/peer/package.json tools/peer/package-lock.json
 	touch tools/peer/node_modules
 
 .PHONY: bench
-bench: tools/peer/node_modules ## One run of every benchmark into BENCHMARKS.md: service, MCP bridge and the peer (bench/), then grep (bench-grep); medians and ratios to floors of the same run
+bench: tools/peer/node_modules ## One run of every benchmark into BENCHMARKS.md: service, MCP bridge and the peer (bench/), then grep (bench-grep) and list (bench-list); medians and ratios to floors of the same run
 	cd bench && go run . -out $(CURDIR)/BENCHMARKS.md -peer $(CURDIR)/tools/peer $(BENCH_FLAGS)
 	bench/bench-grep.sh -md $(CURDIR)/BENCHMARKS.md $(BENCH_GREP_FLAGS)
+	cd bench && go run ./bench-list -md $(CURDIR)/BENCHMARKS.md $(BENCH_LIST_FLAGS)
 
 # Not part of make bench: it measures what the edit_file repairs accept,
 # not speed, and the corpus needs both node_modules trees.

@@ -17,9 +17,9 @@ const (
 	grepEnd   = "<!-- /bench:grep -->"
 )
 
-// keptSections are the other generators' markers: bench-grep's, and
-// bench-mistakes'.
-var keptSections = [][2]string{{grepBegin, grepEnd}, {"<!-- bench:mistakes -->", "<!-- /bench:mistakes -->"}}
+// keptSections are the other generators' markers: bench-grep's,
+// bench-list's and bench-mistakes'.
+var keptSections = [][2]string{{grepBegin, grepEnd}, {"<!-- bench:list -->", "<!-- /bench:list -->"}, {"<!-- bench:mistakes -->", "<!-- /bench:mistakes -->"}}
 
 type table struct {
 	title, about string

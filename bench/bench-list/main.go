@@ -40,11 +40,18 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
+	"github.com/hashline/hashline/bench/section"
 	"github.com/hashline/hashline/bench/stats"
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 	"github.com/hashline/hashline/internal/binarytest"
 	"github.com/hashline/hashline/internal/grep"
+)
+
+// The markers of this program's section of BENCHMARKS.md.
+const (
+	mdBegin = "<!-- bench:list -->"
+	mdEnd   = "<!-- /bench:list -->"
 )
 
 func main() {
@@ -53,14 +60,15 @@ func main() {
 	rgBin := flag.String("rg", "rg", "ripgrep binary")
 	hashlined := flag.String("hashlined", "", "hashlined binary (default: built from this checkout)")
 	rounds := flag.Int("rounds", 9, "measured rounds (after one warm-up round)")
+	md := flag.String("md", "", "also write the table as the bench-list section of this markdown file (BENCHMARKS.md)")
 	flag.Parse()
-	if err := run(*dir, *files, *rgBin, *hashlined, *rounds); err != nil {
+	if err := run(*dir, *files, *rgBin, *hashlined, *rounds, *md); err != nil {
 		fmt.Fprintf(os.Stderr, "bench-list: FAIL: %v\n", err)
 		os.Exit(1)
 	}
 }
 
-func run(dir string, n int, rgBin, hashlinedBin string, rounds int) error {
+func run(dir string, n int, rgBin, hashlinedBin string, rounds int, md string) error {
 	ctx := context.Background()
 	if dir == "" {
 		d, err := os.MkdirTemp("", "hashline-bench-list-")
@@ -200,10 +208,12 @@ func run(dir string, n int, rgBin, hashlinedBin string, rounds int) error {
 			}
 		}
 	}
-	fmt.Printf("tree: %d files (%d listed, the rest .gitignore'd) in %s; %d rounds; load %s\n",
-		n, want, dir, rounds, loadavg())
-	fmt.Println("| run | pages | median ms | vs rg --files | CPU ms: client | CPU ms: server |")
-	fmt.Println("|---|---:|---:|---:|---:|---:|")
+	var out strings.Builder
+	fmt.Fprintf(&out, "A generated tree of %d files (%d listed, the rest .gitignore'd) in nested directories; %d rounds alternated, the order rotating; load average %s at the end. "+
+		"`rg --files` lists files only and stats nothing; List also lists directories and stats every file for its size. CPU: the client's (rg's own, or the bench process's) and the server's (every thread of hashlined).\n\n",
+		n, want, rounds, loadavg())
+	fmt.Fprintln(&out, "| run | pages | median ms | vs rg --files | CPU ms: client | CPU ms: server |")
+	fmt.Fprintln(&out, "|---|---:|---:|---:|---:|---:|")
 	median := func(r int, f func(sample) time.Duration) time.Duration {
 		v := make([]time.Duration, len(samples[r]))
 		for i, s := range samples[r] {
@@ -223,7 +233,7 @@ func run(dir string, n int, rgBin, hashlinedBin string, rounds int) error {
 	}
 	for r, run := range runners {
 		if len(samples[r]) == 0 {
-			fmt.Printf("| %s | | not measured: %v | | | |\n", run.name, rgErr)
+			fmt.Fprintf(&out, "| %s | | not measured: %v | | | |\n", run.name, rgErr)
 			continue
 		}
 		m := median(r, func(s sample) time.Duration { return s.wall })
@@ -231,10 +241,11 @@ func run(dir string, n int, rgBin, hashlinedBin string, rounds int) error {
 		if rg > 0 {
 			vs = fmt.Sprintf("%.2fx", float64(m)/float64(rg))
 		}
-		fmt.Printf("| %s | %d | %s | %s | %s | %s |\n", run.name, pages[r], ms(m), vs,
+		fmt.Fprintf(&out, "| %s | %d | %s | %s | %s | %s |\n", run.name, pages[r], ms(m), vs,
 			ms(median(r, func(s sample) time.Duration { return s.client })),
 			ms(median(r, func(s sample) time.Duration { return s.server })))
 	}
+	out.WriteString("\n")
 	if rg > 0 {
 		for r, run := range runners {
 			if !run.target {
@@ -245,8 +256,12 @@ func run(dir string, n int, rgBin, hashlinedBin string, rounds int) error {
 			if ratio > 1.5 || math.IsNaN(ratio) {
 				verdict = "NOT met"
 			}
-			fmt.Printf("target %s <= 1.5x rg --files: %.2fx, %s\n", run.name, ratio, verdict)
+			fmt.Fprintf(&out, "Target: %s <= 1.5x `rg --files`: %.2fx, %s.\n", run.name, ratio, verdict)
 		}
+	}
+	fmt.Print(out.String())
+	if md != "" {
+		return section.Write(md, mdBegin, mdEnd, mdBegin+"\n## List and rg --files\n\n"+out.String()+mdEnd+"\n")
 	}
 	return nil
 }
