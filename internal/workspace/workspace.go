@@ -195,9 +195,9 @@ func (w *Workspace) resolve(op, rel string, allowMissing, read bool) (string, fs
 	return target, fi, nil
 }
 
-// plainInfo is resolve's fast path: when every component of rel exists
-// and none is a symbolic link, rel is already the symlink-free path, and
-// the Lstat of its last component is its info. The components are looked
+// plainInfo is the fast path of resolve and LockKey: when every component
+// of rel exists and none is a symbolic link, rel is already the
+// symlink-free path, and the Lstat of its last component is its info. The components are looked
 // up by absolute path under the resolved root, one lstat each (through
 // os.Root, each lookup would open every directory above it again). It
 // only looks: every file is still opened through os.Root.
@@ -331,8 +331,8 @@ func (w *Workspace) LockKey(rel string) string {
 	// The root was resolved when it was opened: when no component of rel
 	// is a link, the key is the resolved root joined with rel, found with
 	// one lstat per component of rel rather than of the whole path.
-	if key, ok := w.plainKey(rel); ok {
-		return key
+	if _, ok := w.plainInfo(rel); ok {
+		return filepath.Join(w.realDir, filepath.FromSlash(rel))
 	}
 	abs := filepath.Join(w.dir, filepath.FromSlash(rel))
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
@@ -354,24 +354,6 @@ func (w *Workspace) LockKey(rel string) string {
 		}
 		rest = filepath.Join(filepath.Base(dir), rest)
 	}
-}
-
-// plainKey is LockKey for a rel whose every component exists and none is a
-// symbolic link; ok is false otherwise.
-func (w *Workspace) plainKey(rel string) (string, bool) {
-	rel = filepath.Clean(filepath.FromSlash(rel))
-	if rel == "." || filepath.IsAbs(rel) || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return "", false
-	}
-	key := w.realDir
-	for part := range strings.SplitSeq(rel, string(filepath.Separator)) {
-		key = filepath.Join(key, part)
-		fi, err := os.Lstat(key)
-		if err != nil || fi.Mode()&fs.ModeSymlink != 0 {
-			return "", false
-		}
-	}
-	return key, true
 }
 
 // IsEscape reports whether err (from this package or from os.Root, e.g.

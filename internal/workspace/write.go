@@ -235,8 +235,12 @@ func (w *Workspace) writeRenamed(op, rel, target string, raw []byte, keep *kept,
 
 // mkdirs creates dir and any missing parents, returning those it created,
 // top-down. resolve has already followed every existing link, so what is
-// missing here is a plain lexical path.
+// missing here is a plain lexical path. The root needs no look: the
+// workspace holds it open.
 func (w *Workspace) mkdirs(op, rel, dir string) ([]string, error) {
+	if dir == "." {
+		return nil, nil
+	}
 	if fi, err := w.root.Stat(dir); err == nil && fi.IsDir() {
 		return nil, nil
 	}
