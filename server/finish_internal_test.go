@@ -25,20 +25,7 @@ func TestASetWhoseCommitFailsSaysWhatWasAppliedAndLeavesNoRecord(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ws, err := workspace.Open(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws.Close()
-	sd, err := state.Open(t.TempDir(), root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	log, err := sd.Intents(true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := New(ws, WithIntentLog(log))
+	s, log := intentService(t, root)
 	testHookCommitted = func(string) {
 		a := filepath.Join(root, "a.txt")
 		os.Remove(a)
@@ -47,7 +34,7 @@ func TestASetWhoseCommitFailsSaysWhatWasAppliedAndLeavesNoRecord(t *testing.T) {
 	}
 	t.Cleanup(func() { testHookCommitted = nil })
 
-	_, err = s.Apply(context.Background(), &hashlinev1.ApplyRequest{Changes: []*hashlinev1.Change{
+	_, err := s.Apply(context.Background(), &hashlinev1.ApplyRequest{Changes: []*hashlinev1.Change{
 		{Change: &hashlinev1.Change_Write{Write: &hashlinev1.WriteRequest{Path: "a.txt", Content: "new a\n"}}},
 		{Change: &hashlinev1.Change_Write{Write: &hashlinev1.WriteRequest{Path: "b.txt", Content: "new b\n"}}},
 	}})
@@ -73,4 +60,24 @@ func TestASetWhoseCommitFailsSaysWhatWasAppliedAndLeavesNoRecord(t *testing.T) {
 			t.Errorf("the staged content that was not applied is left: %s", e.Name())
 		}
 	}
+}
+
+// intentService is a service over root with an intent log in a state
+// directory of its own, closed with the test.
+func intentService(t *testing.T, root string) (*Service, *state.Intents) {
+	t.Helper()
+	ws, err := workspace.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	sd, err := state.Open(t.TempDir(), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log, err := sd.Intents(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return New(ws, WithIntentLog(log)), log
 }

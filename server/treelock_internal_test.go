@@ -7,8 +7,6 @@ import (
 	"testing"
 
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
-	"github.com/hashline/hashline/internal/state"
-	"github.com/hashline/hashline/internal/workspace"
 )
 
 // A Write into a directory that a change set deletes, landing after the
@@ -22,20 +20,7 @@ func TestADirectoryDeleteAndAWriteIntoItNeverTearTheSet(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(root, "d"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	ws, err := workspace.Open(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws.Close()
-	sd, err := state.Open(t.TempDir(), root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	log, err := sd.Intents(true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := New(ws, WithIntentLog(log))
+	s, log := intentService(t, root)
 	ctx := context.Background()
 
 	written := make(chan error, 1)
@@ -59,7 +44,7 @@ func TestADirectoryDeleteAndAWriteIntoItNeverTearTheSet(t *testing.T) {
 	}
 	t.Cleanup(func() { testHookTreeWait, testHookCommitted = nil, nil })
 
-	_, err = s.Apply(ctx, &hashlinev1.ApplyRequest{Changes: []*hashlinev1.Change{
+	_, err := s.Apply(ctx, &hashlinev1.ApplyRequest{Changes: []*hashlinev1.Change{
 		{Change: &hashlinev1.Change_Delete{Delete: &hashlinev1.DeleteRequest{Path: "d"}}},
 		{Change: &hashlinev1.Change_Write{Write: &hashlinev1.WriteRequest{Path: "other.txt", Content: "o\n"}}},
 	}})
