@@ -185,6 +185,10 @@ type listed struct {
 	pats []gitignore.Pattern
 	// emit is whether the entry is emitted, once a file is stated.
 	emit bool
+	// stated is whether the reader stated the file already: size is its
+	// size, or emit false if it was gone.
+	stated bool
+	size   int64
 }
 
 // key is the entry's ListEntry.Key.
@@ -303,18 +307,52 @@ func (r *reader) read(x *listing) bool {
 
 // send hands the batch to the walk; false, the batch closed, once the
 // walk has stopped.
+//
+// While the walk is still busy with the batch before, the reader states
+// the batch's files itself, so that whichever goroutine has less to do
+// takes on more of the stating.
 func (r *reader) send() bool {
+	for _, x := range r.batch {
+		for i := range x.children {
+			select {
+			case r.l.batches <- r.batch:
+				r.batch, r.entries = nil, 0
+				return true
+			case <-r.l.quit:
+				return r.drop()
+			default:
+			}
+			if c := &x.children[i]; c.emit && !c.typ.IsDir() {
+				c.stated = true
+				c.emit, c.size = r.l.stat(x, c)
+			}
+		}
+	}
 	select {
 	case r.l.batches <- r.batch:
 		r.batch, r.entries = nil, 0
 		return true
 	case <-r.l.quit:
-		for _, x := range r.batch {
-			x.d.release()
-		}
-		r.batch = nil
-		return false
+		return r.drop()
 	}
+}
+
+// drop closes the batch the walk will never take.
+func (r *reader) drop() bool {
+	for _, x := range r.batch {
+		x.d.release()
+	}
+	r.batch = nil
+	return false
+}
+
+// stat returns whether the file c of x is still one to emit, and its size.
+func (l *lister) stat(x *listing, c *listed) (bool, int64) {
+	mode, size, err := l.w.src.lstat(x.d, c.name, c.path)
+	if err != nil || (!mode.IsRegular() && mode&fs.ModeSymlink == 0) {
+		return false, 0 // gone, or replaced by something else since
+	}
+	return true, size
 }
 
 // peek returns the next directory the reader read, nil if there are no
@@ -348,13 +386,11 @@ func (l *lister) walk(ctx context.Context, x *listing) error {
 				e.Type = fs.ModeSymlink
 			}
 			emit := true
-			if !isDir {
-				mode, size, err := l.w.src.lstat(x.d, c.name, c.path)
-				if err != nil || (!mode.IsRegular() && mode&fs.ModeSymlink == 0) {
-					emit = false // gone, or replaced by something else since
-				} else {
-					e.Size = size
-				}
+			switch {
+			case c.stated:
+				e.Size = c.size
+			case !isDir:
+				emit, e.Size = l.stat(x, c)
 			}
 			if emit {
 				if err := l.emit(e); err != nil {
