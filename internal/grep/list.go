@@ -138,8 +138,9 @@ func stopped(err error) error {
 // directories and stating files. A recursive listing spreads them over
 // two goroutines in a pipeline that keeps the walk's order: a reader opens
 // and reads the directories, depth-first, and hands them on in batches;
-// the calling goroutine states the files of each and emits its entries,
-// walking the directories in the order they come. Handing directories
+// the calling goroutine states the files of each (those the reader has
+// not stated while it waited) and emits its entries, walking the
+// directories in the order they come. Handing directories
 // over one by one would cost a goroutine wake-up for about as much work
 // as it saves, hence the batches; and the reader runs at most a few
 // batches ahead, so the listing's memory and open descriptors stay
