@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"slices"
 	"testing"
@@ -95,18 +96,24 @@ func TestListStoppedEarlyKeepsOrderAndClosesEverything(t *testing.T) {
 			})
 		}
 	}
-	t.Run("a listing resumed after each entry of a page gives the rest of the full listing", func(t *testing.T) {
-		for _, i := range []int{0, 9, 10, 330, 1651, len(all) - 2} {
-			var got []string
-			if err := List(context.Background(), fsys, ListOptions{Path: ".", Recursive: true, After: all[i]}, func(e ListEntry) error {
-				got = append(got, e.Key())
-				return nil
-			}); err != nil {
-				t.Fatal(err)
+	for name, fsys := range map[string]fs.FS{"an os.Root": fsys, "a generic fs.FS": plainFS{fsys}} {
+		t.Run("a listing of "+name+" resumed after an entry gives the rest of the full listing", func(t *testing.T) {
+			for _, i := range []int{-1, 0, 9, 10, 330, 1651, len(all) - 2} {
+				after := ""
+				if i >= 0 {
+					after = all[i]
+				}
+				var got []string
+				if err := List(context.Background(), fsys, ListOptions{Path: ".", Recursive: true, After: after}, func(e ListEntry) error {
+					got = append(got, e.Key())
+					return nil
+				}); err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(got, all[i+1:]) {
+					t.Errorf("after %q: got %d entries, want the %d after it", after, len(got), len(all)-i-1)
+				}
 			}
-			if !slices.Equal(got, all[i+1:]) {
-				t.Errorf("after %q: got %d entries, want the %d after it", all[i], len(got), len(all)-i-1)
-			}
-		}
-	})
+		})
+	}
 }
