@@ -35,23 +35,27 @@ import (
 
 // Delete removes a file or an empty directory.
 func (s *Service) Delete(ctx context.Context, req *hashlinev1.DeleteRequest) (*hashlinev1.DeleteResponse, error) {
-	return once(ctx, s, req, req.GetRequestId(), false, func() (*hashlinev1.DeleteResponse, error) {
-		resp, err := s.apply(ctx, []*hashlinev1.Change{{Change: &hashlinev1.Change_Delete{Delete: req}}}, false, true)
-		if err != nil {
-			return nil, toStatus(err)
-		}
-		return resp.GetResults()[0].GetDelete(), nil
-	})
+	return applyOne(ctx, s, req, &hashlinev1.Change{Change: &hashlinev1.Change_Delete{Delete: req}}, (*hashlinev1.ChangeResult).GetDelete)
 }
 
 // Move renames a file inside the workspace; its history moves with it.
 func (s *Service) Move(ctx context.Context, req *hashlinev1.MoveRequest) (*hashlinev1.MoveResponse, error) {
-	return once(ctx, s, req, req.GetRequestId(), false, func() (*hashlinev1.MoveResponse, error) {
-		resp, err := s.apply(ctx, []*hashlinev1.Change{{Change: &hashlinev1.Change_Move{Move: req}}}, false, true)
+	return applyOne(ctx, s, req, &hashlinev1.Change{Change: &hashlinev1.Change_Move{Move: req}}, (*hashlinev1.ChangeResult).GetMove)
+}
+
+// applyOne is a single call (req) made as the change set of its one change
+// c, once per request id; result picks its response from the set's.
+func applyOne[Resp proto.Message](ctx context.Context, s *Service, req interface {
+	proto.Message
+	GetRequestId() string
+}, c *hashlinev1.Change, result func(*hashlinev1.ChangeResult) Resp) (Resp, error) {
+	return once(ctx, s, req, req.GetRequestId(), false, func() (Resp, error) {
+		resp, err := s.apply(ctx, []*hashlinev1.Change{c}, false, true)
 		if err != nil {
-			return nil, toStatus(err)
+			var none Resp
+			return none, toStatus(err)
 		}
-		return resp.GetResults()[0].GetMove(), nil
+		return result(resp.GetResults()[0]), nil
 	})
 }
 
@@ -402,15 +406,9 @@ func (s *Service) planChange(ctx context.Context, c *change, exclusive bool) err
 	var err error
 	switch c.kind {
 	case "edit":
-		if c.edit, err = s.planEdit(ctx, c.edit.req, c.edits, c.context, c.rel, c.key); err == nil {
-			err = s.ws.CheckWrite(c.rel, c.edit.out, c.edit.writeOptions())
-		}
+		c.edit, err = s.planEdit(ctx, c.edit.req, c.edits, c.context, c.rel, c.key)
 	case "write":
-		if c.write, err = s.planWrite(ctx, c.write.req, c.rel, c.key); err == nil {
-			// The mode, size and encoding are checked when the content is
-			// written; a set checks them here, before any change is.
-			err = s.ws.CheckWrite(c.rel, c.write.content, c.write.opts)
-		}
+		c.write, err = s.planWrite(ctx, c.write.req, c.rel, c.key)
 	case "delete":
 		c.del = &deletePlan{req: c.del.req}
 		err = s.planDelete(c, exclusive)
@@ -419,7 +417,22 @@ func (s *Service) planChange(ctx context.Context, c *change, exclusive bool) err
 		c.path = c.move.req.GetFrom()
 		err = s.planMove(c)
 	}
+	if err == nil && (c.edit != nil || c.write != nil) {
+		// The mode, size, encoding and permissions are checked when the
+		// content is written; a set checks them here, before any change is.
+		text, opts := c.content()
+		err = s.ws.CheckWrite(c.rel, text, opts)
+	}
 	return err
+}
+
+// content is the new content of an edit or write change and how it is
+// written.
+func (c *change) content() ([]byte, workspace.WriteOptions) {
+	if c.edit != nil {
+		return c.edit.out, c.edit.writeOptions()
+	}
+	return c.write.content, c.write.opts
 }
 
 // newBytes is what the change will write.
@@ -459,13 +472,10 @@ func (c *change) result(dryRun bool) *hashlinev1.ChangeResult {
 // write, removal or rename: it needs no intent record.
 func (s *Service) commitOne(c *change) error {
 	switch c.kind {
-	case "edit":
+	case "edit", "write":
+		text, opts := c.content()
 		var err error
-		c.wr, err = s.ws.WriteFile(c.rel, c.edit.out, c.edit.writeOptions())
-		return err
-	case "write":
-		var err error
-		c.wr, err = s.ws.WriteFile(c.rel, c.write.content, c.write.opts)
+		c.wr, err = s.ws.WriteFile(c.rel, text, opts)
 		return err
 	case "delete":
 		return s.ws.Remove(c.del.rel, c.del.target)
@@ -477,10 +487,8 @@ func (s *Service) commitOne(c *change) error {
 
 // stage writes the new content of an edit or write change beside its file.
 func (s *Service) stage(c *change) (*workspace.Staged, error) {
-	if c.edit != nil {
-		return s.ws.Stage(c.rel, c.edit.out, c.edit.writeOptions())
-	}
-	return s.ws.Stage(c.rel, c.write.content, c.write.opts)
+	text, opts := c.content()
+	return s.ws.Stage(c.rel, text, opts)
 }
 
 // writeOptions are the options of an edit's write.
