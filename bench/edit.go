@@ -14,6 +14,9 @@ import (
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 	"github.com/hashline/hashline/internal/floor"
+	"github.com/hashline/hashline/internal/hashline"
+	"github.com/hashline/hashline/internal/workspace"
+	hashlined "github.com/hashline/hashline/server"
 )
 
 // editor applies an editCase over and over, toggling its file between the
@@ -47,7 +50,47 @@ func (e *env) editors() []*editor {
 			return err
 		}
 	}
+	// The steps of the engine's Edit, each by itself: the write, the read
+	// of the file it checks the refs against (compared with the text the
+	// engine holds, as the engine does), and the plan and apply in memory
+	// of a parse the engine holds.
+	written := &editor{name: "WriteFile", root: e.roots["parts"], apply: func(c editCase, path string, from int) error {
+		_, err := e.parts.WriteFile(path, []byte(c.states[1-from]), workspace.WriteOptions{Mode: workspace.ReplaceOnly})
+		return err
+	}}
+	read := &editor{name: "read and compare", apply: func(c editCase, path string, _ int) error {
+		want := c.states[written.state]
+		f, err := e.parts.ReadFileWith(path, workspace.ReadOptions{Known: func(raw []byte) (string, []byte) {
+			if string(raw) == want {
+				return "known", []byte(want)
+			}
+			return "", nil
+		}})
+		if err == nil && f.Version != "known" {
+			err = fmt.Errorf("read and compare: %s is not in the state the bench wrote", path)
+		}
+		return err
+	}}
+	planned := &editor{name: "plan and apply", apply: func(c editCase, path string, from int) error {
+		key := fmt.Sprint(path, from)
+		doc, ok := e.docs[key]
+		if !ok {
+			doc = hashline.ParseDocument([]byte(c.states[from]))
+			e.docs[key] = doc
+		}
+		var edits []hashline.Edit
+		for j, ln := range c.lines {
+			edits = append(edits, hashline.Edit{Op: hashline.OpReplace, Start: c.refs[from][j], Text: c.newLine(from, ln)})
+		}
+		plan, err := hashline.PlanEdits(doc, edits, hashline.Hasher{})
+		if err != nil {
+			return err
+		}
+		_, err = plan.Apply(doc, hashline.ApplyOptions{Hasher: hashline.Hasher{}, Context: hashlined.DefaultContext, OldLabel: "a/" + path, NewLabel: "b/" + path})
+		return err
+	}}
 	eds := []*editor{
+		written, read, planned,
 		{name: "raw durable write", root: e.roots["floor"], apply: func(c editCase, path string, from int) error {
 			return floor.DurableWrite(filepath.Join(e.roots["floor"], path), []byte(c.states[1-from]))
 		}},
@@ -101,6 +144,9 @@ func (e *env) edits() error {
 		mcpEd   = "hashline mcp edit_file"
 		mcpNo   = "hashline mcp --fsync=false edit_file"
 		peerEd  = "peer edit_file"
+		ours    = "WriteFile"
+		reading = "read and compare"
+		plan    = "plan and apply"
 	)
 	// A group is one table. Each of its runs alternates only its own
 	// contenders.
@@ -147,7 +193,20 @@ func (e *env) edits() error {
 	if _, ok := byName[peerEd]; ok {
 		mcp.runs[0] = append(mcp.runs[0], peerEd)
 	}
-	groups = append(groups, mcp)
+	groups = append(groups, mcp, &group{
+		t: &table{
+			title: "Where an Edit's time goes",
+			about: "The engine's Edit in this process (as in the first table, no RPC) beside its steps measured one by one, alternated in one run: the write (`workspace.WriteFile`: the checks of the file it replaces, temp file, fsync, rename, fsync of the directory), the read of the file compared byte for byte with the text the engine holds, and the plan and apply in memory (refs checked, new text, diff and windows). " +
+				"What is left is the work of the call itself: the client, the interceptors, the request_id record, the lock, the agent's view and the response. The raw durable write is the first table's floor.",
+			cols: []string{"file", "edit", durable, ours, reading, plan, "the three steps", inProc, "the call itself"},
+		},
+		runs: [][]string{{durable, ours, reading, plan, inProc}},
+		row: func(n int, label string, med map[string]time.Duration) []string {
+			steps := med[ours] + med[reading] + med[plan]
+			return []string{ms(med[durable]), fmt.Sprintf("%s (%s)", ms(med[ours]), ratio(med[ours], med[durable])), ms(med[reading]), ms(med[plan]),
+				ms(steps), fmt.Sprintf("%s (%s)", ms(med[inProc]), ratio(med[inProc], med[durable])), ms(med[inProc] - steps)}
+		},
+	})
 	for _, n := range sizes {
 		for _, k := range []int{1, 10} {
 			c := newEditCase(fmt.Sprintf("%d", k), n, k)

@@ -29,6 +29,7 @@ import (
 	"github.com/hashline/hashline/internal/binarytest"
 	"github.com/hashline/hashline/internal/hashline"
 	"github.com/hashline/hashline/internal/local"
+	"github.com/hashline/hashline/internal/workspace"
 )
 
 type config struct {
@@ -104,10 +105,14 @@ type env struct {
 	// built once (bench/prebuilt): the transport alone.
 	prebuilt *server
 	engine   *local.Engine // the engine in this process (hashline --local, embedded MCP), fsync on
-	mcps     map[string]*mcpServer
-	roots    map[string]string
-	report   *report
-	rev      int // the last revision bump wrote
+	// parts writes and reads as the engine's Edit does, a step at a time
+	// (the table "Where an Edit's time goes"), fsync on.
+	parts  *workspace.Workspace
+	docs   map[string]*hashline.Document // parsed edit-case states, as the engine caches them
+	mcps   map[string]*mcpServer
+	roots  map[string]string
+	report *report
+	rev    int // the last revision bump wrote
 }
 
 func run(c config) error {
@@ -122,7 +127,7 @@ func run(c config) error {
 	if err := os.Setenv("XDG_STATE_HOME", filepath.Join(tmp, "state")); err != nil {
 		return err
 	}
-	e := &env{cfg: c, tmp: tmp, mcps: map[string]*mcpServer{}, roots: map[string]string{}, report: newReport()}
+	e := &env{cfg: c, tmp: tmp, mcps: map[string]*mcpServer{}, roots: map[string]string{}, docs: map[string]*hashline.Document{}, report: newReport()}
 	defer e.close()
 
 	log.Print("building hashlined, hashline and prebuilt")
@@ -139,7 +144,7 @@ func run(c config) error {
 	if err != nil {
 		return err
 	}
-	for _, name := range []string{"durable", "nofsync", "engine", "mcp", "mcp-nofsync", "peer", "floor", "floor-nofsync", "floor-inplace"} {
+	for _, name := range []string{"durable", "nofsync", "engine", "parts", "mcp", "mcp-nofsync", "peer", "floor", "floor-nofsync", "floor-inplace"} {
 		e.roots[name] = filepath.Join(tmp, name)
 		if err := writeFixtures(e.roots[name]); err != nil {
 			return err
@@ -153,6 +158,9 @@ func run(c config) error {
 	}
 	// The engine as hashline mcp runs it.
 	if e.engine, err = local.Start(local.Config{Root: e.roots["engine"], Client: []client.Option{client.WithAgentID("bench")}}); err != nil {
+		return err
+	}
+	if e.parts, err = workspace.Open(e.roots["parts"]); err != nil {
 		return err
 	}
 	if e.nofsync, err = startDaemon(hashlined, e.roots["nofsync"], "--fsync=false"); err != nil {
@@ -230,6 +238,9 @@ func (e *env) close() {
 	}
 	if e.engine != nil {
 		e.engine.Close()
+	}
+	if e.parts != nil {
+		e.parts.Close()
 	}
 }
 
