@@ -110,6 +110,7 @@ type env struct {
 	parts  *workspace.Workspace
 	docs   map[string]*hashline.Document // parsed edit-case states, as the engine caches them
 	mcps   map[string]*mcpServer
+	echo   string // bench/mcpecho, built: an MCP server that does no work
 	roots  map[string]string
 	report *report
 	rev    int // the last revision bump wrote
@@ -142,6 +143,9 @@ func run(c config) error {
 	}
 	prebuiltBin, err := binarytest.Build("github.com/hashline/hashline/bench/prebuilt")
 	if err != nil {
+		return err
+	}
+	if e.echo, err = binarytest.Build("github.com/hashline/hashline/bench/mcpecho"); err != nil {
 		return err
 	}
 	for _, name := range []string{"durable", "nofsync", "engine", "parts", "mcp", "mcp-nofsync", "peer", "floor", "floor-nofsync", "floor-inplace"} {
@@ -365,11 +369,12 @@ func (e *env) bump(path string) error {
 
 // readMCP: read_file over MCP stdio, the peer vs ours.
 func (e *env) readMCP() error {
+	const echo = "no server work"
 	names := e.mcpNames("hashline mcp", "hashline mcp --server")
 	t := &table{
 		title: "read_file over MCP stdio: the peer and ours",
 		about: "`read_file {\"path\": FILE, \"limit\": 2000}` from the same Go MCP client to each server's stdin, alternated; the file is changed before every call (ours cannot answer from what it kept) except in the rows marked unchanged, and `ping` is one JSON-RPC round trip with no tool behind it. " +
-			"`hashline mcp` runs the engine in its own process, like the peer; `hashline mcp --server` forwards to `hashlined` over gRPC; ratios are the peer's time over ours.",
+			"`hashline mcp` runs the engine in its own process, like the peer; `hashline mcp --server` forwards to `hashlined` over gRPC; the last column is `bench/mcpecho`, which answers with hashline mcp's reply for the file, serialised once, and does no other work: the client and the pipe alone. Ratios are the peer's time over each server's, so the last one is the most any server could reach.",
 		cols: append([]string{"file"}, names...),
 	}
 	// row measures one call on every server, alternated, each after its
@@ -407,6 +412,34 @@ func (e *env) readMCP() error {
 		t.rows = append(t.rows, r)
 		log.Printf("MCP %s: %v", label, r[1:])
 		return nil
+	}
+	// The floor: the same replies from a server that does no work. They
+	// are the text hashline mcp answers for each file.
+	if ours, ok := e.mcps["hashline mcp"]; ok {
+		dir := filepath.Join(e.tmp, "echo")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		for _, n := range sizes {
+			path := fmt.Sprintf("r%d.go", n)
+			text, err := ours.call("read_file", map[string]any{"path": path, "limit": 2000})
+			if err == nil {
+				err = os.WriteFile(filepath.Join(dir, path), []byte(text), 0o644)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		m, err := startMCP(echo, dir, e.echo, "-replies", dir)
+		if err != nil {
+			return err
+		}
+		defer m.close()
+		m.dir = dir
+		e.mcps[echo] = m
+		defer delete(e.mcps, echo)
+		names = append(names, echo)
+		t.cols = append(t.cols, echo)
 	}
 	if err := row("ping", 0, nil, func(m *mcpServer) error { return m.ping() }); err != nil {
 		return err
