@@ -151,7 +151,11 @@ func Start(cfg Config) (*Engine, error) {
 	}
 	e.conn = conn
 	e.calls = &inFlight{conn: server.InProcess(svc, server.GRPCConfig{}, conn)}
-	e.Client = client.New(e.calls, cfg.Client...)
+	// A call in this process cannot lose its reply, so the client neither
+	// retries nor gives Edit and Write a request_id of their own: the
+	// service would keep every outcome for nothing. A request_id the
+	// caller sets still works, and cfg.Client may turn retries back on.
+	e.Client = client.New(e.calls, append([]client.Option{client.WithRetry(client.RetryPolicy{})}, cfg.Client...)...)
 	return e, nil
 }
 
