@@ -205,7 +205,7 @@ func (e *env) edits() error {
 		t: &table{
 			title: "Where an Edit's time goes",
 			about: "The engine's Edit in this process (as in the first table, no RPC) beside its steps measured one by one, alternated in one run: the write (`workspace.WriteFile`: the checks of the file it replaces, temp file, fsync, rename, fsync of the directory), the read of the file compared byte for byte with the text the engine holds, and the plan and apply in memory (refs checked, new text, diff and windows). " +
-				"What is left is the work of the call itself: the client, the interceptors, the request_id record, the lock, the agent's view and the response. The raw durable write is the first table's floor.",
+				"What is left is the work of the call itself (the client, the interceptors, the lock, the agent's view and the response), a difference of medians that noise can take below zero. The raw durable write is the first table's floor.",
 			cols: []string{"file", "edit", durable, ours, reading, plan, "the three steps", inProc, "the call itself"},
 		},
 		runs: [][]string{{durable, ours, reading, plan, inProc}},
