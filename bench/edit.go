@@ -148,14 +148,9 @@ func (e *env) edits() error {
 		reading = "read and compare"
 		plan    = "plan and apply"
 	)
-	// The gRPC Edit target of the case being measured, and its floor: the
-	// table of the Edit's steps, measured after it, gives it its bound.
-	var (
-		editTarget *targetResult
-		editFloor  time.Duration
-	)
 	// A group is one table. Each of its runs alternates only its own
-	// contenders.
+	// contenders; a group with no runs reads the medians of the groups
+	// before it in the same case.
 	type group struct {
 		t    *table
 		runs [][]string
@@ -168,11 +163,15 @@ func (e *env) edits() error {
 				"The unsynced pair, a raw write without fsync and `hashlined --fsync=false` (unsafe, for comparison only), runs apart, against that write plus the same empty call.",
 			cols: []string{"file", "edit", durable, empty, "floor", grpcEd, inProc, atomic, grpcNo},
 		},
-		runs: [][]string{{durable, empty, grpcEd, inProc}, {atomic, grpcNo}},
+		// The Edit's steps run in the same alternation, so that the bound
+		// of its target (the floor plus what the Edit cannot skip: its
+		// write's checks, the read it verifies the refs against, its plan)
+		// and the table of the steps come from the same calls.
+		runs: [][]string{{durable, empty, grpcEd, inProc, ours, reading, plan}, {atomic, grpcNo}},
 		row: func(n int, label string, med map[string]time.Duration) []string {
 			fl := med[durable] + med[empty]
-			editTarget = e.report.atMost(fmt.Sprintf("gRPC Edit p50, %s, %s: floor", lineLabel(n), label), float64(med[grpcEd])/float64(fl), 1.15)
-			editFloor = fl
+			t := e.report.atMost(fmt.Sprintf("gRPC Edit p50, %s, %s: floor", lineLabel(n), label), float64(med[grpcEd])/float64(fl), 1.15)
+			t.bound = float64(fl+med[ours]+med[reading]+med[plan]-med[durable]) / float64(fl)
 			return []string{ms(med[durable]), ms(med[empty]), ms(fl),
 				fmt.Sprintf("%s (%s)", ms(med[grpcEd]), ratio(med[grpcEd], fl)),
 				fmt.Sprintf("%s (%s)", ms(med[inProc]), ratio(med[inProc], med[durable])),
@@ -201,25 +200,19 @@ func (e *env) edits() error {
 	if _, ok := byName[peerEd]; ok {
 		mcp.runs[0] = append(mcp.runs[0], peerEd)
 	}
-	groups = append(groups, mcp, &group{
+	groups = append(groups, &group{
 		t: &table{
 			title: "Where an Edit's time goes",
-			about: "The engine's Edit in this process (as in the first table, no RPC) beside its steps measured one by one, alternated in one run: the write (`workspace.WriteFile`: the checks of the file it replaces, temp file, fsync, rename, fsync of the directory), the read of the file compared byte for byte with the text the engine holds, and the plan and apply in memory (refs checked, new text, diff and windows). " +
+			about: "The engine's Edit in this process (as in the first table, no RPC) beside its steps measured one by one, alternated with the first table's contenders in its run: the write (`workspace.WriteFile`: the checks of the file it replaces, temp file, fsync, rename, fsync of the directory), the read of the file compared byte for byte with the text the engine holds, and the plan and apply in memory (refs checked, new text, diff and windows). " +
 				"What is left is the work of the call itself (the client, the interceptors, the lock, the agent's view and the response), a difference of medians that noise can take below zero. The raw durable write is the first table's floor.",
 			cols: []string{"file", "edit", durable, ours, reading, plan, "the three steps", inProc, "the call itself"},
 		},
-		runs: [][]string{{durable, ours, reading, plan, inProc}},
 		row: func(n int, label string, med map[string]time.Duration) []string {
 			steps := med[ours] + med[reading] + med[plan]
-			if editTarget != nil && editFloor > 0 {
-				// The floor plus what the Edit cannot skip: its write's
-				// checks, the read it verifies the refs against, its plan.
-				editTarget.bound = float64(editFloor+steps-med[durable]) / float64(editFloor)
-			}
 			return []string{ms(med[durable]), fmt.Sprintf("%s (%s)", ms(med[ours]), ratio(med[ours], med[durable])), ms(med[reading]), ms(med[plan]),
 				ms(steps), fmt.Sprintf("%s (%s)", ms(med[inProc]), ratio(med[inProc], med[durable])), ms(med[inProc] - steps)}
 		},
-	})
+	}, mcp)
 	for _, n := range sizes {
 		for _, k := range []int{1, 10} {
 			c := newEditCase(fmt.Sprintf("%d", k), n, k)
@@ -235,8 +228,8 @@ func (e *env) edits() error {
 			if k > 1 {
 				label = fmt.Sprintf("%d-edit batch", k)
 			}
+			med := map[string]time.Duration{}
 			for _, g := range groups {
-				med := map[string]time.Duration{}
 				for _, names := range g.runs {
 					var cs []contender
 					for _, name := range names {
