@@ -108,6 +108,7 @@ type env struct {
 	// parts writes and reads as the engine's Edit does, a step at a time
 	// (the table "Where an Edit's time goes"), fsync on.
 	parts  *workspace.Workspace
+	steps  *workspace.Workspace          // the same steps in turn, on a file of their own
 	docs   map[string]*hashline.Document // parsed edit-case states, as the engine caches them
 	mcps   map[string]*mcpServer
 	echo   string // bench/mcpecho, built: an MCP server that does no work
@@ -148,7 +149,7 @@ func run(c config) error {
 	if e.echo, err = binarytest.Build("github.com/hashline/hashline/bench/mcpecho"); err != nil {
 		return err
 	}
-	for _, name := range []string{"durable", "nofsync", "engine", "parts", "mcp", "mcp-nofsync", "peer", "floor", "floor-nofsync", "floor-inplace"} {
+	for _, name := range []string{"durable", "nofsync", "engine", "parts", "steps", "mcp", "mcp-nofsync", "peer", "floor", "floor-nofsync", "floor-inplace"} {
 		e.roots[name] = filepath.Join(tmp, name)
 		if err := writeFixtures(e.roots[name]); err != nil {
 			return err
@@ -165,6 +166,9 @@ func run(c config) error {
 		return err
 	}
 	if e.parts, err = workspace.Open(e.roots["parts"]); err != nil {
+		return err
+	}
+	if e.steps, err = workspace.Open(e.roots["steps"]); err != nil {
 		return err
 	}
 	if e.nofsync, err = startDaemon(hashlined, e.roots["nofsync"], "--fsync=false"); err != nil {
@@ -243,8 +247,10 @@ func (e *env) close() {
 	if e.engine != nil {
 		e.engine.Close()
 	}
-	if e.parts != nil {
-		e.parts.Close()
+	for _, ws := range []*workspace.Workspace{e.parts, e.steps} {
+		if ws != nil {
+			ws.Close()
+		}
 	}
 }
 
