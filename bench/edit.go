@@ -217,7 +217,7 @@ func (e *env) edits() error {
 				peer = ms(d)
 				ours += fmt.Sprintf(" (%s)", ratio(d, med[mcpNo]))
 				beyond = ms(d-med[inPlace]) + " / " + ms(med[mcpNo]-med[atomic])
-				e.report.peerTarget(fmt.Sprintf("`hashline mcp --fsync=false` edit_file, %s, %s", lineLabel(n), label), n, d, med[mcpNo])
+				e.report.peerTarget(fmt.Sprintf("`hashline mcp --fsync=false` edit_file, %s, %s", lineLabel(n), label), n, d, med[mcpNo], 0)
 			}
 			return []string{ms(med[inPlace]), ms(med[atomic]), peer, ours, beyond, ms(med[durable]), fmt.Sprintf("%s (%s)", ms(med[mcpEd]), ratio(med[mcpEd], med[durable]))}
 		},

@@ -402,7 +402,6 @@ func (e *env) readMCP() error {
 		}
 		r := []string{label}
 		peer, hasPeer := indexOf(names, "peer")
-		noWork, hasNoWork := indexOf(names, echo)
 		for i := range names {
 			cell := ms(stats.Median(s[i]))
 			if hasPeer && i != peer {
@@ -411,14 +410,11 @@ func (e *env) readMCP() error {
 				// --server mode adds a hop the peer has no counterpart
 				// for, so it is reported, not a target.
 				if n > 0 && names[i] == "hashline mcp" {
-					t := e.report.peerTarget("`hashline mcp` read_file, "+label+", file changed", n, stats.Median(s[peer]), stats.Median(s[i]))
-					if hasNoWork {
-						if t.atLeast {
-							t.bound = float64(stats.Median(s[peer])) / float64(stats.Median(s[noWork]))
-						} else {
-							t.bound = float64(stats.Median(s[noWork])) / float64(stats.Median(s[peer]))
-						}
+					var noWork time.Duration
+					if j, ok := indexOf(names, echo); ok {
+						noWork = stats.Median(s[j])
 					}
+					e.report.peerTarget("`hashline mcp` read_file, "+label+", file changed", n, stats.Median(s[peer]), stats.Median(s[i]), noWork)
 				}
 			}
 			r = append(r, cell)

@@ -79,11 +79,20 @@ func (r *report) atLeast(what string, value, limit float64) *targetResult {
 // peerTarget records the target of one of our MCP rows against the peer's
 // on a file of n lines: at 10k lines and more, the peer takes at least
 // five times as long; below, ours is at most 10% slower than the peer.
-func (r *report) peerTarget(what string, n int, peer, ours time.Duration) *targetResult {
+// noWork, when above 0, is the time of a server that does no work: the
+// same ratio with it in place of ours is the target's bound.
+func (r *report) peerTarget(what string, n int, peer, ours, noWork time.Duration) {
+	var t *targetResult
+	ratio := func(ours time.Duration) float64 { return float64(ours) / float64(peer) }
 	if n >= 10_000 {
-		return r.atLeast(what+": peer/ours", float64(peer)/float64(ours), 5)
+		ratio = func(ours time.Duration) float64 { return float64(peer) / float64(ours) }
+		t = r.atLeast(what+": peer/ours", ratio(ours), 5)
+	} else {
+		t = r.atMost(what+": ours/peer", ratio(ours), 1.10)
 	}
-	return r.atMost(what+": ours/peer", float64(ours)/float64(peer), 1.10)
+	if noWork > 0 {
+		t.bound = ratio(noWork)
+	}
 }
 
 // markdown renders the section this program owns, markers included.

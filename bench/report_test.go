@@ -63,17 +63,17 @@ func TestReportMarksEachTargetMetOrNot(t *testing.T) {
 	r.atMost("edit: floor", 1.20, 1.15).bound = 1.18
 	r.atMost("read: floor", 1.25, 1.25)
 	r.atLeast("big: peer/ours", 4.99, 5)
-	r.peerTarget("read, 10k lines", 10_000, 50*time.Millisecond, 10*time.Millisecond)
-	r.peerTarget("read, 100 lines", 100, 10*time.Millisecond, 11*time.Millisecond)
-	r.peerTarget("edit, 100 lines", 100, 10*time.Millisecond, 11100*time.Microsecond)
+	r.peerTarget("read, 10k lines", 10_000, 50*time.Millisecond, 10*time.Millisecond, 25*time.Millisecond)
+	r.peerTarget("read, 100 lines", 100, 10*time.Millisecond, 11*time.Millisecond, 4*time.Millisecond)
+	r.peerTarget("edit, 100 lines", 100, 10*time.Millisecond, 11100*time.Microsecond, 0)
 	r.add(&table{title: "T", about: "What T compares.", cols: []string{"a", "b"}, rows: [][]string{{"1", ms(1500 * time.Microsecond)}}})
 	md := r.markdown()
 	for _, want := range []string{
 		"| edit: floor <= 1.15x | 1.20x | 1.18x | **no** |",
 		"| read: floor <= 1.25x | 1.25x | — | yes |",
 		"| big: peer/ours >= 5.00x | 4.99x | — | **no** |",
-		"| read, 10k lines: peer/ours >= 5.00x | 5.00x | — | yes |",
-		"| read, 100 lines: ours/peer <= 1.10x | 1.10x | — | yes |",
+		"| read, 10k lines: peer/ours >= 5.00x | 5.00x | 2.00x | yes |",
+		"| read, 100 lines: ours/peer <= 1.10x | 1.10x | 0.40x | yes |",
 		"| edit, 100 lines: ours/peer <= 1.10x | 1.11x | — | **no** |",
 		"### T\n\nWhat T compares.\n\n| a | b |\n|---|---|\n| 1 | 1.50 ms |",
 		mainBegin, mainEnd,
