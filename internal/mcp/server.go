@@ -67,16 +67,13 @@ func New(c *client.Client, opts ...Option) *sdk.Server {
 }
 
 // Serve serves one MCP client over in and out (hashline mcp: stdin and
-// stdout, newline-delimited JSON-RPC, the SDK's IOTransport) with the tools
-// New gives, until in ends or ctx is done.
+// stdout, newline-delimited JSON-RPC) with the tools New gives, until in
+// ends or ctx is done. A line that is not a JSON-RPC message, or is longer
+// than MaxFrameBytes, gets a JSON-RPC error reply and the session goes on
+// (frameTransport). Serve closes in, not out.
 func Serve(ctx context.Context, c *client.Client, in io.ReadCloser, out io.Writer, opts ...Option) error {
-	return New(c, opts...).Run(ctx, &sdk.IOTransport{Reader: in, Writer: nopCloser{out}})
+	return New(c, opts...).Run(ctx, &frameTransport{in: in, out: out, maxFrame: MaxFrameBytes})
 }
-
-// nopCloser leaves closing the stream to its owner.
-type nopCloser struct{ io.Writer }
-
-func (nopCloser) Close() error { return nil }
 
 // tools holds the handlers; each turns its arguments into one hashline.v1
 // call and the response into the text a model reads.
