@@ -34,9 +34,9 @@ var (
 	msgBatch     = "JSON-RPC batches (arrays of messages) are not accepted: send each message as its own line"
 	msgNotObject = `a JSON-RPC message is a JSON object: {"jsonrpc":"2.0","id":1,"method":"tools/list"}`
 	msgBadShape  = `not a JSON-RPC 2.0 message (%v): want "jsonrpc":"2.0", an "id" that is a number or a string (none for a notification), and a string "method"`
-	msgTooLarge  = fmt.Sprintf("the message is larger than %d MiB, the most hashline mcp reads in one line, and was not read. "+
-		"To write a larger file, write_file its first part and add the rest with edit_file append items, each call under %d MiB; "+
-		"or write it with the CLI: hashline write FILE < content", MaxFrameBytes>>20, MaxFrameBytes>>20)
+	msgTooLarge  = "the message is larger than %[1]s, the most hashline mcp reads in one line, and was not read. " +
+		"To write a larger file, write_file its first part and add the rest with edit_file append items, each call under %[1]s; " +
+		"or write it with the CLI: hashline write FILE < content"
 )
 
 // frameError is a frame refused before the SDK sees it, answered with a
@@ -104,10 +104,14 @@ func checkFrame(line []byte) (jsonrpc.Message, *frameError) {
 	return msg, nil
 }
 
-// tooLarge is the refusal of a line longer than MaxFrameBytes, of which
+// tooLarge is the refusal of a line longer than limit bytes, of which
 // head is the start.
-func tooLarge(head []byte) *frameError {
-	return &frameError{code: jsonrpc.CodeInvalidRequest, id: requestID(head[:min(len(head), idHead)]), message: msgTooLarge}
+func tooLarge(head []byte, limit int) *frameError {
+	size := fmt.Sprintf("%d bytes", limit)
+	if limit%(1<<20) == 0 {
+		size = fmt.Sprintf("%d MiB", limit>>20)
+	}
+	return &frameError{code: jsonrpc.CodeInvalidRequest, id: requestID(head[:min(len(head), idHead)]), message: fmt.Sprintf(msgTooLarge, size)}
 }
 
 // tooDeep reports whether the JSON in b nests more than max arrays and

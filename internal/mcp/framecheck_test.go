@@ -71,7 +71,7 @@ func FuzzCheckFrame(f *testing.F) {
 			checkReply(t, line, bad, valid)
 		}
 		// Nothing a frame holds makes the refusal of its head fail.
-		checkReply(t, line, tooLarge(line), valid)
+		checkReply(t, line, tooLarge(line, MaxFrameBytes), valid)
 	})
 }
 

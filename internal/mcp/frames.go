@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -78,8 +79,11 @@ func (c *frameConn) readLoop(r *bufio.Reader, maxFrame int) {
 		}
 		// A line ended, or the stream did: a last line without its
 		// newline is still a frame.
+		if !over && len(bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))) > maxFrame {
+			over = true
+		}
 		if len(line) > 0 || over {
-			if !c.frame(line, over) {
+			if !c.frame(line, over, maxFrame) {
 				return
 			}
 		}
@@ -93,11 +97,11 @@ func (c *frameConn) readLoop(r *bufio.Reader, maxFrame int) {
 }
 
 // frame handles one line; false means the connection is closed.
-func (c *frameConn) frame(line []byte, over bool) bool {
+func (c *frameConn) frame(line []byte, over bool, maxFrame int) bool {
 	var msg jsonrpc.Message
 	var bad *frameError
 	if over {
-		bad = tooLarge(line)
+		bad = tooLarge(line, maxFrame)
 	} else {
 		msg, bad = checkFrame(line)
 	}
