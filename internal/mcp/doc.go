@@ -18,7 +18,9 @@
 // error whose text is the ">>>" view of the fresh tags to retry with.
 //
 // New gives the server for any MCP transport; Serve runs it over a stream
-// pair (hashline mcp's stdin and stdout). The SDK decodes and validates
-// every call's arguments against the tool's input schema and serialises
-// every result.
+// pair (hashline mcp's stdin and stdout), one message per line of at most
+// MaxFrameBytes, through a connection of its own (frames.go) that answers
+// a bad line with a JSON-RPC error instead of ending the session. The SDK
+// decodes and validates every call's arguments against the tool's input
+// schema and serialises every result.
 package mcp
