@@ -387,7 +387,7 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 		server.WithIntentLog(intents),
 	)
 	callMetrics, metricsAddr, stopMetrics, err := serveMetrics(c.metricsListen, logger,
-		metrics.WithCacheStats(svc.CacheStats), metrics.WithGrepMemory(svc.GrepMemory))
+		metrics.WithCacheStats(svc.CacheStats), metrics.WithGrepMemory(svc.GrepMemory), metrics.WithIntentStats(svc.IntentStats))
 	if err != nil {
 		return err
 	}
