@@ -45,15 +45,15 @@ type IntentStats struct {
 // IntentStats returns the counts of the intent records' removals, for
 // metrics.
 func (s *Service) IntentStats() IntentStats {
-	s.records.mu.Lock()
-	defer s.records.mu.Unlock()
-	return IntentStats{RemoveFailures: s.records.removeFailures.Load(), Open: len(s.records.open)}
+	// Without mu, which a settling record holds through its I/O: a scrape
+	// never waits on the disk.
+	return IntentStats{RemoveFailures: s.records.removeFailures.Load(), Open: int(s.records.n.Load())}
 }
 
 // openRecords are the records of change sets that were answered and are
 // still on disk.
 type openRecords struct {
-	// n is len(open), read without mu by every change.
+	// n is len(open), read without mu by every change and by IntentStats.
 	n              atomic.Int32
 	removeFailures atomic.Uint64
 	// mu is held while a record is settled, so that two changes never
