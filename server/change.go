@@ -395,6 +395,10 @@ func (s *Service) lockAll(ctx context.Context, changes []*change, exclusive bool
 		unlock()
 		return nil, err
 	}
+	if err := s.settleRecords(ctx, keys); err != nil {
+		unlock()
+		return nil, err
+	}
 	return unlock, nil
 }
 
@@ -580,7 +584,7 @@ func (s *Service) commitSet(ctx context.Context, set string, changes []*change) 
 		return s.finishSet(ctx, set, changes, steps, done, err)
 	}
 	if err := done(); err != nil {
-		s.opts.logger.Warn("intent log: a finished change set's record could not be removed; the next start will find its steps done", "changeSet", set, "err", err)
+		s.keepRecord(ctx, set, changes, steps, true, done, err)
 	}
 	return nil
 }
@@ -630,15 +634,18 @@ func (s *Service) finishSet(ctx context.Context, set string, changes []*change, 
 	if len(missed) == 0 {
 		s.opts.logger.WarnContext(ctx, "apply: a change set was finished on a second try", "changeSet", set, "err", commitErr)
 		if err := done(); err != nil {
-			s.opts.logger.Warn("intent log: a finished change set's record could not be removed; the next start will find its steps done", "changeSet", set, "err", err)
+			s.keepRecord(ctx, set, changes, steps, true, done, err)
 		}
 		return nil
 	}
 	next := "the other changes will not be applied: Read their files and send them again"
 	if left {
-		next = "the server tries the changes not applied again when it next starts, unless their files change before"
+		// Kept, with its steps, until the next change to one of its paths
+		// or the next start finishes it.
+		next = "the server tries the changes not applied again before it next changes one of the set's files, or when it next starts, unless their files change before"
+		s.keepRecord(ctx, set, changes, steps, false, done, nil)
 	} else if err := done(); err != nil {
-		s.opts.logger.Warn("intent log: a change set's record could not be removed", "changeSet", set, "err", err)
+		s.keepRecord(ctx, set, changes, steps, true, done, err)
 	}
 	appliedList := "none"
 	if len(applied) > 0 {

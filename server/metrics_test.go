@@ -23,7 +23,8 @@ func TestMetricsCountEditOutcomesAndCalls(t *testing.T) {
 	m, err := metrics.New(reg, metrics.WithCacheStats(func() versions.Stats {
 		return versions.Stats{Hits: 7, Misses: 3, Evictions: 2, Bytes: 12345, Entries: 4,
 			Disk: versions.DiskStats{Spills: 5, Hits: 6, Corrupt: 1, Evictions: 8, Bytes: 6789, Entries: 9}}
-	}), metrics.WithGrepMemory(func() server.GrepMemory { return server.GrepMemory{Held: 4321, Peak: 5000, Budget: 1 << 20} }))
+	}), metrics.WithGrepMemory(func() server.GrepMemory { return server.GrepMemory{Held: 4321, Peak: 5000, Budget: 1 << 20} }),
+		metrics.WithIntentStats(func() server.IntentStats { return server.IntentStats{RemoveFailures: 3, Open: 2} }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,19 +98,21 @@ func TestMetricsCountEditOutcomesAndCalls(t *testing.T) {
 		`hashline_change_outcomes_total{method="apply",outcome="dry_run"}`:  1,
 		`hashline_change_outcomes_total{method="apply",outcome="stale"}`:    1,
 		`hashline_change_outcomes_total{method="apply",outcome="applied"}`:  0,
-		`hashline_cache_bytes`:                12345,
-		`hashline_cache_entries`:              4,
-		`hashline_cache_hits_total`:           7,
-		`hashline_cache_misses_total`:         3,
-		`hashline_cache_evictions_total`:      2,
-		`hashline_cache_spills_total`:         5,
-		`hashline_cache_disk_hits_total`:      6,
-		`hashline_cache_disk_corrupt_total`:   1,
-		`hashline_cache_disk_evictions_total`: 8,
-		`hashline_cache_disk_bytes`:           6789,
-		`hashline_cache_disk_entries`:         9,
-		`hashline_grep_held_bytes`:            4321,
-		`hashline_grep_budget_bytes`:          1 << 20,
+		`hashline_cache_bytes`:                  12345,
+		`hashline_cache_entries`:                4,
+		`hashline_cache_hits_total`:             7,
+		`hashline_cache_misses_total`:           3,
+		`hashline_cache_evictions_total`:        2,
+		`hashline_cache_spills_total`:           5,
+		`hashline_cache_disk_hits_total`:        6,
+		`hashline_cache_disk_corrupt_total`:     1,
+		`hashline_cache_disk_evictions_total`:   8,
+		`hashline_cache_disk_bytes`:             6789,
+		`hashline_cache_disk_entries`:           9,
+		`hashline_grep_held_bytes`:              4321,
+		`hashline_grep_budget_bytes`:            1 << 20,
+		`hashline_intent_remove_failures_total`: 3,
+		`hashline_intent_records_open`:          2,
 		`grpc_server_handled_total{grpc_code="OK",grpc_method="Read",grpc_service="hashline.v1.FileService",grpc_type="unary"}`:      3,
 		`grpc_server_handled_total{grpc_code="Aborted",grpc_method="Edit",grpc_service="hashline.v1.FileService",grpc_type="unary"}`: 2,
 		`grpc_server_handling_seconds{grpc_method="Edit",grpc_service="hashline.v1.FileService",grpc_type="unary"}`:                  9, // sample count

@@ -51,7 +51,7 @@ type options struct {
 	requestIDBytes   int64
 	maxPatternBytes  int
 	grepBytes        int64
-	intents          *state.Intents
+	intents          IntentLog
 	maxChanges       int
 	maxSetBytes      int64
 	// grepSearchBytes, for tests, replaces the bound of each Grep's own
@@ -97,8 +97,16 @@ const (
 // files all or nothing across a crash (state.Intents; Recover replays it
 // at start). Without one a set is still all or nothing against refusals
 // and errors found before its first rename, but a crash while its files
-// are renamed into place may leave some renamed and some not.
-func WithIntentLog(l *state.Intents) Option { return func(o *options) { o.intents = l } }
+// are renamed into place may leave some renamed and some not. A nil
+// *state.Intents is no log.
+func WithIntentLog(l IntentLog) Option {
+	return func(o *options) {
+		if p, ok := l.(*state.Intents); ok && p == nil {
+			l = nil
+		}
+		o.intents = l
+	}
+}
 
 // WithMaxChanges sets the most changes one Apply may make.
 func WithMaxChanges(n int) Option {

@@ -43,6 +43,9 @@ type Service struct {
 	noChanges noChanges
 	// grepBudget bounds what all Greps hold at once (grep.go).
 	grepBudget *grep.Budget
+	// records are the intent records of answered change sets still on
+	// disk, which a change to their paths settles first (intents.go).
+	records openRecords
 }
 
 // New returns a Service over ws.
@@ -125,6 +128,10 @@ func (s *Service) lockPath(ctx context.Context, path string) (rel, key string, u
 	unlock = func() { unpath(); untree() }
 	// A caller that gave up while queued must not have its change written.
 	if err := ctx.Err(); err != nil {
+		unlock()
+		return "", "", nil, err
+	}
+	if err := s.settleRecords(ctx, []string{key}); err != nil {
 		unlock()
 		return "", "", nil, err
 	}

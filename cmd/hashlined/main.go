@@ -267,6 +267,8 @@ func newLogger(c *config, w io.Writer) (*slog.Logger, error) {
 
 func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io.Writer) error {
 	started := time.Now()
+	hup, stopHUP := catchHUP()
+	defer stopHUP()
 	logger, err := newLogger(c, stderr)
 	if err != nil {
 		return err
@@ -291,11 +293,11 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 	if err != nil {
 		return err
 	}
-	authn, stopAuth, err := loadAuth(c, logger)
+	authn, reloadAuth, err := loadAuth(c, logger)
 	if err != nil {
 		return err
 	}
-	defer stopAuth()
+	defer handleHUP(hup, logger, reloadAuth)()
 	if c.rate < 0 || c.burst < 1 {
 		return fmt.Errorf("--rate %g --burst %d: want a rate >= 0 (0 = off) and a burst >= 1", c.rate, c.burst)
 	}
@@ -385,7 +387,7 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 		server.WithIntentLog(intents),
 	)
 	callMetrics, metricsAddr, stopMetrics, err := serveMetrics(c.metricsListen, logger,
-		metrics.WithCacheStats(svc.CacheStats), metrics.WithGrepMemory(svc.GrepMemory))
+		metrics.WithCacheStats(svc.CacheStats), metrics.WithGrepMemory(svc.GrepMemory), metrics.WithIntentStats(svc.IntentStats))
 	if err != nil {
 		return err
 	}

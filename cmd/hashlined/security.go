@@ -8,9 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
@@ -82,12 +80,12 @@ func checkExposure(c *config, logger *slog.Logger) error {
 	return nil
 }
 
-// loadAuth reads --tokens and reloads it on SIGHUP; a file that no longer
-// parses is reported and the tokens in force are kept. It returns nil when
-// no token file is set.
-func loadAuth(c *config, logger *slog.Logger) (*server.Authenticator, func(), error) {
+// loadAuth reads --tokens; reload reads it again, keeping the tokens in
+// force when the file no longer parses. Both are nil when no token file is
+// set.
+func loadAuth(c *config, logger *slog.Logger) (a *server.Authenticator, reload func(), err error) {
 	if c.tokens == "" {
-		return nil, func() {}, nil
+		return nil, nil, nil
 	}
 	toks, err := server.LoadTokens(c.tokens)
 	if err != nil {
@@ -96,26 +94,15 @@ func loadAuth(c *config, logger *slog.Logger) (*server.Authenticator, func(), er
 	if fi, err := os.Stat(c.tokens); err == nil && fi.Mode().Perm()&0o077 != 0 {
 		logger.Warn("the token file is readable by other users; chmod 600 it", "file", c.tokens, "mode", fi.Mode().Perm().String())
 	}
-	a := server.NewAuthenticator(toks, logger)
+	a = server.NewAuthenticator(toks, logger)
 	logger.Info("tokens loaded", "file", c.tokens, "tokens", toks.Len())
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
-	done := make(chan struct{})
-	go func() {
-		for {
-			select {
-			case <-done:
-				return
-			case <-hup:
-				t, err := server.LoadTokens(c.tokens)
-				if err != nil {
-					logger.Error("token file not reloaded; the previous tokens stay in force", "err", err)
-					continue
-				}
-				a.Replace(t)
-				logger.Info("tokens reloaded", "file", c.tokens, "tokens", t.Len())
-			}
+	return a, func() {
+		t, err := server.LoadTokens(c.tokens)
+		if err != nil {
+			logger.Error("SIGHUP: token file not reloaded; the previous tokens stay in force", "file", c.tokens, "err", err)
+			return
 		}
-	}()
-	return a, func() { signal.Stop(hup); close(done) }, nil
+		a.Replace(t)
+		logger.Info("SIGHUP: tokens reloaded", "file", c.tokens, "tokens", t.Len())
+	}, nil
 }

@@ -252,6 +252,8 @@ func TestMetricsEndpoint(t *testing.T) {
 		`hashline_cache_misses_total `,
 		`hashline_grep_held_bytes 0`,
 		`hashline_grep_budget_bytes 2.68435456e+08`,
+		`hashline_intent_remove_failures_total 0`,
+		`hashline_intent_records_open 0`,
 	} {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("metrics lack %s", want)

@@ -38,8 +38,16 @@ type Metrics struct {
 type Option func(*options)
 
 type options struct {
-	cacheStats func() versions.Stats
-	grepMemory func() server.GrepMemory
+	cacheStats  func() versions.Stats
+	grepMemory  func() server.GrepMemory
+	intentStats func() server.IntentStats
+}
+
+// WithIntentStats exports the failed removals of change sets' intent
+// records (a counter) and the records answered for and still on disk (a
+// gauge), read at every scrape. Pass (*server.Service).IntentStats.
+func WithIntentStats(f func() server.IntentStats) Option {
+	return func(o *options) { o.intentStats = f }
 }
 
 // WithGrepMemory exports the bytes all Greps hold and their budget
@@ -108,6 +116,14 @@ func New(reg prometheus.Registerer, opts ...Option) (*Metrics, error) {
 				func() float64 { return float64(f().Held) }),
 			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "hashline_grep_budget_bytes", Help: "The bound on hashline_grep_held_bytes (--grep-bytes); Greps that find it spent wait for bytes."},
 				func() float64 { return float64(f().Budget) }),
+		)
+	}
+	if f := o.intentStats; f != nil {
+		cs = append(cs,
+			prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "hashline_intent_remove_failures_total", Help: "Removals of a change set's intent record that failed (each logged at ERROR); while one is left, changes to its set's paths are refused."},
+				func() float64 { return float64(f().RemoveFailures) }),
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "hashline_intent_records_open", Help: "Intent records of answered change sets still on disk: a change to one of their paths removes them first, or is refused."},
+				func() float64 { return float64(f().Open) }),
 		)
 	}
 	for _, c := range cs {
