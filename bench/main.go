@@ -28,7 +28,6 @@ import (
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 	"github.com/hashline/hashline/internal/binarytest"
 	"github.com/hashline/hashline/internal/hashline"
-	"github.com/hashline/hashline/internal/local"
 	"github.com/hashline/hashline/internal/workspace"
 )
 
@@ -104,7 +103,7 @@ type env struct {
 	// prebuilt answers a Read of the durable root's files with a response
 	// built once (bench/prebuilt): the transport alone.
 	prebuilt *server
-	engine   *local.Engine // the engine in this process (hashline --local, embedded MCP), fsync on
+	engine   *direct // the service in this process, no transport, fsync on
 	// parts writes and reads as the engine's Edit does, a step at a time
 	// (the table "Where an Edit's time goes"), fsync on.
 	parts  *workspace.Workspace
@@ -161,8 +160,8 @@ func run(c config) error {
 	if e.prebuilt, err = startServer(prebuiltBin, "--root", e.roots["durable"], "--listen", "127.0.0.1:0"); err != nil {
 		return err
 	}
-	// The engine as hashline mcp runs it.
-	if e.engine, err = local.Start(local.Config{Root: e.roots["engine"], Client: []client.Option{client.WithAgentID("bench")}}); err != nil {
+	// The service itself, called with no transport.
+	if e.engine, err = startDirect(e.roots["engine"], client.WithAgentID("bench")); err != nil {
 		return err
 	}
 	if e.parts, err = workspace.Open(e.roots["parts"]); err != nil {

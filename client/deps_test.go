@@ -25,7 +25,7 @@ func TestClientDoesNotLinkTheEngine(t *testing.T) {
 	}
 	for _, banned := range []string{
 		"github.com/hashline/hashline/server",
-		"github.com/hashline/hashline/internal/local",
+		"github.com/hashline/hashline/internal/daemon",
 		"github.com/hashline/hashline/internal/workspace",
 		"github.com/hashline/hashline/internal/state",
 		"github.com/hashline/hashline/internal/mcp",

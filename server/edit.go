@@ -269,8 +269,8 @@ func joinTagged(lines []*hashlinev1.Line) string {
 // texts are not UTF-8, and texts an edit would put into the file that have a
 // NUL byte, each of those at once (one EditError per edit, as the planner
 // reports its problems). Over gRPC protobuf has refused invalid UTF-8
-// already; in process (server.InProcess) nothing is decoded, and the edited
-// file is written without a second check of the whole text. An oldText is
+// already, but the rule is the service's, not the transport's, and the
+// edited file is written without a second check of the whole text. An oldText is
 // only looked for, so a NUL in it (a file may have one after its first
 // 8 KiB) does no harm.
 func checkEditTexts(edits []hashline.Edit) error {

@@ -199,26 +199,3 @@ func TestRequestIDDryRunIsNotRemembered(t *testing.T) {
 		t.Fatalf("disk holds %q, want the append", got)
 	}
 }
-
-func TestRequestIDInProcess(t *testing.T) {
-	// The CLI's --local mode and the embedded MCP bridge call the service
-	// in process: the key works there too, and each replay is a copy.
-	e := newEnv(t)
-	e.write("log.txt", "start\n")
-	c := client.New(server.InProcess(e.svc, server.GRPCConfig{}, e.conn), client.WithAgentID("a"), client.WithRetry(client.RetryPolicy{}))
-	first, err := c.Edit(e.ctx, appendEdit("k1", "one"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	first.Path = "changed by the caller"
-	second, err := c.Edit(e.ctx, appendEdit("k1", "one"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if second.GetPath() != "log.txt" {
-		t.Errorf("the replay carries the first caller's change to its response: path %q", second.GetPath())
-	}
-	if got := e.read("log.txt"); got != "start\none\n" {
-		t.Fatalf("disk holds %q, want one append", got)
-	}
-}

@@ -152,8 +152,7 @@ func TestEditRefusesNUL(t *testing.T) {
 	}
 	e := newEnv(t)
 	conns := map[string]*client.Client{
-		"over gRPC":  e.c,
-		"in process": client.New(server.InProcess(e.svc, server.GRPCConfig{}, e.conn), client.WithAgentID("test")),
+		"over gRPC": e.c,
 	}
 	for connName, c := range conns {
 		for _, tt := range tests {

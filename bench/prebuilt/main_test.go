@@ -9,9 +9,9 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
-	"github.com/hashline/hashline/internal/local"
+	"github.com/hashline/hashline/internal/workspace"
+	"github.com/hashline/hashline/server"
 )
 
 // The prebuilt response is the service's own text-only Read of the file,
@@ -26,13 +26,13 @@ func TestPrebuiltIsTheServicesResponseBuiltOnce(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "r.go"), text, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	eng, err := local.Start(local.Config{Root: dir, Client: []client.Option{client.WithAgentID("test")}})
+	ws, err := workspace.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer eng.Close()
+	defer ws.Close()
 	ctx := context.Background()
-	want, err := eng.Client.Read(ctx, &hashlinev1.ReadRequest{Path: "r.go", OmitLines: true})
+	want, err := server.New(ws).Read(ctx, &hashlinev1.ReadRequest{Path: "r.go", OmitLines: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -89,7 +89,7 @@ func runApply(ctx context.Context, io stdio, args []string) int {
 	case req.RequestId == "" && !req.DryRun:
 		req.RequestId = client.NewRequestID()
 	}
-	c, done, err := cf.connect()
+	c, done, err := cf.connect(ctx)
 	if err != nil {
 		return fail(io, "apply", err)
 	}

@@ -17,7 +17,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/hashline/hashline/client"
-	"github.com/hashline/hashline/internal/local"
+	"github.com/hashline/hashline/internal/daemon"
 )
 
 // connFlags are the flags every file command shares: where the service is,
@@ -39,8 +39,10 @@ connection (every command):
   --server ADDR   hashlined address: host:port or http://host:port
                   (plaintext), https://host:port (TLS), unix:///path.sock
                   (env HASHLINE_SERVER, default 127.0.0.1:7420)
-  --local         run the engine in this process on the current directory
-                  instead of calling a server (same rules, no server needed)
+  --local         use the engine of the current directory's workspace on
+                  this machine instead of --server: the hashlined or session
+                  engine serving it, or one started for it that stops once
+                  idle (same rules, no server to start)
   --root DIR      with --local: the workspace directory (default .)
   --agent NAME    agent name sent with every call (env HASHLINE_AGENT); the
                   server remembers what each agent has read
@@ -89,7 +91,7 @@ func envOr(io stdio, key, def string) string {
 
 // connect returns a client for the server, or for an in-process engine with
 // --local, and a func that releases it.
-func (c *connFlags) connect() (*client.Client, func(), error) {
+func (c *connFlags) connect(ctx context.Context) (*client.Client, func(), error) {
 	opts := []client.Option{client.WithTimeout(c.timeout)}
 	if c.agent != "" {
 		opts = append(opts, client.WithAgentID(c.agent))
@@ -99,13 +101,24 @@ func (c *connFlags) connect() (*client.Client, func(), error) {
 	}
 	if c.local || c.root != "" {
 		if set := c.tls.set(c.fs); len(set) > 0 {
-			return nil, nil, fmt.Errorf("%s: --local runs the engine in this process, with no connection to secure", strings.Join(set, " and "))
+			return nil, nil, fmt.Errorf("%s: --local uses the workspace's engine on this machine, over a private socket with no connection to secure", strings.Join(set, " and "))
 		}
-		e, err := local.Start(local.Config{Root: c.root, Client: opts})
+		root := c.root
+		if root == "" {
+			root = "."
+		}
+		start, err := engineStart()
 		if err != nil {
 			return nil, nil, err
 		}
-		return e.Client, func() { e.Close() }, nil
+		// One shot or not, the command is a client of the workspace's one
+		// engine: an edit here and an agent's edit through hashlined or
+		// hashline mcp are checked and rebased against each other.
+		cl, err := daemon.Attach(ctx, root, start, opts...)
+		if err != nil {
+			return nil, nil, err
+		}
+		return cl, func() { cl.Close() }, nil
 	}
 	tlsOpts, err := c.tls.options(c.fs, c.server)
 	if err != nil {

@@ -130,7 +130,7 @@ func runEdit(ctx context.Context, io stdio, args []string) int {
 	for _, w := range warnings {
 		fmt.Fprintf(io.stderr, "hashline edit: warning: %s\n", w)
 	}
-	c, done, err := cf.connect()
+	c, done, err := cf.connect(ctx)
 	if err != nil {
 		return fail(io, "edit", err)
 	}

@@ -103,7 +103,7 @@ func runGrep(ctx context.Context, io stdio, args []string) int {
 	if len(pos) == 1 {
 		req.Path = pos[0]
 	}
-	c, done, err := cf.connect()
+	c, done, err := cf.connect(ctx)
 	if err != nil {
 		return fail(io, "grep", err)
 	}

@@ -77,7 +77,7 @@ func runLs(ctx context.Context, io stdio, args []string) int {
 	if *all && req.MaxEntries == 0 {
 		req.MaxEntries = client.ListAllPage // the whole listing: the fewest calls
 	}
-	c, done, err := cf.connect()
+	c, done, err := cf.connect(ctx)
 	if err != nil {
 		return fail(io, "ls", err)
 	}

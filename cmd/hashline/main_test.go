@@ -24,6 +24,12 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 var hashlineBin, hashlinedBin string
 
 func TestMain(m *testing.M) {
+	// TestInProcess runs the commands in this process, and --local starts
+	// the workspace's engine as this executable's "engine" command: be
+	// that command when started so.
+	if len(os.Args) > 1 && os.Args[1] == "engine" {
+		os.Exit(runEngine(context.Background(), stdio{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}, os.Args[2:]))
+	}
 	flag.Parse()
 	// Without -race: a race-enabled binary starts slowly, and the
 	// transcripts start it over a hundred times. The same command code
@@ -46,6 +52,7 @@ func TestMain(m *testing.M) {
 	}
 	os.Setenv("XDG_STATE_HOME", state)
 	code := m.Run()
+	binarytest.StopEngines(state)
 	binarytest.Cleanup()
 	os.RemoveAll(state)
 	os.Exit(code)

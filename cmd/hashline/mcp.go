@@ -7,17 +7,16 @@ import (
 	"fmt"
 	goio "io"
 	"log/slog"
+	"strconv"
 	"strings"
 
 	"google.golang.org/grpc"
 
 	"github.com/hashline/hashline/client"
 	"github.com/hashline/hashline/internal/buildinfo"
-	"github.com/hashline/hashline/internal/local"
+	"github.com/hashline/hashline/internal/daemon"
 	"github.com/hashline/hashline/internal/mcp"
 	"github.com/hashline/hashline/internal/versions"
-	"github.com/hashline/hashline/internal/workspace"
-	"github.com/hashline/hashline/server"
 )
 
 func init() {
@@ -34,9 +33,15 @@ Serves the hashline tools (read_file, edit_file, write_file, grep,
 delete_file, move_file) to an MCP client (Claude Desktop, Cursor, ...) over
 stdin/stdout. Logs go to stderr.
 
-Embedded (the default): the hashline engine runs in this process on --root
-(default: the current directory). Nothing else to start. The session is one
-agent: as with hashlined, an edit that names existing lines needs a
+By default the session uses the engine of the workspace --root (default:
+the current directory) on this machine: the hashlined serving it, another
+session's, or one it starts, which stops once no session has used it for a
+while. Nothing else to start, and every session, CLI and server on one root
+is one editor: agents see each other's edits as rebases and stale
+references, never as lost updates. --fsync, --state-dir and --state-bytes
+apply to an engine the session starts. --embedded runs the engine in this
+process instead, refused while another engine serves the root. The session
+is one agent: as with hashlined, an edit that names existing lines needs a
 read_file (or grep, or an earlier edit or write) of that file first.
 
 --server ADDR: forward every call to a running hashlined (host:port or
@@ -63,6 +68,7 @@ func runMCP(ctx context.Context, io stdio, args []string) int {
 	fsync := fs.Bool("fsync", true, "embedded engine: fsync files and directories on write; false is UNSAFE (a crash can lose acknowledged edits, or leave a file just written holding zeros) and meant for benchmarks")
 	stateDir := fs.String("state-dir", "", "embedded engine: directory of its own state, outside the workspace (refused inside it): snapshots that memory let go, for rebases, kept across sessions (default: hashline/<hash of the root> under $XDG_STATE_HOME, else ~/.local/state, %LocalAppData% on Windows, ~/Library/Application Support on macOS)")
 	stateBytes := fs.Int64("state-bytes", versions.DefaultDiskBytes, "embedded engine: bytes of snapshots kept in --state-dir, oldest out (0 = none)")
+	embedded := fs.Bool("embedded", false, "run the engine in this process for the session's life instead of sharing the root's engine process; refused while another engine serves the root")
 	// Printed once, by us (see parse): on stdout for --help, on stderr
 	// after a bad flag's error.
 	fs.Usage = func() {}
@@ -99,7 +105,7 @@ func runMCP(ctx context.Context, io stdio, args []string) int {
 	if *addr != "" {
 		var local []string
 		fs.Visit(func(f *flag.Flag) {
-			if f.Name == "root" || f.Name == "fsync" || f.Name == "state-dir" || f.Name == "state-bytes" {
+			if f.Name == "root" || f.Name == "fsync" || f.Name == "state-dir" || f.Name == "state-bytes" || f.Name == "embedded" {
 				local = append(local, "--"+f.Name)
 			}
 		})
@@ -115,7 +121,7 @@ func runMCP(ctx context.Context, io stdio, args []string) int {
 		// Accept responses as large as hashlined may send (its default
 		// --max-recv-bytes), not grpc's 4 MiB: a server configured with
 		// larger read budgets must not break the bridge.
-		opts := []client.Option{client.WithDialOptions(grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(local.MaxRecvBytes)))}
+		opts := []client.Option{client.WithDialOptions(grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(daemon.MaxRecvBytes)))}
 		if *token != "" {
 			opts = append(opts, client.WithToken(*token))
 		}
@@ -130,32 +136,55 @@ func runMCP(ctx context.Context, io stdio, args []string) int {
 		}
 		defer c.Close()
 	} else {
-		if !*fsync {
-			logger.Warn("fsync is off: a crash or power loss can lose or corrupt acknowledged writes")
-		}
-		// The engine's own errors (a recovered panic, an internal error)
-		// go to stderr; the outcome of each call is the client's to see.
-		engineLogger := slog.New(slog.NewTextHandler(io.stderr, &slog.HandlerOptions{Level: slog.LevelError}))
 		if *stateBytes < 0 {
 			fmt.Fprintf(io.stderr, "hashline mcp: --state-bytes %d: want bytes >= 0 (0 = no snapshots on disk)\n", *stateBytes)
 			return exitUsage
 		}
-		// The session is one agent talking to one engine for its whole
-		// life, so the engine remembers what it was shown, as hashlined
-		// does: an edit of a file the session never read is NOT_READ.
-		e, err := local.Start(local.Config{Root: *root, Workspace: []workspace.Option{workspace.WithFsync(*fsync)},
-			Server:   []server.Option{server.WithLogger(engineLogger), server.WithRequireRead(true)},
-			StateDir: *stateDir, StateBytes: *stateBytes, Logger: logger})
-		if err != nil {
-			flag := "--root"
-			if errors.As(err, new(*local.StateError)) {
-				flag = "--state-dir"
+		if !*fsync {
+			logger.Warn("fsync is off: a crash or power loss can lose or corrupt acknowledged writes")
+		}
+		dir := *root
+		if dir == "" {
+			dir = "."
+		}
+		// The engine's settings, for an engine this session starts; one
+		// already serving the root keeps its own.
+		args := []string{"--fsync=" + strconv.FormatBool(*fsync), "--state-bytes", strconv.FormatInt(*stateBytes, 10)}
+		if *stateDir != "" {
+			args = append(args, "--state-dir", *stateDir)
+		}
+		var start daemon.Start
+		if *embedded {
+			// The engine runs in this process and serves the root's socket
+			// while the session lasts, so other sessions still share it;
+			// a root another engine holds is refused.
+			engineCtx, stopEngine := context.WithCancel(context.Background())
+			wait, err := daemon.Embed(engineCtx, "hashline mcp --embedded", append([]string{"--root", dir, "--listen", "", "--log-level", "error"}, args...), io.stderr)
+			if err != nil {
+				stopEngine()
+				fmt.Fprintf(io.stderr, "hashline mcp: %v\n", err)
+				return exitError
 			}
-			fmt.Fprintf(io.stderr, "hashline mcp: %s: %v\n", flag, err)
+			defer func() { stopEngine(); wait() }()
+		} else {
+			var err error
+			if start, err = engineStart(args...); err != nil {
+				fmt.Fprintf(io.stderr, "hashline mcp: %v\n", err)
+				return exitError
+			}
+		}
+		// The session is one client of the root's one engine, which
+		// remembers what each agent was shown: an edit of a file the
+		// session never read is NOT_READ, as with hashlined.
+		var err error
+		if c, err = daemon.Attach(ctx, dir, start); err != nil {
+			if errors.As(err, new(*daemon.RootError)) {
+				err = fmt.Errorf("--root: %w", err)
+			}
+			fmt.Fprintf(io.stderr, "hashline mcp: %v\n", err)
 			return exitError
 		}
-		defer e.Close()
-		c = e.Client
+		defer c.Close()
 	}
 	// The session ends when the client closes stdin (how MCP clients stop a
 	// stdio server) or on SIGINT/SIGTERM; neither is a failure.

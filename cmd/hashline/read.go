@@ -45,7 +45,7 @@ func runRead(ctx context.Context, io stdio, args []string) int {
 	if *offset < 0 || *limit < 0 {
 		return usageError(io, "read", "--offset and --limit must not be negative")
 	}
-	c, done, err := cf.connect()
+	c, done, err := cf.connect(ctx)
 	if err != nil {
 		return fail(io, "read", err)
 	}

@@ -43,7 +43,7 @@ func runRm(ctx context.Context, io stdio, args []string) int {
 	if len(pos) != 1 {
 		return usageError(io, "rm", "want exactly one PATH, got %d arguments", len(pos))
 	}
-	c, done, err := cf.connect()
+	c, done, err := cf.connect(ctx)
 	if err != nil {
 		return fail(io, "rm", err)
 	}
@@ -89,7 +89,7 @@ func runMv(ctx context.Context, io stdio, args []string) int {
 	if len(pos) != 2 {
 		return usageError(io, "mv", "want FROM and TO, got %d arguments", len(pos))
 	}
-	c, done, err := cf.connect()
+	c, done, err := cf.connect(ctx)
 	if err != nil {
 		return fail(io, "mv", err)
 	}

@@ -38,7 +38,7 @@ func runStatus(ctx context.Context, io stdio, args []string) int {
 	if len(pos) != 0 {
 		return usageError(io, "status", "takes no arguments, got %d", len(pos))
 	}
-	c, done, err := cf.connect()
+	c, done, err := cf.connect(ctx)
 	if err != nil {
 		return fail(io, "status", err)
 	}

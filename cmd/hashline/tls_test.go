@@ -25,12 +25,17 @@ type tlsServers struct {
 func startTLSServers(t *testing.T) *tlsServers {
 	t.Helper()
 	s := &tlsServers{dir: t.TempDir(), pki: testpki.New(t)}
-	writeFiles(t, s.dir, map[string]string{"f.txt": "secure\n"})
+	// One engine per workspace: each server serves a copy of its own.
+	root := func() string {
+		d := t.TempDir()
+		writeFiles(t, d, map[string]string{"f.txt": "secure\n"})
+		return d
+	}
 	p := s.pki
-	s.plain = startServer(t, s.dir)
-	s.tls = startServer(t, s.dir, "--tls-cert", p.ServerCert, "--tls-key", p.ServerKey)
-	s.mtls = startServer(t, s.dir, "--tls-cert", p.ServerCert, "--tls-key", p.ServerKey, "--tls-client-ca", p.CA)
-	s.expired = startServer(t, s.dir, "--tls-cert", p.ExpiredCert, "--tls-key", p.ExpiredKey)
+	s.plain = startServer(t, root())
+	s.tls = startServer(t, root(), "--tls-cert", p.ServerCert, "--tls-key", p.ServerKey)
+	s.mtls = startServer(t, root(), "--tls-cert", p.ServerCert, "--tls-key", p.ServerKey, "--tls-client-ca", p.CA)
+	s.expired = startServer(t, root(), "--tls-cert", p.ExpiredCert, "--tls-key", p.ExpiredKey)
 	return s
 }
 
@@ -69,7 +74,7 @@ func TestTLSClients(t *testing.T) {
 		{"http:// with --tls contradicts itself", nil, []string{"--server", "http://" + s.tls, "--tls"}, exitError, "--tls asks for TLS but http://"},
 		{"--tls-cert without --tls-key is refused", nil, []string{"--server", "https://" + s.mtls, "--tls-cert", p.ClientCert}, exitError, "--tls-cert and --tls-key go together"},
 		{"a --tls-ca that does not exist is named", nil, []string{"--server", "https://" + s.tls, "--tls-ca", filepath.Join(s.dir, "nope.pem")}, exitError, "nope.pem"},
-		{"--local with --tls is refused", nil, []string{"--local", "--tls"}, exitError, "--tls: --local runs the engine in this process"},
+		{"--local with --tls is refused", nil, []string{"--local", "--tls"}, exitError, "--tls: --local uses the workspace's engine on this machine, over a private socket"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -66,7 +66,7 @@ func runWrite(ctx context.Context, io stdio, args []string) int {
 			return usageError(io, "write", "%v", err)
 		}
 	}
-	c, done, err := cf.connect()
+	c, done, err := cf.connect(ctx)
 	if err != nil {
 		return fail(io, "write", err)
 	}

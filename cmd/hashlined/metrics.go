@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/hashline/hashline/internal/buildinfo"
+	"github.com/hashline/hashline/internal/daemon"
 	"github.com/hashline/hashline/server"
 	"github.com/hashline/hashline/server/metrics"
 )
@@ -21,10 +22,8 @@ import (
 // returns the metrics for the gRPC server, the address it listens on, and
 // a func that stops it. With no address it returns nil metrics (a nil
 // interface, not a nil *metrics.Metrics, which the server would call).
-func serveMetrics(addr string, logger *slog.Logger, opts ...metrics.Option) (server.Metrics, string, func(), error) {
-	if addr == "" {
-		return nil, "", func() {}, nil
-	}
+func serveMetrics(addr string, logger *slog.Logger, svc *server.Service) (server.Metrics, string, func(), error) {
+	opts := []metrics.Option{metrics.WithCacheStats(svc.CacheStats), metrics.WithGrepMemory(svc.GrepMemory), metrics.WithIntentStats(svc.IntentStats)}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m, err := metrics.New(reg, opts...)
@@ -40,7 +39,7 @@ func serveMetrics(addr string, logger *slog.Logger, opts ...metrics.Option) (ser
 	reg.MustRegister(info)
 	lis, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, "", nil, listenError("--metrics-listen", addr, err)
+		return nil, "", nil, daemon.ListenError("--metrics-listen", addr, err)
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelError)}))

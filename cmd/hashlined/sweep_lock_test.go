@@ -1,22 +1,72 @@
 package main
 
 import (
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/hashline/hashline/client"
 	"github.com/hashline/hashline/internal/binarytest"
 	"github.com/hashline/hashline/internal/state"
 	"github.com/hashline/hashline/internal/workspace"
 )
 
-// A hashlined that finds the intent log held by another engine of the
-// workspace (a hashline mcp, another hashlined) must not sweep temp files:
-// they may be that engine's staged contents of a committed change set,
-// which it is renaming into place, or keeps to finish at its next start.
-func TestServerThatDoesNotHoldTheLogLeavesTempFiles(t *testing.T) {
+// One engine per workspace: a second hashlined on a root that an engine
+// already serves (here another hashlined) is refused before it touches
+// anything, with a message naming the one that holds it and where it
+// listens. In particular it sweeps no temp file: those may be the staged
+// contents of a change set the first engine is committing.
+func TestASecondEngineOnARootIsRefusedAndTouchesNothing(t *testing.T) {
+	root := t.TempDir()
+	first, err := binarytest.Start(binary, binarytest.Options{Args: []string{"--root", root, "--listen", "127.0.0.1:0", "--state-dir", t.TempDir()}, Timeout: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Kill()
+	staged := filepath.Join(root, ".hashline-"+strings.Repeat("A", 26)+".tmp")
+	if !workspace.IsTempName(staged) {
+		t.Fatalf("%s is not a temp file's name", staged)
+	}
+	if err := os.WriteFile(staged, []byte("another engine's staged content\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(staged, old, old); err != nil {
+		t.Fatal(err)
+	}
+	// Another state directory does not make it another workspace.
+	out, err := exec.Command(binary, "serve", "--root", root, "--listen", "127.0.0.1:0", "--state-dir", t.TempDir()).CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Fatalf("the second server: %v, want exit 1\n%s", err, out)
+	}
+	for _, want := range []string{"already served by hashlined (pid " + strconv.Itoa(first.Cmd.Process.Pid), "listening on " + first.Addr, "--server " + first.Addr} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the refusal does not say %q:\n%s", want, out)
+		}
+	}
+	if _, err := os.Stat(staged); err != nil {
+		t.Errorf("the staged file is gone: %v", err)
+	}
+	c, err := client.Dial(first.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Status(t.Context()); err != nil {
+		t.Errorf("the first server no longer answers: %v", err)
+	}
+}
+
+// A --state-dir whose intent log another engine holds (the same directory
+// given to the servers of two roots) is refused: replaying that engine's
+// log would finish its change sets under its feet.
+func TestAStateDirectoryInUseIsRefused(t *testing.T) {
 	root, stateDir := t.TempDir(), t.TempDir()
 	sd, err := state.Open(stateDir, root)
 	if err != nil {
@@ -31,37 +81,9 @@ func TestServerThatDoesNotHoldTheLogLeavesTempFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer release()
-	staged := filepath.Join(root, ".hashline-"+strings.Repeat("A", 26)+".tmp")
-	if !workspace.IsTempName(staged) {
-		t.Fatalf("%s is not a temp file's name", staged)
-	}
-	if err := os.WriteFile(staged, []byte("another engine's staged content\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	old := time.Now().Add(-time.Hour)
-	if err := os.Chtimes(staged, old, old); err != nil {
-		t.Fatal(err)
-	}
-	p, err := binarytest.Start(binary, binarytest.Options{Args: []string{"--root", root, "--listen", "127.0.0.1:0", "--state-dir", stateDir}, Timeout: 30 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Kill()
-	// The sweep runs in the background: wait until the server says what
-	// it did about it (the deadline only bounds a hang).
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		out := p.Stderr()
-		if strings.Contains(out, "removed temporary files") {
-			t.Fatalf("the server swept temp files while another engine holds the intent log:\n%s", out)
-		}
-		if strings.Contains(out, "temporary files not swept") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the server said nothing of the sweep:\n%s", out)
-		}
-	}
-	if _, err := os.Stat(staged); err != nil {
-		t.Errorf("the staged file is gone: %v", err)
+	out, err := exec.Command(binary, "serve", "--root", root, "--listen", "127.0.0.1:0", "--state-dir", stateDir).CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(string(out), "--state-dir: the intent log is in use") {
+		t.Errorf("a held intent log: %v\n%s", err, out)
 	}
 }

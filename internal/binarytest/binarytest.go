@@ -10,6 +10,7 @@ package binarytest
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -222,3 +223,40 @@ func (t *tail) String() string {
 	defer t.mu.Unlock()
 	return string(t.b)
 }
+
+// StopEngines stops the workspace engines running with their place under
+// the state home dir (the XDG_STATE_HOME a test gave the hashline binaries
+// it ran): hashline --local and hashline mcp start engines that outlive
+// them until idle, and a test must not leave them behind. It asks each to
+// stop (SIGTERM) and waits up to ten seconds for it, then kills it.
+func StopEngines(stateHome string) {
+	records, _ := filepath.Glob(filepath.Join(stateHome, "hashline", "*", "engine.json"))
+	var procs []*os.Process
+	for _, r := range records {
+		b, err := os.ReadFile(r)
+		if err != nil {
+			continue
+		}
+		var rec struct {
+			PID int `json:"pid"`
+		}
+		if json.Unmarshal(b, &rec) != nil || rec.PID <= 0 || rec.PID == os.Getpid() {
+			continue
+		}
+		if p, err := os.FindProcess(rec.PID); err == nil && p.Signal(syscall.SIGTERM) == nil {
+			procs = append(procs, p)
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for _, p := range procs {
+		for alive(p) && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if alive(p) {
+			p.Kill()
+		}
+	}
+}
+
+// alive reports whether p still runs; signal 0 checks without sending.
+func alive(p *os.Process) bool { return p.Signal(syscall.Signal(0)) == nil }

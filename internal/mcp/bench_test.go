@@ -7,7 +7,6 @@ import (
 
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
-	"github.com/hashline/hashline/internal/local"
 	"github.com/hashline/hashline/internal/workspace"
 )
 
@@ -45,7 +44,7 @@ func BenchmarkReadFile(b *testing.B) {
 // and, for comparison, through the engine's client directly. fsync is off
 // to leave the disk out of what this measures.
 func BenchmarkEditFile(b *testing.B) {
-	s := newSessionWith(b, local.Config{Workspace: []workspace.Option{workspace.WithFsync(false)}})
+	s := newSessionWith(b, engineConfig{ws: []workspace.Option{workspace.WithFsync(false)}})
 	content := benchFile(100)
 	// Each run starts from the original file and reads its refs, so that
 	// -count and repeated runs find the file in the state they expect.

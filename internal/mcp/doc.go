@@ -13,8 +13,8 @@
 // for the same file (testdata/peer holds its recorded output).
 //
 // Every tool is a thin translation to a hashline.v1 call on a
-// client.Client, so the same server works in-process (internal/local) and
-// as a proxy to a running hashlined. A stale reference comes back as a tool
+// client.Client: of the workspace's shared engine (internal/daemon), or of
+// a hashlined named by --server. A stale reference comes back as a tool
 // error whose text is the ">>>" view of the fresh tags to retry with.
 //
 // New gives the server for any MCP transport; Serve runs it over a stream

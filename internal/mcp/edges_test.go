@@ -17,7 +17,6 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/hashline/hashline/client"
-	"github.com/hashline/hashline/internal/local"
 	"github.com/hashline/hashline/internal/workspace"
 	"github.com/hashline/hashline/server"
 )
@@ -192,7 +191,7 @@ func TestChangeCutOffSaysToReadBeforeMakingItAgain(t *testing.T) {
 // --server takes from hashlined: a file with many matches is one message
 // of more than grpc's default 4 MiB.
 func TestEmbeddedGrepTakesALargeFilesMatches(t *testing.T) {
-	s := newSessionWith(t, local.Config{})
+	s := newSessionWith(t, engineConfig{})
 	s.write("big.txt", strings.Repeat("abc "+strings.Repeat("x", 1000)+"\n", 5000))
 	got := s.ok("grep", map[string]any{"pattern": "abc", "limit": 5000})
 	if n := strings.Count(got, ":>>"); n != 5000 {

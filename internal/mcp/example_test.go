@@ -4,16 +4,19 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"net"
 	"os"
 	"path/filepath"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/hashline/hashline/internal/local"
+	"github.com/hashline/hashline/client"
 	"github.com/hashline/hashline/internal/mcp"
+	"github.com/hashline/hashline/internal/workspace"
+	"github.com/hashline/hashline/server"
 )
 
-// New serves the tools of an engine running in-process; an MCP client
+// New serves the tools of an engine through its client; an MCP client
 // (here over the SDK's in-memory transport, in `hashline mcp` over stdio)
 // then reads and edits files by LINE:HASH reference.
 func ExampleNew() {
@@ -21,7 +24,20 @@ func ExampleNew() {
 	defer os.RemoveAll(dir)
 	os.WriteFile(filepath.Join(dir, "main.go"), []byte("func main() {\n\tprintln(\"hi\")\n}\n"), 0o644)
 
-	engine, err := local.Start(local.Config{Root: dir})
+	// The engine: a hashlined-style server of dir on a loopback port.
+	ws, err := workspace.Open(dir)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer ws.Close()
+	gs, _ := server.NewGRPCServer(server.New(ws, server.WithRequireRead(false)), server.GRPCConfig{})
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		log.Fatal(err)
+	}
+	go gs.Serve(lis)
+	defer gs.Stop()
+	engine, err := client.Dial(lis.Addr().String())
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -29,7 +45,7 @@ func ExampleNew() {
 
 	ctx := context.Background()
 	clientSide, serverSide := sdk.NewInMemoryTransports()
-	if _, err := mcp.New(engine.Client).Connect(ctx, serverSide, nil); err != nil {
+	if _, err := mcp.New(engine).Connect(ctx, serverSide, nil); err != nil {
 		log.Fatal(err)
 	}
 	session, err := sdk.NewClient(&sdk.Implementation{Name: "example"}, nil).Connect(ctx, clientSide, nil)

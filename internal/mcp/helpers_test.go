@@ -15,17 +15,53 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/test/bufconn"
 
 	"github.com/hashline/hashline/client"
-	"github.com/hashline/hashline/internal/local"
+	"github.com/hashline/hashline/internal/daemon"
 	"github.com/hashline/hashline/internal/mcp"
 	"github.com/hashline/hashline/internal/workspace"
 	"github.com/hashline/hashline/server"
 )
 
-// backends are the two ways the bridge reaches the service: the embedded
-// engine, and a real hashlined-style gRPC server on loopback.
+// backends are the two ways the bridge reaches the service in these tests:
+// an engine in the test process over an in-memory connection, and a real
+// hashlined-style gRPC server on loopback.
 var backends = []string{"embedded", "server"}
+
+// engineConfig configures the "embedded" backend's engine. Unlike
+// hashline mcp's, it does not ask for a read before an edit unless srv
+// turns that on (server.WithRequireRead(true)).
+type engineConfig struct {
+	ws  []workspace.Option
+	srv []server.Option
+}
+
+// startEngine serves root with cfg over an in-memory connection and
+// returns a client of it with the size limit hashline mcp uses.
+func startEngine(t testing.TB, root string, cfg engineConfig) *client.Client {
+	t.Helper()
+	ws, err := workspace.Open(root, cfg.ws...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	gs, _ := server.NewGRPCServer(server.New(ws, append([]server.Option{server.WithRequireRead(false)}, cfg.srv...)...), server.GRPCConfig{})
+	lis := bufconn.Listen(1 << 20)
+	go gs.Serve(lis)
+	t.Cleanup(gs.Stop)
+	conn, err := grpc.NewClient("passthrough:///engine",
+		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
+		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(daemon.MaxRecvBytes)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return client.New(conn, client.WithRetry(client.RetryPolicy{}))
+}
 
 // session is an MCP client session talking to the bridge as hashline mcp
 // serves it (mcp.Serve, newline-delimited JSON over a stream pair), on a
@@ -43,30 +79,23 @@ type session struct {
 // fresh workspace and connects an MCP client named "test-client" to it.
 func newSession(t testing.TB, backend string, opts ...mcp.Option) *session {
 	t.Helper()
-	return newSessionOn(t, backend, local.Config{}, opts...)
+	return newSessionOn(t, backend, engineConfig{}, opts...)
 }
 
-// newSessionWith is newSession on the embedded engine configured by cfg
-// (its Root is set to a fresh temp directory).
-func newSessionWith(t testing.TB, cfg local.Config, opts ...mcp.Option) *session {
+// newSessionWith is newSession on the embedded engine configured by cfg.
+func newSessionWith(t testing.TB, cfg engineConfig, opts ...mcp.Option) *session {
 	t.Helper()
 	return newSessionOn(t, "embedded", cfg, opts...)
 }
 
-func newSessionOn(t testing.TB, backend string, cfg local.Config, opts ...mcp.Option) *session {
+func newSessionOn(t testing.TB, backend string, cfg engineConfig, opts ...mcp.Option) *session {
 	t.Helper()
 	root := t.TempDir()
 	s := &session{t: t, root: root, logs: &syncBuffer{}}
 	var c *client.Client
 	switch backend {
 	case "embedded":
-		cfg.Root = root
-		e, err := local.Start(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { e.Close() })
-		c = e.Client
+		c = startEngine(t, root, cfg)
 	case "server":
 		var err error
 		if c, err = client.Dial(startServer(t, root, s.logs)); err != nil {

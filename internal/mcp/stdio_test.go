@@ -39,6 +39,7 @@ func TestMain(m *testing.M) {
 	}
 	os.Setenv("XDG_STATE_HOME", state)
 	code := m.Run()
+	binarytest.StopEngines(state)
 	binarytest.Cleanup()
 	os.RemoveAll(state)
 	os.Exit(code)

@@ -3,7 +3,6 @@ package state
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 )
 
@@ -22,17 +21,12 @@ var ErrLogInUse = errors.New("the intent log is in use by another hashline engin
 // holder is ErrLogInUse.
 func (l *Intents) Lock() (release func() error, err error) {
 	p := filepath.Join(l.dir, "lock")
-	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o600)
+	release, err = LockFile(p)
+	if errors.Is(err, ErrHeld) {
+		return nil, fmt.Errorf("%w (%s is locked)", ErrLogInUse, p)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("intent log: %w", err)
 	}
-	if err := lockFile(f); err != nil {
-		f.Close()
-		if errors.Is(err, errLocked) {
-			return nil, fmt.Errorf("%w (%s is locked)", ErrLogInUse, p)
-		}
-		return nil, fmt.Errorf("intent log: locking %s: %w", p, err)
-	}
-	// Closing the file drops the lock.
-	return f.Close, nil
+	return release, nil
 }

@@ -1,14 +1,14 @@
-package main
+package daemon
 
 import (
 	"fmt"
 	"net"
 )
 
-// listenError explains a failed listen on a TCP address. A port in use is
+// ListenError explains a failed listen on a TCP address. A port in use is
 // the usual case (a hashlined already serving, or another program), and
 // the bare "bind: address already in use" does not say what to do.
-func listenError(flagName, addr string, err error) error {
+func ListenError(flagName, addr string, err error) error {
 	if !addrInUse(err) {
 		return fmt.Errorf("%s %s: %w", flagName, addr, err)
 	}

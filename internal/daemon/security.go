@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"crypto/tls"
@@ -66,7 +66,7 @@ func isLoopback(addr string) bool {
 // checkExposure refuses to serve the network without tokens, and warns
 // about tokens that would cross it in cleartext.
 func checkExposure(c *config, logger *slog.Logger) error {
-	if strings.HasPrefix(c.listen, "unix://") || isLoopback(c.listen) {
+	if c.listen == "" || strings.HasPrefix(c.listen, "unix://") || isLoopback(c.listen) {
 		return nil
 	}
 	if c.tokens == "" && !c.insecureNoAuth {

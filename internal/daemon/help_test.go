@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"bytes"
@@ -25,7 +25,7 @@ func TestHelp(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			if code := run(tc.args, &stdout, &stderr); code != tc.code {
+			if code := Run("hashlined", tc.args, &stdout, &stderr, Extras{}); code != tc.code {
 				t.Errorf("exit %d, want %d", code, tc.code)
 			}
 			help, other := stdout.String(), stderr.String()

@@ -1,0 +1,7 @@
+//go:build !unix && !windows
+
+package daemon
+
+import "syscall"
+
+func detached() *syscall.SysProcAttr { return nil }
