@@ -20,17 +20,17 @@ func TestApplyRefusesAPathAndOneInsideItWhateverSortsBetween(t *testing.T) {
 		changes []*hashlinev1.Change
 	}{
 		{name: "an empty directory deleted, a file written in it, and a sibling with a dot",
-			setup: func(e *env) { mkdir(e, "d") },
+			setup:   func(e *env) { mkdir(e, "d") },
 			changes: []*hashlinev1.Change{deleteChange("d"), writeChange("d/new", "new\n"), writeChange("d.txt", "sibling\n")}},
 		{name: "the sibling first, then the directory and the file in it",
-			setup: func(e *env) { mkdir(e, "d") },
+			setup:   func(e *env) { mkdir(e, "d") },
 			changes: []*hashlinev1.Change{writeChange("d.txt", "sibling\n"), writeChange("d/new", "new\n"), deleteChange("d")}},
 		{name: "a file, a file below that name, and a sibling with a dash",
 			changes: []*hashlinev1.Change{writeChange("a", "a\n"), writeChange("a/b", "b\n"), writeChange("a-b", "c\n")}},
 		{name: "a file, a file below that name, and siblings with a space and a dot",
 			changes: []*hashlinev1.Change{writeChange("a/b", "b\n"), writeChange("a b", "s\n"), writeChange("a.b", "d\n"), writeChange("a", "a\n")}},
 		{name: "a file moved into a deleted directory, with a sibling written",
-			setup: func(e *env) { mkdir(e, "d"); e.write("x.txt", "x\n") },
+			setup:   func(e *env) { mkdir(e, "d"); e.write("x.txt", "x\n") },
 			changes: []*hashlinev1.Change{moveChange("x.txt", "d/x.txt"), writeChange("d-1", "sibling\n"), deleteChange("d")}},
 	}
 	for _, tt := range tests {
