@@ -296,29 +296,35 @@ var errRoot = fmt.Errorf("%w: the path names the workspace root itself, which ca
 // touches a path another change touches, or a path inside or above one
 // (a deleted directory and a file in it): the steps of a set must be
 // independent, so that they can be done, and redone after a crash, in any
-// order.
+// order. Each path is looked up with every directory above it, rather
+// than found next to them in sorted order: names whose next byte sorts
+// before the separator (" ", "-", ".") fall between a directory and the
+// files inside it.
 func conflicts(changes []*change) []changeFailure {
-	type touch struct {
-		key   string
-		index int
-	}
-	var touches []touch
+	touching := map[string][]int{} // key -> the changes that touch it
 	for _, c := range changes {
-		touches = append(touches, touch{c.key, c.index})
-		if c.toKey != "" {
-			touches = append(touches, touch{c.toKey, c.index})
+		touching[c.key] = append(touching[c.key], c.index)
+		if c.toKey != "" && c.toKey != c.key {
+			touching[c.toKey] = append(touching[c.toKey], c.index)
 		}
 	}
-	slices.SortFunc(touches, func(a, b touch) int { return strings.Compare(a.key, b.key) })
 	with := map[int][]int{} // change index -> the changes it conflicts with
-	for i, t := range touches {
-		for _, u := range touches[i+1:] {
-			if u.key != t.key && !strings.HasPrefix(u.key, t.key+string(filepath.Separator)) {
-				break
+	pair := func(a, b []int) {
+		for _, i := range a {
+			for _, j := range b {
+				if i != j {
+					with[i] = append(with[i], j)
+					with[j] = append(with[j], i)
+				}
 			}
-			if u.index != t.index {
-				with[t.index] = append(with[t.index], u.index)
-				with[u.index] = append(with[u.index], t.index)
+		}
+	}
+	for key, here := range touching {
+		pair(here, here)
+		for dir := filepath.Dir(key); ; dir = filepath.Dir(dir) {
+			pair(here, touching[dir])
+			if filepath.Dir(dir) == dir {
+				break
 			}
 		}
 	}

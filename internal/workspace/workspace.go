@@ -24,6 +24,8 @@ type options struct {
 	maxFileBytes int64
 	fsync        bool
 	vcsRead      bool
+	fold         func(string) string // how the file system compares names; nil: byte for byte
+	foldSet      bool                // fold was given (WithNameFold), rather than left to the platform
 }
 
 // Option configures Open.
@@ -70,6 +72,9 @@ func Open(root string, opts ...Option) (*Workspace, error) {
 	o := options{maxFileBytes: DefaultMaxFileBytes, fsync: true}
 	for _, opt := range opts {
 		opt(&o)
+	}
+	if !o.foldSet {
+		o.fold = defaultNameFold()
 	}
 	dir, err := filepath.Abs(root)
 	if err != nil {
@@ -325,35 +330,37 @@ func Version(raw []byte) string {
 // LockKey returns a key naming the file that rel resolves to, so callers
 // that serialise writes per file give one lock to every path that reaches
 // the same file (a symlink and its target, a path through a linked
-// directory). It is for locking only and never used to open anything. A
-// file that does not exist yet is keyed by its resolved parent directory.
+// directory, a name spelled in another case on a file system that folds
+// case, see WithNameFold). It is for locking and for telling two paths
+// apart (one file, or one inside the other) and never used to open
+// anything.
+//
+// The key is the path resolve gives, the one every read, write and access
+// check of rel uses: links are followed one component at a time (at most
+// 40), to their target even where that target does not exist yet, so a
+// link to a directory still to be created keys its files by the
+// directory's own name, and a missing directory is taken as the directory
+// it will be when created. A path that resolve refuses (a link out of the
+// root, a loop) is keyed by rel as written: every use of it is refused
+// too.
 func (w *Workspace) LockKey(rel string) string {
-	// The root was resolved when it was opened: when no component of rel
-	// is a link, the key is the resolved root joined with rel, found with
-	// one lstat per component of rel rather than of the whole path.
-	if _, ok := w.plainInfo(rel); ok {
-		return filepath.Join(w.realDir, filepath.FromSlash(rel))
-	}
-	abs := filepath.Join(w.dir, filepath.FromSlash(rel))
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		return real
-	}
-	// A file not there yet is keyed by its nearest existing directory,
-	// resolved, joined with the missing rest: every spelling of a path
-	// whose directories are still to be created ("link/new/f" and
-	// "dir/new/f" for a link to dir) must get one key, or two changes of
-	// one set (or two concurrent requests) that land on one file would
-	// not be seen to touch the same path.
-	rest := filepath.Base(abs)
-	for dir := filepath.Dir(abs); ; dir = filepath.Dir(dir) {
-		if real, err := filepath.EvalSymlinks(dir); err == nil {
-			return filepath.Join(real, rest)
+	target := rel
+	if _, ok := w.plainInfo(rel); !ok {
+		// walk returns, with its error, the path the error is about: for a
+		// missing directory followed by a link's "..", the whole path
+		// taken lexically (the directory the writes will create); for a
+		// file on the way, that file (one key with it, which is as
+		// strict as needed for a path that cannot be written).
+		if t, _, _ := w.walk("lock", rel, true); t != "" {
+			target = t
 		}
-		if filepath.Dir(dir) == dir {
-			return abs
-		}
-		rest = filepath.Join(filepath.Base(dir), rest)
 	}
+	if w.opts.fold != nil {
+		target = w.opts.fold(target)
+	}
+	// The root was resolved when it was opened: keys are built on it, so
+	// they do not depend on the name the workspace was opened by.
+	return filepath.Join(w.realDir, filepath.FromSlash(target))
 }
 
 // IsEscape reports whether err (from this package or from os.Root, e.g.
