@@ -742,6 +742,9 @@ func (s *Service) planDelete(c *change, exclusive bool) error {
 	case !fi.Mode().IsRegular():
 		return fmt.Errorf("%w: %s is not a regular file or a directory; hashline deletes files and empty directories only", workspace.ErrNotRegular, rel)
 	default:
+		if err := s.ws.MayChange("delete", rel, target); err != nil {
+			return err
+		}
 		st, err := s.fileState(rel, c.key)
 		if err != nil {
 			return err
@@ -819,6 +822,10 @@ func (s *Service) planMove(c *change) error {
 	if to == from {
 		return badRequest("to", "%s and %s are the same file; a file cannot be moved onto itself", fromRel, toRel)
 	}
+	// The source leaves its name as a deleted file does.
+	if err := s.ws.MayChange("move", fromRel, from); err != nil {
+		return err
+	}
 	if tfi != nil {
 		c.path = toRel
 		switch {
@@ -828,6 +835,9 @@ func (s *Service) planMove(c *change) error {
 			return fmt.Errorf("%w: %s is not a regular file; hashline replaces regular files only", workspace.ErrNotRegular, toRel)
 		case !m.req.GetOverwrite():
 			return fmt.Errorf("%w: %s: a file is already there; move to another path, or set overwrite to replace it", workspace.ErrExists, toRel)
+		}
+		if err := s.ws.MayChange("move", toRel, to); err != nil {
+			return err
 		}
 		st, err := s.fileState(toRel, c.toKey)
 		if err != nil {
