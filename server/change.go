@@ -155,6 +155,24 @@ func (s *Service) apply(ctx context.Context, reqs []*hashlinev1.Change, dryRun, 
 	if len(failures) > 0 {
 		return nil, refused()
 	}
+	// The set's size and the memory it will hold are known from the files'
+	// metadata before any of them is read, and checked first: a set too
+	// large, or larger than the whole memory budget, is refused without
+	// reading its files, and the others wait for memory before they take
+	// any lock.
+	writes, hold := s.setBytes(changes)
+	if writes > s.opts.maxSetBytes {
+		return nil, fmt.Errorf("%w: the change set writes at least %d bytes (each edit counted at the current size of its file, each write at its content's), over the %d-byte limit for one set; split it", workspace.ErrTooLarge, writes, s.opts.maxSetBytes)
+	}
+	what := "this change set"
+	if single {
+		what = "this " + changes[0].kind
+	}
+	release, err := s.memory.acquire(ctx, what, hold)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	// A set that removes a directory holds the tree lock exclusively, so
 	// that no write puts a file in the directory between the plan's check
 	// that it is empty and its removal. Whether a path is a directory is
@@ -204,7 +222,6 @@ func (s *Service) apply(ctx context.Context, reqs []*hashlinev1.Change, dryRun, 
 		return resp, nil
 	}
 	set := ""
-	var err error
 	if len(changes) == 1 {
 		err = s.commitOne(changes[0])
 	} else {
@@ -220,6 +237,30 @@ func (s *Service) apply(ctx context.Context, reqs []*hashlinev1.Change, dryRun, 
 	}
 	s.opts.logger.DebugContext(ctx, "apply", "changes", len(changes), "changeSet", set)
 	return resp, nil
+}
+
+// setBytes estimates, from the files' metadata and the request alone,
+// before anything is read, the bytes the set writes (its edits counted at
+// their files' current sizes, its writes at their contents') and the
+// memory it holds while it is planned and committed (see memory.go).
+func (s *Service) setBytes(changes []*change) (writes, hold int64) {
+	for _, c := range changes {
+		switch c.kind {
+		case "edit":
+			n := s.fileBytes(c.rel)
+			writes += n
+			hold += n * editHoldFactor
+		case "write":
+			n := int64(len(c.write.req.GetContent()))
+			writes += n
+			hold += n*writeHoldFactor + s.fileBytes(c.rel)*readHoldFactor
+		case "delete":
+			hold += s.fileBytes(c.rel) * readHoldFactor
+		case "move":
+			hold += (s.fileBytes(c.rel) + s.fileBytes(c.toRel)) * readHoldFactor
+		}
+	}
+	return writes, hold
 }
 
 // newChangeSetID returns a new random change set id.
@@ -755,6 +796,9 @@ func (s *Service) planDelete(c *change, exclusive bool) error {
 	case !fi.Mode().IsRegular():
 		return fmt.Errorf("%w: %s is not a regular file or a directory; hashline deletes files and empty directories only", workspace.ErrNotRegular, rel)
 	default:
+		if err := s.ws.MayChange("delete", rel, target); err != nil {
+			return err
+		}
 		st, err := s.fileState(rel, c.key)
 		if err != nil {
 			return err
@@ -832,6 +876,10 @@ func (s *Service) planMove(c *change) error {
 	if to == from {
 		return badRequest("to", "%s and %s are the same file; a file cannot be moved onto itself", fromRel, toRel)
 	}
+	// The source leaves its name as a deleted file does.
+	if err := s.ws.MayChange("move", fromRel, from); err != nil {
+		return err
+	}
 	if tfi != nil {
 		c.path = toRel
 		switch {
@@ -841,6 +889,9 @@ func (s *Service) planMove(c *change) error {
 			return fmt.Errorf("%w: %s is not a regular file; hashline replaces regular files only", workspace.ErrNotRegular, toRel)
 		case !m.req.GetOverwrite():
 			return fmt.Errorf("%w: %s: a file is already there; move to another path, or set overwrite to replace it", workspace.ErrExists, toRel)
+		}
+		if err := s.ws.MayChange("move", toRel, to); err != nil {
+			return err
 		}
 		st, err := s.fileState(toRel, c.toKey)
 		if err != nil {

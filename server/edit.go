@@ -43,6 +43,13 @@ func (s *Service) edit(ctx context.Context, req *hashlinev1.EditRequest) (*hashl
 	if err := checkEditTexts(edits); err != nil {
 		return nil, err
 	}
+	// Charged before the lock, so that no call waits for memory while it
+	// holds a path others wait for.
+	release, err := s.memory.acquire(ctx, "this Edit of "+req.GetPath(), s.fileBytes(req.GetPath())*editHoldFactor)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	rel, key, unlock, err := s.lockPath(ctx, req.GetPath())
 	if err != nil {
 		return nil, err

@@ -316,7 +316,7 @@ func toStatus(err error) error {
 		return newStatus(ReasonShuttingDown, err.Error(), nil)
 	case errors.As(err, new(*watchUnavailableError)):
 		return newStatus(ReasonWatchUnavailable, err.Error(), nil)
-	case errors.As(err, &runE):
+	case errors.As(err, &runE), errors.As(err, new(*memoryWaitError)):
 		if errors.Is(err, context.Canceled) {
 			return newStatus(ReasonCanceled, err.Error(), nil)
 		}

@@ -114,6 +114,32 @@ func TestBadInputGetsAClearErrorAndNothingIsLost(t *testing.T) {
 		{name: "directory", setup: func(e *env) { e.write("dir/x", "") }, call: read("dir"), code: codes.FailedPrecondition, reason: "NOT_REGULAR_FILE", editIndex: -1},
 		{name: "edit of a read-only file", setup: func(e *env) { chmod(t, e, "f.txt", 0o444) }, call: edit(client.Replace(tag(text, 2), "", "2")), code: codes.PermissionDenied, reason: "NOT_WRITABLE", editIndex: -1, msg: "read-only"},
 		{name: "write over a read-only file", setup: func(e *env) { chmod(t, e, "f.txt", 0o444) }, call: write(&hashlinev1.WriteRequest{Path: "f.txt", Content: "x"}), code: codes.PermissionDenied, reason: "NOT_WRITABLE", editIndex: -1, msg: "ask the operator"},
+		{name: "delete of a read-only file", setup: func(e *env) { chmod(t, e, "f.txt", 0o444) }, call: func(e *env) error {
+			_, err := e.c.Delete(e.ctx, &hashlinev1.DeleteRequest{Path: "f.txt"})
+			return err
+		}, code: codes.PermissionDenied, reason: "NOT_WRITABLE", editIndex: -1, msg: "read-only"},
+		{name: "move of a read-only file", setup: func(e *env) { chmod(t, e, "f.txt", 0o444) }, call: func(e *env) error {
+			_, err := e.c.Move(e.ctx, &hashlinev1.MoveRequest{From: "f.txt", To: "g.txt"})
+			return err
+		}, code: codes.PermissionDenied, reason: "NOT_WRITABLE", editIndex: -1, msg: "read-only"},
+		{name: "move onto a read-only file", setup: func(e *env) { e.write("g.txt", "mine\n"); chmod(t, e, "f.txt", 0o444) }, call: func(e *env) error {
+			_, err := e.c.Move(e.ctx, &hashlinev1.MoveRequest{From: "g.txt", To: "f.txt", Overwrite: true})
+			return err
+		}, code: codes.PermissionDenied, reason: "NOT_WRITABLE", editIndex: -1, msg: "read-only"},
+		{name: "change set deleting a read-only file", setup: func(e *env) { chmod(t, e, "f.txt", 0o444) }, call: func(e *env) error {
+			_, err := e.c.Apply(e.ctx, &hashlinev1.ApplyRequest{Changes: []*hashlinev1.Change{
+				{Change: &hashlinev1.Change_Write{Write: &hashlinev1.WriteRequest{Path: "new.txt", Content: "x\n"}}},
+				{Change: &hashlinev1.Change_Delete{Delete: &hashlinev1.DeleteRequest{Path: "f.txt"}}},
+			}})
+			return err
+		}, code: codes.PermissionDenied, reason: "NOT_WRITABLE", editIndex: -1, msg: "change 1"},
+		{name: "change set moving onto a read-only file", setup: func(e *env) { e.write("g.txt", "mine\n"); chmod(t, e, "f.txt", 0o444) }, call: func(e *env) error {
+			_, err := e.c.Apply(e.ctx, &hashlinev1.ApplyRequest{Changes: []*hashlinev1.Change{
+				{Change: &hashlinev1.Change_Write{Write: &hashlinev1.WriteRequest{Path: "new.txt", Content: "x\n"}}},
+				{Change: &hashlinev1.Change_Move{Move: &hashlinev1.MoveRequest{From: "g.txt", To: "f.txt", Overwrite: true}}},
+			}})
+			return err
+		}, code: codes.PermissionDenied, reason: "NOT_WRITABLE", editIndex: -1, msg: "read-only"},
 		{name: "create over existing", call: write(&hashlinev1.WriteRequest{Path: "f.txt", Content: "x", Mode: hashlinev1.WriteMode_WRITE_MODE_CREATE}), code: codes.AlreadyExists, reason: "ALREADY_EXISTS", editIndex: -1},
 		{name: "replace of a missing file", call: write(&hashlinev1.WriteRequest{Path: "gone.txt", Content: "x", Mode: hashlinev1.WriteMode_WRITE_MODE_REPLACE}), code: codes.NotFound, reason: "NOT_FOUND", editIndex: -1},
 		{name: "write with a stale expected version", call: write(&hashlinev1.WriteRequest{Path: "f.txt", Content: "x", ExpectedVersion: "v1-0000"}), code: codes.Aborted, reason: "VERSION_MISMATCH", editIndex: -1},

@@ -54,6 +54,7 @@ type options struct {
 	intents          IntentLog
 	maxChanges       int
 	maxSetBytes      int64
+	memoryBudget     int64
 	// grepSearchBytes, for tests, replaces the bound of each Grep's own
 	// (grep.DefaultMaxHeldBytes).
 	grepSearchBytes int64
@@ -81,6 +82,7 @@ func defaultOptions() options {
 		grepBytes:        DefaultGrepBytes,
 		maxChanges:       DefaultMaxChanges,
 		maxSetBytes:      DefaultMaxSetBytes,
+		memoryBudget:     DefaultMemoryBudget,
 	}
 }
 
@@ -113,6 +115,21 @@ func WithMaxChanges(n int) Option {
 	return func(o *options) {
 		if n > 0 {
 			o.maxChanges = n
+		}
+	}
+}
+
+// WithMemoryBudget bounds the bytes Read, Edit and Apply calls hold at
+// once, all together (default DefaultMemoryBudget): each is charged, before
+// it reads anything, an estimate from the sizes of the files it reads, and
+// waits, in turn and until its deadline, for that much to be free (then it
+// is DEADLINE_EXCEEDED, saying why). One call larger than the whole budget
+// is refused TOO_LARGE at once. The caches (snapshots, views, request_id
+// outcomes) and Greps (WithGrepBytes) have bounds of their own.
+func WithMemoryBudget(n int64) Option {
+	return func(o *options) {
+		if n > 0 {
+			o.memoryBudget = n
 		}
 	}
 }

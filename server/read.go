@@ -34,6 +34,11 @@ func (s *Service) read(ctx context.Context, req *hashlinev1.ReadRequest) (*hashl
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	release, err := s.memory.acquire(ctx, "this Read of "+rel, s.fileBytes(rel)*readHoldFactor)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	f, doc, err := s.load(rel, key)
 	if err != nil {
 		return nil, err

@@ -46,6 +46,9 @@ type Service struct {
 	// records are the intent records of answered change sets still on
 	// disk, which a change to their paths settles first (intents.go).
 	records openRecords
+	// memory bounds what Read, Edit and Apply calls hold at once
+	// (memory.go).
+	memory *memoryBudget
 }
 
 // New returns a Service over ws.
@@ -55,7 +58,8 @@ func New(ws *workspace.Workspace, opts ...Option) *Service {
 		opt(&o)
 	}
 	s := &Service{ws: ws, opts: o, views: versions.NewViews(o.viewEntries, o.viewBytes),
-		latest: versions.NewViews(o.viewEntries, o.viewBytes, versions.WithDepth(1)), grepBudget: grep.NewBudget(o.grepBytes)}
+		latest: versions.NewViews(o.viewEntries, o.viewBytes, versions.WithDepth(1)), grepBudget: grep.NewBudget(o.grepBytes),
+		memory: newMemoryBudget(o.memoryBudget)}
 	// Only a version some agent was shown can be an edit's remembered
 	// base; the others a client may still name as baseVersion are refused
 	// with fresh tags when memory has let them go.

@@ -23,6 +23,14 @@ func (s *Service) write(ctx context.Context, req *hashlinev1.WriteRequest) (*has
 	if err := checkWrite(req); err != nil {
 		return nil, err
 	}
+	// The file replaced is read (its encoding, its version) as a Read
+	// reads it.
+	hold := s.fileBytes(req.GetPath())*readHoldFactor + int64(len(req.GetContent()))*writeHoldFactor
+	release, err := s.memory.acquire(ctx, "this Write of "+req.GetPath(), hold)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	rel, key, unlock, err := s.lockPath(ctx, req.GetPath())
 	if err != nil {
 		return nil, err

@@ -122,7 +122,15 @@ type config struct {
 	// Grep.
 	maxPatternBytes int
 	grepBytes       int64
+
+	// Memory that Read, Edit, Write and Apply calls hold at once.
+	memoryBudget int64
 }
+
+// runtimeAllowance is what the soft memory limit allows besides the
+// memory budget and the caches: the runtime, goroutine stacks, connection
+// buffers and the small structures no bound counts.
+const runtimeAllowance = 16 << 20
 
 func flags(fs *flag.FlagSet) *config {
 	c := &config{}
@@ -166,6 +174,7 @@ func flags(fs *flag.FlagSet) *config {
 	fs.Int64Var(&c.viewBytes, "view-bytes", versions.DefaultViewBytes, "bytes those pairs may take, each counted by its agent name, path, versions and runs of shown lines plus fixed overheads (LRU)")
 	fs.IntVar(&c.maxPatternBytes, "max-pattern-bytes", server.DefaultMaxPatternBytes, "longest Grep pattern; a longer one is refused INVALID_ARGUMENT before it is compiled")
 	fs.Int64Var(&c.grepBytes, "grep-bytes", server.DefaultGrepBytes, "bytes all Greps may hold at once (files found and not yet sent; each Grep holds at most "+strconv.Itoa(grep.DefaultMaxHeldBytes>>20)+" MiB of them, or one larger file); past it Greps wait for bytes, until their deadline, rather than fail")
+	fs.Int64Var(&c.memoryBudget, "memory-budget", server.DefaultMemoryBudget, "bytes that Read, Edit, Write and Apply calls may hold at once, all together, each charged before it reads anything with the size of the files it reads times "+strconv.Itoa(server.MemoryHoldFactor)+" at most; past it calls wait, until their deadline, and one call larger than it all is refused TOO_LARGE. The Go runtime's soft memory limit is set to it plus the caches' bounds (--cache-bytes twice, --view-bytes, --request-id-bytes, --grep-bytes) and 16 MiB, unless GOMEMLIMIT is set")
 	fs.BoolVar(&c.requireRead, "require-read", true, "refuse replace/insert/delete/replaceText edits (NOT_READ) by an agent that has not seen the file through Read, Grep, Edit or Write")
 	return c
 }
@@ -317,6 +326,9 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 	if c.requestIDTTL < 0 || c.requestIDBytes < 1 {
 		return fmt.Errorf("--request-id-ttl %s --request-id-bytes %d: want a duration >= 0 (0 = off) and bytes >= 1", c.requestIDTTL, c.requestIDBytes)
 	}
+	if c.memoryBudget < 1 {
+		return fmt.Errorf("--memory-budget %d: want bytes >= 1", c.memoryBudget)
+	}
 	if c.stateBytes < 0 {
 		return fmt.Errorf("--state-bytes %d: want bytes >= 0 (0 = no snapshots on disk)", c.stateBytes)
 	}
@@ -324,13 +336,17 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 	// live heap (mostly the snapshot cache) stays put: at Go's default
 	// GOGC=100 the collector runs every few such calls and its work lands
 	// in theirs (BENCHMARKS.md, Edit of 100k lines). A larger GOGC under a
-	// soft limit that follows --cache-bytes keeps it off the edit path;
-	// GOGC and GOMEMLIMIT in the environment win, as for any Go program.
+	// soft limit keeps it off the edit path. The limit is what the server
+	// may hold live: the memory budget of its calls and the bounds of its
+	// caches, plus an allowance for the runtime and everything small;
+	// without it the heap would grow to several times the live bytes
+	// before a collection, past the budget the operator chose. GOGC and
+	// GOMEMLIMIT in the environment win, as for any Go program.
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(2*c.cacheBytes + 512<<20)
+		debug.SetMemoryLimit(c.memoryBudget + 2*c.cacheBytes + c.viewBytes + c.requestIDBytes + c.grepBytes + runtimeAllowance)
 	}
 	// One engine per workspace: the place's lock is held from here until
 	// the engine has stopped, so no second engine, of any kind, writes
@@ -390,6 +406,7 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 		server.WithRequestIDTTL(c.requestIDTTL),
 		server.WithRequestIDBytes(c.requestIDBytes),
 		server.WithIntentLog(intents),
+		server.WithMemoryBudget(c.memoryBudget),
 	)
 	var (
 		callMetrics server.Metrics

@@ -65,8 +65,12 @@ func (w *Workspace) Entry(p string) (rel, target string, fi fs.FileInfo, err err
 
 // Remove deletes the entry at target (as Entry returned it for rel): a file
 // or link, or an empty directory (else ErrNotEmpty), and syncs its
-// directory.
+// directory. A file the server may not change (MayChange) is
+// ErrNotWritable and stays.
 func (w *Workspace) Remove(rel, target string) error {
+	if err := w.MayChange("delete", rel, target); err != nil {
+		return err
+	}
 	if err := w.remove("delete", rel, target); err != nil {
 		return err
 	}
@@ -90,12 +94,20 @@ func (w *Workspace) remove(op, rel, target string) error {
 // is ErrExists; with it, a file there is replaced atomically. The server
 // holds the locks of both paths, so the check is exact between its own
 // requests; against another process it is a check before the rename.
+// Neither a file at from nor one it replaces at to may be one the server
+// may not change (MayChange): that is ErrNotWritable, and both stay.
 func (w *Workspace) Rename(rel, from, to string, replace bool) error {
 	const op = "move"
 	if !replace {
 		if _, err := w.root.Lstat(to); err == nil {
 			return newErr(op, to, ErrExists, "a file is already there; move it elsewhere, or set overwrite to replace it")
 		}
+	}
+	if err := w.MayChange(op, rel, from); err != nil {
+		return err
+	}
+	if err := w.MayChange(op, to, to); err != nil {
+		return err
 	}
 	dirs, err := w.rename(op, rel, from, to)
 	if err != nil {

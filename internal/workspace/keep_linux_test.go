@@ -280,8 +280,9 @@ func aclUserRW(uid uint32) []byte {
 }
 
 // asUserEnv carries, to a test binary re-executed as another user, the
-// root, path and content of the one write TestHelperWriteAsAnotherUser
-// makes.
+// root, path and content of the one change TestHelperWriteAsAnotherUser
+// makes, and which change it is: "write" (of the content), "delete", or
+// "move" (to the path in the content's place, with overwrite).
 const asUserEnv = "HASHLINE_TEST_WRITE_AS"
 
 // TestHelperWriteAsAnotherUser is not a test: runAs re-executes the test
@@ -297,7 +298,24 @@ func TestHelperWriteAsAnotherUser(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	_, err = w.WriteFile(parts[1], []byte(parts[2]), WriteOptions{})
+	switch parts[3] {
+	case "write":
+		_, err = w.WriteFile(parts[1], []byte(parts[2]), WriteOptions{})
+	case "delete":
+		var rel, target string
+		if rel, target, _, err = w.Entry(parts[1]); err == nil {
+			err = w.Remove(rel, target)
+		}
+	case "move":
+		var rel, from, to string
+		if rel, from, _, err = w.Entry(parts[1]); err == nil {
+			if _, to, _, err = w.Entry(parts[2]); err == nil {
+				err = w.Rename(rel, from, to, true)
+			}
+		}
+	default:
+		t.Fatalf("unknown change %q", parts[3])
+	}
 	kind := "ok"
 	for _, s := range sentinels {
 		if errors.Is(err, s) {
@@ -312,8 +330,17 @@ func TestHelperWriteAsAnotherUser(t *testing.T) {
 // "ok") and the error.
 func runAs(t *testing.T, exe string, uid, gid uint32, root, rel, content string) (kind, msg string) {
 	t.Helper()
+	return changeAs(t, exe, uid, gid, root, "write", rel, content)
+}
+
+// changeAs makes the change op ("write", "delete" or "move", see
+// asUserEnv) of rel in the workspace at root, with arg (the content, or
+// the path moved to), from this test binary re-executed as uid and gid,
+// and returns the sentinel's text (or "ok") and the error.
+func changeAs(t *testing.T, exe string, uid, gid uint32, root, op, rel, arg string) (kind, msg string) {
+	t.Helper()
 	cmd := exec.Command(exe, "-test.run=^TestHelperWriteAsAnotherUser$", "-test.count=1", "-test.v")
-	cmd.Env = append(os.Environ(), asUserEnv+"="+strings.Join([]string{root, rel, content}, "\n"))
+	cmd.Env = append(os.Environ(), asUserEnv+"="+strings.Join([]string{root, rel, arg, op}, "\n"))
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uid, Gid: gid, Groups: []uint32{}}}
 	out, err := cmd.CombinedOutput()
 	s := bufio.NewScanner(bytes.NewReader(out))
@@ -403,6 +430,62 @@ func TestWriteFileAsAnotherUser(t *testing.T) {
 			if got := meta(t, p); got != strings.Replace(wantMeta, `"new"`, `"old\n"`, 1) {
 				t.Errorf("the file changed: %s", got)
 			}
+		})
+	}
+}
+
+// TestDeleteAndMoveAsAnotherUser runs deletes and moves as uid nobody in a
+// directory anyone may write to, where unlink and rename alone would take
+// any file away: a file nobody could not open for writing is neither
+// deleted, moved away, nor replaced by a move onto it, as a write would not
+// replace it; nobody's own files are.
+func TestDeleteAndMoveAsAnotherUser(t *testing.T) {
+	needRoot(t)
+	exe, dir := reachable(t)
+	tests := []struct {
+		name    string
+		op, arg string
+		uid     int // the owner of f.txt (mode 0644); mine.txt is nobody's
+		want    error
+	}{
+		{"a delete of a file the server's user may not write is refused", "delete", "", 0, ErrNotWritable},
+		{"a move of a file the server's user may not write is refused", "move", "moved.txt", 0, ErrNotWritable},
+		{"a move onto a file the server's user may not write is refused", "move-onto", "", 0, ErrNotWritable},
+		{"a delete of the server's user's own file is done", "delete", "", nobody, nil},
+		{"a move of the server's user's own file is done", "move", "moved.txt", nobody, nil},
+		{"a move onto the server's user's own file is done", "move-onto", "", nobody, nil},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := filepath.Join(dir, strconv.Itoa(i))
+			if err := os.Mkdir(root, 0o777); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(root, 0o777); err != nil { // past the umask
+				t.Fatal(err)
+			}
+			owned(t, root, "f.txt", "theirs\n", tt.uid, tt.uid, 0o644)
+			owned(t, root, "mine.txt", "mine\n", nobody, nobody, 0o644)
+			before := snapshot(t, root)
+			op, rel, arg := tt.op, "f.txt", tt.arg
+			if op == "move-onto" {
+				op, rel, arg = "move", "mine.txt", "f.txt"
+			}
+			kind, msg := changeAs(t, exe, nobody, nobody, root, op, rel, arg)
+			t.Logf("as uid %d: %s %s", nobody, kind, msg)
+			if tt.want == nil {
+				if kind != "ok" {
+					t.Fatalf("the %s failed: %s", op, msg)
+				}
+				if _, err := os.Lstat(filepath.Join(root, rel)); !errors.Is(err, fs.ErrNotExist) {
+					t.Errorf("%s is still there after the %s (%v)", rel, op, err)
+				}
+				return
+			}
+			if kind != tt.want.Error() || !strings.Contains(msg, "may not write") || !strings.Contains(msg, "ask the operator") {
+				t.Errorf("got %s: %s; want %v saying the server's user may not write the file, and what to do", kind, msg, tt.want)
+			}
+			assertSameSnapshot(t, before, snapshot(t, root))
 		})
 	}
 }

@@ -14,7 +14,7 @@ import (
 // the operating system answered (err).
 func notWritable(op, rel string, err error) error {
 	return &Error{Op: op, Path: rel, Kind: ErrNotWritable, Err: err,
-		Msg: fmt.Sprintf("the server's user (%s) may not write this file (%v), and the server does not replace files it could not open for writing; leave it as it is, or ask the operator to give that user write access", whoami(), err)}
+		Msg: fmt.Sprintf("the server's user (%s) may not write this file (%v), and the server does not replace, move or delete files it could not open for writing; leave it as it is, or ask the operator to give that user write access", whoami(), err)}
 }
 
 // ownerNotKept is the error of a replace whose new file could not be given

@@ -99,7 +99,7 @@ func (w *Workspace) ReadFileWith(p string, opts ReadOptions) (*File, error) {
 		return nil, notRegular(op, rel, fi.Mode())
 	}
 	var buf *[]byte
-	if opts.Known != nil {
+	if opts.Known != nil && fi.Size() <= maxPooledRead {
 		buf = readBufs.Get().(*[]byte)
 		defer readBufs.Put(buf)
 	}
@@ -114,6 +114,8 @@ func (w *Workspace) ReadFileWith(p string, opts ReadOptions) (*File, error) {
 		if v, same := opts.Known(raw); v != "" {
 			return &File{Path: rel, Text: same, Raw: same, Version: v, Encoding: UTF8, Mode: fi.Mode()}, nil
 		}
+	}
+	if buf != nil {
 		// The pooled buffer goes back to the pool; the File keeps a copy
 		// of exactly its length (append neither zeroes nor over-allocates
 		// by more than a size class).
@@ -155,6 +157,14 @@ func (w *Workspace) tooLarge(op, p string, size int64) error {
 // bytes already known, so that rereading an unchanged file allocates
 // nothing.
 var readBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooledRead is the largest file read into a pooled buffer. A larger
+// one is read into a buffer of its own, which the File keeps when the
+// bytes are new: a pooled buffer that large would cost a copy of the file
+// on every read of new bytes, and stay in memory after the read, held by
+// the pool until the collector empties it, outside any bound the caller
+// keeps on what its reads hold.
+const maxPooledRead = 1 << 20
 
 // readLimited reads r to EOF, sized for the size fstat reported. It returns
 // nil if there turn out to be more than max bytes: the file may have grown

@@ -3,6 +3,7 @@
 package workspace
 
 import (
+	"io/fs"
 	"os"
 )
 
@@ -14,6 +15,17 @@ const openNonblock = 0
 // owner and no extended attributes the server copies, its mode (a file
 // with the read-only attribute has no write bit).
 func (w *Workspace) inspectReplaced(op, rel, target string) (*kept, error) {
+	fi, err := w.statChanged(op, rel, target)
+	if err != nil {
+		return nil, err
+	}
+	return &kept{mode: fi.Mode() & keptModeBits, uid: -1, gid: -1}, nil
+}
+
+// statChanged checks that the server may change the regular file target,
+// which a change is to replace, remove or move away: here, that its mode
+// has a write bit (a file with the read-only attribute has none).
+func (w *Workspace) statChanged(op, rel, target string) (fs.FileInfo, error) {
 	fi, err := w.root.Stat(target)
 	if err != nil {
 		return nil, osErr(op, rel, "", err)
@@ -24,7 +36,13 @@ func (w *Workspace) inspectReplaced(op, rel, target string) (*kept, error) {
 	if err := checkWriteBits(op, rel, fi); err != nil {
 		return nil, err
 	}
-	return &kept{mode: fi.Mode() & keptModeBits, uid: -1, gid: -1}, nil
+	return fi, nil
+}
+
+// mayChange is MayChange's check (see statChanged).
+func (w *Workspace) mayChange(op, rel, target string) error {
+	_, err := w.statChanged(op, rel, target)
+	return err
 }
 
 // keepMeta has nothing to keep here but the mode, which fill sets.

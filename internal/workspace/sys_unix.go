@@ -19,33 +19,16 @@ func whoami() string { return "uid " + strconv.Itoa(os.Geteuid()) }
 
 // inspectReplaced checks that the existing file target may be replaced and
 // reads what the new file must keep of it. The file is opened for reading
-// (as a read would) and everything is decided from that descriptor: its
-// mode has a write bit, it is not immutable or append-only, the server's
-// user may write it (writeAccess), and its owner, group and extended
+// (as a read would) and everything is decided from that descriptor: the
+// server may change it (mayChangeOpen), and its owner, group and extended
 // attributes are what the temp file gets.
 func (w *Workspace) inspectReplaced(op, rel, target string) (*kept, error) {
-	f, err := w.root.OpenFile(target, os.O_RDONLY|openNonblock, 0)
+	f, fi, err := w.openChanged(op, rel, target)
 	if err != nil {
-		return nil, osErr(op, rel, "", err)
+		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, osErr(op, rel, "", err)
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, notRegular(op, rel, fi.Mode())
-	}
-	if err := checkWriteBits(op, rel, fi); err != nil {
-		return nil, err
-	}
 	fd := int(f.Fd())
-	if err := checkInodeFlags(op, rel, fd); err != nil {
-		return nil, err
-	}
-	if err := w.writeAccess(fd, target); err != nil {
-		return nil, notWritable(op, rel, err)
-	}
 	k := &kept{mode: fi.Mode() & keptModeBits, uid: -1, gid: -1}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
 		k.uid, k.gid = int(st.Uid), int(st.Gid)
@@ -54,6 +37,38 @@ func (w *Workspace) inspectReplaced(op, rel, target string) (*kept, error) {
 		return nil, osErr(op, rel, "", err)
 	}
 	return k, nil
+}
+
+// openChanged opens the regular file target, which a change is to replace,
+// remove or move away, and checks on that descriptor that the server may
+// change it: its mode has a write bit, it is not immutable or append-only,
+// and the server's user could open it for writing (writeAccess). The
+// caller closes the file.
+func (w *Workspace) openChanged(op, rel, target string) (*os.File, fs.FileInfo, error) {
+	f, err := w.root.OpenFile(target, os.O_RDONLY|openNonblock, 0)
+	if err != nil {
+		return nil, nil, osErr(op, rel, "", err)
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = notRegular(op, rel, fi.Mode())
+	}
+	if err == nil {
+		err = checkWriteBits(op, rel, fi)
+	}
+	if err == nil {
+		err = checkInodeFlags(op, rel, int(f.Fd()))
+	}
+	if err == nil {
+		if aerr := w.writeAccess(int(f.Fd()), target); aerr != nil {
+			err = notWritable(op, rel, aerr)
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, osErr(op, rel, "", err)
+	}
+	return f, fi, nil
 }
 
 // keepMeta gives the new file f the owner, group and extended attributes
@@ -89,4 +104,14 @@ func keepOwner(f *os.File, k *kept) error {
 		err = pe.Err // the temp file's name means nothing to the caller
 	}
 	return err
+}
+
+// mayChange is MayChange's check (see openChanged).
+func (w *Workspace) mayChange(op, rel, target string) error {
+	f, _, err := w.openChanged(op, rel, target)
+	if err != nil {
+		return err
+	}
+	_ = f.Close() // read-only: nothing was written to lose
+	return nil
 }

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hashline/hashline/client"
+	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/binarytest"
+)
+
+// The memory test's shape: the budget, and what the server may use beside
+// it (the runtime, its binary, and the small bounds the test gives its
+// caches), as VmHWM counts it.
+const (
+	memBudget   = 256 << 20
+	memHeadroom = 64 << 20
+	smallBound  = 1 << 20 // --view-bytes, --request-id-bytes, --grep-bytes
+	bigFile     = 40 << 20
+	bigFiles    = 12
+	bigReads    = 36
+	bigApplies  = 3
+)
+
+// TestMemoryBudgetBoundsTheServer runs the real hashlined (built without
+// the race detector, whose shadow memory would swamp the measure) with a
+// 256 MiB --memory-budget, and 3 Applies of 12 appends to 40 MB files and
+// 36 Reads of 40 MB files at once: the server's peak resident memory
+// (VmHWM) stays under the budget plus 64 MiB for the runtime and its
+// caches' small bounds; every call succeeds or is refused with a reason
+// that says why, and a refused one leaves the disk as it was.
+func TestMemoryBudgetBoundsTheServer(t *testing.T) {
+	bin, err := binarytest.Build(binarytest.Hashlined)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	line := []byte(strings.Repeat("m", 59) + "\n")
+	body := bytes.Repeat(line, bigFile/len(line))
+	sums := map[string][32]byte{}
+	for i := range bigFiles {
+		name := "big" + strconv.Itoa(i) + ".txt"
+		content := append([]byte(name+"\n"), body...)
+		if err := os.WriteFile(filepath.Join(root, name), content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		sums[name] = sha256.Sum256(content)
+	}
+	small := strconv.Itoa(smallBound)
+	cmd, addr, _ := startBinary(t, bin, nil, "--root", root, "--listen", "127.0.0.1:0",
+		"--memory-budget", strconv.Itoa(memBudget), "--cache-bytes", "0", "--state-bytes", "0",
+		"--view-bytes", small, "--request-id-bytes", small, "--grep-bytes", small, "--fsync=false")
+	c, ctx := dial(t, addr)
+	ctx, cancel := context.WithTimeout(ctx, 50*time.Second)
+	defer cancel()
+
+	var wg sync.WaitGroup
+	errs := make(chan error, bigReads+bigApplies)
+	for i := range bigApplies {
+		wg.Go(func() {
+			var changes []*hashlinev1.Change
+			for j := range bigFiles {
+				changes = append(changes, &hashlinev1.Change{Change: &hashlinev1.Change_Edit{Edit: &hashlinev1.EditRequest{
+					Path: "big" + strconv.Itoa(j) + ".txt", Edits: []*hashlinev1.FileEdit{client.Append(fmt.Sprint("apply ", i))}}}})
+			}
+			_, err := c.Apply(ctx, &hashlinev1.ApplyRequest{Changes: changes})
+			var ce *client.Error
+			if !errors.As(err, &ce) || ce.Reason != "TOO_LARGE" {
+				errs <- fmt.Errorf("apply %d: %v, want TOO_LARGE (12 files of 40 MB are over the set limit and the budget)", i, err)
+			}
+		})
+	}
+	for i := range bigReads {
+		wg.Go(func() {
+			name := "big" + strconv.Itoa(i%bigFiles) + ".txt"
+			resp, err := c.Read(ctx, &hashlinev1.ReadRequest{Path: name, Limit: 10})
+			if err != nil {
+				errs <- fmt.Errorf("read %d of %s: %v, want it read (it fits in the budget, in turn)", i, name, err)
+				return
+			}
+			if resp.GetTotalLines() != int32(bigFile/len(line))+1 {
+				errs <- fmt.Errorf("read %d of %s: %d lines", i, name, resp.GetTotalLines())
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	hwm := vmHWM(t, cmd.Process.Pid)
+	limit := int64(memBudget + memHeadroom + 3*smallBound)
+	t.Logf("peak resident memory %d MiB, limit %d MiB", hwm>>20, limit>>20)
+	if hwm > limit {
+		t.Errorf("the server peaked at %d MiB resident, over its %d MiB budget plus %d MiB headroom", hwm>>20, memBudget>>20, (limit-memBudget)>>20)
+	}
+	for name, sum := range sums {
+		b, err := os.ReadFile(filepath.Join(root, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sha256.Sum256(b) != sum {
+			t.Errorf("%s changed, though every Apply was refused", name)
+		}
+	}
+}
+
+// vmHWM is the peak resident set size of process pid, in bytes.
+func vmHWM(t *testing.T, pid int) int64 {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for l := range strings.Lines(string(b)) {
+		if rest, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return kb << 10
+		}
+	}
+	t.Fatal("no VmHWM in /proc/" + strconv.Itoa(pid) + "/status")
+	return 0
+}
