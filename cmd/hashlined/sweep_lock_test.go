@@ -35,10 +35,9 @@ func TestASecondEngineOnARootIsRefusedAndTouchesNothing(t *testing.T) {
 	if err := os.WriteFile(staged, []byte("another engine's staged content\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	old := time.Now().Add(-time.Hour)
-	if err := os.Chtimes(staged, old, old); err != nil {
-		t.Fatal(err)
-	}
+	// Written after the first server started, so its own sweep leaves it;
+	// older than the second, whose sweep would take it.
+	time.Sleep(10 * time.Millisecond)
 	// Another state directory does not make it another workspace.
 	out, err := exec.Command(binary, "serve", "--root", root, "--listen", "127.0.0.1:0", "--state-dir", t.TempDir()).CombinedOutput()
 	var ee *exec.ExitError
