@@ -62,7 +62,7 @@ func runMCP(ctx context.Context, io stdio, args []string) int {
 	root := fs.String("root", "", "workspace directory of the embedded engine (default: the current directory)")
 	addr := fs.String("server", "", "address of a running hashlined to forward to, instead of the embedded engine: host:port, http://host:port, https://host:port (TLS) or unix:///path.sock")
 	agent := fs.String("agent", "", `agent name sent with every call; give each session its own (default: "mcp/", the MCP client's name and a random tag, one per process)`)
-	token := fs.String("token", io.getenv("HASHLINE_TOKEN"), "with --server: bearer token for a hashlined started with --tokens (env HASHLINE_TOKEN)")
+	token := fs.String("token", io.getenv("HASHLINE_TOKEN"), "bearer token for a hashlined started with --tokens, at --server or serving --root (env HASHLINE_TOKEN)")
 	var tlsf tlsFlags
 	tlsf.register(fs, io)
 	fsync := fs.Bool("fsync", true, "embedded engine: fsync files and directories on write; false is UNSAFE (a crash can lose acknowledged edits, or leave a file just written holding zeros) and meant for benchmarks")
@@ -91,14 +91,8 @@ func runMCP(ctx context.Context, io stdio, args []string) int {
 		return exitUsage
 	}
 	if *addr == "" {
-		set := false
-		fs.Visit(func(f *flag.Flag) { set = set || f.Name == "token" })
-		if set {
-			fmt.Fprintln(io.stderr, "hashline mcp: --token needs --server: the embedded engine has no tokens")
-			return exitUsage
-		}
 		if set := tlsf.set(fs); len(set) > 0 {
-			fmt.Fprintf(io.stderr, "hashline mcp: %s needs --server: the embedded engine has no connection to secure\n", strings.Join(set, " and "))
+			fmt.Fprintf(io.stderr, "hashline mcp: %s needs --server: the workspace's engine on this machine is reached over a private socket, with no connection to secure\n", strings.Join(set, " and "))
 			return exitUsage
 		}
 	}
@@ -176,8 +170,12 @@ func runMCP(ctx context.Context, io stdio, args []string) int {
 		// The session is one client of the root's one engine, which
 		// remembers what each agent was shown: an edit of a file the
 		// session never read is NOT_READ, as with hashlined.
+		var opts []client.Option
+		if *token != "" {
+			opts = append(opts, client.WithToken(*token))
+		}
 		var err error
-		if c, err = daemon.Attach(ctx, dir, start); err != nil {
+		if c, err = daemon.Attach(ctx, dir, start, opts...); err != nil {
 			if errors.As(err, new(*daemon.RootError)) {
 				err = fmt.Errorf("--root: %w", err)
 			}

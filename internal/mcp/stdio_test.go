@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -16,6 +17,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hashline/hashline/internal/binarytest"
+	"github.com/hashline/hashline/internal/daemon"
 	"github.com/hashline/hashline/internal/workspace"
 	"github.com/hashline/hashline/server"
 )
@@ -253,14 +255,37 @@ func TestStdioServerWithTokens(t *testing.T) {
 
 		}
 	})
-	t.Run("with the embedded engine", func(t *testing.T) {
-		var stdout, stderr bytes.Buffer
-		cmd := exec.Command(hashlineBinary(t), "mcp", "--root", root, "--token", token)
-		cmd.Stdout, cmd.Stderr, cmd.Stdin = &stdout, &stderr, strings.NewReader("")
-		err := cmd.Run()
+	// The root's own engine (hashline mcp without --server attaches to
+	// it) may have tokens too: the session sends its token there.
+	t.Run("the root's engine", func(t *testing.T) {
+		root := t.TempDir()
+		if err := os.WriteFile(filepath.Join(root, "f.go"), []byte("package f\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		file := filepath.Join(t.TempDir(), "tokens.yaml")
+		if err := os.WriteFile(file, []byte("tokens:\n  - token: "+token+"\n    agent: desk\n    permission: write\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		wait, err := daemon.Embed(ctx, "test engine", []string{"--root", root, "--listen", "", "--tokens", file, "--log-level", "error"}, io.Discard)
+		if err != nil {
+			cancel()
+			t.Fatal(err)
+		}
+		defer func() { cancel(); wait() }()
+		var stderr bytes.Buffer
+		cs, _ := stdioSessionEnv(t, &stderr, []string{"HASHLINE_TOKEN="}, "--root", root, "--token", token)
+		if text, isErr := callText(t, cs, "read_file", map[string]any{"path": "f.go"}); isErr || !strings.Contains(text, "1:") {
+			t.Errorf("read with the token: %v %s", isErr, text)
+		}
+		cs.Close()
+		var out bytes.Buffer
+		cmd := exec.Command(hashlineBinary(t), "mcp", "--root", root)
+		cmd.Env = append(os.Environ(), "HASHLINE_TOKEN=")
+		cmd.Stdout, cmd.Stderr, cmd.Stdin = &out, &out, strings.NewReader("")
 		var ee *exec.ExitError
-		if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(stderr.String(), "--token needs --server") {
-			t.Errorf("err %v, stderr: %s", err, &stderr)
+		if err := cmd.Run(); !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(out.String(), "pass --token or set HASHLINE_TOKEN") {
+			t.Errorf("without a token: %v\n%s", err, &out)
 		}
 	})
 }
