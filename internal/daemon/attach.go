@@ -17,6 +17,7 @@ import (
 
 	"github.com/hashline/hashline/client"
 	"github.com/hashline/hashline/internal/state"
+	"github.com/hashline/hashline/internal/workspace"
 )
 
 // DefaultIdleExit is how long an engine that hashline started for its
@@ -95,7 +96,7 @@ func Attach(ctx context.Context, root string, start Start, opts ...client.Option
 		}
 		return nil, fmt.Errorf("the engine of %s did not answer: %w", abs, err)
 	}
-	if st.Root != abs {
+	if same := workspace.DefaultNameFold(); st.Root != abs && (same == nil || same(st.Root) != same(abs)) {
 		c.Close()
 		return nil, fmt.Errorf("the engine on %s serves %s, not %s; remove the socket if no engine of %s runs", pl.socket, st.Root, abs, abs)
 	}

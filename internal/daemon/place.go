@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hashline/hashline/internal/state"
+	"github.com/hashline/hashline/internal/workspace"
 )
 
 // A workspace has one running engine, whatever started it: hashlined, or
@@ -41,8 +42,13 @@ type place struct {
 const maxSocketPath = 100
 
 // locate returns the place of the engine of root, an absolute path with
-// symlinks evaluated, creating its directory if missing.
+// symlinks evaluated, creating its directory if missing. On a platform
+// whose file systems ignore case (and normalization), every spelling of
+// the root is one place: the root is folded as the workspace folds names.
 func locate(root string) (place, error) {
+	if fold := workspace.DefaultNameFold(); fold != nil {
+		root = fold(root)
+	}
 	dir, err := placeDir(root)
 	if err != nil {
 		return place{}, err

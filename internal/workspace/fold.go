@@ -39,6 +39,10 @@ func defaultNameFold() func(string) string {
 	return nil
 }
 
+// DefaultNameFold is the fold rule a workspace on this platform gets
+// unless WithNameFold says otherwise (nil: names compare byte for byte).
+func DefaultNameFold() func(string) string { return defaultNameFold() }
+
 // WithNameFold sets how the workspace's file system compares names: fold
 // maps every spelling of one name to one string (FoldCase for a case- and
 // normalization-insensitive file system), nil compares names byte for
