@@ -89,7 +89,7 @@ func envOr(io stdio, key, def string) string {
 	return def
 }
 
-// connect returns a client for the server, or for an in-process engine with
+// connect returns a client for the server, or for the workspace's engine with
 // --local, and a func that releases it.
 func (c *connFlags) connect(ctx context.Context) (*client.Client, func(), error) {
 	opts := []client.Option{client.WithTimeout(c.timeout)}

@@ -59,15 +59,15 @@ flags:
 func runMCP(ctx context.Context, io stdio, args []string) int {
 	fs := flag.NewFlagSet("hashline mcp", flag.ContinueOnError)
 	fs.SetOutput(io.stderr)
-	root := fs.String("root", "", "workspace directory of the embedded engine (default: the current directory)")
-	addr := fs.String("server", "", "address of a running hashlined to forward to, instead of the embedded engine: host:port, http://host:port, https://host:port (TLS) or unix:///path.sock")
+	root := fs.String("root", "", "workspace directory whose engine the session uses (default: the current directory)")
+	addr := fs.String("server", "", "address of a running hashlined to forward to, instead of the engine of --root: host:port, http://host:port, https://host:port (TLS) or unix:///path.sock")
 	agent := fs.String("agent", "", `agent name sent with every call; give each session its own (default: "mcp/", the MCP client's name and a random tag, one per process)`)
 	token := fs.String("token", io.getenv("HASHLINE_TOKEN"), "bearer token for a hashlined started with --tokens, at --server or serving --root (env HASHLINE_TOKEN)")
 	var tlsf tlsFlags
 	tlsf.register(fs, io)
-	fsync := fs.Bool("fsync", true, "embedded engine: fsync files and directories on write; false is UNSAFE (a crash can lose acknowledged edits, or leave a file just written holding zeros) and meant for benchmarks")
-	stateDir := fs.String("state-dir", "", "embedded engine: directory of its own state, outside the workspace (refused inside it): snapshots that memory let go, for rebases, kept across sessions (default: hashline/<hash of the root> under $XDG_STATE_HOME, else ~/.local/state, %LocalAppData% on Windows, ~/Library/Application Support on macOS)")
-	stateBytes := fs.Int64("state-bytes", versions.DefaultDiskBytes, "embedded engine: bytes of snapshots kept in --state-dir, oldest out (0 = none)")
+	fsync := fs.Bool("fsync", true, "an engine this session starts: fsync files and directories on write; false is UNSAFE (a crash can lose acknowledged edits, or leave a file just written holding zeros) and meant for benchmarks")
+	stateDir := fs.String("state-dir", "", "an engine this session starts: directory of its own state, outside the workspace (refused inside it): snapshots that memory let go, for rebases, kept across sessions (default: hashline/<hash of the root> under $XDG_STATE_HOME, else ~/.local/state, %LocalAppData% on Windows, ~/Library/Application Support on macOS)")
+	stateBytes := fs.Int64("state-bytes", versions.DefaultDiskBytes, "an engine this session starts: bytes of snapshots kept in --state-dir, oldest out (0 = none)")
 	embedded := fs.Bool("embedded", false, "run the engine in this process for the session's life instead of sharing the root's engine process; refused while another engine serves the root")
 	// Printed once, by us (see parse): on stdout for --help, on stderr
 	// after a bad flag's error.
