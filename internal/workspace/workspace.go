@@ -24,9 +24,8 @@ type options struct {
 	maxFileBytes int64
 	fsync        bool
 	vcsRead      bool
-	fold         func(string) string    // how the file system compares names; nil: byte for byte
-	foldSet      bool                   // fold was given (WithNameFold), rather than left to the platform
-	dirSync      func(dir string) error // syncs a directory in place of fsync; tests set it, nil otherwise
+	fold         func(string) string // how the file system compares names; nil: byte for byte
+	foldSet      bool                // fold was given (WithNameFold), rather than left to the platform
 }
 
 // Option configures Open.
@@ -66,7 +65,6 @@ type Workspace struct {
 	dir     string // absolute, cleaned, as given
 	realDir string // dir with symlinks evaluated, for absolute paths and links
 	opts    options
-	dirs    dirSyncer // groups concurrent syncs of one directory
 }
 
 // Open opens the workspace rooted at the existing directory root.

@@ -368,18 +368,7 @@ func linkUnsupported(err error) bool {
 		errors.Is(err, syscall.EMLINK) || errors.Is(err, syscall.ENOSYS)
 }
 
-// syncDir syncs dir (a symlink-free path) so that what was done in it
-// before the call survives a crash: concurrent calls for one directory
-// share a sync that started after each of them was made (dirSyncer).
 func (w *Workspace) syncDir(dir string) error {
-	fsync := w.opts.dirSync
-	if fsync == nil {
-		fsync = w.fsyncDir
-	}
-	return w.dirs.sync(dir, fsync)
-}
-
-func (w *Workspace) fsyncDir(dir string) error {
 	d, err := w.root.Open(dir)
 	if err != nil {
 		return err
