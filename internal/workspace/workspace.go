@@ -122,11 +122,16 @@ func (w *Workspace) MaxFileBytes() int64 { return w.opts.maxFileBytes }
 // the root. Surrounding spaces are trimmed; an absolute path is accepted only
 // if it lies inside the root (compared with Dir and with its symlink-free
 // form); ".." that climbs out is ErrOutsideRoot; an empty path or a NUL byte
-// is ErrInvalidPath. "." (the root itself) is returned as ".". Rel is purely
-// lexical: symlinks are resolved by ReadFile and WriteFile.
+// is ErrInvalidPath, and so are a path over MaxPathBytes or MaxPathDepth
+// and the name of a temp file (IsTempName), which no caller may name. "."
+// (the root itself) is returned as ".". Rel is purely lexical: symlinks are
+// resolved by ReadFile and WriteFile.
 func (w *Workspace) Rel(p string) (string, error) { return w.rel("resolve", p) }
 
 func (w *Workspace) rel(op, p string) (string, error) {
+	if err := checkSize(op, p); err != nil {
+		return "", err
+	}
 	p = strings.TrimSpace(p)
 	switch {
 	case p == "":
@@ -144,6 +149,9 @@ func (w *Workspace) rel(op, p string) (string, error) {
 	c := path.Clean(filepath.ToSlash(p))
 	if c == ".." || strings.HasPrefix(c, "../") {
 		return "", newErr(op, p, ErrOutsideRoot, "path climbs out of the workspace root with \"..\"; %s", hintInside)
+	}
+	if err := checkTemp(op, c); err != nil {
+		return "", err
 	}
 	return c, nil
 }
