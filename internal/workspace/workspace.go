@@ -26,6 +26,16 @@ type options struct {
 	vcsRead      bool
 	fold         func(string) string // how the file system compares names; nil: byte for byte
 	foldSet      bool                // fold was given (WithNameFold), rather than left to the platform
+	// preallocate reserves a temp file's blocks before an unsynced replace
+	// fills it (allocate; tests see which writes call it).
+	preallocate func(fd uintptr, n int) bool
+	// beforeOpen, for tests, runs in ReadFile between the Lstat and the
+	// open, so a test can swap a FIFO in where a regular file was checked.
+	beforeOpen func(target string)
+	// beforeRename, for tests, runs in WriteFile after the temp file is
+	// complete and before it is moved into place, so a test can change the
+	// target under the write or make the step fail.
+	beforeRename func(target string) error
 }
 
 // Option configures Open.
@@ -69,7 +79,7 @@ type Workspace struct {
 
 // Open opens the workspace rooted at the existing directory root.
 func Open(root string, opts ...Option) (*Workspace, error) {
-	o := options{maxFileBytes: DefaultMaxFileBytes, fsync: true}
+	o := options{maxFileBytes: DefaultMaxFileBytes, fsync: true, preallocate: allocate}
 	for _, opt := range opts {
 		opt(&o)
 	}
