@@ -20,7 +20,6 @@ import (
 	"google.golang.org/grpc/peer"
 
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
-	"github.com/hashline/hashline/internal/workspace"
 )
 
 // Authenticator checks the bearer token of every call ("authorization:
@@ -277,11 +276,10 @@ var searchMethods = map[string]bool{
 // pathRequest is every request message with a path.
 type pathRequest interface{ GetPath() string }
 
-// access checks each FileService request against the caller's grant and the
-// paths no caller may name. It runs for every call, with or without tokens:
-//   - paths are at most MaxPathBytes long and MaxPathDepth deep;
-//   - the workspace's temporary files (workspace.IsTempName) cannot be
-//     named, so a crash's leftovers are never read or overwritten;
+// access checks each FileService request against the caller's grant. The
+// paths no caller may name (over the length and depth limits, the
+// workspace's temp files) are not its business: the workspace refuses them
+// to every caller (workspace.Rel), with or without this interceptor.
 //   - a read-only grant may not call Edit, Write, Delete, Move or Apply
 //     (READ_ONLY);
 //   - with path prefixes, the request path, and the file it resolves to
@@ -350,30 +348,19 @@ func changePaths(req any) ([]string, bool) {
 	return nil, false
 }
 
-// checkPath checks one path a request names against g and the paths no
-// caller may name.
+// checkPath checks one path a request names against g.
 func (a *access) checkPath(g *Grant, method, p string) error {
+	if g == nil || len(g.Prefixes) == 0 {
+		return nil
+	}
 	if p == "" {
-		if !searchMethods[method] && (g == nil || len(g.Prefixes) == 0) {
-			return nil // the service reports the empty path
-		}
 		// The whole workspace, for a search; and for any call of a
 		// restricted token, so that no method can read "" as "everything".
 		p = "."
 	}
-	if err := checkPathSize(p); err != nil {
-		return err
-	}
 	rel, err := a.svc.ws.Rel(p)
 	if err != nil {
 		return nil // the service reports the bad path, as it would without tokens
-	}
-	if workspace.IsTempName(rel) {
-		return fmt.Errorf("%w: %q is the name of a temporary file the server writes through; choose another name",
-			workspace.ErrInvalidPath, rel)
-	}
-	if g == nil || len(g.Prefixes) == 0 {
-		return nil
 	}
 	allowed := g.allows
 	if searchMethods[method] {
@@ -384,25 +371,6 @@ func (a *access) checkPath(g *Grant, method, p string) error {
 	}
 	if target, ok := a.resolve(rel); ok && !allowed(target) {
 		return a.denied(g, rel+" (through a symlink to "+target+")")
-	}
-	return nil
-}
-
-// Path limits. The kernel refuses paths over PATH_MAX in one system call,
-// but os.Root resolves a path one component at a time, so without these a
-// single Write of "d/d/d/…" thousands deep would create thousands of
-// directories, each step re-walking the ones before it (minutes of work).
-const (
-	MaxPathBytes = 4096 // PATH_MAX
-	MaxPathDepth = 256  // components
-)
-
-func checkPathSize(p string) error {
-	if len(p) > MaxPathBytes {
-		return fmt.Errorf("%w: the path is %d bytes, over the %d-byte limit; use a shorter path", workspace.ErrInvalidPath, len(p), MaxPathBytes)
-	}
-	if n := strings.Count(p, "/") + 1; n > MaxPathDepth {
-		return fmt.Errorf("%w: the path has %d components, over the limit of %d; use a shallower path", workspace.ErrInvalidPath, n, MaxPathDepth)
 	}
 	return nil
 }

@@ -624,8 +624,8 @@ func (s *Service) commitSet(ctx context.Context, set string, changes []*change) 
 			return fmt.Errorf("%w: %v; nothing was written", workspace.ErrIO, err)
 		}
 	}
-	if testHookCommitted != nil {
-		testHookCommitted(set)
+	if s.opts.recorded != nil {
+		s.opts.recorded(set)
 	}
 	if err := s.ws.Commit(steps); err != nil {
 		return s.finishSet(ctx, set, changes, steps, done, err)
@@ -701,10 +701,6 @@ func (s *Service) finishSet(ctx context.Context, set string, changes []*change, 
 	return fmt.Errorf("%w: change set %s was applied only in part (%v). Applied: %s. Not applied: %s. %s",
 		workspace.ErrIO, set, commitErr, appliedList, strings.Join(missed, "; "), next)
 }
-
-// testHookCommitted, when set, runs right after a set's intent record is
-// written (tests).
-var testHookCommitted func(set string)
 
 // intentSteps converts steps to their record.
 func intentSteps(steps []workspace.Step) []state.IntentStep {

@@ -19,20 +19,19 @@ import (
 // locks, the record goes once none is left to do, and the error names what
 // was applied and what was not.
 func TestASetWhoseCommitFailsSaysWhatWasAppliedAndLeavesNoRecord(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	for p, c := range map[string]string{"a.txt": "old a\n", "b.txt": "old b\n"} {
 		if err := os.WriteFile(filepath.Join(root, p), []byte(c), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	s, log := intentService(t, root)
-	testHookCommitted = func(string) {
+	s, log := intentService(t, root, withRecorded(func(string) {
 		a := filepath.Join(root, "a.txt")
 		os.Remove(a)
 		os.Mkdir(a, 0o755)
 		os.WriteFile(filepath.Join(a, "x"), []byte("x\n"), 0o644)
-	}
-	t.Cleanup(func() { testHookCommitted = nil })
+	}))
 
 	_, err := s.Apply(context.Background(), &hashlinev1.ApplyRequest{Changes: []*hashlinev1.Change{
 		{Change: &hashlinev1.Change_Write{Write: &hashlinev1.WriteRequest{Path: "a.txt", Content: "new a\n"}}},
@@ -64,7 +63,7 @@ func TestASetWhoseCommitFailsSaysWhatWasAppliedAndLeavesNoRecord(t *testing.T) {
 
 // intentService is a service over root with an intent log in a state
 // directory of its own, closed with the test.
-func intentService(t *testing.T, root string) (*Service, *state.Intents) {
+func intentService(t *testing.T, root string, opts ...Option) (*Service, *state.Intents) {
 	t.Helper()
 	ws, err := workspace.Open(root)
 	if err != nil {
@@ -79,5 +78,5 @@ func intentService(t *testing.T, root string) (*Service, *state.Intents) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return New(ws, WithIntentLog(log)), log
+	return New(ws, append([]Option{WithIntentLog(log)}, opts...)...), log
 }

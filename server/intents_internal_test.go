@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
@@ -19,6 +20,7 @@ import (
 // set (or is refused while it cannot), and the next start finds nothing to
 // redo.
 func TestAnUnfinishedSetIsFinishedBeforeALaterChangeToItsPaths(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	const c = "c's old content\n"
 	if err := os.Mkdir(filepath.Join(root, "d"), 0o755); err != nil {
@@ -29,21 +31,24 @@ func TestAnUnfinishedSetIsFinishedBeforeALaterChangeToItsPaths(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	s, log := intentService(t, root)
 	// Another process puts a file where the directory of a staged content
-	// was: its rename fails now and on the second try.
-	testHookCommitted = func(string) {
+	// was, for the first set only: its rename fails now and on the second
+	// try.
+	var first atomic.Bool
+	first.Store(true)
+	s, log := intentService(t, root, withRecorded(func(string) {
+		if !first.Swap(false) {
+			return
+		}
 		d := filepath.Join(root, "d")
 		os.RemoveAll(d)
 		os.WriteFile(d, []byte("not a directory\n"), 0o644)
-	}
-	t.Cleanup(func() { testHookCommitted = nil })
+	}))
 	ctx := context.Background()
 	_, err := s.Apply(ctx, &hashlinev1.ApplyRequest{Changes: []*hashlinev1.Change{
 		{Change: &hashlinev1.Change_Write{Write: &hashlinev1.WriteRequest{Path: "d/a.txt", Content: "new a\n"}}},
 		{Change: &hashlinev1.Change_Delete{Delete: &hashlinev1.DeleteRequest{Path: "c.txt"}}},
 	}})
-	testHookCommitted = nil
 	if err == nil || !strings.Contains(err.Error(), "Applied: 1 (delete c.txt)") {
 		t.Fatalf("the set answered %v, want it applied in part", err)
 	}

@@ -13,6 +13,14 @@ import (
 
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/workspace"
+)
+
+// Path limits: a longer or deeper path is refused with INVALID_PATH by the
+// workspace itself (workspace.MaxPathBytes, which says why).
+const (
+	MaxPathBytes = workspace.MaxPathBytes
+	MaxPathDepth = workspace.MaxPathDepth
 )
 
 // DefaultRateMaxAgents bounds the number of per-agent token buckets a

@@ -60,6 +60,12 @@ type options struct {
 	grepSearchBytes int64
 	// grepSearched, for tests, is called when a Grep's search has ended.
 	grepSearched func(grep.Summary, error)
+	// recorded, for tests, runs right after a change set's intent record
+	// is written, before its commit.
+	recorded func(set string)
+	// treeWait, for tests, runs when a shared holder of the tree lock is
+	// about to wait (treelock.go).
+	treeWait func()
 }
 
 func defaultOptions() options {

@@ -60,6 +60,7 @@ func New(ws *workspace.Workspace, opts ...Option) *Service {
 	s := &Service{ws: ws, opts: o, views: versions.NewViews(o.viewEntries, o.viewBytes),
 		latest: versions.NewViews(o.viewEntries, o.viewBytes, versions.WithDepth(1)), grepBudget: grep.NewBudget(o.grepBytes),
 		memory: newMemoryBudget(o.memoryBudget)}
+	s.tree.waiting = o.treeWait
 	// Only a version some agent was shown can be an edit's remembered
 	// base; the others a client may still name as baseVersion are refused
 	// with fresh tags when memory has let them go.

@@ -24,11 +24,10 @@ type treeLock struct {
 	writer   bool
 	queued   int           // exclusive holders waiting
 	released chan struct{} // closed, and replaced, at every release
+	// waiting, when set, runs when a shared holder is about to wait (tests,
+	// through the service's options).
+	waiting func()
 }
-
-// testHookTreeWait, when set, runs when a shared holder is about to wait
-// (tests).
-var testHookTreeWait func()
 
 // lock takes the tree lock, exclusively or shared, and returns its unlock.
 func (t *treeLock) lock(ctx context.Context, exclusive bool) (func(), error) {
@@ -53,8 +52,8 @@ func (t *treeLock) lock(ctx context.Context, exclusive bool) (func(), error) {
 		}
 		wait := t.released
 		t.mu.Unlock()
-		if !exclusive && testHookTreeWait != nil {
-			testHookTreeWait()
+		if !exclusive && t.waiting != nil {
+			t.waiting()
 		}
 		select {
 		case <-wait:

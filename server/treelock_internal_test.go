@@ -16,33 +16,34 @@ import (
 // directory. The hook runs at the set's commit point and lets the set go
 // on only once the write has either landed or is waiting for the set.
 func TestADirectoryDeleteAndAWriteIntoItNeverTearTheSet(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	if err := os.Mkdir(filepath.Join(root, "d"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	s, log := intentService(t, root)
 	ctx := context.Background()
 
 	written := make(chan error, 1)
 	waiting := make(chan struct{}, 1)
-	testHookTreeWait = func() {
-		select {
-		case waiting <- struct{}{}:
-		default:
-		}
-	}
-	testHookCommitted = func(string) {
-		go func() {
-			_, err := s.Write(ctx, &hashlinev1.WriteRequest{Path: "d/f.txt", Content: "f\n"})
-			written <- err
-		}()
-		select {
-		case err := <-written:
-			written <- err // it landed inside the set's window
-		case <-waiting:
-		}
-	}
-	t.Cleanup(func() { testHookTreeWait, testHookCommitted = nil, nil })
+	var s *Service // the hooks run only once s is set: in its Apply below
+	s, log := intentService(t, root,
+		withTreeWait(func() {
+			select {
+			case waiting <- struct{}{}:
+			default:
+			}
+		}),
+		withRecorded(func(string) {
+			go func() {
+				_, err := s.Write(ctx, &hashlinev1.WriteRequest{Path: "d/f.txt", Content: "f\n"})
+				written <- err
+			}()
+			select {
+			case err := <-written:
+				written <- err // it landed inside the set's window
+			case <-waiting:
+			}
+		}))
 
 	_, err := s.Apply(ctx, &hashlinev1.ApplyRequest{Changes: []*hashlinev1.Change{
 		{Change: &hashlinev1.Change_Delete{Delete: &hashlinev1.DeleteRequest{Path: "d"}}},

@@ -386,18 +386,17 @@ func TestTightBoundsGiveTheSameResults(t *testing.T) {
 // Whenever a search is cancelled, it gives back all it held: what its
 // workers found ahead, and what the emitting goroutine had found itself.
 func TestCancelledSearchesHoldNothing(t *testing.T) {
+	t.Parallel()
 	dir, _ := sameFiles(t, 200)
-	defer func(w int) { window = w }(window)
 	b := NewBudget(1 << 20)
 	rng := rand.New(rand.NewPCG(7, 7))
 	for _, win := range []int{1, 4, 1024} {
-		window = win
 		for i := range 40 {
 			ctx, cancel := context.WithCancel(context.Background())
 			// Cancelled at a random point: before the first file, between
 			// files or while one is being read.
 			stop := time.AfterFunc(time.Duration(rng.IntN(2000))*time.Microsecond, cancel)
-			_, err := searchQueued(ctx, rootFS(t, dir), Options{Pattern: "match", MaxMatches: 1 << 30, Workers: 1 + i%3, Budget: b, MaxHeldBytes: 64 << 10}, nil)
+			_, err := searchQueued(ctx, rootFS(t, dir), Options{Pattern: "match", MaxMatches: 1 << 30, Workers: 1 + i%3, Budget: b, MaxHeldBytes: 64 << 10, window: win}, nil)
 			stop.Stop()
 			cancel()
 			if err != nil && !errors.Is(err, context.Canceled) {

@@ -140,6 +140,10 @@ type Options struct {
 	// are skipped. The server uses it to skip links into version-control
 	// metadata, which the walk itself skips only by name.
 	SkipLink func(path string) bool
+
+	// window, for tests, bounds how far workers run ahead of emit (tree.go);
+	// 0 is defaultWindow.
+	window int
 }
 
 // Line is one line of a File's result: a match or context around one.

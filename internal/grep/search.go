@@ -93,6 +93,9 @@ func withDefaults(o Options) Options {
 	if o.MaxHeldBytes <= 0 {
 		o.MaxHeldBytes = DefaultMaxHeldBytes
 	}
+	if o.window <= 0 {
+		o.window = defaultWindow
+	}
 	return o
 }
 

@@ -402,14 +402,14 @@ func ctx(n int, content string) Line { return Line{Number: n, Content: content} 
 // workers there are or how far they may run ahead of emit, down to a window
 // of one task (the emitting goroutine then does most tasks itself).
 func TestWindowAndWorkers(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	files := randomTree(t, dir, 5, 300)
-	defer func(w int) { window = w }(window)
 	for _, win := range []int{1, 2, 1024} {
 		for _, workers := range []int{1, 2, 7} {
 			t.Run(fmt.Sprintf("window %d, %d workers", win, workers), func(t *testing.T) {
-				window = win
-				opts := Options{Pattern: `(?i)main|x_test`, Before: 1, After: 1, MaxMatches: 1 << 20, Workers: workers}
+				t.Parallel()
+				opts := Options{Pattern: `(?i)main|x_test`, Before: 1, After: 1, MaxMatches: 1 << 20, Workers: workers, window: win}
 				want, _ := naiveSearch(t, files, opts)
 				var got []File
 				_, err := Search(context.Background(), rootFS(t, dir), opts, func(f File) error {

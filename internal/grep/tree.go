@@ -24,9 +24,9 @@ import (
 // each task and the emitting goroutine gives it back when it has passed the
 // task, which bounds how far the workers run ahead of a slow emit.
 
-// window bounds the tasks taken by workers that the emitting goroutine has
-// not passed yet (a variable for tests).
-var window = 1024
+// defaultWindow bounds the tasks taken by workers that the emitting
+// goroutine has not passed yet (Options.window, which tests set lower).
+const defaultWindow = 1024
 
 // Task states.
 const (
@@ -80,7 +80,7 @@ type queue struct {
 	waiting atomic.Pointer[item]
 }
 
-func newQueue() *queue {
+func newQueue(window int) *queue {
 	q := &queue{slots: window}
 	q.work.L, q.passed.L = &q.mu, &q.mu
 	return q
@@ -223,7 +223,7 @@ func (s *search) tree(ctx context.Context, w *walker, start string) error {
 	root := &item{path: start, isDir: true, self: d, parts: parts, root: true}
 	root.pats, s.redo.bufs.ignore = w.rootPatterns(start, s.redo.bufs.ignore)
 	s.w = w
-	s.q = newQueue()
+	s.q = newQueue(s.opts.window)
 	stop := context.AfterFunc(ictx, s.q.wake)
 	defer stop()
 	var wg sync.WaitGroup

@@ -18,9 +18,6 @@ import (
 // microseconds; only near-total rewrites of large files come close.
 const DiffTimeout = 100 * time.Millisecond
 
-// diffTimeout is DiffTimeout; tests set it to make slow diffs deterministic.
-var diffTimeout = DiffTimeout
-
 // Hunk is one change between two versions of a file: lines A0..A1 of the old
 // version (0-based, half-open) were replaced by lines B0..B1 of the new one.
 // A0 == A1 is a pure insertion before old line A0; B0 == B1 a deletion.
@@ -31,7 +28,11 @@ type Hunk struct {
 // Diff returns the hunks turning old into new, in order. Lines are compared
 // by content without their endings. Hunks are separated by at least one
 // unchanged line.
-func Diff(old, new *hashline.Document) []Hunk {
+func Diff(old, new *hashline.Document) []Hunk { return diff(old, new, DiffTimeout) }
+
+// diff is Diff with its search bounded by timeout (tests make slow diffs
+// deterministic with it).
+func diff(old, new *hashline.Document, timeout time.Duration) []Hunk {
 	n, m := old.Len(), new.Len()
 	p := commonPrefix(old, new)
 	s := commonSuffix(old, new, p)
@@ -45,7 +46,7 @@ func Diff(old, new *hashline.Document) []Hunk {
 	if hunks, ok := lcsDiff(old, new, a0, a1, b0, b1); ok {
 		return hunks
 	}
-	return dmpDiff(old, new, a0, a1, b0, b1)
+	return dmpDiff(old, new, a0, a1, b0, b1, timeout)
 }
 
 // lcsExactBound is the edit distance (lines removed plus lines added) below
@@ -84,14 +85,14 @@ func lines(d *hashline.Document, from, to int) []string {
 
 // dmpDiff diffs the middle lines with diffmatchpatch's Myers bisection on
 // lines interned to runes: exact however many changes there are, within
-// DiffTimeout.
-func dmpDiff(old, new *hashline.Document, a0, a1, b0, b1 int) []Hunk {
+// timeout.
+func dmpDiff(old, new *hashline.Document, a0, a1, b0, b1 int, timeout time.Duration) []Hunk {
 	ra, rb, ok := intern(old, new, a0, a1, b0, b1)
 	if !ok {
 		return []Hunk{{a0, a1, b0, b1}}
 	}
 	dmp := diffmatchpatch.New()
-	dmp.DiffTimeout = diffTimeout
+	dmp.DiffTimeout = timeout
 	var hunks []Hunk
 	i, j := a0, b0
 	open := false

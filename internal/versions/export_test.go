@@ -1,11 +1,13 @@
 package versions
 
-import "time"
+import (
+	"time"
 
-// SetDiffTimeout changes the diff search bound for a test and returns the
-// function that restores it.
-func SetDiffTimeout(d time.Duration) (restore func()) {
-	old := diffTimeout
-	diffTimeout = d
-	return func() { diffTimeout = old }
+	"github.com/hashline/hashline/internal/hashline"
+)
+
+// DiffWithin is Diff with its search bounded by timeout instead of
+// DiffTimeout.
+func DiffWithin(old, new *hashline.Document, timeout time.Duration) []Hunk {
+	return diff(old, new, timeout)
 }

@@ -345,7 +345,7 @@ func TestDiffFindsEveryScatteredChange(t *testing.T) {
 	// exactly those lines (go-udiff's bounded LCS alone marked 1352 lines
 	// for 60 changes, 7420 for 200). 49 changes stay under go-udiff's
 	// bound, 60 and more take the diffmatchpatch path.
-	defer versions.SetDiffTimeout(time.Minute)() // no timing under -race
+	t.Parallel()
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, k := range []int{1, 49, 60, 200, 1000} {
 		old := make([]string, 10000)
@@ -360,7 +360,8 @@ func TestDiffFindsEveryScatteredChange(t *testing.T) {
 			cur[i] = fmt.Sprintf("changed %d", i)
 		}
 		marked := 0
-		for _, hk := range versions.Diff(doc(old...), doc(cur...)) {
+		// A minute: no timing under -race.
+		for _, hk := range versions.DiffWithin(doc(old...), doc(cur...), time.Minute) {
 			if hk.A1-hk.A0 != hk.B1-hk.B0 {
 				t.Fatalf("hunk %+v is not a one-for-one replacement", hk)
 			}
@@ -373,7 +374,7 @@ func TestDiffFindsEveryScatteredChange(t *testing.T) {
 }
 
 func TestDiffPastItsTimeoutStaysValid(t *testing.T) {
-	defer versions.SetDiffTimeout(time.Nanosecond)()
+	t.Parallel()
 	old := make([]string, 3000)
 	for i := range old {
 		old[i] = fmt.Sprintf("line %d", i)
@@ -383,7 +384,7 @@ func TestDiffPastItsTimeoutStaysValid(t *testing.T) {
 		cur[i] = "changed"
 	}
 	od, cd := doc(old...), doc(cur...)
-	hunks := versions.Diff(od, cd)
+	hunks := versions.DiffWithin(od, cd, time.Nanosecond)
 	// Replaying the hunks turns old into cur, and every line they keep is
 	// equal: a timed-out diff may over-report changes, never hide one.
 	var got []string

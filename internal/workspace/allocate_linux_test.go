@@ -36,12 +36,13 @@ func TestAllocateReservesTheBlocks(t *testing.T) {
 // would only add work), nor do writes that create the file (no rename over
 // a file starts writeback).
 func TestUnsyncedWritesAllocateFirst(t *testing.T) {
+	t.Parallel()
 	for _, fsync := range []bool{false, true} {
 		t.Run(fmt.Sprintf("fsync=%v", fsync), func(t *testing.T) {
+			t.Parallel()
 			var sizes []int
-			preallocate = func(fd uintptr, n int) bool { sizes = append(sizes, n); return allocate(fd, n) }
-			defer func() { preallocate = allocate }()
-			w, root, _ := newWS(t, WithFsync(fsync))
+			w, root, _ := newWS(t, WithFsync(fsync),
+				withPreallocate(func(fd uintptr, n int) bool { sizes = append(sizes, n); return allocate(fd, n) }))
 			for _, content := range []string{"one\ntwo\n", "three\n"} { // created, then replaced
 				if _, err := w.WriteFile("a.txt", []byte(content), WriteOptions{}); err != nil {
 					t.Fatal(err)

@@ -22,9 +22,9 @@ import (
 // root, as ReadFile follows them, and the last component is not (a link is
 // itself the entry). It returns the cleaned path, the symlink-free path of
 // the entry and its Lstat info, nil when nothing is there. The root itself
-// and temp files are ErrInvalidPath, version-control metadata (as named or
-// as resolved) ErrVCSPath, a path through a link out of the root
-// ErrOutsideRoot.
+// is ErrInvalidPath, and so is what Rel refuses (temp files, paths over the
+// limits); version-control metadata (as named or as resolved) ErrVCSPath, a
+// path through a link out of the root ErrOutsideRoot.
 func (w *Workspace) Entry(p string) (rel, target string, fi fs.FileInfo, err error) {
 	const op = "resolve"
 	if rel, err = w.rel(op, p); err != nil {
@@ -32,9 +32,6 @@ func (w *Workspace) Entry(p string) (rel, target string, fi fs.FileInfo, err err
 	}
 	if rel == "." {
 		return "", "", nil, newErr(op, rel, ErrInvalidPath, "names the workspace root itself, which cannot be deleted or moved; name a file or directory inside it")
-	}
-	if IsTempName(rel) {
-		return "", "", nil, newErr(op, rel, ErrInvalidPath, "is the name of a temporary file the server writes through; choose another name")
 	}
 	if IsVCSPath(rel) {
 		return "", "", nil, vcsError(op, rel, rel, true)

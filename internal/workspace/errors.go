@@ -60,7 +60,7 @@ var (
 // when there is one, so errors.Is(err, fs.ErrNotExist) keeps working too.
 type Error struct {
 	Op   string // "read", "write", "open" or "resolve"
-	Path string // the cleaned relative path, or the path as given if it could not be cleaned
+	Path string // the cleaned relative path, or the path as given if it could not be cleaned (its start, for one over MaxPathBytes or MaxPathDepth)
 	Kind error  // one of the package's sentinel errors
 	Msg  string // what went wrong and what to do about it
 	Err  error  // underlying cause, or nil

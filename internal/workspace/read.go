@@ -26,10 +26,6 @@ type File struct {
 	Mode fs.FileMode
 }
 
-// testHookBeforeOpen, if set, runs between the Lstat and the open, so tests
-// can swap a FIFO in where a regular file was checked.
-var testHookBeforeOpen func(target string)
-
 // ReadOptions tune ReadFileWith.
 type ReadOptions struct {
 	// Known, if set, is shown the file's bytes once they are read, before
@@ -81,8 +77,8 @@ func (w *Workspace) ReadFileWith(p string, opts ReadOptions) (*File, error) {
 	if fi.Size() > w.opts.maxFileBytes {
 		return nil, w.tooLarge(op, rel, fi.Size())
 	}
-	if testHookBeforeOpen != nil {
-		testHookBeforeOpen(target)
+	if w.opts.beforeOpen != nil {
+		w.opts.beforeOpen(target)
 	}
 	// O_NONBLOCK and the fstat below close the race where a FIFO replaces
 	// the file between the Lstat above and this open.

@@ -187,18 +187,18 @@ func TestReadFileErrorsKeepOSCause(t *testing.T) {
 }
 
 func TestReadFileFIFOSwappedInAfterStatDoesNotBlock(t *testing.T) {
-	w, root, _ := newWS(t)
-	name := filepath.Join(root, "f")
-	mustWrite(t, name, "text\n", 0o644)
-	testHookBeforeOpen = func(string) {
+	t.Parallel()
+	var name string
+	w, root, _ := newWS(t, withBeforeOpen(func(string) {
 		if err := os.Remove(name); err != nil {
 			t.Error(err)
 		}
 		if err := syscall.Mkfifo(name, 0o644); err != nil {
 			t.Error(err)
 		}
-	}
-	defer func() { testHookBeforeOpen = nil }()
+	}))
+	name = filepath.Join(root, "f")
+	mustWrite(t, name, "text\n", 0o644)
 	_, err := within(t, func() (*File, error) { return w.ReadFile("f") })
 	assertErr(t, err, ErrNotRegular)
 }

@@ -26,6 +26,16 @@ type options struct {
 	vcsRead      bool
 	fold         func(string) string // how the file system compares names; nil: byte for byte
 	foldSet      bool                // fold was given (WithNameFold), rather than left to the platform
+	// preallocate reserves a temp file's blocks before an unsynced replace
+	// fills it (allocate; tests see which writes call it).
+	preallocate func(fd uintptr, n int) bool
+	// beforeOpen, for tests, runs in ReadFile between the Lstat and the
+	// open, so a test can swap a FIFO in where a regular file was checked.
+	beforeOpen func(target string)
+	// beforeRename, for tests, runs in WriteFile after the temp file is
+	// complete and before it is moved into place, so a test can change the
+	// target under the write or make the step fail.
+	beforeRename func(target string) error
 }
 
 // Option configures Open.
@@ -69,7 +79,7 @@ type Workspace struct {
 
 // Open opens the workspace rooted at the existing directory root.
 func Open(root string, opts ...Option) (*Workspace, error) {
-	o := options{maxFileBytes: DefaultMaxFileBytes, fsync: true}
+	o := options{maxFileBytes: DefaultMaxFileBytes, fsync: true, preallocate: allocate}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -122,11 +132,16 @@ func (w *Workspace) MaxFileBytes() int64 { return w.opts.maxFileBytes }
 // the root. Surrounding spaces are trimmed; an absolute path is accepted only
 // if it lies inside the root (compared with Dir and with its symlink-free
 // form); ".." that climbs out is ErrOutsideRoot; an empty path or a NUL byte
-// is ErrInvalidPath. "." (the root itself) is returned as ".". Rel is purely
-// lexical: symlinks are resolved by ReadFile and WriteFile.
+// is ErrInvalidPath, and so are a path over MaxPathBytes or MaxPathDepth
+// and the name of a temp file (IsTempName), which no caller may name. "."
+// (the root itself) is returned as ".". Rel is purely lexical: symlinks are
+// resolved by ReadFile and WriteFile.
 func (w *Workspace) Rel(p string) (string, error) { return w.rel("resolve", p) }
 
 func (w *Workspace) rel(op, p string) (string, error) {
+	if err := checkSize(op, p); err != nil {
+		return "", err
+	}
 	p = strings.TrimSpace(p)
 	switch {
 	case p == "":
@@ -144,6 +159,9 @@ func (w *Workspace) rel(op, p string) (string, error) {
 	c := path.Clean(filepath.ToSlash(p))
 	if c == ".." || strings.HasPrefix(c, "../") {
 		return "", newErr(op, p, ErrOutsideRoot, "path climbs out of the workspace root with \"..\"; %s", hintInside)
+	}
+	if err := checkTemp(op, c); err != nil {
+		return "", err
 	}
 	return c, nil
 }

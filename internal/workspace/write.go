@@ -87,11 +87,6 @@ const newFileMode fs.FileMode = 0o644
 // keptModeBits are the bits of an existing file's mode a rewrite keeps.
 const keptModeBits = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
 
-// testHookBeforeRename, if set, runs after the temp file is complete and
-// before it is moved into place, so tests can change the target under the
-// write or make the step fail.
-var testHookBeforeRename func(target string) error
-
 // WriteFile replaces the file at p with text, atomically and durably: it
 // writes a temp file (named as IsTempName says) in the target's directory,
 // gives it the old file's owner, group, extended attributes and mode (0644
@@ -295,7 +290,7 @@ func (w *Workspace) fill(op, rel string, f *os.File, raw []byte, keep *kept) (er
 	}()
 	if !w.opts.fsync && keep != nil {
 		// Only a rename over a file starts the writeback (allocate).
-		preallocate(f.Fd(), len(raw))
+		w.opts.preallocate(f.Fd(), len(raw))
 	}
 	if _, err = f.Write(raw); err != nil {
 		return osErr(op, rel, "", err)
@@ -321,15 +316,12 @@ func (w *Workspace) fill(op, rel string, f *os.File, raw []byte, keep *kept) (er
 	return nil
 }
 
-// preallocate is allocate, replaced by tests to see which writes call it.
-var preallocate = allocate
-
 // commit moves the finished temp file to target. For create-only writes it
 // hard-links instead, which fails if target exists, and then drops the temp
 // name; the caller removes the temp file on error.
 func (w *Workspace) commit(op, rel, tmp, target string, createOnly bool) error {
-	if testHookBeforeRename != nil {
-		if err := testHookBeforeRename(target); err != nil {
+	if w.opts.beforeRename != nil {
+		if err := w.opts.beforeRename(target); err != nil {
 			return osErr(op, rel, "", err)
 		}
 	}

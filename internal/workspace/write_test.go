@@ -235,14 +235,15 @@ func checkWrittenVersion(t *testing.T, w *Workspace, name string, text []byte, o
 // target becomes a non-empty directory after the checks) to prove the temp
 // file is removed and nothing partial is left.
 func TestWriteFileFailureAtRenameLeavesNoTemp(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []WriteMode{Upsert, CreateOnly} {
 		t.Run(mode.String(), func(t *testing.T) {
-			w, root, _ := newWS(t)
-			testHookBeforeRename = func(string) error {
+			t.Parallel()
+			var root string
+			w, root, _ := newWS(t, withBeforeRename(func(string) error {
 				mustWrite(t, filepath.Join(root, "t.txt", "inner"), "x", 0o644)
 				return nil
-			}
-			defer func() { testHookBeforeRename = nil }()
+			}))
 			_, err := w.WriteFile("t.txt", []byte("new"), WriteOptions{Mode: mode})
 			want := ErrNotRegular
 			if mode == CreateOnly {
@@ -260,12 +261,12 @@ func TestWriteFileFailureAtRenameLeavesNoTemp(t *testing.T) {
 // TestWriteFileCreateOnlyRace creates the target between the checks and the
 // commit, as another process could: create-only must still refuse.
 func TestWriteFileCreateOnlyRace(t *testing.T) {
-	w, root, _ := newWS(t)
-	testHookBeforeRename = func(string) error {
+	t.Parallel()
+	var root string
+	w, root, _ := newWS(t, withBeforeRename(func(string) error {
 		mustWrite(t, filepath.Join(root, "c.txt"), "theirs", 0o644)
 		return nil
-	}
-	defer func() { testHookBeforeRename = nil }()
+	}))
 	_, err := w.WriteFile("c.txt", []byte("ours"), WriteOptions{Mode: CreateOnly})
 	assertErr(t, err, ErrExists)
 	assertNoTemp(t, root)
@@ -395,10 +396,9 @@ func TestWriteFileKeepsOwner(t *testing.T) {
 }
 
 func TestWriteFileFailureRemovesDirectoriesItCreated(t *testing.T) {
-	w, root, _ := newWS(t)
+	t.Parallel()
+	w, root, _ := newWS(t, withBeforeRename(func(string) error { return syscall.EIO }))
 	mustWrite(t, filepath.Join(root, "a", "keep.txt"), "k", 0o644)
-	testHookBeforeRename = func(string) error { return syscall.EIO }
-	defer func() { testHookBeforeRename = nil }()
 	before := snapshot(t, root)
 	_, err := w.WriteFile("a/b/c/t.txt", []byte("new"), WriteOptions{})
 	assertErr(t, err, ErrIO)
