@@ -75,9 +75,10 @@ test-cli: ## hashline CLI: golden transcripts against a real hashlined and --loc
 REFLECTION_SET := server/reflection/descriptors.binpb
 
 .PHONY: generate
-generate: tools/ts/node_modules ## Regenerate gen/go and gen/ts from proto/, and the reflection descriptors
+generate: tools/ts/node_modules ## Regenerate gen/go and gen/ts from proto/, the reflection descriptors and the Go client's sentinels
 	$(BUF) generate
 	$(BUF) build --as-file-descriptor-set -o $(REFLECTION_SET)
+	go test ./client -count=1 -run '^TestSentinelsAreGenerated$$' -update
 
 # Generates into a temporary directory (buf's -o prefixes every out: path,
 # and clean: true then empties only the temporary copies), so that checking

@@ -65,54 +65,8 @@ func (e *Error) Is(target error) bool {
 // GRPCStatus returns the original status, so status.Code(err) still works.
 func (e *Error) GRPCStatus() *status.Status { return e.st }
 
-// Sentinels for errors.Is; they match any server error with that reason.
-// There is one for every hashlinev1.ErrorReason, the authoritative list
-// (proto/hashline/v1/errors.proto says what each means and which gRPC code
-// it comes with). ErrCanceled and ErrDeadlineExceeded match only the
-// server's own reasons: a call this client cancels, or whose deadline
-// passes before the server answers, fails with the bare gRPC status.
-var (
-	ErrStaleRef           = sentinel(hashlinev1.ErrorReason_ERROR_REASON_STALE_REF)
-	ErrVersionMismatch    = sentinel(hashlinev1.ErrorReason_ERROR_REASON_VERSION_MISMATCH)
-	ErrInvalidRef         = sentinel(hashlinev1.ErrorReason_ERROR_REASON_INVALID_REF)
-	ErrLineOutOfRange     = sentinel(hashlinev1.ErrorReason_ERROR_REASON_LINE_OUT_OF_RANGE)
-	ErrOverlappingEdits   = sentinel(hashlinev1.ErrorReason_ERROR_REASON_OVERLAPPING_EDITS)
-	ErrEmptyEdits         = sentinel(hashlinev1.ErrorReason_ERROR_REASON_EMPTY_EDITS)
-	ErrInvalidEdit        = sentinel(hashlinev1.ErrorReason_ERROR_REASON_INVALID_EDIT)
-	ErrAmbiguousText      = sentinel(hashlinev1.ErrorReason_ERROR_REASON_AMBIGUOUS_TEXT)
-	ErrNoChange           = sentinel(hashlinev1.ErrorReason_ERROR_REASON_NO_CHANGE)
-	ErrTextNotFound       = sentinel(hashlinev1.ErrorReason_ERROR_REASON_TEXT_NOT_FOUND)
-	ErrNotRead            = sentinel(hashlinev1.ErrorReason_ERROR_REASON_NOT_READ)
-	ErrNotFound           = sentinel(hashlinev1.ErrorReason_ERROR_REASON_NOT_FOUND)
-	ErrAlreadyExists      = sentinel(hashlinev1.ErrorReason_ERROR_REASON_ALREADY_EXISTS)
-	ErrOutsideRoot        = sentinel(hashlinev1.ErrorReason_ERROR_REASON_OUTSIDE_ROOT)
-	ErrVCSMetadata        = sentinel(hashlinev1.ErrorReason_ERROR_REASON_VCS_METADATA)
-	ErrNotRegularFile     = sentinel(hashlinev1.ErrorReason_ERROR_REASON_NOT_REGULAR_FILE)
-	ErrBinaryFile         = sentinel(hashlinev1.ErrorReason_ERROR_REASON_BINARY_FILE)
-	ErrNotText            = sentinel(hashlinev1.ErrorReason_ERROR_REASON_NOT_TEXT)
-	ErrTooLarge           = sentinel(hashlinev1.ErrorReason_ERROR_REASON_TOO_LARGE)
-	ErrInvalidPath        = sentinel(hashlinev1.ErrorReason_ERROR_REASON_INVALID_PATH)
-	ErrInvalidPattern     = sentinel(hashlinev1.ErrorReason_ERROR_REASON_INVALID_PATTERN)
-	ErrInvalidArgument    = sentinel(hashlinev1.ErrorReason_ERROR_REASON_INVALID_ARGUMENT)
-	ErrBinaryContent      = sentinel(hashlinev1.ErrorReason_ERROR_REASON_BINARY_CONTENT)
-	ErrRequestIDReused    = sentinel(hashlinev1.ErrorReason_ERROR_REASON_REQUEST_ID_REUSED)
-	ErrPermissionDenied   = sentinel(hashlinev1.ErrorReason_ERROR_REASON_PERMISSION_DENIED)
-	ErrNotWritable        = sentinel(hashlinev1.ErrorReason_ERROR_REASON_NOT_WRITABLE)
-	ErrIO                 = sentinel(hashlinev1.ErrorReason_ERROR_REASON_IO_ERROR)
-	ErrCanceled           = sentinel(hashlinev1.ErrorReason_ERROR_REASON_CANCELED)
-	ErrDeadlineExceeded   = sentinel(hashlinev1.ErrorReason_ERROR_REASON_DEADLINE_EXCEEDED)
-	ErrInternal           = sentinel(hashlinev1.ErrorReason_ERROR_REASON_INTERNAL)
-	ErrUnauthenticated    = sentinel(hashlinev1.ErrorReason_ERROR_REASON_UNAUTHENTICATED)
-	ErrReadOnly           = sentinel(hashlinev1.ErrorReason_ERROR_REASON_READ_ONLY)
-	ErrPathNotAllowed     = sentinel(hashlinev1.ErrorReason_ERROR_REASON_PATH_NOT_ALLOWED)
-	ErrRateLimited        = sentinel(hashlinev1.ErrorReason_ERROR_REASON_RATE_LIMITED)
-	ErrTooManyStreams     = sentinel(hashlinev1.ErrorReason_ERROR_REASON_TOO_MANY_STREAMS)
-	ErrShuttingDown       = sentinel(hashlinev1.ErrorReason_ERROR_REASON_SHUTTING_DOWN)
-	ErrWatchUnavailable   = sentinel(hashlinev1.ErrorReason_ERROR_REASON_WATCH_UNAVAILABLE)
-	ErrDirectoryNotEmpty  = sentinel(hashlinev1.ErrorReason_ERROR_REASON_DIRECTORY_NOT_EMPTY)
-	ErrConflictingChanges = sentinel(hashlinev1.ErrorReason_ERROR_REASON_CONFLICTING_CHANGES)
-)
-
+// sentinel is the sentinel of reason r; sentinels.go declares one for
+// every reason.
 func sentinel(r hashlinev1.ErrorReason) *Error { return &Error{Reason: ReasonName(r)} }
 
 // The wire form of a reason is its enum value's name without the prefix

@@ -7,56 +7,12 @@ import (
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/protoadapt"
 
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 )
-
-// sentinels names the sentinel of every reason. A reason added to the enum
-// fails TestEveryReasonHasASentinel until it has one here, and an entry
-// here only compiles if the sentinel exists.
-var sentinels = map[hashlinev1.ErrorReason]error{
-	hashlinev1.ErrorReason_ERROR_REASON_STALE_REF:           client.ErrStaleRef,
-	hashlinev1.ErrorReason_ERROR_REASON_VERSION_MISMATCH:    client.ErrVersionMismatch,
-	hashlinev1.ErrorReason_ERROR_REASON_INVALID_REF:         client.ErrInvalidRef,
-	hashlinev1.ErrorReason_ERROR_REASON_LINE_OUT_OF_RANGE:   client.ErrLineOutOfRange,
-	hashlinev1.ErrorReason_ERROR_REASON_OVERLAPPING_EDITS:   client.ErrOverlappingEdits,
-	hashlinev1.ErrorReason_ERROR_REASON_EMPTY_EDITS:         client.ErrEmptyEdits,
-	hashlinev1.ErrorReason_ERROR_REASON_INVALID_EDIT:        client.ErrInvalidEdit,
-	hashlinev1.ErrorReason_ERROR_REASON_AMBIGUOUS_TEXT:      client.ErrAmbiguousText,
-	hashlinev1.ErrorReason_ERROR_REASON_NO_CHANGE:           client.ErrNoChange,
-	hashlinev1.ErrorReason_ERROR_REASON_TEXT_NOT_FOUND:      client.ErrTextNotFound,
-	hashlinev1.ErrorReason_ERROR_REASON_NOT_READ:            client.ErrNotRead,
-	hashlinev1.ErrorReason_ERROR_REASON_NOT_FOUND:           client.ErrNotFound,
-	hashlinev1.ErrorReason_ERROR_REASON_ALREADY_EXISTS:      client.ErrAlreadyExists,
-	hashlinev1.ErrorReason_ERROR_REASON_OUTSIDE_ROOT:        client.ErrOutsideRoot,
-	hashlinev1.ErrorReason_ERROR_REASON_VCS_METADATA:        client.ErrVCSMetadata,
-	hashlinev1.ErrorReason_ERROR_REASON_NOT_REGULAR_FILE:    client.ErrNotRegularFile,
-	hashlinev1.ErrorReason_ERROR_REASON_BINARY_FILE:         client.ErrBinaryFile,
-	hashlinev1.ErrorReason_ERROR_REASON_NOT_TEXT:            client.ErrNotText,
-	hashlinev1.ErrorReason_ERROR_REASON_TOO_LARGE:           client.ErrTooLarge,
-	hashlinev1.ErrorReason_ERROR_REASON_INVALID_PATH:        client.ErrInvalidPath,
-	hashlinev1.ErrorReason_ERROR_REASON_INVALID_PATTERN:     client.ErrInvalidPattern,
-	hashlinev1.ErrorReason_ERROR_REASON_INVALID_ARGUMENT:    client.ErrInvalidArgument,
-	hashlinev1.ErrorReason_ERROR_REASON_BINARY_CONTENT:      client.ErrBinaryContent,
-	hashlinev1.ErrorReason_ERROR_REASON_REQUEST_ID_REUSED:   client.ErrRequestIDReused,
-	hashlinev1.ErrorReason_ERROR_REASON_PERMISSION_DENIED:   client.ErrPermissionDenied,
-	hashlinev1.ErrorReason_ERROR_REASON_NOT_WRITABLE:        client.ErrNotWritable,
-	hashlinev1.ErrorReason_ERROR_REASON_IO_ERROR:            client.ErrIO,
-	hashlinev1.ErrorReason_ERROR_REASON_CANCELED:            client.ErrCanceled,
-	hashlinev1.ErrorReason_ERROR_REASON_DEADLINE_EXCEEDED:   client.ErrDeadlineExceeded,
-	hashlinev1.ErrorReason_ERROR_REASON_INTERNAL:            client.ErrInternal,
-	hashlinev1.ErrorReason_ERROR_REASON_UNAUTHENTICATED:     client.ErrUnauthenticated,
-	hashlinev1.ErrorReason_ERROR_REASON_READ_ONLY:           client.ErrReadOnly,
-	hashlinev1.ErrorReason_ERROR_REASON_PATH_NOT_ALLOWED:    client.ErrPathNotAllowed,
-	hashlinev1.ErrorReason_ERROR_REASON_RATE_LIMITED:        client.ErrRateLimited,
-	hashlinev1.ErrorReason_ERROR_REASON_TOO_MANY_STREAMS:    client.ErrTooManyStreams,
-	hashlinev1.ErrorReason_ERROR_REASON_SHUTTING_DOWN:       client.ErrShuttingDown,
-	hashlinev1.ErrorReason_ERROR_REASON_WATCH_UNAVAILABLE:   client.ErrWatchUnavailable,
-	hashlinev1.ErrorReason_ERROR_REASON_DIRECTORY_NOT_EMPTY: client.ErrDirectoryNotEmpty,
-	hashlinev1.ErrorReason_ERROR_REASON_CONFLICTING_CHANGES: client.ErrConflictingChanges,
-}
 
 // reasons returns every value of the enum but UNSPECIFIED, from the
 // generated descriptor.
@@ -88,24 +44,79 @@ func TestEveryReasonHasASentinel(t *testing.T) {
 	}
 	for _, r := range all {
 		t.Run(r.String(), func(t *testing.T) {
-			s, ok := sentinels[r]
+			s, ok := client.Sentinels[r]
 			if !ok {
-				t.Fatalf("no sentinel for %s: declare one in client/errors.go and list it in this test", r)
+				t.Fatalf("no sentinel for %s: run make generate to regenerate client/sentinels.go", r)
+			}
+			if s.Reason != client.ReasonName(r) {
+				t.Errorf("the sentinel of %s has reason %q", r, s.Reason)
 			}
 			got := client.FromStatus(statusWithReason(t, client.ReasonName(r)))
 			if !errors.Is(got, s) {
 				t.Errorf("errors.Is(%v, sentinel) = false", got)
 			}
-			for other, os := range sentinels {
+			for other, os := range client.Sentinels {
 				if other != r && errors.Is(got, os) {
 					t.Errorf("%v also matches the sentinel of %s", got, other)
 				}
 			}
 		})
 	}
-	if len(sentinels) != len(all) {
-		t.Errorf("%d sentinels listed for %d reasons", len(sentinels), len(all))
-	}
+	t.Run("every sentinel is of a reason of the enum", func(t *testing.T) {
+		for r := range client.Sentinels {
+			if r == hashlinev1.ErrorReason_ERROR_REASON_UNSPECIFIED || client.ReasonName(r) == "" {
+				t.Errorf("a sentinel for %s, which is not a reason", r)
+			}
+		}
+		if len(client.Sentinels) != len(all) {
+			t.Errorf("%d sentinels for %d reasons", len(client.Sentinels), len(all))
+		}
+	})
+	t.Run("the exported sentinels are the table's", func(t *testing.T) {
+		for r, s := range map[hashlinev1.ErrorReason]*client.Error{
+			hashlinev1.ErrorReason_ERROR_REASON_STALE_REF:         client.ErrStaleRef,
+			hashlinev1.ErrorReason_ERROR_REASON_IO_ERROR:          client.ErrIO,
+			hashlinev1.ErrorReason_ERROR_REASON_VCS_METADATA:      client.ErrVCSMetadata,
+			hashlinev1.ErrorReason_ERROR_REASON_REQUEST_ID_REUSED: client.ErrRequestIDReused,
+		} {
+			if client.Sentinels[r] != s {
+				t.Errorf("the table's sentinel of %s is not the exported one", r)
+			}
+		}
+	})
+}
+
+func TestReasonCode(t *testing.T) {
+	t.Run("every reason has the code its grpc_code option declares", func(t *testing.T) {
+		for _, r := range reasons() {
+			opt := proto.GetExtension(r.Descriptor().Values().ByNumber(r.Number()).Options(), hashlinev1.E_GrpcCode).(hashlinev1.GrpcCode)
+			c, ok := client.ReasonCode(r)
+			if !ok || opt == hashlinev1.GrpcCode_GRPC_CODE_UNSPECIFIED || c != codes.Code(opt) {
+				t.Errorf("ReasonCode(%s) = %v, %v; the option declares %s", r, c, ok, opt)
+			}
+		}
+	})
+	t.Run("the codes clients already switch on are unchanged", func(t *testing.T) {
+		for r, want := range map[hashlinev1.ErrorReason]codes.Code{
+			hashlinev1.ErrorReason_ERROR_REASON_STALE_REF:         codes.Aborted,
+			hashlinev1.ErrorReason_ERROR_REASON_NOT_FOUND:         codes.NotFound,
+			hashlinev1.ErrorReason_ERROR_REASON_IO_ERROR:          codes.Internal,
+			hashlinev1.ErrorReason_ERROR_REASON_CANCELED:          codes.Canceled,
+			hashlinev1.ErrorReason_ERROR_REASON_UNAUTHENTICATED:   codes.Unauthenticated,
+			hashlinev1.ErrorReason_ERROR_REASON_WATCH_UNAVAILABLE: codes.Unavailable,
+		} {
+			if got, ok := client.ReasonCode(r); !ok || got != want {
+				t.Errorf("ReasonCode(%s) = %v, %v, want %v", r, got, ok, want)
+			}
+		}
+	})
+	t.Run("unspecified and unknown values have none", func(t *testing.T) {
+		for _, r := range []hashlinev1.ErrorReason{0, 9999, -1} {
+			if c, ok := client.ReasonCode(r); ok {
+				t.Errorf("ReasonCode(%d) = %v, true", r, c)
+			}
+		}
+	})
 }
 
 func TestReasonNamesAreTheWireStrings(t *testing.T) {
@@ -151,7 +162,7 @@ func TestReasonNamesAreTheWireStrings(t *testing.T) {
 		if !errors.As(got, &e) || e.Reason != "SOMETHING_NEWER" {
 			t.Fatalf("decoded %v, want reason SOMETHING_NEWER", got)
 		}
-		for r, s := range sentinels {
+		for r, s := range client.Sentinels {
 			if errors.Is(got, s) {
 				t.Errorf("matches the sentinel of %s", r)
 			}

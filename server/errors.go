@@ -70,57 +70,12 @@ const (
 	ReasonConflictingChanges = hashlinev1.ErrorReason_ERROR_REASON_CONFLICTING_CHANGES
 )
 
-// reasonCodes is the gRPC code each reason always comes with, so a client
-// may switch on either. Every value of the enum is here (TestReasonCodes
-// checks it, and that errors.proto and docs/DESIGN.md say the same).
-var reasonCodes = map[hashlinev1.ErrorReason]codes.Code{
-	hashlinev1.ErrorReason_ERROR_REASON_STALE_REF:         codes.Aborted,
-	hashlinev1.ErrorReason_ERROR_REASON_VERSION_MISMATCH:  codes.Aborted,
-	hashlinev1.ErrorReason_ERROR_REASON_INVALID_REF:       codes.InvalidArgument,
-	hashlinev1.ErrorReason_ERROR_REASON_LINE_OUT_OF_RANGE: codes.InvalidArgument,
-	hashlinev1.ErrorReason_ERROR_REASON_OVERLAPPING_EDITS: codes.InvalidArgument,
-	hashlinev1.ErrorReason_ERROR_REASON_EMPTY_EDITS:       codes.InvalidArgument,
-	hashlinev1.ErrorReason_ERROR_REASON_INVALID_EDIT:      codes.InvalidArgument,
-	hashlinev1.ErrorReason_ERROR_REASON_AMBIGUOUS_TEXT:    codes.InvalidArgument,
-	hashlinev1.ErrorReason_ERROR_REASON_NO_CHANGE:         codes.FailedPrecondition,
-	hashlinev1.ErrorReason_ERROR_REASON_TEXT_NOT_FOUND:    codes.FailedPrecondition,
-	hashlinev1.ErrorReason_ERROR_REASON_NOT_READ:          codes.FailedPrecondition,
-	hashlinev1.ErrorReason_ERROR_REASON_NOT_FOUND:         codes.NotFound,
-	hashlinev1.ErrorReason_ERROR_REASON_ALREADY_EXISTS:    codes.AlreadyExists,
-	hashlinev1.ErrorReason_ERROR_REASON_OUTSIDE_ROOT:      codes.PermissionDenied,
-	hashlinev1.ErrorReason_ERROR_REASON_VCS_METADATA:      codes.PermissionDenied,
-	hashlinev1.ErrorReason_ERROR_REASON_NOT_REGULAR_FILE:  codes.FailedPrecondition,
-	hashlinev1.ErrorReason_ERROR_REASON_BINARY_FILE:       codes.FailedPrecondition,
-	hashlinev1.ErrorReason_ERROR_REASON_NOT_TEXT:          codes.FailedPrecondition,
-	hashlinev1.ErrorReason_ERROR_REASON_TOO_LARGE:         codes.ResourceExhausted,
-	hashlinev1.ErrorReason_ERROR_REASON_INVALID_PATH:      codes.InvalidArgument,
-	hashlinev1.ErrorReason_ERROR_REASON_INVALID_PATTERN:   codes.InvalidArgument,
-	hashlinev1.ErrorReason_ERROR_REASON_INVALID_ARGUMENT:  codes.InvalidArgument,
-	hashlinev1.ErrorReason_ERROR_REASON_BINARY_CONTENT:    codes.InvalidArgument,
-	hashlinev1.ErrorReason_ERROR_REASON_REQUEST_ID_REUSED: codes.InvalidArgument,
-	hashlinev1.ErrorReason_ERROR_REASON_PERMISSION_DENIED: codes.PermissionDenied,
-	hashlinev1.ErrorReason_ERROR_REASON_NOT_WRITABLE:      codes.PermissionDenied,
-	// Internal, not Unavailable: clients retry Unavailable automatically,
-	// and an I/O error after the rename must not make an append run twice.
-	hashlinev1.ErrorReason_ERROR_REASON_IO_ERROR:            codes.Internal,
-	hashlinev1.ErrorReason_ERROR_REASON_CANCELED:            codes.Canceled,
-	hashlinev1.ErrorReason_ERROR_REASON_DEADLINE_EXCEEDED:   codes.DeadlineExceeded,
-	hashlinev1.ErrorReason_ERROR_REASON_INTERNAL:            codes.Internal,
-	hashlinev1.ErrorReason_ERROR_REASON_UNAUTHENTICATED:     codes.Unauthenticated,
-	hashlinev1.ErrorReason_ERROR_REASON_READ_ONLY:           codes.PermissionDenied,
-	hashlinev1.ErrorReason_ERROR_REASON_PATH_NOT_ALLOWED:    codes.PermissionDenied,
-	hashlinev1.ErrorReason_ERROR_REASON_RATE_LIMITED:        codes.ResourceExhausted,
-	hashlinev1.ErrorReason_ERROR_REASON_TOO_MANY_STREAMS:    codes.ResourceExhausted,
-	hashlinev1.ErrorReason_ERROR_REASON_SHUTTING_DOWN:       codes.Unavailable,
-	hashlinev1.ErrorReason_ERROR_REASON_WATCH_UNAVAILABLE:   codes.Unavailable,
-	hashlinev1.ErrorReason_ERROR_REASON_DIRECTORY_NOT_EMPTY: codes.FailedPrecondition,
-	hashlinev1.ErrorReason_ERROR_REASON_CONFLICTING_CHANGES: codes.InvalidArgument,
-}
-
-// reasonCode is the code of reason; Internal for a value without one,
+// reasonCode is the gRPC code reason always comes with, so a client may
+// switch on either: the one its grpc_code option in errors.proto declares
+// (client.ReasonCode reads the options). Internal for a value without one,
 // which TestReasonCodes rules out.
 func reasonCode(reason hashlinev1.ErrorReason) codes.Code {
-	if c, ok := reasonCodes[reason]; ok {
+	if c, ok := client.ReasonCode(reason); ok {
 		return c
 	}
 	return codes.Internal

@@ -1,8 +1,12 @@
+import { getOption } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import {
   EditErrorSchema,
   ErrorInfoSchema,
   ErrorReason,
+  ErrorReasonSchema,
+  GrpcCode,
+  grpc_code,
   StaleRefReason,
   StaleRefSchema,
   type EditError,
@@ -55,6 +59,21 @@ export function reasonName(r: ErrorReason): string {
  */
 export function parseReason(reason: string): ErrorReason {
   return enumValue(ErrorReason, reason) ?? ErrorReason.UNSPECIFIED;
+}
+
+/**
+ * Returns the gRPC code the server always sends reason r with, as the
+ * value's grpc_code option in errors.proto declares it (Code.Aborted for
+ * ErrorReason.STALE_REF), or undefined for UNSPECIFIED and numbers the
+ * enum does not have. Connect's Code numbers the codes as gRPC does.
+ */
+export function reasonCode(r: ErrorReason): Code | undefined {
+  const value = ErrorReasonSchema.value[r];
+  if (value === undefined) {
+    return undefined;
+  }
+  const c = getOption(value, grpc_code);
+  return c === GrpcCode.UNSPECIFIED ? undefined : (c as number as Code);
 }
 
 /**

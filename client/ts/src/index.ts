@@ -49,6 +49,7 @@ export {
   errorReason,
   hasReason,
   reasonName,
+  reasonCode,
   parseReason,
   errorInfo,
   errorCode,

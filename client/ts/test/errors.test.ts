@@ -13,6 +13,7 @@ import {
   hasReason,
   isStaleRef,
   parseReason,
+  reasonCode,
   reasonName,
   staleRefReason,
 } from "../src/index.js";
@@ -53,6 +54,22 @@ test("isStaleRef needs both the ABORTED code and the STALE_REF reason", () => {
   assert.equal(isStaleRef(withReason("STALE_REF")), true);
   assert.equal(isStaleRef(withReason("STALE_REF", Code.InvalidArgument)), false);
   assert.equal(isStaleRef(withReason("VERSION_MISMATCH")), false);
+});
+
+test("reasonCode gives every ErrorReason the code its grpc_code option declares", () => {
+  for (const r of reasons) {
+    const c = reasonCode(r);
+    assert.ok(c !== undefined && Code[c] !== undefined, `${reasonName(r)}: ${c}`);
+  }
+  // The codes clients already switch on, as the Go client's test has them.
+  assert.equal(reasonCode(ErrorReason.STALE_REF), Code.Aborted);
+  assert.equal(reasonCode(ErrorReason.NOT_FOUND), Code.NotFound);
+  assert.equal(reasonCode(ErrorReason.IO_ERROR), Code.Internal);
+  assert.equal(reasonCode(ErrorReason.CANCELED), Code.Canceled);
+  assert.equal(reasonCode(ErrorReason.UNAUTHENTICATED), Code.Unauthenticated);
+  assert.equal(reasonCode(ErrorReason.WATCH_UNAVAILABLE), Code.Unavailable);
+  assert.equal(reasonCode(ErrorReason.UNSPECIFIED), undefined);
+  assert.equal(reasonCode(9999 as ErrorReason), undefined);
 });
 
 test("staleRefReason reads StaleRef.reason through the enum", () => {

@@ -9,6 +9,7 @@ package hashlinev1
 import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	descriptorpb "google.golang.org/protobuf/types/descriptorpb"
 	durationpb "google.golang.org/protobuf/types/known/durationpb"
 	reflect "reflect"
 	sync "sync"
@@ -25,9 +26,10 @@ const (
 // ErrorReason is the authoritative list of the reasons the server gives in
 // ErrorInfo.reason and EditError.reason. On the wire a reason is a string,
 // the value's name without the ERROR_REASON_ prefix ("STALE_REF"), so a
-// client older than a reason still reads it as text. Each value's comment
-// starts with the gRPC code the reason always comes with; an error means
-// nothing was written. Two refusals come from gRPC itself, before the
+// client older than a reason still reads it as text. Each value declares
+// the gRPC code the reason always comes with in its grpc_code option (its
+// comment starts with the same code); the server's reason-to-code mapping
+// is read from these options. An error means nothing was written. Two refusals come from gRPC itself, before the
 // server's code, and carry no reason: a message over the server's size
 // limit (RESOURCE_EXHAUSTED) and bytes that are not a valid message
 // (INTERNAL).
@@ -286,6 +288,101 @@ func (ErrorReason) EnumDescriptor() ([]byte, []int) {
 	return file_hashline_v1_errors_proto_rawDescGZIP(), []int{0}
 }
 
+// GrpcCode is a gRPC status code, by the name and number google.rpc.Code
+// gives it, as the grpc_code option of an ErrorReason value names it.
+// Only the codes a reason comes with are listed.
+type GrpcCode int32
+
+const (
+	// No code: OK is never an error's.
+	GrpcCode_GRPC_CODE_UNSPECIFIED GrpcCode = 0
+	// The operation was cancelled, typically by the caller.
+	GrpcCode_GRPC_CODE_CANCELLED GrpcCode = 1
+	// The request is malformed, whatever the state of the workspace.
+	GrpcCode_GRPC_CODE_INVALID_ARGUMENT GrpcCode = 3
+	// The deadline passed before the operation finished.
+	GrpcCode_GRPC_CODE_DEADLINE_EXCEEDED GrpcCode = 4
+	// A file or directory the request names does not exist.
+	GrpcCode_GRPC_CODE_NOT_FOUND GrpcCode = 5
+	// A file the request means to create exists.
+	GrpcCode_GRPC_CODE_ALREADY_EXISTS GrpcCode = 6
+	// The caller may not do this.
+	GrpcCode_GRPC_CODE_PERMISSION_DENIED GrpcCode = 7
+	// A limit or quota is reached.
+	GrpcCode_GRPC_CODE_RESOURCE_EXHAUSTED GrpcCode = 8
+	// The workspace is not in a state the operation needs.
+	GrpcCode_GRPC_CODE_FAILED_PRECONDITION GrpcCode = 9
+	// A concurrent change got there first.
+	GrpcCode_GRPC_CODE_ABORTED GrpcCode = 10
+	// A bug, or a failure of the filesystem.
+	GrpcCode_GRPC_CODE_INTERNAL GrpcCode = 13
+	// The service is not available now.
+	GrpcCode_GRPC_CODE_UNAVAILABLE GrpcCode = 14
+	// The request has no valid credentials.
+	GrpcCode_GRPC_CODE_UNAUTHENTICATED GrpcCode = 16
+)
+
+// Enum value maps for GrpcCode.
+var (
+	GrpcCode_name = map[int32]string{
+		0:  "GRPC_CODE_UNSPECIFIED",
+		1:  "GRPC_CODE_CANCELLED",
+		3:  "GRPC_CODE_INVALID_ARGUMENT",
+		4:  "GRPC_CODE_DEADLINE_EXCEEDED",
+		5:  "GRPC_CODE_NOT_FOUND",
+		6:  "GRPC_CODE_ALREADY_EXISTS",
+		7:  "GRPC_CODE_PERMISSION_DENIED",
+		8:  "GRPC_CODE_RESOURCE_EXHAUSTED",
+		9:  "GRPC_CODE_FAILED_PRECONDITION",
+		10: "GRPC_CODE_ABORTED",
+		13: "GRPC_CODE_INTERNAL",
+		14: "GRPC_CODE_UNAVAILABLE",
+		16: "GRPC_CODE_UNAUTHENTICATED",
+	}
+	GrpcCode_value = map[string]int32{
+		"GRPC_CODE_UNSPECIFIED":         0,
+		"GRPC_CODE_CANCELLED":           1,
+		"GRPC_CODE_INVALID_ARGUMENT":    3,
+		"GRPC_CODE_DEADLINE_EXCEEDED":   4,
+		"GRPC_CODE_NOT_FOUND":           5,
+		"GRPC_CODE_ALREADY_EXISTS":      6,
+		"GRPC_CODE_PERMISSION_DENIED":   7,
+		"GRPC_CODE_RESOURCE_EXHAUSTED":  8,
+		"GRPC_CODE_FAILED_PRECONDITION": 9,
+		"GRPC_CODE_ABORTED":             10,
+		"GRPC_CODE_INTERNAL":            13,
+		"GRPC_CODE_UNAVAILABLE":         14,
+		"GRPC_CODE_UNAUTHENTICATED":     16,
+	}
+)
+
+func (x GrpcCode) Enum() *GrpcCode {
+	p := new(GrpcCode)
+	*p = x
+	return p
+}
+
+func (x GrpcCode) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (GrpcCode) Descriptor() protoreflect.EnumDescriptor {
+	return file_hashline_v1_errors_proto_enumTypes[1].Descriptor()
+}
+
+func (GrpcCode) Type() protoreflect.EnumType {
+	return &file_hashline_v1_errors_proto_enumTypes[1]
+}
+
+func (x GrpcCode) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use GrpcCode.Descriptor instead.
+func (GrpcCode) EnumDescriptor() ([]byte, []int) {
+	return file_hashline_v1_errors_proto_rawDescGZIP(), []int{1}
+}
+
 // StaleRefReason is the authoritative list of the reasons in
 // StaleRef.reason. On the wire a reason is a string, the value's name
 // without the STALE_REF_REASON_ prefix ("CHANGED").
@@ -338,11 +435,11 @@ func (x StaleRefReason) String() string {
 }
 
 func (StaleRefReason) Descriptor() protoreflect.EnumDescriptor {
-	return file_hashline_v1_errors_proto_enumTypes[1].Descriptor()
+	return file_hashline_v1_errors_proto_enumTypes[2].Descriptor()
 }
 
 func (StaleRefReason) Type() protoreflect.EnumType {
-	return &file_hashline_v1_errors_proto_enumTypes[1]
+	return &file_hashline_v1_errors_proto_enumTypes[2]
 }
 
 func (x StaleRefReason) Number() protoreflect.EnumNumber {
@@ -351,7 +448,7 @@ func (x StaleRefReason) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use StaleRefReason.Descriptor instead.
 func (StaleRefReason) EnumDescriptor() ([]byte, []int) {
-	return file_hashline_v1_errors_proto_rawDescGZIP(), []int{1}
+	return file_hashline_v1_errors_proto_rawDescGZIP(), []int{2}
 }
 
 // ErrorInfo is attached to every error the server returns, in the
@@ -846,11 +943,31 @@ func (x *ChangeError) GetCode() int32 {
 	return 0
 }
 
+var file_hashline_v1_errors_proto_extTypes = []protoimpl.ExtensionInfo{
+	{
+		ExtendedType:  (*descriptorpb.EnumValueOptions)(nil),
+		ExtensionType: (*GrpcCode)(nil),
+		Field:         50731,
+		Name:          "hashline.v1.grpc_code",
+		Tag:           "varint,50731,opt,name=grpc_code,enum=hashline.v1.GrpcCode",
+		Filename:      "hashline/v1/errors.proto",
+	},
+}
+
+// Extension fields to descriptorpb.EnumValueOptions.
+var (
+	// The gRPC code an ErrorReason value always comes with. Every value but
+	// ERROR_REASON_UNSPECIFIED has one.
+	//
+	// optional hashline.v1.GrpcCode grpc_code = 50731;
+	E_GrpcCode = &file_hashline_v1_errors_proto_extTypes[0]
+)
+
 var File_hashline_v1_errors_proto protoreflect.FileDescriptor
 
 const file_hashline_v1_errors_proto_rawDesc = "" +
 	"\n" +
-	"\x18hashline/v1/errors.proto\x12\vhashline.v1\x1a\x1egoogle/protobuf/duration.proto\"\xba\x01\n" +
+	"\x18hashline/v1/errors.proto\x12\vhashline.v1\x1a google/protobuf/descriptor.proto\x1a\x1egoogle/protobuf/duration.proto\"\xba\x01\n" +
 	"\tErrorInfo\x12\x16\n" +
 	"\x06reason\x18\x01 \x01(\tR\x06reason\x12\x16\n" +
 	"\x06domain\x18\x02 \x01(\tR\x06domain\x12@\n" +
@@ -892,56 +1009,73 @@ const file_hashline_v1_errors_proto_rawDesc = "" +
 	"\x04path\x18\x02 \x01(\tR\x04path\x12\x16\n" +
 	"\x06reason\x18\x03 \x01(\tR\x06reason\x12\x18\n" +
 	"\amessage\x18\x04 \x01(\tR\amessage\x12\x12\n" +
-	"\x04code\x18\x05 \x01(\x05R\x04code*\x8d\n" +
-	"\n" +
+	"\x04code\x18\x05 \x01(\x05R\x04code*\xf7\v\n" +
 	"\vErrorReason\x12\x1c\n" +
-	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12\x1a\n" +
-	"\x16ERROR_REASON_STALE_REF\x10\x01\x12!\n" +
-	"\x1dERROR_REASON_VERSION_MISMATCH\x10\x02\x12\x1c\n" +
-	"\x18ERROR_REASON_INVALID_REF\x10\x03\x12\"\n" +
-	"\x1eERROR_REASON_LINE_OUT_OF_RANGE\x10\x04\x12\"\n" +
-	"\x1eERROR_REASON_OVERLAPPING_EDITS\x10\x05\x12\x1c\n" +
-	"\x18ERROR_REASON_EMPTY_EDITS\x10\x06\x12\x1d\n" +
-	"\x19ERROR_REASON_INVALID_EDIT\x10\a\x12\x1f\n" +
-	"\x1bERROR_REASON_AMBIGUOUS_TEXT\x10\b\x12\x1a\n" +
-	"\x16ERROR_REASON_NO_CHANGE\x10\t\x12\x1f\n" +
+	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12 \n" +
+	"\x16ERROR_REASON_STALE_REF\x10\x01\x1a\x04\xd8\xe2\x18\n" +
+	"\x12'\n" +
+	"\x1dERROR_REASON_VERSION_MISMATCH\x10\x02\x1a\x04\xd8\xe2\x18\n" +
+	"\x12\"\n" +
+	"\x18ERROR_REASON_INVALID_REF\x10\x03\x1a\x04\xd8\xe2\x18\x03\x12(\n" +
+	"\x1eERROR_REASON_LINE_OUT_OF_RANGE\x10\x04\x1a\x04\xd8\xe2\x18\x03\x12(\n" +
+	"\x1eERROR_REASON_OVERLAPPING_EDITS\x10\x05\x1a\x04\xd8\xe2\x18\x03\x12\"\n" +
+	"\x18ERROR_REASON_EMPTY_EDITS\x10\x06\x1a\x04\xd8\xe2\x18\x03\x12#\n" +
+	"\x19ERROR_REASON_INVALID_EDIT\x10\a\x1a\x04\xd8\xe2\x18\x03\x12%\n" +
+	"\x1bERROR_REASON_AMBIGUOUS_TEXT\x10\b\x1a\x04\xd8\xe2\x18\x03\x12 \n" +
+	"\x16ERROR_REASON_NO_CHANGE\x10\t\x1a\x04\xd8\xe2\x18\t\x12%\n" +
 	"\x1bERROR_REASON_TEXT_NOT_FOUND\x10\n" +
-	"\x12\x19\n" +
-	"\x15ERROR_REASON_NOT_READ\x10\v\x12\x1a\n" +
-	"\x16ERROR_REASON_NOT_FOUND\x10\f\x12\x1f\n" +
-	"\x1bERROR_REASON_ALREADY_EXISTS\x10\r\x12\x1d\n" +
-	"\x19ERROR_REASON_OUTSIDE_ROOT\x10\x0e\x12\x1d\n" +
-	"\x19ERROR_REASON_VCS_METADATA\x10\x0f\x12!\n" +
-	"\x1dERROR_REASON_NOT_REGULAR_FILE\x10\x10\x12\x1c\n" +
-	"\x18ERROR_REASON_BINARY_FILE\x10\x11\x12\x19\n" +
-	"\x15ERROR_REASON_NOT_TEXT\x10\x12\x12\x1a\n" +
-	"\x16ERROR_REASON_TOO_LARGE\x10\x13\x12\x1d\n" +
-	"\x19ERROR_REASON_INVALID_PATH\x10\x14\x12 \n" +
-	"\x1cERROR_REASON_INVALID_PATTERN\x10\x15\x12!\n" +
-	"\x1dERROR_REASON_INVALID_ARGUMENT\x10\x16\x12\x1f\n" +
-	"\x1bERROR_REASON_BINARY_CONTENT\x10\x17\x12\"\n" +
-	"\x1eERROR_REASON_REQUEST_ID_REUSED\x10\x18\x12\"\n" +
-	"\x1eERROR_REASON_PERMISSION_DENIED\x10\x19\x12\x1d\n" +
-	"\x19ERROR_REASON_NOT_WRITABLE\x10\x1a\x12\x19\n" +
-	"\x15ERROR_REASON_IO_ERROR\x10\x1b\x12\x19\n" +
-	"\x15ERROR_REASON_CANCELED\x10\x1c\x12\"\n" +
-	"\x1eERROR_REASON_DEADLINE_EXCEEDED\x10\x1d\x12\x19\n" +
-	"\x15ERROR_REASON_INTERNAL\x10\x1e\x12 \n" +
-	"\x1cERROR_REASON_UNAUTHENTICATED\x10\x1f\x12\x1a\n" +
-	"\x16ERROR_REASON_READ_ONLY\x10 \x12!\n" +
-	"\x1dERROR_REASON_PATH_NOT_ALLOWED\x10!\x12\x1d\n" +
-	"\x19ERROR_REASON_RATE_LIMITED\x10\"\x12!\n" +
-	"\x1dERROR_REASON_TOO_MANY_STREAMS\x10#\x12\x1e\n" +
-	"\x1aERROR_REASON_SHUTTING_DOWN\x10$\x12\"\n" +
-	"\x1eERROR_REASON_WATCH_UNAVAILABLE\x10%\x12$\n" +
-	" ERROR_REASON_DIRECTORY_NOT_EMPTY\x10&\x12$\n" +
-	" ERROR_REASON_CONFLICTING_CHANGES\x10'*\xad\x01\n" +
+	"\x1a\x04\xd8\xe2\x18\t\x12\x1f\n" +
+	"\x15ERROR_REASON_NOT_READ\x10\v\x1a\x04\xd8\xe2\x18\t\x12 \n" +
+	"\x16ERROR_REASON_NOT_FOUND\x10\f\x1a\x04\xd8\xe2\x18\x05\x12%\n" +
+	"\x1bERROR_REASON_ALREADY_EXISTS\x10\r\x1a\x04\xd8\xe2\x18\x06\x12#\n" +
+	"\x19ERROR_REASON_OUTSIDE_ROOT\x10\x0e\x1a\x04\xd8\xe2\x18\a\x12#\n" +
+	"\x19ERROR_REASON_VCS_METADATA\x10\x0f\x1a\x04\xd8\xe2\x18\a\x12'\n" +
+	"\x1dERROR_REASON_NOT_REGULAR_FILE\x10\x10\x1a\x04\xd8\xe2\x18\t\x12\"\n" +
+	"\x18ERROR_REASON_BINARY_FILE\x10\x11\x1a\x04\xd8\xe2\x18\t\x12\x1f\n" +
+	"\x15ERROR_REASON_NOT_TEXT\x10\x12\x1a\x04\xd8\xe2\x18\t\x12 \n" +
+	"\x16ERROR_REASON_TOO_LARGE\x10\x13\x1a\x04\xd8\xe2\x18\b\x12#\n" +
+	"\x19ERROR_REASON_INVALID_PATH\x10\x14\x1a\x04\xd8\xe2\x18\x03\x12&\n" +
+	"\x1cERROR_REASON_INVALID_PATTERN\x10\x15\x1a\x04\xd8\xe2\x18\x03\x12'\n" +
+	"\x1dERROR_REASON_INVALID_ARGUMENT\x10\x16\x1a\x04\xd8\xe2\x18\x03\x12%\n" +
+	"\x1bERROR_REASON_BINARY_CONTENT\x10\x17\x1a\x04\xd8\xe2\x18\x03\x12(\n" +
+	"\x1eERROR_REASON_REQUEST_ID_REUSED\x10\x18\x1a\x04\xd8\xe2\x18\x03\x12(\n" +
+	"\x1eERROR_REASON_PERMISSION_DENIED\x10\x19\x1a\x04\xd8\xe2\x18\a\x12#\n" +
+	"\x19ERROR_REASON_NOT_WRITABLE\x10\x1a\x1a\x04\xd8\xe2\x18\a\x12\x1f\n" +
+	"\x15ERROR_REASON_IO_ERROR\x10\x1b\x1a\x04\xd8\xe2\x18\r\x12\x1f\n" +
+	"\x15ERROR_REASON_CANCELED\x10\x1c\x1a\x04\xd8\xe2\x18\x01\x12(\n" +
+	"\x1eERROR_REASON_DEADLINE_EXCEEDED\x10\x1d\x1a\x04\xd8\xe2\x18\x04\x12\x1f\n" +
+	"\x15ERROR_REASON_INTERNAL\x10\x1e\x1a\x04\xd8\xe2\x18\r\x12&\n" +
+	"\x1cERROR_REASON_UNAUTHENTICATED\x10\x1f\x1a\x04\xd8\xe2\x18\x10\x12 \n" +
+	"\x16ERROR_REASON_READ_ONLY\x10 \x1a\x04\xd8\xe2\x18\a\x12'\n" +
+	"\x1dERROR_REASON_PATH_NOT_ALLOWED\x10!\x1a\x04\xd8\xe2\x18\a\x12#\n" +
+	"\x19ERROR_REASON_RATE_LIMITED\x10\"\x1a\x04\xd8\xe2\x18\b\x12'\n" +
+	"\x1dERROR_REASON_TOO_MANY_STREAMS\x10#\x1a\x04\xd8\xe2\x18\b\x12$\n" +
+	"\x1aERROR_REASON_SHUTTING_DOWN\x10$\x1a\x04\xd8\xe2\x18\x0e\x12(\n" +
+	"\x1eERROR_REASON_WATCH_UNAVAILABLE\x10%\x1a\x04\xd8\xe2\x18\x0e\x12*\n" +
+	" ERROR_REASON_DIRECTORY_NOT_EMPTY\x10&\x1a\x04\xd8\xe2\x18\t\x12*\n" +
+	" ERROR_REASON_CONFLICTING_CHANGES\x10'\x1a\x04\xd8\xe2\x18\x03*\x85\x03\n" +
+	"\bGrpcCode\x12\x19\n" +
+	"\x15GRPC_CODE_UNSPECIFIED\x10\x00\x12\x17\n" +
+	"\x13GRPC_CODE_CANCELLED\x10\x01\x12\x1e\n" +
+	"\x1aGRPC_CODE_INVALID_ARGUMENT\x10\x03\x12\x1f\n" +
+	"\x1bGRPC_CODE_DEADLINE_EXCEEDED\x10\x04\x12\x17\n" +
+	"\x13GRPC_CODE_NOT_FOUND\x10\x05\x12\x1c\n" +
+	"\x18GRPC_CODE_ALREADY_EXISTS\x10\x06\x12\x1f\n" +
+	"\x1bGRPC_CODE_PERMISSION_DENIED\x10\a\x12 \n" +
+	"\x1cGRPC_CODE_RESOURCE_EXHAUSTED\x10\b\x12!\n" +
+	"\x1dGRPC_CODE_FAILED_PRECONDITION\x10\t\x12\x15\n" +
+	"\x11GRPC_CODE_ABORTED\x10\n" +
+	"\x12\x16\n" +
+	"\x12GRPC_CODE_INTERNAL\x10\r\x12\x19\n" +
+	"\x15GRPC_CODE_UNAVAILABLE\x10\x0e\x12\x1d\n" +
+	"\x19GRPC_CODE_UNAUTHENTICATED\x10\x10*\xad\x01\n" +
 	"\x0eStaleRefReason\x12 \n" +
 	"\x1cSTALE_REF_REASON_UNSPECIFIED\x10\x00\x12\x1c\n" +
 	"\x18STALE_REF_REASON_CHANGED\x10\x01\x12\x1c\n" +
 	"\x18STALE_REF_REASON_DELETED\x10\x02\x12\x1d\n" +
 	"\x19STALE_REF_REASON_CONFLICT\x10\x03\x12\x1e\n" +
-	"\x1aSTALE_REF_REASON_NOT_SHOWN\x10\x04B\xa7\x01\n" +
+	"\x1aSTALE_REF_REASON_NOT_SHOWN\x10\x04:W\n" +
+	"\tgrpc_code\x12!.google.protobuf.EnumValueOptions\x18\xab\x8c\x03 \x01(\x0e2\x15.hashline.v1.GrpcCodeR\bgrpcCodeB\xa7\x01\n" +
 	"\x0fcom.hashline.v1B\vErrorsProtoP\x01Z:github.com/hashline/hashline/gen/go/hashline/v1;hashlinev1\xa2\x02\x03HXX\xaa\x02\vHashline.V1\xca\x02\vHashline\\V1\xe2\x02\x17Hashline\\V1\\GPBMetadata\xea\x02\fHashline::V1b\x06proto3"
 
 var (
@@ -956,29 +1090,33 @@ func file_hashline_v1_errors_proto_rawDescGZIP() []byte {
 	return file_hashline_v1_errors_proto_rawDescData
 }
 
-var file_hashline_v1_errors_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
+var file_hashline_v1_errors_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
 var file_hashline_v1_errors_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
 var file_hashline_v1_errors_proto_goTypes = []any{
-	(ErrorReason)(0),            // 0: hashline.v1.ErrorReason
-	(StaleRefReason)(0),         // 1: hashline.v1.StaleRefReason
-	(*ErrorInfo)(nil),           // 2: hashline.v1.ErrorInfo
-	(*StaleRef)(nil),            // 3: hashline.v1.StaleRef
-	(*EditError)(nil),           // 4: hashline.v1.EditError
-	(*LineSpan)(nil),            // 5: hashline.v1.LineSpan
-	(*RetryInfo)(nil),           // 6: hashline.v1.RetryInfo
-	(*ChangeError)(nil),         // 7: hashline.v1.ChangeError
-	nil,                         // 8: hashline.v1.ErrorInfo.MetadataEntry
-	(*durationpb.Duration)(nil), // 9: google.protobuf.Duration
+	(ErrorReason)(0),                      // 0: hashline.v1.ErrorReason
+	(GrpcCode)(0),                         // 1: hashline.v1.GrpcCode
+	(StaleRefReason)(0),                   // 2: hashline.v1.StaleRefReason
+	(*ErrorInfo)(nil),                     // 3: hashline.v1.ErrorInfo
+	(*StaleRef)(nil),                      // 4: hashline.v1.StaleRef
+	(*EditError)(nil),                     // 5: hashline.v1.EditError
+	(*LineSpan)(nil),                      // 6: hashline.v1.LineSpan
+	(*RetryInfo)(nil),                     // 7: hashline.v1.RetryInfo
+	(*ChangeError)(nil),                   // 8: hashline.v1.ChangeError
+	nil,                                   // 9: hashline.v1.ErrorInfo.MetadataEntry
+	(*durationpb.Duration)(nil),           // 10: google.protobuf.Duration
+	(*descriptorpb.EnumValueOptions)(nil), // 11: google.protobuf.EnumValueOptions
 }
 var file_hashline_v1_errors_proto_depIdxs = []int32{
-	8, // 0: hashline.v1.ErrorInfo.metadata:type_name -> hashline.v1.ErrorInfo.MetadataEntry
-	5, // 1: hashline.v1.EditError.text_at:type_name -> hashline.v1.LineSpan
-	9, // 2: hashline.v1.RetryInfo.retry_delay:type_name -> google.protobuf.Duration
-	3, // [3:3] is the sub-list for method output_type
-	3, // [3:3] is the sub-list for method input_type
-	3, // [3:3] is the sub-list for extension type_name
-	3, // [3:3] is the sub-list for extension extendee
-	0, // [0:3] is the sub-list for field type_name
+	9,  // 0: hashline.v1.ErrorInfo.metadata:type_name -> hashline.v1.ErrorInfo.MetadataEntry
+	6,  // 1: hashline.v1.EditError.text_at:type_name -> hashline.v1.LineSpan
+	10, // 2: hashline.v1.RetryInfo.retry_delay:type_name -> google.protobuf.Duration
+	11, // 3: hashline.v1.grpc_code:extendee -> google.protobuf.EnumValueOptions
+	1,  // 4: hashline.v1.grpc_code:type_name -> hashline.v1.GrpcCode
+	5,  // [5:5] is the sub-list for method output_type
+	5,  // [5:5] is the sub-list for method input_type
+	4,  // [4:5] is the sub-list for extension type_name
+	3,  // [3:4] is the sub-list for extension extendee
+	0,  // [0:3] is the sub-list for field type_name
 }
 
 func init() { file_hashline_v1_errors_proto_init() }
@@ -991,15 +1129,16 @@ func file_hashline_v1_errors_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hashline_v1_errors_proto_rawDesc), len(file_hashline_v1_errors_proto_rawDesc)),
-			NumEnums:      2,
+			NumEnums:      3,
 			NumMessages:   7,
-			NumExtensions: 0,
+			NumExtensions: 1,
 			NumServices:   0,
 		},
 		GoTypes:           file_hashline_v1_errors_proto_goTypes,
 		DependencyIndexes: file_hashline_v1_errors_proto_depIdxs,
 		EnumInfos:         file_hashline_v1_errors_proto_enumTypes,
 		MessageInfos:      file_hashline_v1_errors_proto_msgTypes,
+		ExtensionInfos:    file_hashline_v1_errors_proto_extTypes,
 	}.Build()
 	File_hashline_v1_errors_proto = out.File
 	file_hashline_v1_errors_proto_goTypes = nil

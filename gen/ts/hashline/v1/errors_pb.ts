@@ -2,17 +2,17 @@
 // @generated from file hashline/v1/errors.proto (package hashline.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenEnum, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
-import { enumDesc, fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
-import type { Duration } from "@bufbuild/protobuf/wkt";
-import { file_google_protobuf_duration } from "@bufbuild/protobuf/wkt";
+import type { GenEnum, GenExtension, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, extDesc, fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Duration, EnumValueOptions } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_descriptor, file_google_protobuf_duration } from "@bufbuild/protobuf/wkt";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file hashline/v1/errors.proto.
  */
 export const file_hashline_v1_errors: GenFile = /*@__PURE__*/
-  fileDesc("ChhoYXNobGluZS92MS9lcnJvcnMucHJvdG8SC2hhc2hsaW5lLnYxIpQBCglFcnJvckluZm8SDgoGcmVhc29uGAEgASgJEg4KBmRvbWFpbhgCIAEoCRI2CghtZXRhZGF0YRgDIAMoCzIkLmhhc2hsaW5lLnYxLkVycm9ySW5mby5NZXRhZGF0YUVudHJ5Gi8KDU1ldGFkYXRhRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASLJAQoIU3RhbGVSZWYSEgoKZWRpdF9pbmRleBgBIAEoBRILCgNyZWYYAiABKAkSDAoEbGluZRgDIAEoBRIVCg1leHBlY3RlZF9oYXNoGAQgASgJEhMKC2FjdHVhbF9oYXNoGAUgASgJEhQKDGN1cnJlbnRfbGluZRgGIAEoCRINCgVmcmVzaBgHIAMoCRIXCg9jdXJyZW50X3ZlcnNpb24YCCABKAkSDgoGcmVhc29uGAkgASgJEhQKDGNoYW5nZV9pbmRleBgKIAEoBSKcAQoJRWRpdEVycm9yEhIKCmVkaXRfaW5kZXgYASABKAUSDQoFZmllbGQYAiABKAkSDgoGcmVhc29uGAMgASgJEg8KB21lc3NhZ2UYBCABKAkSDQoFZnJlc2gYBSADKAkSJgoHdGV4dF9hdBgGIAMoCzIVLmhhc2hsaW5lLnYxLkxpbmVTcGFuEhQKDGNoYW5nZV9pbmRleBgHIAEoBSImCghMaW5lU3BhbhINCgVzdGFydBgBIAEoBRILCgNlbmQYAiABKAUiOwoJUmV0cnlJbmZvEi4KC3JldHJ5X2RlbGF5GAEgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uImAKC0NoYW5nZUVycm9yEhQKDGNoYW5nZV9pbmRleBgBIAEoBRIMCgRwYXRoGAIgASgJEg4KBnJlYXNvbhgDIAEoCRIPCgdtZXNzYWdlGAQgASgJEgwKBGNvZGUYBSABKAUqjQoKC0Vycm9yUmVhc29uEhwKGEVSUk9SX1JFQVNPTl9VTlNQRUNJRklFRBAAEhoKFkVSUk9SX1JFQVNPTl9TVEFMRV9SRUYQARIhCh1FUlJPUl9SRUFTT05fVkVSU0lPTl9NSVNNQVRDSBACEhwKGEVSUk9SX1JFQVNPTl9JTlZBTElEX1JFRhADEiIKHkVSUk9SX1JFQVNPTl9MSU5FX09VVF9PRl9SQU5HRRAEEiIKHkVSUk9SX1JFQVNPTl9PVkVSTEFQUElOR19FRElUUxAFEhwKGEVSUk9SX1JFQVNPTl9FTVBUWV9FRElUUxAGEh0KGUVSUk9SX1JFQVNPTl9JTlZBTElEX0VESVQQBxIfChtFUlJPUl9SRUFTT05fQU1CSUdVT1VTX1RFWFQQCBIaChZFUlJPUl9SRUFTT05fTk9fQ0hBTkdFEAkSHwobRVJST1JfUkVBU09OX1RFWFRfTk9UX0ZPVU5EEAoSGQoVRVJST1JfUkVBU09OX05PVF9SRUFEEAsSGgoWRVJST1JfUkVBU09OX05PVF9GT1VORBAMEh8KG0VSUk9SX1JFQVNPTl9BTFJFQURZX0VYSVNUUxANEh0KGUVSUk9SX1JFQVNPTl9PVVRTSURFX1JPT1QQDhIdChlFUlJPUl9SRUFTT05fVkNTX01FVEFEQVRBEA8SIQodRVJST1JfUkVBU09OX05PVF9SRUdVTEFSX0ZJTEUQEBIcChhFUlJPUl9SRUFTT05fQklOQVJZX0ZJTEUQERIZChVFUlJPUl9SRUFTT05fTk9UX1RFWFQQEhIaChZFUlJPUl9SRUFTT05fVE9PX0xBUkdFEBMSHQoZRVJST1JfUkVBU09OX0lOVkFMSURfUEFUSBAUEiAKHEVSUk9SX1JFQVNPTl9JTlZBTElEX1BBVFRFUk4QFRIhCh1FUlJPUl9SRUFTT05fSU5WQUxJRF9BUkdVTUVOVBAWEh8KG0VSUk9SX1JFQVNPTl9CSU5BUllfQ09OVEVOVBAXEiIKHkVSUk9SX1JFQVNPTl9SRVFVRVNUX0lEX1JFVVNFRBAYEiIKHkVSUk9SX1JFQVNPTl9QRVJNSVNTSU9OX0RFTklFRBAZEh0KGUVSUk9SX1JFQVNPTl9OT1RfV1JJVEFCTEUQGhIZChVFUlJPUl9SRUFTT05fSU9fRVJST1IQGxIZChVFUlJPUl9SRUFTT05fQ0FOQ0VMRUQQHBIiCh5FUlJPUl9SRUFTT05fREVBRExJTkVfRVhDRUVERUQQHRIZChVFUlJPUl9SRUFTT05fSU5URVJOQUwQHhIgChxFUlJPUl9SRUFTT05fVU5BVVRIRU5USUNBVEVEEB8SGgoWRVJST1JfUkVBU09OX1JFQURfT05MWRAgEiEKHUVSUk9SX1JFQVNPTl9QQVRIX05PVF9BTExPV0VEECESHQoZRVJST1JfUkVBU09OX1JBVEVfTElNSVRFRBAiEiEKHUVSUk9SX1JFQVNPTl9UT09fTUFOWV9TVFJFQU1TECMSHgoaRVJST1JfUkVBU09OX1NIVVRUSU5HX0RPV04QJBIiCh5FUlJPUl9SRUFTT05fV0FUQ0hfVU5BVkFJTEFCTEUQJRIkCiBFUlJPUl9SRUFTT05fRElSRUNUT1JZX05PVF9FTVBUWRAmEiQKIEVSUk9SX1JFQVNPTl9DT05GTElDVElOR19DSEFOR0VTECcqrQEKDlN0YWxlUmVmUmVhc29uEiAKHFNUQUxFX1JFRl9SRUFTT05fVU5TUEVDSUZJRUQQABIcChhTVEFMRV9SRUZfUkVBU09OX0NIQU5HRUQQARIcChhTVEFMRV9SRUZfUkVBU09OX0RFTEVURUQQAhIdChlTVEFMRV9SRUZfUkVBU09OX0NPTkZMSUNUEAMSHgoaU1RBTEVfUkVGX1JFQVNPTl9OT1RfU0hPV04QBEKnAQoPY29tLmhhc2hsaW5lLnYxQgtFcnJvcnNQcm90b1ABWjpnaXRodWIuY29tL2hhc2hsaW5lL2hhc2hsaW5lL2dlbi9nby9oYXNobGluZS92MTtoYXNobGluZXYxogIDSFhYqgILSGFzaGxpbmUuVjHKAgtIYXNobGluZVxWMeICF0hhc2hsaW5lXFYxXEdQQk1ldGFkYXRh6gIMSGFzaGxpbmU6OlYxYgZwcm90bzM", [file_google_protobuf_duration]);
+  fileDesc("ChhoYXNobGluZS92MS9lcnJvcnMucHJvdG8SC2hhc2hsaW5lLnYxIpQBCglFcnJvckluZm8SDgoGcmVhc29uGAEgASgJEg4KBmRvbWFpbhgCIAEoCRI2CghtZXRhZGF0YRgDIAMoCzIkLmhhc2hsaW5lLnYxLkVycm9ySW5mby5NZXRhZGF0YUVudHJ5Gi8KDU1ldGFkYXRhRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASLJAQoIU3RhbGVSZWYSEgoKZWRpdF9pbmRleBgBIAEoBRILCgNyZWYYAiABKAkSDAoEbGluZRgDIAEoBRIVCg1leHBlY3RlZF9oYXNoGAQgASgJEhMKC2FjdHVhbF9oYXNoGAUgASgJEhQKDGN1cnJlbnRfbGluZRgGIAEoCRINCgVmcmVzaBgHIAMoCRIXCg9jdXJyZW50X3ZlcnNpb24YCCABKAkSDgoGcmVhc29uGAkgASgJEhQKDGNoYW5nZV9pbmRleBgKIAEoBSKcAQoJRWRpdEVycm9yEhIKCmVkaXRfaW5kZXgYASABKAUSDQoFZmllbGQYAiABKAkSDgoGcmVhc29uGAMgASgJEg8KB21lc3NhZ2UYBCABKAkSDQoFZnJlc2gYBSADKAkSJgoHdGV4dF9hdBgGIAMoCzIVLmhhc2hsaW5lLnYxLkxpbmVTcGFuEhQKDGNoYW5nZV9pbmRleBgHIAEoBSImCghMaW5lU3BhbhINCgVzdGFydBgBIAEoBRILCgNlbmQYAiABKAUiOwoJUmV0cnlJbmZvEi4KC3JldHJ5X2RlbGF5GAEgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uImAKC0NoYW5nZUVycm9yEhQKDGNoYW5nZV9pbmRleBgBIAEoBRIMCgRwYXRoGAIgASgJEg4KBnJlYXNvbhgDIAEoCRIPCgdtZXNzYWdlGAQgASgJEgwKBGNvZGUYBSABKAUq9wsKC0Vycm9yUmVhc29uEhwKGEVSUk9SX1JFQVNPTl9VTlNQRUNJRklFRBAAEiAKFkVSUk9SX1JFQVNPTl9TVEFMRV9SRUYQARoE2OIYChInCh1FUlJPUl9SRUFTT05fVkVSU0lPTl9NSVNNQVRDSBACGgTY4hgKEiIKGEVSUk9SX1JFQVNPTl9JTlZBTElEX1JFRhADGgTY4hgDEigKHkVSUk9SX1JFQVNPTl9MSU5FX09VVF9PRl9SQU5HRRAEGgTY4hgDEigKHkVSUk9SX1JFQVNPTl9PVkVSTEFQUElOR19FRElUUxAFGgTY4hgDEiIKGEVSUk9SX1JFQVNPTl9FTVBUWV9FRElUUxAGGgTY4hgDEiMKGUVSUk9SX1JFQVNPTl9JTlZBTElEX0VESVQQBxoE2OIYAxIlChtFUlJPUl9SRUFTT05fQU1CSUdVT1VTX1RFWFQQCBoE2OIYAxIgChZFUlJPUl9SRUFTT05fTk9fQ0hBTkdFEAkaBNjiGAkSJQobRVJST1JfUkVBU09OX1RFWFRfTk9UX0ZPVU5EEAoaBNjiGAkSHwoVRVJST1JfUkVBU09OX05PVF9SRUFEEAsaBNjiGAkSIAoWRVJST1JfUkVBU09OX05PVF9GT1VORBAMGgTY4hgFEiUKG0VSUk9SX1JFQVNPTl9BTFJFQURZX0VYSVNUUxANGgTY4hgGEiMKGUVSUk9SX1JFQVNPTl9PVVRTSURFX1JPT1QQDhoE2OIYBxIjChlFUlJPUl9SRUFTT05fVkNTX01FVEFEQVRBEA8aBNjiGAcSJwodRVJST1JfUkVBU09OX05PVF9SRUdVTEFSX0ZJTEUQEBoE2OIYCRIiChhFUlJPUl9SRUFTT05fQklOQVJZX0ZJTEUQERoE2OIYCRIfChVFUlJPUl9SRUFTT05fTk9UX1RFWFQQEhoE2OIYCRIgChZFUlJPUl9SRUFTT05fVE9PX0xBUkdFEBMaBNjiGAgSIwoZRVJST1JfUkVBU09OX0lOVkFMSURfUEFUSBAUGgTY4hgDEiYKHEVSUk9SX1JFQVNPTl9JTlZBTElEX1BBVFRFUk4QFRoE2OIYAxInCh1FUlJPUl9SRUFTT05fSU5WQUxJRF9BUkdVTUVOVBAWGgTY4hgDEiUKG0VSUk9SX1JFQVNPTl9CSU5BUllfQ09OVEVOVBAXGgTY4hgDEigKHkVSUk9SX1JFQVNPTl9SRVFVRVNUX0lEX1JFVVNFRBAYGgTY4hgDEigKHkVSUk9SX1JFQVNPTl9QRVJNSVNTSU9OX0RFTklFRBAZGgTY4hgHEiMKGUVSUk9SX1JFQVNPTl9OT1RfV1JJVEFCTEUQGhoE2OIYBxIfChVFUlJPUl9SRUFTT05fSU9fRVJST1IQGxoE2OIYDRIfChVFUlJPUl9SRUFTT05fQ0FOQ0VMRUQQHBoE2OIYARIoCh5FUlJPUl9SRUFTT05fREVBRExJTkVfRVhDRUVERUQQHRoE2OIYBBIfChVFUlJPUl9SRUFTT05fSU5URVJOQUwQHhoE2OIYDRImChxFUlJPUl9SRUFTT05fVU5BVVRIRU5USUNBVEVEEB8aBNjiGBASIAoWRVJST1JfUkVBU09OX1JFQURfT05MWRAgGgTY4hgHEicKHUVSUk9SX1JFQVNPTl9QQVRIX05PVF9BTExPV0VEECEaBNjiGAcSIwoZRVJST1JfUkVBU09OX1JBVEVfTElNSVRFRBAiGgTY4hgIEicKHUVSUk9SX1JFQVNPTl9UT09fTUFOWV9TVFJFQU1TECMaBNjiGAgSJAoaRVJST1JfUkVBU09OX1NIVVRUSU5HX0RPV04QJBoE2OIYDhIoCh5FUlJPUl9SRUFTT05fV0FUQ0hfVU5BVkFJTEFCTEUQJRoE2OIYDhIqCiBFUlJPUl9SRUFTT05fRElSRUNUT1JZX05PVF9FTVBUWRAmGgTY4hgJEioKIEVSUk9SX1JFQVNPTl9DT05GTElDVElOR19DSEFOR0VTECcaBNjiGAMqhQMKCEdycGNDb2RlEhkKFUdSUENfQ09ERV9VTlNQRUNJRklFRBAAEhcKE0dSUENfQ09ERV9DQU5DRUxMRUQQARIeChpHUlBDX0NPREVfSU5WQUxJRF9BUkdVTUVOVBADEh8KG0dSUENfQ09ERV9ERUFETElORV9FWENFRURFRBAEEhcKE0dSUENfQ09ERV9OT1RfRk9VTkQQBRIcChhHUlBDX0NPREVfQUxSRUFEWV9FWElTVFMQBhIfChtHUlBDX0NPREVfUEVSTUlTU0lPTl9ERU5JRUQQBxIgChxHUlBDX0NPREVfUkVTT1VSQ0VfRVhIQVVTVEVEEAgSIQodR1JQQ19DT0RFX0ZBSUxFRF9QUkVDT05ESVRJT04QCRIVChFHUlBDX0NPREVfQUJPUlRFRBAKEhYKEkdSUENfQ09ERV9JTlRFUk5BTBANEhkKFUdSUENfQ09ERV9VTkFWQUlMQUJMRRAOEh0KGUdSUENfQ09ERV9VTkFVVEhFTlRJQ0FURUQQECqtAQoOU3RhbGVSZWZSZWFzb24SIAocU1RBTEVfUkVGX1JFQVNPTl9VTlNQRUNJRklFRBAAEhwKGFNUQUxFX1JFRl9SRUFTT05fQ0hBTkdFRBABEhwKGFNUQUxFX1JFRl9SRUFTT05fREVMRVRFRBACEh0KGVNUQUxFX1JFRl9SRUFTT05fQ09ORkxJQ1QQAxIeChpTVEFMRV9SRUZfUkVBU09OX05PVF9TSE9XThAEOlcKCWdycGNfY29kZRIhLmdvb2dsZS5wcm90b2J1Zi5FbnVtVmFsdWVPcHRpb25zGKuMAyABKA4yFS5oYXNobGluZS52MS5HcnBjQ29kZVIIZ3JwY0NvZGVCpwEKD2NvbS5oYXNobGluZS52MUILRXJyb3JzUHJvdG9QAVo6Z2l0aHViLmNvbS9oYXNobGluZS9oYXNobGluZS9nZW4vZ28vaGFzaGxpbmUvdjE7aGFzaGxpbmV2MaICA0hYWKoCC0hhc2hsaW5lLlYxygILSGFzaGxpbmVcVjHiAhdIYXNobGluZVxWMVxHUEJNZXRhZGF0YeoCDEhhc2hsaW5lOjpWMWIGcHJvdG8z", [file_google_protobuf_descriptor, file_google_protobuf_duration]);
 
 /**
  * ErrorInfo is attached to every error the server returns, in the
@@ -316,9 +316,10 @@ export const ChangeErrorSchema: GenMessage<ChangeError> = /*@__PURE__*/
  * ErrorReason is the authoritative list of the reasons the server gives in
  * ErrorInfo.reason and EditError.reason. On the wire a reason is a string,
  * the value's name without the ERROR_REASON_ prefix ("STALE_REF"), so a
- * client older than a reason still reads it as text. Each value's comment
- * starts with the gRPC code the reason always comes with; an error means
- * nothing was written. Two refusals come from gRPC itself, before the
+ * client older than a reason still reads it as text. Each value declares
+ * the gRPC code the reason always comes with in its grpc_code option (its
+ * comment starts with the same code); the server's reason-to-code mapping
+ * is read from these options. An error means nothing was written. Two refusals come from gRPC itself, before the
  * server's code, and carry no reason: a message over the server's size
  * limit (RESOURCE_EXHAUSTED) and bytes that are not a valid message
  * (INTERNAL).
@@ -669,6 +670,112 @@ export const ErrorReasonSchema: GenEnum<ErrorReason> = /*@__PURE__*/
   enumDesc(file_hashline_v1_errors, 0);
 
 /**
+ * GrpcCode is a gRPC status code, by the name and number google.rpc.Code
+ * gives it, as the grpc_code option of an ErrorReason value names it.
+ * Only the codes a reason comes with are listed.
+ *
+ * @generated from enum hashline.v1.GrpcCode
+ */
+export enum GrpcCode {
+  /**
+   * No code: OK is never an error's.
+   *
+   * @generated from enum value: GRPC_CODE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The operation was cancelled, typically by the caller.
+   *
+   * @generated from enum value: GRPC_CODE_CANCELLED = 1;
+   */
+  CANCELLED = 1,
+
+  /**
+   * The request is malformed, whatever the state of the workspace.
+   *
+   * @generated from enum value: GRPC_CODE_INVALID_ARGUMENT = 3;
+   */
+  INVALID_ARGUMENT = 3,
+
+  /**
+   * The deadline passed before the operation finished.
+   *
+   * @generated from enum value: GRPC_CODE_DEADLINE_EXCEEDED = 4;
+   */
+  DEADLINE_EXCEEDED = 4,
+
+  /**
+   * A file or directory the request names does not exist.
+   *
+   * @generated from enum value: GRPC_CODE_NOT_FOUND = 5;
+   */
+  NOT_FOUND = 5,
+
+  /**
+   * A file the request means to create exists.
+   *
+   * @generated from enum value: GRPC_CODE_ALREADY_EXISTS = 6;
+   */
+  ALREADY_EXISTS = 6,
+
+  /**
+   * The caller may not do this.
+   *
+   * @generated from enum value: GRPC_CODE_PERMISSION_DENIED = 7;
+   */
+  PERMISSION_DENIED = 7,
+
+  /**
+   * A limit or quota is reached.
+   *
+   * @generated from enum value: GRPC_CODE_RESOURCE_EXHAUSTED = 8;
+   */
+  RESOURCE_EXHAUSTED = 8,
+
+  /**
+   * The workspace is not in a state the operation needs.
+   *
+   * @generated from enum value: GRPC_CODE_FAILED_PRECONDITION = 9;
+   */
+  FAILED_PRECONDITION = 9,
+
+  /**
+   * A concurrent change got there first.
+   *
+   * @generated from enum value: GRPC_CODE_ABORTED = 10;
+   */
+  ABORTED = 10,
+
+  /**
+   * A bug, or a failure of the filesystem.
+   *
+   * @generated from enum value: GRPC_CODE_INTERNAL = 13;
+   */
+  INTERNAL = 13,
+
+  /**
+   * The service is not available now.
+   *
+   * @generated from enum value: GRPC_CODE_UNAVAILABLE = 14;
+   */
+  UNAVAILABLE = 14,
+
+  /**
+   * The request has no valid credentials.
+   *
+   * @generated from enum value: GRPC_CODE_UNAUTHENTICATED = 16;
+   */
+  UNAUTHENTICATED = 16,
+}
+
+/**
+ * Describes the enum hashline.v1.GrpcCode.
+ */
+export const GrpcCodeSchema: GenEnum<GrpcCode> = /*@__PURE__*/
+  enumDesc(file_hashline_v1_errors, 1);
+
+/**
  * StaleRefReason is the authoritative list of the reasons in
  * StaleRef.reason. On the wire a reason is a string, the value's name
  * without the STALE_REF_REASON_ prefix ("CHANGED").
@@ -721,5 +828,14 @@ export enum StaleRefReason {
  * Describes the enum hashline.v1.StaleRefReason.
  */
 export const StaleRefReasonSchema: GenEnum<StaleRefReason> = /*@__PURE__*/
-  enumDesc(file_hashline_v1_errors, 1);
+  enumDesc(file_hashline_v1_errors, 2);
+
+/**
+ * The gRPC code an ErrorReason value always comes with. Every value but
+ * ERROR_REASON_UNSPECIFIED has one.
+ *
+ * @generated from extension: hashline.v1.GrpcCode grpc_code = 50731;
+ */
+export const grpc_code: GenExtension<EnumValueOptions, GrpcCode> = /*@__PURE__*/
+  extDesc(file_hashline_v1_errors, 0);
 
