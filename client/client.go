@@ -28,6 +28,7 @@ import (
 
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 	"github.com/hashline/hashline/internal/hashline"
+	"github.com/hashline/hashline/internal/wire"
 )
 
 // DefaultAddress is where hashlined listens unless told otherwise.
@@ -86,7 +87,7 @@ func WithRetry(p RetryPolicy) Option { return func(o *options) { o.retry = p } }
 // AgentMetadataKey is the request metadata that names the calling agent.
 // The server reads it; a caller that does not use this package's calls
 // sets it itself (metadata.AppendToOutgoingContext).
-const AgentMetadataKey = "x-agent-id"
+const AgentMetadataKey = wire.AgentMetadataKey
 
 // WithAgentID names the calling agent (sent as AgentMetadataKey metadata).
 // The server keeps per-agent state under this name.

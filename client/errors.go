@@ -2,13 +2,13 @@ package client
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/wire"
 )
 
 // Error is an error the server returned, decoded from its status. Compare
@@ -69,51 +69,26 @@ func (e *Error) GRPCStatus() *status.Status { return e.st }
 // every reason.
 func sentinel(r hashlinev1.ErrorReason) *Error { return &Error{Reason: ReasonName(r)} }
 
-// The wire form of a reason is its enum value's name without the prefix
-// that buf's lint rules make every value of an enum carry.
-const (
-	errorReasonPrefix    = "ERROR_REASON_"
-	staleRefReasonPrefix = "STALE_REF_REASON_"
-)
-
 // ReasonName returns the string the server sends for r in
 // ErrorInfo.reason and EditError.reason, and that Error.Reason holds: the
 // value's name without its ERROR_REASON_ prefix, e.g. "STALE_REF". It is
 // "" for ERROR_REASON_UNSPECIFIED and for numbers the enum does not have.
-func ReasonName(r hashlinev1.ErrorReason) string {
-	return wireName(hashlinev1.ErrorReason_name[int32(r)], errorReasonPrefix)
-}
+func ReasonName(r hashlinev1.ErrorReason) string { return wire.ReasonName(r) }
 
 // ParseReason returns the ErrorReason a reason string names (the inverse
 // of ReasonName), or ERROR_REASON_UNSPECIFIED for one this client does not
 // know, such as a newer server's. Error.Reason keeps the string either way.
-func ParseReason(reason string) hashlinev1.ErrorReason {
-	return hashlinev1.ErrorReason(parseWire(hashlinev1.ErrorReason_value, errorReasonPrefix, reason))
-}
+func ParseReason(reason string) hashlinev1.ErrorReason { return wire.ParseReason(reason) }
 
 // StaleRefReasonName returns the string the server sends for r in
 // StaleRef.reason, e.g. "CONFLICT"; "" for STALE_REF_REASON_UNSPECIFIED
 // and for numbers the enum does not have.
-func StaleRefReasonName(r hashlinev1.StaleRefReason) string {
-	return wireName(hashlinev1.StaleRefReason_name[int32(r)], staleRefReasonPrefix)
-}
+func StaleRefReasonName(r hashlinev1.StaleRefReason) string { return wire.StaleRefReasonName(r) }
 
 // ParseStaleRefReason returns the StaleRefReason a StaleRef.reason string
 // names, or STALE_REF_REASON_UNSPECIFIED for one this client does not know.
 func ParseStaleRefReason(reason string) hashlinev1.StaleRefReason {
-	return hashlinev1.StaleRefReason(parseWire(hashlinev1.StaleRefReason_value, staleRefReasonPrefix, reason))
-}
-
-func wireName(name, prefix string) string {
-	if name == "" || name == prefix+"UNSPECIFIED" {
-		return ""
-	}
-	return strings.TrimPrefix(name, prefix)
-}
-
-// parseWire returns 0, the UNSPECIFIED value, for any name not in values.
-func parseWire(values map[string]int32, prefix, reason string) int32 {
-	return values[prefix+reason]
+	return wire.ParseStaleRefReason(reason)
 }
 
 // StaleRefError is an Edit refused because references no longer match the

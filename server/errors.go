@@ -14,11 +14,11 @@ import (
 	"google.golang.org/protobuf/protoadapt"
 	"google.golang.org/protobuf/types/known/durationpb"
 
-	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 	"github.com/hashline/hashline/internal/grep"
 	"github.com/hashline/hashline/internal/hashline"
 	"github.com/hashline/hashline/internal/versions"
+	"github.com/hashline/hashline/internal/wire"
 	"github.com/hashline/hashline/internal/workspace"
 )
 
@@ -27,7 +27,7 @@ const Domain = "hashline.v1"
 
 // Short names for the reasons the server code gives itself. The list of
 // reasons is hashlinev1.ErrorReason (proto/hashline/v1/errors.proto); on
-// the wire each is client.ReasonName of the value. Typing them as the enum
+// the wire each is wire.ReasonName of the value. Typing them as the enum
 // means the server cannot send a reason the enum does not have.
 const (
 	ReasonStaleRef        = hashlinev1.ErrorReason_ERROR_REASON_STALE_REF
@@ -72,10 +72,10 @@ const (
 
 // reasonCode is the gRPC code reason always comes with, so a client may
 // switch on either: the one its grpc_code option in errors.proto declares
-// (client.ReasonCode reads the options). Internal for a value without one,
+// (wire.ReasonCode reads the options). Internal for a value without one,
 // which TestReasonCodes rules out.
 func reasonCode(reason hashlinev1.ErrorReason) codes.Code {
-	if c, ok := client.ReasonCode(reason); ok {
+	if c, ok := wire.ReasonCode(reason); ok {
 		return c
 	}
 	return codes.Internal
@@ -86,7 +86,7 @@ func reasonCode(reason hashlinev1.ErrorReason) codes.Code {
 // enum's names (TestCoreReasonsAreInTheEnum checks every one they
 // declare). A string outside the enum would be a bug, reported as one.
 func coreReason(r hashline.Reason) hashlinev1.ErrorReason {
-	if v := client.ParseReason(string(r)); v != hashlinev1.ErrorReason_ERROR_REASON_UNSPECIFIED {
+	if v := wire.ParseReason(string(r)); v != hashlinev1.ErrorReason_ERROR_REASON_UNSPECIFIED {
 		return v
 	}
 	return ReasonInternal
@@ -95,13 +95,13 @@ func coreReason(r hashline.Reason) hashlinev1.ErrorReason {
 // problemReason is reason as a core one, for a problem the server finds in
 // an edit and reports the way the core reports its own (EditError details).
 func problemReason(reason hashlinev1.ErrorReason) hashline.Reason {
-	return hashline.Reason(client.ReasonName(reason))
+	return hashline.Reason(wire.ReasonName(reason))
 }
 
 // staleReason is the StaleRef.reason of a reason of the rebaser
 // (versions.ReasonChanged and the others), checked like coreReason.
 func staleReason(r string) string {
-	return client.StaleRefReasonName(client.ParseStaleRefReason(r))
+	return wire.StaleRefReasonName(wire.ParseStaleRefReason(r))
 }
 
 // notReadError is an edit that refers to the content of a file the agent
@@ -353,7 +353,7 @@ func changeSetStatus(e *changeSetError) error {
 		details = append(details, own...)
 	}
 	if info == nil {
-		info = &hashlinev1.ErrorInfo{Reason: client.ReasonName(ReasonInternal), Domain: Domain}
+		info = &hashlinev1.ErrorInfo{Reason: wire.ReasonName(ReasonInternal), Domain: Domain}
 	}
 	meta := maps.Clone(info.GetMetadata())
 	if meta == nil {
@@ -390,7 +390,7 @@ func batchStatus(b *hashline.BatchError, msg, currentVersion, baseVersion string
 		ee := &hashlinev1.EditError{
 			EditIndex: int32(p.EditIndex),
 			Field:     p.Field,
-			Reason:    client.ReasonName(coreReason(p.Reason)),
+			Reason:    wire.ReasonName(coreReason(p.Reason)),
 			Message:   p.Message,
 		}
 		if p.Reason == hashline.ReasonNoChange {
@@ -442,7 +442,7 @@ func staleRefProto(p hashline.Problem, currentVersion string) *hashlinev1.StaleR
 		CurrentLine:    p.CurrentLine,
 		Fresh:          fresh,
 		CurrentVersion: currentVersion,
-		Reason:         client.StaleRefReasonName(why),
+		Reason:         wire.StaleRefReasonName(why),
 	}
 }
 
@@ -482,7 +482,7 @@ func newStatus(reason hashlinev1.ErrorReason, msg string, meta map[string]string
 // errorInfo is the ErrorInfo detail of reason: every ErrorInfo the server
 // sends is made here.
 func errorInfo(reason hashlinev1.ErrorReason, meta map[string]string) protoadapt.MessageV1 {
-	return protoadapt.MessageV1Of(&hashlinev1.ErrorInfo{Reason: client.ReasonName(reason), Domain: Domain, Metadata: meta})
+	return protoadapt.MessageV1Of(&hashlinev1.ErrorInfo{Reason: wire.ReasonName(reason), Domain: Domain, Metadata: meta})
 }
 
 func withDetails(st *status.Status, details ...protoadapt.MessageV1) error {

@@ -16,8 +16,8 @@ import (
 	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/metadata"
 
-	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/wire"
 )
 
 // AgentID returns the calling agent's identity: with tokens, the agent
@@ -30,7 +30,7 @@ func AgentID(ctx context.Context) string {
 	// ValueFromIncomingContext looks the key up without copying the whole
 	// metadata, as FromIncomingContext does; several interceptors and
 	// handlers ask for the agent on every call.
-	if v := metadata.ValueFromIncomingContext(ctx, client.AgentMetadataKey); len(v) > 0 && v[0] != "" {
+	if v := metadata.ValueFromIncomingContext(ctx, wire.AgentMetadataKey); len(v) > 0 && v[0] != "" {
 		return v[0]
 	}
 	return "anonymous"

@@ -11,8 +11,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
 
-	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/wire"
 	"github.com/hashline/hashline/internal/workspace"
 )
 
@@ -155,10 +155,10 @@ func checkAgent(ctx context.Context) error {
 	if grantFrom(ctx) != nil {
 		return nil
 	}
-	for _, v := range metadata.ValueFromIncomingContext(ctx, client.AgentMetadataKey) {
+	for _, v := range metadata.ValueFromIncomingContext(ctx, wire.AgentMetadataKey) {
 		if len(v) > MaxAgentBytes {
-			return overLimit(client.AgentMetadataKey, MaxAgentBytes,
-				"the %s metadata is %d bytes, over the %d-byte limit; name the agent with a shorter id", client.AgentMetadataKey, len(v), MaxAgentBytes)
+			return overLimit(wire.AgentMetadataKey, MaxAgentBytes,
+				"the %s metadata is %d bytes, over the %d-byte limit; name the agent with a shorter id", wire.AgentMetadataKey, len(v), MaxAgentBytes)
 		}
 	}
 	return nil

@@ -7,8 +7,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/status"
 
-	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/wire"
 )
 
 // Outcomes of the calls that change files, the values of the outcome label
@@ -109,17 +109,17 @@ func EditOutcome(resp any, err error) string {
 			reason = d.GetReason()
 			_, repeated = d.GetMetadata()["repeated"]
 		case *hashlinev1.StaleRef:
-			conflict = conflict || client.ParseStaleRefReason(d.GetReason()) == hashlinev1.StaleRefReason_STALE_REF_REASON_CONFLICT
+			conflict = conflict || wire.ParseStaleRefReason(d.GetReason()) == hashlinev1.StaleRefReason_STALE_REF_REASON_CONFLICT
 		}
 	}
 	switch {
-	case client.ParseReason(reason) == ReasonStaleRef && conflict:
+	case wire.ParseReason(reason) == ReasonStaleRef && conflict:
 		return OutcomeConflict
-	case client.ParseReason(reason) == ReasonStaleRef:
+	case wire.ParseReason(reason) == ReasonStaleRef:
 		return OutcomeStale
-	case client.ParseReason(reason) == ReasonNoChange && repeated:
+	case wire.ParseReason(reason) == ReasonNoChange && repeated:
 		return OutcomeNoChangeRepeated
-	case client.ParseReason(reason) == ReasonNoChange:
+	case wire.ParseReason(reason) == ReasonNoChange:
 		return OutcomeNoChange
 	}
 	return OutcomeError
