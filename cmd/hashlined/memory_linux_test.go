@@ -23,8 +23,12 @@ import (
 // it (the runtime, its binary, and the small bounds the test gives its
 // caches), as VmHWM counts it.
 const (
-	memBudget   = 256 << 20
-	memHeadroom = 64 << 20
+	// The process must stay under memCap resident; its calls get
+	// memBudget of it, the rest is the runtime, the binary and what the
+	// collector has not yet returned (measured at 30 to 70 MiB on the
+	// 2-core machine under load).
+	memCap    = 256 << 20
+	memBudget = 160 << 20
 	smallBound  = 1 << 20 // --view-bytes, --request-id-bytes, --grep-bytes
 	bigFile     = 40 << 20
 	bigFiles    = 12
@@ -99,10 +103,9 @@ func TestMemoryBudgetBoundsTheServer(t *testing.T) {
 		t.Error(err)
 	}
 	hwm := vmHWM(t, cmd.Process.Pid)
-	limit := int64(memBudget + memHeadroom + 3*smallBound)
-	t.Logf("peak resident memory %d MiB, limit %d MiB", hwm>>20, limit>>20)
-	if hwm > limit {
-		t.Errorf("the server peaked at %d MiB resident, over its %d MiB budget plus %d MiB headroom", hwm>>20, memBudget>>20, (limit-memBudget)>>20)
+	t.Logf("peak resident memory %d MiB, cap %d MiB", hwm>>20, memCap>>20)
+	if hwm > memCap {
+		t.Errorf("the server peaked at %d MiB resident, over the %d MiB it was given (--memory-budget %d MiB)", hwm>>20, memCap>>20, memBudget>>20)
 	}
 	for name, sum := range sums {
 		b, err := os.ReadFile(filepath.Join(root, name))
