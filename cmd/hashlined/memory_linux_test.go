@@ -27,13 +27,13 @@ const (
 	// memBudget of it, the rest is the runtime, the binary and what the
 	// collector has not yet returned (measured at 30 to 70 MiB on the
 	// 2-core machine under load).
-	memCap    = 256 << 20
-	memBudget = 160 << 20
-	smallBound  = 1 << 20 // --view-bytes, --request-id-bytes, --grep-bytes
-	bigFile     = 40 << 20
-	bigFiles    = 12
-	bigReads    = 36
-	bigApplies  = 3
+	memCap     = 256 << 20
+	memBudget  = 160 << 20
+	smallBound = 1 << 20 // --view-bytes, --request-id-bytes, --grep-bytes
+	bigFile    = 40 << 20
+	bigFiles   = 12
+	bigReads   = 36
+	bigApplies = 3
 )
 
 // TestMemoryBudgetBoundsTheServer runs the real hashlined (built without
