@@ -182,8 +182,14 @@ func fail(io stdio, cmd string, err error) int {
 		if e.TLS != client.NoTLSProblem {
 			// The server is there: its TLS set-up and the client's differ.
 			msg = strings.TrimSuffix(msg, "\n") + "\n" + e.TLS.FlagHint() + "\n"
+		} else if e.Reason == "" && e.NotSent {
+			// The call never left: say so, or a model retries an edit
+			// it fears was applied.
+			msg = strings.TrimSuffix(msg, "\n") + "\nNothing was sent: no hashlined answered there. Start one with \"hashlined serve\", pass --server ADDR, or use --local.\n"
 		} else if e.Reason == "" && e.Code == codes.Unavailable {
 			msg = strings.TrimSuffix(msg, "\n") + "\nIs hashlined running there? Start it with \"hashlined serve\", pass --server ADDR, or use --local.\n"
+		} else if e.Code == codes.Unauthenticated {
+			msg = strings.TrimSuffix(msg, "\n") + "\nThe server wants a token: pass --token TOKEN or set HASHLINE_TOKEN.\n"
 		}
 		fmt.Fprint(io.stderr, msg)
 		return exitError
@@ -200,7 +206,7 @@ func failMutation(io stdio, cmd string, err error, id string) int {
 	code := fail(io, cmd, err)
 	var e *client.Error
 	cut := errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
-		(errors.As(err, &e) && (e.Code == codes.DeadlineExceeded || e.Code == codes.Unavailable || e.Code == codes.Canceled))
+		(errors.As(err, &e) && !e.NotSent && (e.Code == codes.DeadlineExceeded || e.Code == codes.Unavailable || e.Code == codes.Canceled))
 	if cut && id != "" {
 		fmt.Fprintf(io.stderr, "The %s may have been applied although the call failed. Re-run the same command with --request-id %s: the server applies it at most once and prints the outcome.\n", cmd, id)
 	}

@@ -484,6 +484,23 @@ func TestServerUnreachable(t *testing.T) {
 	}
 }
 
+// TestRefusedEditSentNothing: with nothing listening, an edit never left
+// the client, so it must not be reported as perhaps applied.
+func TestRefusedEditSentNothing(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"f.txt": "a\n"})
+	got := transcript(t, dir, []string{"HASHLINE_SERVER=127.0.0.1:1"}, nil, []step{
+		cli("edit", "f.txt", "--append", "--text", "x"),
+		cli("write", "g.txt", "--content", "x"),
+	})
+	if strings.Contains(got, "may have been applied") || strings.Contains(got, "--request-id") {
+		t.Errorf("a refused call is reported as perhaps applied:\n%s", got)
+	}
+	if strings.Count(got, "Nothing was sent") != 2 || strings.Count(got, "[exit 1]") != 2 {
+		t.Errorf("want exit 1 and \"Nothing was sent\" for both calls, got:\n%s", got)
+	}
+}
+
 func TestUnixSocketAndAgentEnv(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"f.txt": "one\n"})
