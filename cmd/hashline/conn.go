@@ -182,10 +182,12 @@ func fail(io stdio, cmd string, err error) int {
 		if e.TLS != client.NoTLSProblem {
 			// The server is there: its TLS set-up and the client's differ.
 			msg = strings.TrimSuffix(msg, "\n") + "\n" + e.TLS.FlagHint() + "\n"
-		} else if e.Reason == "" && e.NotSent {
+		} else if e.Reason == "" && e.NotSent && e.Code == codes.Unavailable {
 			// The call never left: say so, or a model retries an edit
 			// it fears was applied.
 			msg = strings.TrimSuffix(msg, "\n") + "\nNothing was sent: no hashlined answered there. Start one with \"hashlined serve\", pass --server ADDR, or use --local.\n"
+		} else if e.Reason == "" && e.NotSent {
+			msg = strings.TrimSuffix(msg, "\n") + "\nNothing was sent: the call ended before it reached the server. Retry (with a longer --timeout if it ran out).\n"
 		} else if e.Reason == "" && e.Code == codes.Unavailable {
 			msg = strings.TrimSuffix(msg, "\n") + "\nIs hashlined running there? Start it with \"hashlined serve\", pass --server ADDR, or use --local.\n"
 		} else if e.Code == codes.Unauthenticated {

@@ -501,6 +501,29 @@ func TestRefusedEditSentNothing(t *testing.T) {
 	}
 }
 
+// TestMistypedHashAfterRead: a wrong hash right after a read, the file
+// unchanged, is a wrong reference, not a change to the file: the server
+// remembers what the agent read and says which tag the line has.
+func TestMistypedHashAfterRead(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"greet.txt": "hello\nworld\n"})
+	env := []string{"HASHLINE_SERVER=" + startServer(t, dir), "HASHLINE_AGENT=typo"}
+	run := binary(t, dir, env, nil)
+	if _, errOut, code := run([]string{"read", "greet.txt"}, ""); code != 0 {
+		t.Fatalf("read: exit %d: %s", code, errOut)
+	}
+	_, errOut, code := run([]string{"edit", "greet.txt", "--replace", "2:b4", "--text", "there"}, "")
+	if code != exitStale {
+		t.Errorf("exit %d, want %d", code, exitStale)
+	}
+	if strings.Contains(errOut, "changed since last read") {
+		t.Errorf("a mistyped hash is reported as a change to the file:\n%s", errOut)
+	}
+	if !strings.Contains(errOut, "line 2 is 2:b3, not 2:b4") || !strings.Contains(errOut, ">>> 2:b3|world") {
+		t.Errorf("want the line's true tag and the fresh view, got:\n%s", errOut)
+	}
+}
+
 func TestUnixSocketAndAgentEnv(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"f.txt": "one\n"})
