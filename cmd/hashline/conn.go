@@ -245,6 +245,10 @@ func printJSON(io stdio, m proto.Message) error {
 	return err
 }
 
+// errStdinTerminal is readStdin's refusal to wait on a terminal for input
+// nobody is about to type; each caller says what it wanted there.
+var errStdinTerminal = errors.New("stdin is a terminal")
+
 // readStdin reads all of stdin for a command that takes its input there.
 func readStdin(io stdio) (string, error) {
 	if io.stdin == nil {
@@ -252,7 +256,7 @@ func readStdin(io stdio) (string, error) {
 	}
 	if f, ok := io.stdin.(*os.File); ok {
 		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-			return "", errors.New("expects input on stdin, but stdin is a terminal; pipe it in (or see --help)")
+			return "", errStdinTerminal
 		}
 	}
 	b, err := goio.ReadAll(io.stdin)

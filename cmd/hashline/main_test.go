@@ -302,6 +302,11 @@ var cases = []struct {
 		cli("edit", "f.txt").in(`not json`),
 		cli("edit", "f.txt"),
 		cli("edit", "f.txt").in(`{"path":"other.txt","edits":[{"append":{"text":"x"}}]}`),
+		// An empty pipe is not a deletion: the line stays.
+		cli("read", "f.txt"),
+		cli("edit", "f.txt", "--replace", "1:56"),
+		cli("edit", "f.txt", "--insert-after", "1:56", "--text-file", "-"),
+		dump("f.txt"),
 		cli("edit"),
 	}},
 	// What models get wrong in a batch: refused with the expected shape,
@@ -481,6 +486,32 @@ func TestServerUnreachable(t *testing.T) {
 	got := transcript(t, dir, []string{"HASHLINE_SERVER=127.0.0.1:1"}, nil, []step{cli("read", "x.txt")})
 	if !strings.Contains(got, "[exit 1]") || !strings.Contains(got, "Is hashlined running there?") {
 		t.Fatalf("want exit 1 and a hint to start the server, got:\n%s", got)
+	}
+}
+
+// TestStdinTerminal: a command that wanted its input on stdin, given a
+// character device, says what to pass instead of waiting on it.
+func TestStdinTerminal(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"f.txt": "a\n"})
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"edit", "--root", dir, "f.txt", "--replace", "1:56"}, "--replace needs its TEXT: give --text TEXT or --text-file PATH, or pipe the text in (stdin is a terminal)"},
+		{[]string{"edit", "--root", dir, "f.txt"}, "with no operation flag the edits are read as JSON from stdin, but stdin is a terminal: give an operation such as --replace REF --text TEXT, or pipe the edits in"},
+		{[]string{"write", "--root", dir, "g.txt"}, "the content is read from stdin, but stdin is a terminal: pipe it in, or give --content TEXT"},
+	} {
+		tty, err := os.Open(os.DevNull) // a character device, as a terminal is
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stdout, stderr strings.Builder
+		code := run(context.Background(), tc.args, stdio{stdin: tty, stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }})
+		tty.Close()
+		if code != exitUsage || !strings.Contains(stderr.String(), tc.want) {
+			t.Errorf("hashline %v: exit %d, stderr:\n%s\nwant exit %d and %q", tc.args, code, &stderr, exitUsage, tc.want)
+		}
 	}
 }
 
