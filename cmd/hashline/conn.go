@@ -121,12 +121,13 @@ func (c *connFlags) connect() (*client.Client, func(), error) {
 // parse parses args with flags allowed before, between and after the
 // positional arguments ("edit FILE --dry-run" and "edit --dry-run FILE"),
 // and returns the positional ones; "--" ends the flags. It prints the usage
-// and returns exitOK for --help, or exitUsage for a bad flag; -1 means go on.
+// and returns exitOK for --help, or the error (flagError) and exitUsage for
+// a bad flag; -1 means go on.
 func parse(fs *flag.FlagSet, io stdio, usage string, args []string) ([]string, int) {
-	// The flag package prints a bad flag's error to stderr and then calls
-	// Usage, for -help too; the usage is printed here instead, once: on
-	// stdout for --help, on stderr after the error otherwise.
-	fs.SetOutput(io.stderr)
+	// The flag package prints a bad flag's error and then calls Usage, for
+	// -help too; here the usage goes to stdout for --help only, and a bad
+	// flag gets its error and a pointer to --help.
+	fs.SetOutput(goio.Discard) // flagError prints the error
 	fs.Usage = func() {}
 	var pos []string
 	for {
@@ -135,8 +136,7 @@ func parse(fs *flag.FlagSet, io stdio, usage string, args []string) ([]string, i
 				fmt.Fprint(io.stdout, usage)
 				return nil, exitOK
 			}
-			fmt.Fprint(io.stderr, usage)
-			return nil, exitUsage
+			return nil, flagError(io, fs.Name(), fs, err)
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {

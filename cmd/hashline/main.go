@@ -68,6 +68,12 @@ func run(ctx context.Context, args []string, io stdio) int {
 	case "--version", "version":
 		return printVersion(io)
 	}
+	args, err := hoistGlobalFlags(args)
+	if err != nil {
+		fmt.Fprintf(io.stderr, "hashline: %v\n", err)
+		fmt.Fprintln(io.stderr, "Run \"hashline --help\" for usage.")
+		return exitUsage
+	}
 	c, ok := commands[args[0]]
 	if !ok {
 		fmt.Fprintf(io.stderr, "hashline: unknown command %q\n\n", args[0])
@@ -100,6 +106,13 @@ exit codes:
   5  stale: a reference or version no longer matches the file (STALE_REF,
      VERSION_MISMATCH); the current lines are printed on stderr with ">>>"
      on the changed ones: retry with those tags (or read again)
+
+The connection flags may also come before the command:
+  hashline --server ADDR read FILE
+
+other flags:
+  -h, --help     this help
+  --version      print the version and exit
 
 Run "hashline COMMAND --help" for a command's flags.
 `)

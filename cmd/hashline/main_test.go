@@ -459,8 +459,8 @@ func TestHelpIsPrintedOnce(t *testing.T) {
 		{"hashline grep --help prints its usage on stdout", []string{"grep", "--help"}, exitOK, "usage: hashline grep PATTERN"},
 		{"hashline mcp --help prints its usage on stdout", []string{"mcp", "--help"}, exitOK, "usage: hashline mcp"},
 		{"hashline with no command prints the help on stderr", nil, exitUsage, "usage: hashline COMMAND"},
-		{"hashline read with a bad flag prints its usage on stderr", []string{"read", "--bogus", "f"}, exitUsage, "usage: hashline read FILE"},
-		{"hashline mcp with a bad flag prints its usage on stderr", []string{"mcp", "--bogus"}, exitUsage, "usage: hashline mcp"},
+		{"hashline read with a bad flag points to its usage on stderr", []string{"read", "--bogus", "f"}, exitUsage, `Run "hashline read --help" for usage.`},
+		{"hashline mcp with a bad flag points to its usage on stderr", []string{"mcp", "--bogus"}, exitUsage, `Run "hashline mcp --help" for usage.`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, errOut, code := run(tc.args, "")
@@ -486,6 +486,67 @@ func TestServerUnreachable(t *testing.T) {
 	got := transcript(t, dir, []string{"HASHLINE_SERVER=127.0.0.1:1"}, nil, []step{cli("read", "x.txt")})
 	if !strings.Contains(got, "[exit 1]") || !strings.Contains(got, "Is hashlined running there?") {
 		t.Fatalf("want exit 1 and a hint to start the server, got:\n%s", got)
+	}
+}
+
+// TestFlagMistakes: a mistyped flag gets its error, the flag meant and a
+// pointer to --help, not pages of usage above it; the connection flags
+// work before the command; a refused token names the flag and variable.
+func TestFlagMistakes(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"f.txt": "a\n"})
+	tokens := filepath.Join(t.TempDir(), "tokens.yaml")
+	if err := os.WriteFile(tokens, []byte("tokens:\n  - token: 0123456789abcdef0123\n    agent: a\n    permission: read\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	authed := startServer(t, dir, "--tokens", tokens)
+	run := binary(t, dir, nil, nil)
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		code   int
+		stdout string
+		stderr []string // every line of stderr, in order
+	}{
+		{"a typo names the flag meant", []string{"read", "--ofset", "2", "f.txt"}, exitUsage, "",
+			[]string{"hashline read: unknown flag --ofset; did you mean --offset?", `Run "hashline read --help" for usage.`}},
+		{"a typo of mcp names the flag meant", []string{"mcp", "--sever", "x"}, exitUsage, "",
+			[]string{"hashline mcp: unknown flag --sever; did you mean --server?", `Run "hashline mcp --help" for usage.`}},
+		{"a flag nothing is near", []string{"edit", "f.txt", "--zzzzzz"}, exitUsage, "",
+			[]string{"hashline edit: unknown flag --zzzzzz", `Run "hashline edit --help" for usage.`}},
+		{"a bad value", []string{"read", "--offset", "x", "f.txt"}, exitUsage, "",
+			[]string{`hashline read: invalid value "x" for flag --offset: parse error`, `Run "hashline read --help" for usage.`}},
+		{"connection flags before the command", []string{"--local", "--root", dir, "read", "f.txt"}, exitOK, "1:56|a\n", nil},
+		{"a command flag before the command", []string{"--offset", "2", "read", "f.txt"}, exitUsage, "",
+			[]string{"hashline: --offset before the command: only the connection flags (--server, --local, --root, --agent, --token, --timeout, --json, --tls...) may come first; put it after the command: hashline COMMAND --offset ...", `Run "hashline --help" for usage.`}},
+		{"a missing token", []string{"read", "--server", authed, "f.txt"}, exitError, "",
+			[]string{"", "The server wants a token: pass --token TOKEN or set HASHLINE_TOKEN."}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errOut, code := run(tc.args, "")
+			if code != tc.code {
+				t.Errorf("exit %d, want %d; stderr:\n%s", code, tc.code, errOut)
+			}
+			if !strings.HasSuffix(out, tc.stdout) {
+				t.Errorf("stdout %q, want it to end with %q", out, tc.stdout)
+			}
+			got := strings.Split(strings.TrimSuffix(errOut, "\n"), "\n")
+			if errOut == "" {
+				got = nil
+			}
+			if len(got) != len(tc.stderr) {
+				t.Fatalf("stderr has %d lines, want %d:\n%s", len(got), len(tc.stderr), errOut)
+			}
+			for i, want := range tc.stderr {
+				if want != "" && got[i] != want {
+					t.Errorf("stderr line %d:\n got %s\nwant %s", i+1, got[i], want)
+				}
+			}
+		})
+	}
+	help, _, _ := run([]string{"--help"}, "")
+	if !strings.Contains(help, "--version") {
+		t.Errorf("hashline --help does not list --version:\n%s", help)
 	}
 }
 

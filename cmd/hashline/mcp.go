@@ -63,8 +63,7 @@ func runMCP(ctx context.Context, io stdio, args []string) int {
 	fsync := fs.Bool("fsync", true, "embedded engine: fsync files and directories on write; false is UNSAFE (a crash can lose acknowledged edits, or leave a file just written holding zeros) and meant for benchmarks")
 	stateDir := fs.String("state-dir", "", "embedded engine: directory of its own state, outside the workspace (refused inside it): snapshots that memory let go, for rebases, kept across sessions (default: hashline/<hash of the root> under $XDG_STATE_HOME, else ~/.local/state, %LocalAppData% on Windows, ~/Library/Application Support on macOS)")
 	stateBytes := fs.Int64("state-bytes", versions.DefaultDiskBytes, "embedded engine: bytes of snapshots kept in --state-dir, oldest out (0 = none)")
-	// Printed once, by us (see parse): on stdout for --help, on stderr
-	// after a bad flag's error.
+	// Printed by us (see parse), on stdout for --help only.
 	fs.Usage = func() {}
 	usage := func(w goio.Writer) {
 		fmt.Fprint(w, mcpUsage)
@@ -72,13 +71,13 @@ func runMCP(ctx context.Context, io stdio, args []string) int {
 		fs.PrintDefaults()
 		fs.SetOutput(io.stderr)
 	}
+	fs.SetOutput(goio.Discard) // flagError prints the error
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			usage(io.stdout)
 			return exitOK
 		}
-		usage(io.stderr)
-		return exitUsage
+		return flagError(io, "mcp", fs, err)
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(io.stderr, "hashline mcp: unexpected argument %q\n", fs.Arg(0))
