@@ -46,6 +46,8 @@ const usage = `hashlined serves a workspace directory to LLM agents over gRPC (h
 
 usage:
   hashlined serve [flags]    serve the workspace (default: the current directory on 127.0.0.1:7420)
+  hashlined state list|prune list, or remove, the state directories of workspace roots
+                             that no longer exist (hashlined state --help)
   hashlined help             show this help
   hashlined --version        print the version, commit and Go version
 
@@ -216,6 +218,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if args[0] == "--version" || args[0] == "version" {
 		fmt.Fprintln(stdout, buildinfo.Get().String("hashlined"))
 		return 0
+	}
+	if args[0] == "state" {
+		return runState(args[1:], stdout, stderr)
 	}
 	if args[0] != "serve" {
 		fmt.Fprintf(stderr, "hashlined: unknown command %q; run 'hashlined help'\n", args[0])
