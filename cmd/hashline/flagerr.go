@@ -86,7 +86,7 @@ func hoistGlobalFlags(args []string) ([]string, error) {
 		name, _, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
 		takesValue, ok := globalFlags[name]
 		if !ok {
-			return nil, fmt.Errorf("%s before the command: only the connection flags (--server, --local, --root, --agent, --token, --timeout, --json, --tls...) may come first; put it after the command: hashline COMMAND %s ...", args[i], args[i])
+			return nil, fmt.Errorf("%s before the command: only the connection flags (--server, --local, --root, --agent, --token, --timeout, --json, --tls...) may come first; put it after the command (hashline COMMAND %s)", args[i], args[i])
 		}
 		lead = append(lead, args[i])
 		i++

@@ -518,7 +518,7 @@ func TestFlagMistakes(t *testing.T) {
 			[]string{`hashline read: invalid value "x" for flag --offset: parse error`, `Run "hashline read --help" for usage.`}},
 		{"connection flags before the command", []string{"--local", "--root", dir, "read", "f.txt"}, exitOK, "1:56|a\n", nil},
 		{"a command flag before the command", []string{"--offset", "2", "read", "f.txt"}, exitUsage, "",
-			[]string{"hashline: --offset before the command: only the connection flags (--server, --local, --root, --agent, --token, --timeout, --json, --tls...) may come first; put it after the command: hashline COMMAND --offset ...", `Run "hashline --help" for usage.`}},
+			[]string{"hashline: --offset before the command: only the connection flags (--server, --local, --root, --agent, --token, --timeout, --json, --tls...) may come first; put it after the command (hashline COMMAND --offset)", `Run "hashline --help" for usage.`}},
 		{"a missing token", []string{"read", "--server", authed, "f.txt"}, exitError, "",
 			[]string{"", "The server wants a token: pass --token TOKEN or set HASHLINE_TOKEN."}},
 	} {
