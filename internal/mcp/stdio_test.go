@@ -179,7 +179,7 @@ func TestStdioCommandLine(t *testing.T) {
 		{"fsync with server", []string{"--fsync=false", "--server", "127.0.0.1:1"}, 2, "", "--fsync and --server exclude each other"},
 		{"a missing root", []string{"--root", "/does/not/exist"}, 1, "", "--root"},
 		{"a stray argument", []string{"extra"}, 2, "", `unexpected argument "extra"`},
-		{"an unknown flag", []string{"--nope"}, 2, "", "flag provided but not defined"},
+		{"an unknown flag", []string{"--nope"}, 2, "", "hashline mcp: unknown flag --nope"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
