@@ -248,11 +248,12 @@ func (c *Client) Edit(ctx context.Context, req *hashlinev1.EditRequest) (*hashli
 		req.RequestId = NewRequestID()
 	}
 	var resp *hashlinev1.EditResponse
+	var d delivery
 	err := c.retry.do(ctx, keyed, func(ctx context.Context) (err error) {
-		resp, err = c.rpc.Edit(ctx, req)
+		resp, err = c.rpc.Edit(ctx, req, d.opt())
 		return err
 	})
-	return resp, c.fromStatus(err)
+	return resp, c.markNotSent(c.fromStatus(err), &d)
 }
 
 // Write creates or overwrites a whole file. Like Edit, it carries a
@@ -266,11 +267,12 @@ func (c *Client) Write(ctx context.Context, req *hashlinev1.WriteRequest) (*hash
 		req.RequestId = NewRequestID()
 	}
 	var resp *hashlinev1.WriteResponse
+	var d delivery
 	err := c.retry.do(ctx, keyed, func(ctx context.Context) (err error) {
-		resp, err = c.rpc.Write(ctx, req)
+		resp, err = c.rpc.Write(ctx, req, d.opt())
 		return err
 	})
-	return resp, c.fromStatus(err)
+	return resp, c.markNotSent(c.fromStatus(err), &d)
 }
 
 // Delete removes a file or an empty directory (with
@@ -316,11 +318,12 @@ func keyedCall[Req, Resp any](ctx context.Context, c *Client, req Req, call func
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
 	var resp Resp
+	var d delivery
 	err := c.retry.do(ctx, keyed, func(ctx context.Context) (err error) {
-		resp, err = call(ctx, req)
+		resp, err = call(ctx, req, d.opt())
 		return err
 	})
-	return resp, c.fromStatus(err)
+	return resp, c.markNotSent(c.fromStatus(err), &d)
 }
 
 // Grep runs a search and calls fn for each file with matches, in path

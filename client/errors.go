@@ -41,6 +41,12 @@ type Error struct {
 	// server's, when that is why a call of a Dial-made Client could not
 	// reach it (UNAVAILABLE); NoTLSProblem otherwise.
 	TLS TLSProblem
+	// NotSent is true when the call failed (UNAVAILABLE, DEADLINE_EXCEEDED
+	// or CANCELED) before any attempt of it was sent on a connection: no
+	// server saw it, so an Edit, Write, Delete, Move or Apply was not
+	// applied. It is set for the calls that change files, of a Dial-made
+	// Client; false means the call may have reached the server.
+	NotSent bool
 
 	st *status.Status
 }

@@ -124,6 +124,7 @@ func (s *Service) planEdit(ctx context.Context, req *hashlinev1.EditRequest, edi
 	}
 	plan, err := hashline.PlanEdits(doc, rb.edits, h, hashline.Strict(req.GetStrict()))
 	if err != nil {
+		markAsRead(err, hist, f.Version)
 		return nil, s.refused(agent, key, f.Version, s.planError(staleContext(err, doc, h, context), f.Version))
 	}
 	res, err := plan.Apply(doc, hashline.ApplyOptions{
@@ -242,6 +243,27 @@ func staleContext(err error, doc *hashline.Document, h hashline.Hasher, n int) e
 // versionFieldBound is more than a version ("v2-" and 32 hex digits) adds
 // to an encoded response with its field tag and length.
 const versionFieldBound = 64
+
+// markAsRead marks the stale references of err whose lines the agent was
+// shown in version, the current one (hist has its view): those lines are
+// as it read them, so the reference's hash is wrong, not the file changed.
+func markAsRead(err error, hist []versions.Seen, version string) {
+	var b *hashline.BatchError
+	if !errors.As(err, &b) {
+		return
+	}
+	for _, seen := range hist {
+		if seen.Version != version {
+			continue
+		}
+		for i := range b.Problems {
+			p := &b.Problems[i]
+			if p.Reason == hashline.ReasonStaleRef && p.CurrentLine != "" && seen.Lines.Has(p.Line) {
+				p.AsRead = true
+			}
+		}
+	}
+}
 
 // planError attaches the version the stale check ran against, so StaleRef
 // details say which version their fresh lines come from.

@@ -56,7 +56,7 @@ func TestBadInputGetsAClearErrorAndNothingIsLost(t *testing.T) {
 		editIndex int // -1: no per-edit detail expected
 		msg       string
 	}{
-		{name: "stale ref", call: edit(client.Replace("2:00", "", "x")), code: codes.Aborted, reason: "STALE_REF", editIndex: -1, msg: "changed since last read"},
+		{name: "stale ref", call: edit(client.Replace("2:00", "", "x")), code: codes.Aborted, reason: "STALE_REF", editIndex: -1, msg: "line 2 is 2:f4, not 2:00: the reference does not match the line as you read it"},
 		{name: "malformed ref", call: edit(client.Append("ok"), client.Replace("two", "", "x")), code: codes.InvalidArgument, reason: "INVALID_REF", editIndex: 1, msg: "LINE:HASH"},
 		{name: "line zero", call: edit(client.Delete("0:aa", "")), code: codes.InvalidArgument, reason: "INVALID_REF", editIndex: 0},
 		{name: "line past the end", call: edit(client.Delete("9:aa", "")), code: codes.InvalidArgument, reason: "LINE_OUT_OF_RANGE", editIndex: 0, msg: "3 line"},
@@ -205,7 +205,8 @@ func TestAllProblemsReportedAtOnce(t *testing.T) {
 	if stale.Refs[0].GetEditIndex() != 0 || stale.Refs[1].GetEditIndex() != 1 {
 		t.Errorf("edit indexes %d %d", stale.Refs[0].GetEditIndex(), stale.Refs[1].GetEditIndex())
 	}
-	if !strings.HasPrefix(stale.Err.Message, "2 line") {
+	// The file did not change since it was read: the hashes are wrong.
+	if !strings.HasPrefix(stale.Err.Message, "line 1 is 1:56, not 1:00; line 3 is 3:1b, not 3:00: the references do not match the lines as you read them") {
 		t.Errorf("message = %q", stale.Err.Message)
 	}
 }

@@ -71,7 +71,7 @@ func runApply(ctx context.Context, io stdio, args []string) int {
 	}
 	in, err := readStdin(io)
 	if err != nil {
-		return usageError(io, "apply", "the change set is read as JSON from stdin, but %v", err)
+		return usageError(io, "apply", "the change set is read as JSON from stdin, but %v: pipe it in (see --help for its shape)", err)
 	}
 	req, warnings, msg := parseApplyJSON(in)
 	if msg != "" {

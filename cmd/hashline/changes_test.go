@@ -92,11 +92,14 @@ var changeCases = []struct {
 		diskTree(),
 		dump("main.go"),
 		// One stale ref refuses the whole set; every failing change is
-		// printed, with fresh refs.
+		// printed, with fresh refs. (pkg/b.txt changes after its read: a
+		// mistyped hash would read differently against hashlined, which
+		// remembers the read, and with --local, which cannot.)
+		cli("write", "pkg/b.txt", "--content", "c\n"),
 		cli("apply").in(`{"changes": [
  {"write": {"path": "new.txt", "content": "new\n"}},
  {"edit": {"path": "main.go", "edits": [{"replace": {"start": "4:16", "text": "\tprintln(\"again\")"}}]}},
- {"edit": {"path": "pkg/b.txt", "edits": [{"replace": {"start": "1:00", "text": "c"}}]}}
+ {"edit": {"path": "pkg/b.txt", "edits": [{"replace": {"start": "1:bf", "text": "c"}}]}}
 ]}`),
 		cli("apply").in(`{"changes": [
  {"edit": {"path": "main.go", "edits": [{"append": {"text": "// end"}}]}},

@@ -134,12 +134,13 @@ func (c *connFlags) connect(ctx context.Context) (*client.Client, func(), error)
 // parse parses args with flags allowed before, between and after the
 // positional arguments ("edit FILE --dry-run" and "edit --dry-run FILE"),
 // and returns the positional ones; "--" ends the flags. It prints the usage
-// and returns exitOK for --help, or exitUsage for a bad flag; -1 means go on.
+// and returns exitOK for --help, or the error (flagError) and exitUsage for
+// a bad flag; -1 means go on.
 func parse(fs *flag.FlagSet, io stdio, usage string, args []string) ([]string, int) {
-	// The flag package prints a bad flag's error to stderr and then calls
-	// Usage, for -help too; the usage is printed here instead, once: on
-	// stdout for --help, on stderr after the error otherwise.
-	fs.SetOutput(io.stderr)
+	// The flag package prints a bad flag's error and then calls Usage, for
+	// -help too; here the usage goes to stdout for --help only, and a bad
+	// flag gets its error and a pointer to --help.
+	fs.SetOutput(goio.Discard) // flagError prints the error
 	fs.Usage = func() {}
 	var pos []string
 	for {
@@ -148,8 +149,7 @@ func parse(fs *flag.FlagSet, io stdio, usage string, args []string) ([]string, i
 				fmt.Fprint(io.stdout, usage)
 				return nil, exitOK
 			}
-			fmt.Fprint(io.stderr, usage)
-			return nil, exitUsage
+			return nil, flagError(io, fs.Name(), fs, err)
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {
@@ -195,8 +195,16 @@ func fail(io stdio, cmd string, err error) int {
 		if e.TLS != client.NoTLSProblem {
 			// The server is there: its TLS set-up and the client's differ.
 			msg = strings.TrimSuffix(msg, "\n") + "\n" + e.TLS.FlagHint() + "\n"
+		} else if e.Reason == "" && e.NotSent && e.Code == codes.Unavailable {
+			// The call never left: say so, or a model retries an edit
+			// it fears was applied.
+			msg = strings.TrimSuffix(msg, "\n") + "\nNothing was sent: no hashlined answered there. Start one with \"hashlined serve\", pass --server ADDR, or use --local.\n"
+		} else if e.Reason == "" && e.NotSent {
+			msg = strings.TrimSuffix(msg, "\n") + "\nNothing was sent: the call ended before it reached the server. Retry (with a longer --timeout if it ran out).\n"
 		} else if e.Reason == "" && e.Code == codes.Unavailable {
 			msg = strings.TrimSuffix(msg, "\n") + "\nIs hashlined running there? Start it with \"hashlined serve\", pass --server ADDR, or use --local.\n"
+		} else if e.Code == codes.Unauthenticated {
+			msg = strings.TrimSuffix(msg, "\n") + "\nThe server wants a token: pass --token TOKEN or set HASHLINE_TOKEN.\n"
 		}
 		fmt.Fprint(io.stderr, msg)
 		return exitError
@@ -213,7 +221,7 @@ func failMutation(io stdio, cmd string, err error, id string) int {
 	code := fail(io, cmd, err)
 	var e *client.Error
 	cut := errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
-		(errors.As(err, &e) && (e.Code == codes.DeadlineExceeded || e.Code == codes.Unavailable || e.Code == codes.Canceled))
+		(errors.As(err, &e) && !e.NotSent && (e.Code == codes.DeadlineExceeded || e.Code == codes.Unavailable || e.Code == codes.Canceled))
 	if cut && id != "" {
 		fmt.Fprintf(io.stderr, "The %s may have been applied although the call failed. Re-run the same command with --request-id %s: the server applies it at most once and prints the outcome.\n", cmd, id)
 	}
@@ -250,6 +258,10 @@ func printJSON(io stdio, m proto.Message) error {
 	return err
 }
 
+// errStdinTerminal is readStdin's refusal to wait on a terminal for input
+// nobody is about to type; each caller says what it wanted there.
+var errStdinTerminal = errors.New("stdin is a terminal")
+
 // readStdin reads all of stdin for a command that takes its input there.
 func readStdin(io stdio) (string, error) {
 	if io.stdin == nil {
@@ -257,7 +269,7 @@ func readStdin(io stdio) (string, error) {
 	}
 	if f, ok := io.stdin.(*os.File); ok {
 		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-			return "", errors.New("expects input on stdin, but stdin is a terminal; pipe it in (or see --help)")
+			return "", errStdinTerminal
 		}
 	}
 	b, err := goio.ReadAll(io.stdin)

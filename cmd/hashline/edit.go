@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"maps"
@@ -45,8 +46,8 @@ reference too):
   --replace-text OLD --with NEW [--all]   replace the exact text OLD (must be
                                           unique unless --all); no tags needed
 TEXT may come from --text-file PATH instead, or from stdin when neither is
-given. A trailing newline in TEXT is optional; use $'a\nb' in bash for
-several lines.
+given (an empty stdin is refused: --text '' or --delete deletes). A trailing
+newline in TEXT is optional; use $'a\nb' in bash for several lines.
 
 Or a batch, applied all or nothing: with no operation flag, stdin holds the
 API's edits as JSON, either the array or an object with "edits" (and
@@ -166,7 +167,7 @@ func (f *editFlags) request(io stdio, path string) (*hashlinev1.EditRequest, []s
 		}
 		in, err := readStdin(io)
 		if err != nil {
-			return nil, nil, "no operation flag, so the edits are read as JSON from stdin, but " + err.Error()
+			return nil, nil, "with no operation flag the edits are read as JSON from stdin, but " + err.Error() + `: give an operation such as --replace REF --text TEXT, or pipe the edits in ([{"replace": {"start": "4:16", "text": "..."}}])`
 		}
 		var msg string
 		if warnings, msg = parseEditsJSON(in, req); msg != "" {
@@ -245,13 +246,7 @@ func (f *editFlags) textArg(io stdio, op string) (string, string) {
 		return "", "--text and --text-file exclude each other"
 	case f.text.set:
 		return f.text.value, ""
-	case f.textFile == "-":
-		in, err := readStdin(io)
-		if err != nil {
-			return "", "--text-file -: " + err.Error()
-		}
-		return in, ""
-	case f.textFile != "":
+	case f.textFile != "" && f.textFile != "-":
 		b, err := os.ReadFile(f.textFile)
 		if err != nil {
 			return "", "--text-file: " + err.Error()
@@ -259,8 +254,20 @@ func (f *editFlags) textArg(io stdio, op string) (string, string) {
 		return string(b), ""
 	}
 	in, err := readStdin(io)
+	if errors.Is(err, errStdinTerminal) {
+		return "", fmt.Sprintf("%s needs its TEXT: give --text TEXT or --text-file PATH, or pipe the text in (stdin is a terminal)", op)
+	}
 	if err != nil {
-		return "", fmt.Sprintf("%s needs --text TEXT (or --text-file PATH); with neither, TEXT is read from stdin, but %v", op, err)
+		return "", "reading TEXT from stdin: " + err.Error()
+	}
+	if in == "" {
+		// An empty pipe is more often a command upstream that failed
+		// than a wish to delete: deleting takes saying so.
+		msg := fmt.Sprintf("%s got no TEXT: stdin was empty. Pipe the text in or give --text TEXT", op)
+		if op == "--replace" {
+			msg += "; to delete the lines, use --delete REF [--end REF] (or --text '')"
+		}
+		return "", msg
 	}
 	return in, ""
 }

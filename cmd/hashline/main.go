@@ -1,6 +1,7 @@
 // Command hashline is the shell and desktop face of hashlined: it reads,
 // edits, writes and greps files as hashline-tagged lines, through a running
-// server or in-process on the current directory, and bridges MCP clients.
+// server or through the workspace's own engine on this machine (--local),
+// and bridges MCP clients.
 //
 // Every subcommand lives in its own file and registers itself in commands;
 // run dispatches on the first argument.
@@ -68,6 +69,12 @@ func run(ctx context.Context, args []string, io stdio) int {
 	case "--version", "version":
 		return printVersion(io)
 	}
+	args, err := hoistGlobalFlags(args)
+	if err != nil {
+		fmt.Fprintf(io.stderr, "hashline: %v\n", err)
+		fmt.Fprintln(io.stderr, "Run \"hashline --help\" for usage.")
+		return exitUsage
+	}
 	c, ok := commands[args[0]]
 	if !ok {
 		fmt.Fprintf(io.stderr, "hashline: unknown command %q\n\n", args[0])
@@ -89,8 +96,9 @@ func usage(w io.Writer) {
 	}
 	fmt.Fprint(w, `
 The file commands (all but mcp) call hashlined at --server (env HASHLINE_SERVER,
-default 127.0.0.1:7420), or run the same engine in this process on the
-current directory with --local. --agent (env HASHLINE_AGENT) names the
+default 127.0.0.1:7420), or with --local the engine of the current
+directory's workspace on this machine (a running one, or one started for it
+that stops once idle). --agent (env HASHLINE_AGENT) names the
 caller; --token (env HASHLINE_TOKEN) authenticates it.
 
 exit codes:
@@ -100,6 +108,13 @@ exit codes:
   5  stale: a reference or version no longer matches the file (STALE_REF,
      VERSION_MISMATCH); the current lines are printed on stderr with ">>>"
      on the changed ones: retry with those tags (or read again)
+
+The connection flags may also come before the command:
+  hashline --server ADDR read FILE
+
+other flags:
+  -h, --help     this help
+  --version      print the version and exit
 
 Run "hashline COMMAND --help" for a command's flags.
 `)

@@ -309,6 +309,11 @@ var cases = []struct {
 		cli("edit", "f.txt").in(`not json`),
 		cli("edit", "f.txt"),
 		cli("edit", "f.txt").in(`{"path":"other.txt","edits":[{"append":{"text":"x"}}]}`),
+		// An empty pipe is not a deletion: the line stays.
+		cli("read", "f.txt"),
+		cli("edit", "f.txt", "--replace", "1:56"),
+		cli("edit", "f.txt", "--insert-after", "1:56", "--text-file", "-"),
+		dump("f.txt"),
 		cli("edit"),
 	}},
 	// What models get wrong in a batch: refused with the expected shape,
@@ -461,8 +466,8 @@ func TestHelpIsPrintedOnce(t *testing.T) {
 		{"hashline grep --help prints its usage on stdout", []string{"grep", "--help"}, exitOK, "usage: hashline grep PATTERN"},
 		{"hashline mcp --help prints its usage on stdout", []string{"mcp", "--help"}, exitOK, "usage: hashline mcp"},
 		{"hashline with no command prints the help on stderr", nil, exitUsage, "usage: hashline COMMAND"},
-		{"hashline read with a bad flag prints its usage on stderr", []string{"read", "--bogus", "f"}, exitUsage, "usage: hashline read FILE"},
-		{"hashline mcp with a bad flag prints its usage on stderr", []string{"mcp", "--bogus"}, exitUsage, "usage: hashline mcp"},
+		{"hashline read with a bad flag points to its usage on stderr", []string{"read", "--bogus", "f"}, exitUsage, `Run "hashline read --help" for usage.`},
+		{"hashline mcp with a bad flag points to its usage on stderr", []string{"mcp", "--bogus"}, exitUsage, `Run "hashline mcp --help" for usage.`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, errOut, code := run(tc.args, "")
@@ -488,6 +493,135 @@ func TestServerUnreachable(t *testing.T) {
 	got := transcript(t, dir, []string{"HASHLINE_SERVER=127.0.0.1:1"}, nil, []step{cli("read", "x.txt")})
 	if !strings.Contains(got, "[exit 1]") || !strings.Contains(got, "Is hashlined running there?") {
 		t.Fatalf("want exit 1 and a hint to start the server, got:\n%s", got)
+	}
+}
+
+// TestFlagMistakes: a mistyped flag gets its error, the flag meant and a
+// pointer to --help, not pages of usage above it; the connection flags
+// work before the command; a refused token names the flag and variable.
+func TestFlagMistakes(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"f.txt": "a\n"})
+	tokens := filepath.Join(t.TempDir(), "tokens.yaml")
+	if err := os.WriteFile(tokens, []byte("tokens:\n  - token: 0123456789abcdef0123\n    agent: a\n    permission: read\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	authed := startServer(t, dir, "--tokens", tokens)
+	run := binary(t, dir, nil, nil)
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		code   int
+		stdout string
+		stderr []string // every line of stderr, in order
+	}{
+		{"a typo names the flag meant", []string{"read", "--ofset", "2", "f.txt"}, exitUsage, "",
+			[]string{"hashline read: unknown flag --ofset; did you mean --offset?", `Run "hashline read --help" for usage.`}},
+		{"a typo of mcp names the flag meant", []string{"mcp", "--sever", "x"}, exitUsage, "",
+			[]string{"hashline mcp: unknown flag --sever; did you mean --server?", `Run "hashline mcp --help" for usage.`}},
+		{"a flag nothing is near", []string{"edit", "f.txt", "--zzzzzz"}, exitUsage, "",
+			[]string{"hashline edit: unknown flag --zzzzzz", `Run "hashline edit --help" for usage.`}},
+		{"a bad value", []string{"read", "--offset", "x", "f.txt"}, exitUsage, "",
+			[]string{`hashline read: invalid value "x" for flag --offset: parse error`, `Run "hashline read --help" for usage.`}},
+		// --local reaches the root's one engine: the hashlined with tokens
+		// started above, so the token goes first too.
+		{"connection flags before the command", []string{"--local", "--root", dir, "--token", "0123456789abcdef0123", "read", "f.txt"}, exitOK, "1:56|a\n", nil},
+		{"a command flag before the command", []string{"--offset", "2", "read", "f.txt"}, exitUsage, "",
+			[]string{"hashline: --offset before the command: only the connection flags (--server, --local, --root, --agent, --token, --timeout, --json, --tls...) may come first; put it after the command (hashline COMMAND --offset)", `Run "hashline --help" for usage.`}},
+		{"a missing token", []string{"read", "--server", authed, "f.txt"}, exitError, "",
+			[]string{"", "The server wants a token: pass --token TOKEN or set HASHLINE_TOKEN."}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errOut, code := run(tc.args, "")
+			if code != tc.code {
+				t.Errorf("exit %d, want %d; stderr:\n%s", code, tc.code, errOut)
+			}
+			if !strings.HasSuffix(out, tc.stdout) {
+				t.Errorf("stdout %q, want it to end with %q", out, tc.stdout)
+			}
+			got := strings.Split(strings.TrimSuffix(errOut, "\n"), "\n")
+			if errOut == "" {
+				got = nil
+			}
+			if len(got) != len(tc.stderr) {
+				t.Fatalf("stderr has %d lines, want %d:\n%s", len(got), len(tc.stderr), errOut)
+			}
+			for i, want := range tc.stderr {
+				if want != "" && got[i] != want {
+					t.Errorf("stderr line %d:\n got %s\nwant %s", i+1, got[i], want)
+				}
+			}
+		})
+	}
+	help, _, _ := run([]string{"--help"}, "")
+	if !strings.Contains(help, "--version") {
+		t.Errorf("hashline --help does not list --version:\n%s", help)
+	}
+}
+
+// TestStdinTerminal: a command that wanted its input on stdin, given a
+// character device, says what to pass instead of waiting on it.
+func TestStdinTerminal(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"f.txt": "a\n"})
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"edit", "--root", dir, "f.txt", "--replace", "1:56"}, "--replace needs its TEXT: give --text TEXT or --text-file PATH, or pipe the text in (stdin is a terminal)"},
+		{[]string{"edit", "--root", dir, "f.txt"}, "with no operation flag the edits are read as JSON from stdin, but stdin is a terminal: give an operation such as --replace REF --text TEXT, or pipe the edits in"},
+		{[]string{"write", "--root", dir, "g.txt"}, "the content is read from stdin, but stdin is a terminal: pipe it in, or give --content TEXT"},
+	} {
+		tty, err := os.Open(os.DevNull) // a character device, as a terminal is
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stdout, stderr strings.Builder
+		code := run(context.Background(), tc.args, stdio{stdin: tty, stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }})
+		tty.Close()
+		if code != exitUsage || !strings.Contains(stderr.String(), tc.want) {
+			t.Errorf("hashline %v: exit %d, stderr:\n%s\nwant exit %d and %q", tc.args, code, &stderr, exitUsage, tc.want)
+		}
+	}
+}
+
+// TestRefusedEditSentNothing: with nothing listening, an edit never left
+// the client, so it must not be reported as perhaps applied.
+func TestRefusedEditSentNothing(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"f.txt": "a\n"})
+	got := transcript(t, dir, []string{"HASHLINE_SERVER=127.0.0.1:1"}, nil, []step{
+		cli("edit", "f.txt", "--append", "--text", "x"),
+		cli("write", "g.txt", "--content", "x"),
+	})
+	if strings.Contains(got, "may have been applied") || strings.Contains(got, "--request-id") {
+		t.Errorf("a refused call is reported as perhaps applied:\n%s", got)
+	}
+	if strings.Count(got, "Nothing was sent") != 2 || strings.Count(got, "[exit 1]") != 2 {
+		t.Errorf("want exit 1 and \"Nothing was sent\" for both calls, got:\n%s", got)
+	}
+}
+
+// TestMistypedHashAfterRead: a wrong hash right after a read, the file
+// unchanged, is a wrong reference, not a change to the file: the server
+// remembers what the agent read and says which tag the line has.
+func TestMistypedHashAfterRead(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"greet.txt": "hello\nworld\n"})
+	env := []string{"HASHLINE_SERVER=" + startServer(t, dir), "HASHLINE_AGENT=typo"}
+	run := binary(t, dir, env, nil)
+	if _, errOut, code := run([]string{"read", "greet.txt"}, ""); code != 0 {
+		t.Fatalf("read: exit %d: %s", code, errOut)
+	}
+	_, errOut, code := run([]string{"edit", "greet.txt", "--replace", "2:b4", "--text", "there"}, "")
+	if code != exitStale {
+		t.Errorf("exit %d, want %d", code, exitStale)
+	}
+	if strings.Contains(errOut, "changed since last read") {
+		t.Errorf("a mistyped hash is reported as a change to the file:\n%s", errOut)
+	}
+	if !strings.Contains(errOut, "line 2 is 2:b3, not 2:b4") || !strings.Contains(errOut, ">>> 2:b3|world") {
+		t.Errorf("want the line's true tag and the fresh view, got:\n%s", errOut)
 	}
 }
 

@@ -69,8 +69,7 @@ func runMCP(ctx context.Context, io stdio, args []string) int {
 	stateDir := fs.String("state-dir", "", "an engine this session starts: directory of its own state, outside the workspace (refused inside it): snapshots that memory let go, for rebases, kept across sessions (default: hashline/<hash of the root> under $XDG_STATE_HOME, else ~/.local/state, %LocalAppData% on Windows, ~/Library/Application Support on macOS)")
 	stateBytes := fs.Int64("state-bytes", versions.DefaultDiskBytes, "an engine this session starts: bytes of snapshots kept in --state-dir, oldest out (0 = none)")
 	embedded := fs.Bool("embedded", false, "run the engine in this process for the session's life instead of sharing the root's engine process; refused while another engine serves the root")
-	// Printed once, by us (see parse): on stdout for --help, on stderr
-	// after a bad flag's error.
+	// Printed by us (see parse), on stdout for --help only.
 	fs.Usage = func() {}
 	usage := func(w goio.Writer) {
 		fmt.Fprint(w, mcpUsage)
@@ -78,13 +77,13 @@ func runMCP(ctx context.Context, io stdio, args []string) int {
 		fs.PrintDefaults()
 		fs.SetOutput(io.stderr)
 	}
+	fs.SetOutput(goio.Discard) // flagError prints the error
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			usage(io.stdout)
 			return exitOK
 		}
-		usage(io.stderr)
-		return exitUsage
+		return flagError(io, "mcp", fs, err)
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(io.stderr, "hashline mcp: unexpected argument %q\n", fs.Arg(0))

@@ -120,7 +120,7 @@ func TestReadme(t *testing.T) {
 		if reason != "" {
 			continue
 		}
-		fmt.Fprintf(&script, "echo '== README.md:%d' >&2\n%s", b.line, b.script)
+		fmt.Fprintf(&script, "echo '== README.md:%d' >&2\n%s", b.line, instrument(b))
 		ran++
 	}
 	if ran == 0 {
@@ -163,5 +163,184 @@ func TestReadme(t *testing.T) {
 	}
 	if err != nil {
 		t.Fatalf("the README's shell blocks failed (%v); the last \"== README.md:N\" names the block:\n%s", err, out.String())
+	}
+	checkSamples(t, out.String())
+}
+
+// The sample output of a command in a runnable block is the "# " lines
+// right after it ("#" alone is an empty line; "(stderr) " may start the
+// first). instrument brackets each such command's output with markers,
+// and checkSamples compares it with the sample: a hashline command's
+// output line for line; another's (grpcurl's JSON, summarised in the
+// README) as an ordered subset (subset), each sample line an output line
+// with surrounding spaces trimmed, lines holding "…" or "..." skipped.
+const (
+	sampleBegin = "@@sample README.md:"
+	sampleEnd   = "@@end"
+)
+
+// instrument returns b's script with the markers around every command
+// that a sample follows.
+func instrument(b readmeBlock) string {
+	lines := strings.Split(strings.TrimSuffix(b.script, "\n"), "\n")
+	before := map[int]string{} // line index -> marker to print before it
+	for i := 1; i < len(lines); i++ {
+		if !isSample(lines[i]) || isSample(lines[i-1]) || strings.TrimSpace(lines[i-1]) == "" {
+			continue
+		}
+		start := commandStart(lines, i-1)
+		before[start] = fmt.Sprintf("echo '%s%d'", sampleBegin, b.line+1+i)
+		before[i] = "echo '" + sampleEnd + "'"
+	}
+	var out strings.Builder
+	for i, l := range lines {
+		if m, ok := before[i]; ok {
+			out.WriteString(m + "\n")
+		}
+		out.WriteString(l + "\n")
+	}
+	return out.String()
+}
+
+func isSample(line string) bool { return line == "#" || strings.HasPrefix(line, "# ") }
+
+// commandStart is the first line of the command that ends at line end:
+// the line holding its heredoc's "<<" when end closes one, and the first
+// of the lines joined to it by a trailing backslash.
+func commandStart(lines []string, end int) int {
+	i := end
+	if strings.TrimSpace(lines[i]) == "EOF" {
+		for i > 0 && !strings.Contains(lines[i], "<<") {
+			i--
+		}
+	}
+	for i > 0 && strings.HasSuffix(strings.TrimRight(lines[i-1], " "), "\\") {
+		i--
+	}
+	return i
+}
+
+// checkSamples compares each bracketed output of the script's output with
+// its sample in the README.
+func checkSamples(t *testing.T, out string) {
+	t.Helper()
+	text, err := os.ReadFile(readmePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := strings.Split(string(text), "\n")
+	checked := 0
+	rest := out
+	for {
+		_, after, ok := strings.Cut(rest, sampleBegin)
+		if !ok {
+			break
+		}
+		head, body, _ := strings.Cut(after, "\n")
+		var line int
+		fmt.Sscan(head, &line)
+		got, tail, ok := strings.Cut(body, sampleEnd+"\n")
+		if !ok {
+			t.Fatalf("README.md:%d: no end marker in the output", line)
+		}
+		rest = tail
+		var want []string
+		for i := line - 1; i < len(readme) && isSample(readme[i]); i++ {
+			w := strings.TrimPrefix(strings.TrimPrefix(readme[i], "#"), " ")
+			want = append(want, strings.TrimPrefix(w, "(stderr) "))
+		}
+		cmd := readme[commandStart(readme, line-2)]
+		gotLines := strings.Split(strings.TrimSuffix(got, "\n"), "\n")
+		if strings.HasPrefix(cmd, "hashline ") {
+			if strings.Join(gotLines, "\n") != strings.Join(want, "\n") {
+				t.Errorf("README.md:%d: the sample of %q differs from what it prints:\n%s", line, cmd, lineDiff(strings.Join(want, "\n"), strings.Join(gotLines, "\n")))
+			}
+		} else if missing := subset(want, gotLines); missing != "" {
+			t.Errorf("README.md:%d: %q does not print the sample line %q (in order); it printed:\n%s", line, cmd, missing, got)
+		}
+		checked++
+	}
+	if checked == 0 {
+		t.Error("no sample output was checked")
+	}
+}
+
+// subset returns the first line of want (trimmed, abbreviations skipped)
+// not found in got after the previous one, or "". Sample lines that
+// follow each other with no abbreviation between must be output lines
+// that follow each other too: a sample leaves out only what it marks.
+func subset(want, got []string) string {
+	j, adjacent := 0, false
+	for _, w := range want {
+		w = strings.TrimSpace(w)
+		if w == "" || strings.Contains(w, "…") || strings.Contains(w, "...") {
+			adjacent = false
+			continue
+		}
+		if adjacent {
+			if j >= len(got) || strings.TrimSpace(got[j]) != w {
+				return w
+			}
+			j++
+			continue
+		}
+		for j < len(got) && strings.TrimSpace(got[j]) != w {
+			j++
+		}
+		if j == len(got) {
+			return w
+		}
+		j++
+		adjacent = true
+	}
+	return ""
+}
+
+func TestReadmeSampleSubset(t *testing.T) {
+	got := []string{"ERROR:", "  Message: stale", "    1:c9|package main", "    2:05|", "  Details:", "  1) {"}
+	for _, tc := range []struct {
+		name    string
+		want    []string
+		missing string
+	}{
+		{"every line, in order", []string{"ERROR:", "Message: stale", "1:c9|package main", "2:05|"}, ""},
+		{"a marked gap", []string{"ERROR:", "…", "2:05|", "Details:"}, ""},
+		{"a line left out without a mark", []string{"Message: stale", "2:05|"}, "2:05|"},
+		{"a line not printed", []string{"ERROR:", "Code: Aborted"}, "Code: Aborted"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := subset(tc.want, got); got != tc.missing {
+				t.Errorf("subset = %q, want %q", got, tc.missing)
+			}
+		})
+	}
+}
+
+// TestReadmeMakeTargets: the README's "Make targets" list names every
+// target the Makefile documents (what make help prints).
+func TestReadmeMakeTargets(t *testing.T) {
+	mk, err := os.ReadFile("../../Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, err := os.ReadFile(readmePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(text), "## Make targets\n")
+	if !ok {
+		t.Fatal("the README has no \"## Make targets\" section")
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	target := regexp.MustCompile(`(?m)^([a-z][a-zA-Z_-]+):.*## `)
+	n := 0
+	for _, m := range target.FindAllStringSubmatch(string(mk), -1) {
+		n++
+		if !strings.Contains(section, "`"+m[1]+"`") {
+			t.Errorf("the README's Make targets do not list `%s`", m[1])
+		}
+	}
+	if n == 0 {
+		t.Fatal("no documented target in the Makefile")
 	}
 }

@@ -49,7 +49,7 @@ func runStatus(ctx context.Context, io stdio, args []string) int {
 	}
 	where := cf.server
 	if cf.local || cf.root != "" {
-		where = "(in this process, --local)"
+		where = "(the workspace's engine on this machine, --local)"
 	}
 	return printResult(io, "status", cf.json, r, func() string { return formatStatus(where, r) })
 }

@@ -63,7 +63,7 @@ func runWrite(ctx context.Context, io stdio, args []string) int {
 	if !content.set {
 		var err error
 		if text, err = readStdin(io); err != nil {
-			return usageError(io, "write", "%v", err)
+			return usageError(io, "write", "the content is read from stdin, but %v: pipe it in, or give --content TEXT", err)
 		}
 	}
 	c, done, err := cf.connect(ctx)

@@ -33,6 +33,8 @@ const usage = `hashlined serves a workspace directory to LLM agents over gRPC (h
 
 usage:
   hashlined serve [flags]    serve the workspace (default: the current directory on 127.0.0.1:7420)
+  hashlined state list|prune list, or remove, the state directories of workspace roots
+                             that no longer exist (hashlined state --help)
   hashlined help             show this help
   hashlined --version        print the version, commit and Go version
 

@@ -1,6 +1,7 @@
 package hashline
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -80,6 +81,11 @@ type Problem struct {
 	// ShowsTags: Message shows tags of the current file (the lines an
 	// ambiguous or missing oldText could mean), which a model may use next.
 	ShowsTags bool
+	// AsRead marks a stale reference whose line is as the agent last read
+	// it (the caller knows; the core does not): the reference's hash is
+	// wrong, the file did not change there, and the view says so instead
+	// of "changed since last read".
+	AsRead bool
 }
 
 // StaleContext is how many lines a stale reference's view shows on each
@@ -158,8 +164,49 @@ func FreshAround(d *Document, h Hasher, around [2]int, n int) []TaggedLine {
 // problems: one window per stale line, joined where they touch, "..."
 // between gaps.
 func writeStaleView(b *strings.Builder, stale []Problem) {
-	lines, changed := staleLines(stale)
-	WriteStaleView(b, len(changed), lines, changed)
+	lines, refs := staleLines(stale)
+	wrong := map[int]Problem{}
+	for _, p := range stale {
+		if p.AsRead {
+			wrong[p.Line] = p
+		}
+	}
+	if len(wrong) == 0 {
+		WriteStaleView(b, len(refs), lines, refs)
+		return
+	}
+	// A line counts as changed when any reference to it found it changed.
+	changed := 0
+	for n := range refs {
+		for _, p := range stale {
+			if p.Line == n && !p.AsRead {
+				changed++
+				delete(wrong, n)
+				break
+			}
+		}
+	}
+	numbers := make([]int, 0, len(wrong))
+	for n := range wrong {
+		numbers = append(numbers, n)
+	}
+	slices.Sort(numbers)
+	said := make([]string, len(numbers))
+	for i, n := range numbers {
+		p := wrong[n]
+		said[i] = fmt.Sprintf("line %d is %s, not %s", n, Ref{Line: n, Hash: p.ActualHash}, Ref{Line: n, Hash: p.ExpectedHash})
+	}
+	list := strings.Join(said, "; ")
+	if changed == 0 {
+		if len(numbers) == 1 {
+			fmt.Fprintf(b, "%s: the reference does not match the line as you read it (a wrong hash; the file did not change there); use the refs below (>>> marks the referenced line)\n", list)
+		} else {
+			fmt.Fprintf(b, "%s: the references do not match the lines as you read them (wrong hashes; the file did not change there); use the refs below (>>> marks the referenced lines)\n", list)
+		}
+	} else {
+		fmt.Fprintf(b, "%d line(s) changed since last read, and %s (a wrong hash: the file did not change there); use the updated refs below (>>> marks changed and referenced lines)\n", changed, list)
+	}
+	writeMarkedLines(b, lines, refs)
 }
 
 // staleLines gathers the fresh lines of stale problems by number, and the

@@ -133,7 +133,7 @@ func TestUnambiguousEditShapesAreAcceptedWithAWarning(t *testing.T) {
 		s.write("a.txt", text)
 		s.ok("read_file", map[string]any{"path": "a.txt"})
 		got := s.fail("edit_file", map[string]any{"path": "a.txt", "edits": asJSON([]any{setLine(map[string]any{"anchor": "2:00", "new_text": "TWO"})})})
-		if !strings.Contains(got, "changed since last read") || !strings.Contains(got, "Also, about the arguments:\n- "+str) {
+		if !strings.Contains(got, "line 2 is 2:f4, not 2:00: the reference does not match the line as you read it") || !strings.Contains(got, "Also, about the arguments:\n- "+str) {
 			t.Errorf("want the stale view and the warning:\n%s", got)
 		}
 		if now := s.read("a.txt"); now != text {

@@ -151,6 +151,12 @@ func TestStdioServerDown(t *testing.T) {
 	if !isErr || !strings.Contains(text, "(Unavailable)") || !strings.Contains(text, "hashlined is running") {
 		t.Errorf("read with the server down: %v %s", isErr, text)
 	}
+	// A refused connection sent nothing: the edit was not applied, and
+	// saying it may have been would make a model re-read and doubt.
+	text, isErr = callText(t, cs, "edit_file", map[string]any{"path": "f.go", "edits": []any{map[string]any{"append": map[string]any{"text": "x"}}}})
+	if !isErr || !strings.Contains(text, "nothing was sent") || strings.Contains(text, "may or may not have been applied") {
+		t.Errorf("edit with the server down: %v %s", isErr, text)
+	}
 	if err := cs.Close(); err != nil || cmd.ProcessState.ExitCode() != 0 {
 		t.Errorf("close: %v, exit %d, stderr: %s", err, cmd.ProcessState.ExitCode(), &stderr)
 	}
@@ -176,7 +182,7 @@ func TestStdioCommandLine(t *testing.T) {
 		{"fsync with server", []string{"--fsync=false", "--server", "127.0.0.1:1"}, 2, "", "--fsync and --server exclude each other"},
 		{"a missing root", []string{"--root", "/does/not/exist"}, 1, "", "--root"},
 		{"a stray argument", []string{"extra"}, 2, "", `unexpected argument "extra"`},
-		{"an unknown flag", []string{"--nope"}, 2, "", "flag provided but not defined"},
+		{"an unknown flag", []string{"--nope"}, 2, "", "hashline mcp: unknown flag --nope"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer

@@ -144,8 +144,11 @@ func failure(doing, path string, err error) *sdk.CallToolResult {
 			why = e.Code.String()
 		}
 		hint := ""
-		switch e.Code {
-		case codes.Unavailable:
+		switch {
+		case e.NotSent && e.TLS == client.NoTLSProblem && e.Reason == "":
+			// Refused before anything was sent: nothing was applied.
+			hint = "; nothing was sent: no hashline server answered at the address given to hashline mcp --server. Start one there (hashlined serve), then retry"
+		case e.Code == codes.Unavailable:
 			if e.TLS != client.NoTLSProblem {
 				// Reached, but the TLS set-ups differ: nothing was applied.
 				hint = "; the TLS settings of hashline mcp --server do not match the server's, in the MCP client's configuration: " + e.TLS.FlagHint()
@@ -157,15 +160,15 @@ func failure(doing, path string, err error) *sdk.CallToolResult {
 			} else if e.Reason == "" {
 				hint = "; the hashline server is unreachable: check that hashlined is running at the address given to hashline mcp --server, then retry"
 			}
-		case codes.DeadlineExceeded, codes.Canceled:
+		case e.Code == codes.DeadlineExceeded || e.Code == codes.Canceled:
 			if changes(doing) {
 				hint = "; the change may or may not have been applied: read_file " + path + " and look before making it again"
 			}
-		case codes.ResourceExhausted:
+		case e.Code == codes.ResourceExhausted:
 			if e.Reason == "" && doing == "searching" {
 				hint = "; the results are too large for one answer: give a smaller limit, a narrower path or glob, or less context"
 			}
-		case codes.Unauthenticated:
+		case e.Code == codes.Unauthenticated:
 			hint = "; the hashline server wants a token: give hashline mcp --token TOKEN (or HASHLINE_TOKEN) in the MCP client's configuration"
 		}
 		return errorResult(fmt.Sprintf("Error %s %s (%s): %s%s", doing, path, why, e.Message, hint))

@@ -54,19 +54,16 @@ func UserDir() (string, error) {
 // evaluated, so that every server of one workspace, by whatever path it was
 // given, finds the same directory.
 func DefaultDir(root string) (string, error) {
-	user, err := UserDir()
+	base, err := DefaultBase()
 	if err != nil {
 		return "", err
 	}
-	abs, err := filepath.Abs(root)
+	abs, err := realRoot(root)
 	if err != nil {
 		return "", err
-	}
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		abs = real
 	}
 	sum := sha256.Sum256([]byte(abs))
-	return filepath.Join(user, "hashline", hex.EncodeToString(sum[:8])), nil
+	return filepath.Join(base, hex.EncodeToString(sum[:8])), nil
 }
 
 // Dir is a state directory opened for one workspace.
@@ -127,6 +124,15 @@ func Open(dir, root string) (*Dir, error) {
 		return nil, fmt.Errorf("state directory: %w", err)
 	}
 	if err := private(real); err != nil {
+		return nil, err
+	}
+	// Say which root the directory belongs to, for whoever lists or
+	// prunes state directories (List, Prune).
+	rr, err := realRoot(root)
+	if err != nil {
+		return nil, fmt.Errorf("workspace root %s: %w", root, err)
+	}
+	if err := writeRoot(real, rr); err != nil {
 		return nil, err
 	}
 	return &Dir{path: real}, nil

@@ -7,6 +7,7 @@ package wire
 
 import (
 	"strings"
+	"sync"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/protobuf/proto"
@@ -56,10 +57,12 @@ func wireName(name, prefix string) string {
 	return strings.TrimPrefix(name, prefix)
 }
 
-// reasonCodes is the gRPC code of every ErrorReason, read once from the
+// reasonCodes is the gRPC code of every ErrorReason, read from the
 // grpc_code option each value declares in proto/hashline/v1/errors.proto,
-// so that no list of codes is kept anywhere else.
-var reasonCodes = readReasonCodes()
+// so that no list of codes is kept anywhere else. It is read on first use:
+// building the descriptors allocates, and a hashline command that sees no
+// error must not pay for it at start.
+var reasonCodes = sync.OnceValue(readReasonCodes)
 
 func readReasonCodes() map[hashlinev1.ErrorReason]codes.Code {
 	values := hashlinev1.ErrorReason(0).Descriptor().Values()
@@ -80,6 +83,6 @@ func readReasonCodes() map[hashlinev1.ErrorReason]codes.Code {
 // grpc_code option declares it; ok is false for ERROR_REASON_UNSPECIFIED
 // and numbers the enum does not have.
 func ReasonCode(r hashlinev1.ErrorReason) (c codes.Code, ok bool) {
-	c, ok = reasonCodes[r]
+	c, ok = reasonCodes()[r]
 	return c, ok
 }

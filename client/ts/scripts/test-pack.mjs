@@ -54,11 +54,12 @@ try {
   const resolved = run("node", ["-e", `console.log(require.resolve("@hashline/client"))`], app).trim();
   if (!resolved.endsWith(join("dist", "cjs", "index.js"))) fail(`require resolves to ${resolved}`);
 
-  // Types through both conditions, with this package's own tsc.
+  // Types through both conditions, with this package's own tsc and
+  // without skipLibCheck: the dependencies' declarations must compile too.
   const tsc = join(pkg, "node_modules", "typescript", "bin", "tsc");
   writeFileSync(join(app, "esm.mts"), `import { createClient, type StatusResponse } from "@hashline/client";\nconst s: Promise<StatusResponse> = createClient().status();\nvoid s;\n`);
   writeFileSync(join(app, "cjs.cts"), `import { createClient, type StatusResponse } from "@hashline/client";\nconst s: Promise<StatusResponse> = createClient().status();\nvoid s;\n`);
-  run("node", [tsc, "--noEmit", "--strict", "--module", "nodenext", "--moduleResolution", "nodenext", "--skipLibCheck", "--types", "node",
+  run("node", [tsc, "--noEmit", "--strict", "--module", "nodenext", "--moduleResolution", "nodenext", "--lib", "es2022,dom", "--types", "node",
     "--typeRoots", join(pkg, "node_modules", "@types"), "esm.mts", "cjs.cts"], app);
   const version = JSON.parse(readFileSync(join(app, "node_modules", "@hashline", "client", "package.json"), "utf8")).version;
   if (process.exitCode !== 1) console.log(`test:pack: ${packed[0].filename} (${version}) installs and loads through import and require, with types`);
