@@ -12,10 +12,12 @@ import (
 	"github.com/hashline/hashline/internal/hashline"
 )
 
-// DiffTimeout bounds the diff search of one Diff call. Past it the part not
-// yet resolved counts as one changed block: rebases may then report more
-// conflicts than needed, never fewer. Small edits to large files take
-// microseconds; only near-total rewrites of large files come close.
+// DiffTimeout bounds the exact diff search of one Diff call. Past it the
+// part not yet resolved counts as one changed block, and a second search,
+// bounded alike, tries a faster route that is not always the shortest;
+// the diff keeping more lines wins. Rebases may then report more conflicts
+// than needed, never fewer. Small edits to large files take microseconds;
+// only near-total rewrites and moves of thousands of lines come close.
 const DiffTimeout = 100 * time.Millisecond
 
 // Hunk is one change between two versions of a file: lines A0..A1 of the old
@@ -87,7 +89,7 @@ func lines(d *hashline.Document, from, to int) []string {
 // lines interned to runes: exact however many changes there are, within
 // timeout (0: no bound). Past it the part of the search not yet resolved
 // comes back as one deletion and one insertion: valid, but it may mark
-// unchanged lines as changed.
+// unchanged lines as changed (see DiffTimeout for the second try).
 //
 // The bisection is called directly, with the library's own timeout left at
 // 0: with a timeout set, the library first splits both texts at a long run
@@ -113,6 +115,15 @@ func dmpDiff(old, new *hashline.Document, a0, a1, b0, b1 int, timeout time.Durat
 		diffs = dmp.DiffMainRunes(ra, rb, false)
 	} else {
 		diffs = dmp.DiffBisect(string(ra), string(rb), deadline)
+		if !deadline.IsZero() && time.Now().After(deadline) {
+			// The search may have stopped short. The half match resolves
+			// large moved or swapped blocks at once: a valid diff too,
+			// kept if it keeps more lines.
+			dmp.DiffTimeout = timeout
+			if alt := dmp.DiffMainRunes(ra, rb, false); kept(alt) > kept(diffs) {
+				diffs = alt
+			}
+		}
 	}
 	var hunks []Hunk
 	i, j := a0, b0
@@ -143,6 +154,17 @@ func dmpDiff(old, new *hashline.Document, a0, a1, b0, b1 int, timeout time.Durat
 		}
 	}
 	return hunks
+}
+
+// kept counts the lines diffs keeps.
+func kept(diffs []diffmatchpatch.Diff) int {
+	n := 0
+	for _, d := range diffs {
+		if d.Type == diffmatchpatch.DiffEqual {
+			n += utf8.RuneCountInString(d.Text)
+		}
+	}
+	return n
 }
 
 // commonPrefix returns how many leading lines old and new share. It

@@ -47,9 +47,10 @@
 // other lines) or deleted (replaced with nothing). Among equal lines the
 // diff picks one alignment (for example which of two identical "}" lines
 // survived); nothing else could tell them apart. The diff search is bounded
-// by [DiffTimeout]; past it the rest is reported as one changed block: the
-// diff is then valid but no longer the shortest, which can only add
-// conflicts, never hide one.
+// by [DiffTimeout]; past it the rest is reported as one changed block, or
+// the library's half match is tried within the same bound and kept when it
+// keeps more lines: the diff is then valid but may not be the shortest,
+// which can only add conflicts, never hide one.
 //
 // # How each reference maps
 //
