@@ -12,10 +12,12 @@ import (
 	"github.com/hashline/hashline/internal/hashline"
 )
 
-// DiffTimeout bounds the diff search of one Diff call. Past it the part not
-// yet resolved counts as one changed block: rebases may then report more
-// conflicts than needed, never fewer. Small edits to large files take
-// microseconds; only near-total rewrites of large files come close.
+// DiffTimeout bounds the exact diff search of one Diff call. Past it the
+// part not yet resolved counts as one changed block, and a second search,
+// bounded alike, tries a faster route that is not always the shortest;
+// the diff keeping more lines wins. Rebases may then report more conflicts
+// than needed, never fewer. Small edits to large files take microseconds;
+// only near-total rewrites and moves of thousands of lines come close.
 const DiffTimeout = 100 * time.Millisecond
 
 // Hunk is one change between two versions of a file: lines A0..A1 of the old
@@ -85,26 +87,60 @@ func lines(d *hashline.Document, from, to int) []string {
 
 // dmpDiff diffs the middle lines with diffmatchpatch's Myers bisection on
 // lines interned to runes: exact however many changes there are, within
-// timeout.
+// timeout (0: no bound). Past it the part of the search not yet resolved
+// comes back as one deletion and one insertion: valid, but it may mark
+// unchanged lines as changed (see DiffTimeout for the second try).
+//
+// The bisection is called directly, with the library's own timeout left at
+// 0: with a timeout set, the library first splits both texts at a long run
+// they share ("half match"), a speed-up that can miss the shortest diff
+// and mark lines a rebase needs as changed. The deadline given to the
+// bisection still bounds every step of it.
 func dmpDiff(old, new *hashline.Document, a0, a1, b0, b1 int, timeout time.Duration) []Hunk {
 	ra, rb, ok := intern(old, new, a0, a1, b0, b1)
 	if !ok {
 		return []Hunk{{a0, a1, b0, b1}}
 	}
+	var deadline time.Time
+	if timeout > 0 {
+		deadline = time.Now().Add(timeout)
+	}
 	dmp := diffmatchpatch.New()
-	dmp.DiffTimeout = timeout
+	dmp.DiffTimeout = 0
+	var diffs []diffmatchpatch.Diff
+	if min(len(ra), len(rb)) == 1 {
+		// The bisection indexes past its arrays when both sides are one
+		// rune; the library's entry point answers a side of one rune
+		// without a search (the line is in the other side or it is not).
+		diffs = dmp.DiffMainRunes(ra, rb, false)
+	} else {
+		diffs = dmp.DiffBisect(string(ra), string(rb), deadline)
+		if !deadline.IsZero() && time.Now().After(deadline) {
+			// The search may have stopped short. The half match resolves
+			// large moved or swapped blocks at once: a valid diff too,
+			// kept if it keeps more lines.
+			dmp.DiffTimeout = timeout
+			if alt := dmp.DiffMainRunes(ra, rb, false); kept(alt) > kept(diffs) {
+				diffs = alt
+			}
+		}
+	}
 	var hunks []Hunk
 	i, j := a0, b0
 	open := false
-	for _, d := range dmp.DiffMainRunes(ra, rb, false) {
+	for _, d := range diffs {
 		k := utf8.RuneCountInString(d.Text)
-		if d.Type == diffmatchpatch.DiffEqual {
+		switch {
+		case k == 0:
+			// The bisection's pieces are not merged: an empty one must not
+			// split a hunk in two.
+			continue
+		case d.Type == diffmatchpatch.DiffEqual:
 			open = false
 			i += k
 			j += k
 			continue
-		}
-		if !open {
+		case !open:
 			hunks = append(hunks, Hunk{A0: i, A1: i, B0: j, B1: j})
 			open = true
 		}
@@ -118,6 +154,17 @@ func dmpDiff(old, new *hashline.Document, a0, a1, b0, b1 int, timeout time.Durat
 		}
 	}
 	return hunks
+}
+
+// kept counts the lines diffs keeps.
+func kept(diffs []diffmatchpatch.Diff) int {
+	n := 0
+	for _, d := range diffs {
+		if d.Type == diffmatchpatch.DiffEqual {
+			n += utf8.RuneCountInString(d.Text)
+		}
+	}
+	return n
 }
 
 // commonPrefix returns how many leading lines old and new share. It

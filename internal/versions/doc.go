@@ -37,15 +37,20 @@
 //
 // [Diff] compares the base and the current document line by line, by
 // content without the line ending (what a model saw in Read), with an exact
-// Myers diff (sergi/go-diff, on lines interned to runes, after trimming the
-// common prefix and suffix). A base line that the diff matches to a current
-// line is untouched: it has exactly the same content, whatever its hash
-// length. Every other base line is changed (the diff replaced it with other
-// lines) or deleted (replaced with nothing). Among equal lines the diff picks
-// one alignment (for example which of two identical "}" lines survived);
-// nothing else could tell them apart. The diff search is bounded by
-// [DiffTimeout]; past it the rest is reported as one changed block, which can
-// only add conflicts, never hide one.
+// Myers diff after trimming the common prefix and suffix: go-udiff's for a
+// few changes, else sergi/go-diff's bisection on lines interned to runes.
+// The library's "half match" shortcut is left off: it can return a diff
+// longer than the shortest, whose extra changed lines would refuse
+// references to lines nothing touched. A base line that the diff matches to
+// a current line is untouched: it has exactly the same content, whatever its
+// hash length. Every other base line is changed (the diff replaced it with
+// other lines) or deleted (replaced with nothing). Among equal lines the
+// diff picks one alignment (for example which of two identical "}" lines
+// survived); nothing else could tell them apart. The diff search is bounded
+// by [DiffTimeout]; past it the rest is reported as one changed block, or
+// the library's half match is tried within the same bound and kept when it
+// keeps more lines: the diff is then valid but may not be the shortest,
+// which can only add conflicts, never hide one.
 //
 // # How each reference maps
 //

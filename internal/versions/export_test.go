@@ -11,3 +11,7 @@ import (
 func DiffWithin(old, new *hashline.Document, timeout time.Duration) []Hunk {
 	return diff(old, new, timeout)
 }
+
+// LCSExactBound is the edit distance from which Diff leaves go-udiff's LCS
+// for diffmatchpatch.
+const LCSExactBound = lcsExactBound

@@ -399,3 +399,19 @@ func TestDiffPastItsTimeoutStaysValid(t *testing.T) {
 		t.Fatal("the hunks do not turn the old file into the new one")
 	}
 }
+
+func TestDiffPastItsTimeoutKeepsSwappedHalves(t *testing.T) {
+	// The halves of a 10k-line file swapped: the exact search runs out of
+	// time at once, and the half match keeps one half whole instead of
+	// marking every line changed.
+	t.Parallel()
+	old := file10K()
+	cur := append(slices.Clone(old[5000:]), old[:5000]...)
+	marked := 0
+	for _, hk := range versions.DiffWithin(doc(old...), doc(cur...), time.Nanosecond) {
+		marked += hk.A1 - hk.A0
+	}
+	if marked != 5000 {
+		t.Errorf("the diff marked %d base lines, want 5000", marked)
+	}
+}

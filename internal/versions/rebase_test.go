@@ -285,3 +285,28 @@ func TestConflictMessageShowsMarkedLinesAndMoves(t *testing.T) {
 		t.Errorf("message with no context shows other lines than the changed one and the deleted one's neighbour:\n%s", got)
 	}
 }
+
+func TestRebaseKeepsReferencesToLinesNoChangeTouched(t *testing.T) {
+	// Another agent turned blocks cacbca into bcacc (60 lines a block): the
+	// first three blocks of the base survive as the second to fourth of the
+	// current file. A diff that matched the shared run bca instead marked
+	// them changed and refused a reference the agent had every right to.
+	base, _ := blockDoc("cacbca", 60)
+	cur, lines := blockDoc("bcacc", 60)
+	edits := []hashline.Edit{replace(ref(base, 30), "", "X")}
+	got, err := versions.Rebase(base, cur, edits, h)
+	if err != nil {
+		t.Fatalf("rebasing a reference to an untouched line: %v", err)
+	}
+	if want := []versions.Move{{Ref: ref(base, 30), From: 30, To: 90}}; !reflect.DeepEqual(got.Moved, want) {
+		t.Errorf("moved = %+v, want %+v", got.Moved, want)
+	}
+	res, err := hashline.ApplyEdits(cur, got.Edits, hashline.ApplyOptions{Hasher: h})
+	if err != nil {
+		t.Fatalf("applying the rebased edits %+v: %v", got.Edits, err)
+	}
+	lines[89] = "X"
+	if res.Doc.Text() != doc(lines...).Text() {
+		t.Errorf("result:\n%s", res.Doc.Text())
+	}
+}
