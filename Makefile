@@ -71,13 +71,16 @@ test-cli: ## hashline CLI: golden transcripts against a real hashlined and --loc
 
 # server/reflection/descriptors.binpb: proto/ with its comments, which the
 # reflection service serves so that `grpcurl describe` shows the docs (the
-# descriptors compiled into gen/go have none).
+# descriptors compiled into gen/go have none). Only our files: the imports
+# (google/protobuf/descriptor.proto, for the grpc_code option) are served
+# from the descriptors compiled into the binary, which may be another
+# version of them than buf's.
 REFLECTION_SET := server/reflection/descriptors.binpb
 
 .PHONY: generate
 generate: tools/ts/node_modules ## Regenerate gen/go and gen/ts from proto/, the reflection descriptors and the Go client's sentinels
 	$(BUF) generate
-	$(BUF) build --as-file-descriptor-set -o $(REFLECTION_SET)
+	$(BUF) build --exclude-imports --as-file-descriptor-set -o $(REFLECTION_SET)
 	go test ./client -count=1 -run '^TestSentinelsAreGenerated$$' -update
 
 # Generates into a temporary directory (buf's -o prefixes every out: path,
@@ -90,7 +93,7 @@ checkgenerate: tools/ts/node_modules ## Fail if gen/ or the reflection descripto
 	if ! git diff --no-index --quiet -- gen "$$tmp/gen"; then \
 		echo "generated code is stale; run 'make generate' and commit gen/ (left: gen/, right: what proto/ generates):"; \
 		git diff --no-index --stat -- gen "$$tmp/gen" || true; exit 1; fi; \
-	$(BUF) build --as-file-descriptor-set -o "$$tmp/reflection.binpb"; \
+	$(BUF) build --exclude-imports --as-file-descriptor-set -o "$$tmp/reflection.binpb"; \
 	if ! cmp -s $(REFLECTION_SET) "$$tmp/reflection.binpb"; then \
 		echo "$(REFLECTION_SET) is stale; run 'make generate' and commit it"; exit 1; fi
 

@@ -47,12 +47,44 @@ var reflectionFiles = sync.OnceValues(func() (*protoregistry.Files, error) {
 	if err := proto.Unmarshal(descriptorsWithDocs, &set); err != nil {
 		return nil, fmt.Errorf("reflection descriptors: %w", err)
 	}
-	files, err := protodesc.NewFiles(&set)
-	if err != nil {
-		return nil, fmt.Errorf("reflection descriptors: %w", err)
+	// The set holds our files alone, each after those it imports; their
+	// imports from elsewhere (descriptor.proto) resolve to the compiled-in
+	// descriptors.
+	files := new(protoregistry.Files)
+	deps := chainResolver{files, protoregistry.GlobalFiles}
+	for _, fdp := range set.GetFile() {
+		fd, err := protodesc.NewFile(fdp, deps)
+		if err != nil {
+			return nil, fmt.Errorf("reflection descriptors: %w", err)
+		}
+		if err := files.RegisterFile(fd); err != nil {
+			return nil, fmt.Errorf("reflection descriptors: %w", err)
+		}
 	}
 	return files, nil
 })
+
+// chainResolver finds a file or descriptor in the first registry that has
+// it.
+type chainResolver []*protoregistry.Files
+
+func (c chainResolver) FindFileByPath(path string) (protoreflect.FileDescriptor, error) {
+	for _, r := range c {
+		if fd, err := r.FindFileByPath(path); err == nil {
+			return fd, nil
+		}
+	}
+	return nil, protoregistry.NotFound
+}
+
+func (c chainResolver) FindDescriptorByName(name protoreflect.FullName) (protoreflect.Descriptor, error) {
+	for _, r := range c {
+		if d, err := r.FindDescriptorByName(name); err == nil {
+			return d, nil
+		}
+	}
+	return nil, protoregistry.NotFound
+}
 
 // documentedResolver answers reflection from the documented descriptors
 // first and from the compiled-in registry for everything else (health,
