@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/hashline/hashline/internal/editjson"
 	"strings"
 )
 
@@ -33,7 +34,7 @@ func flagError(io stdio, cmd string, fs *flag.FlagSet, err error) int {
 func closestFlag(fs *flag.FlagSet, name string) string {
 	best, bestD := "", 0
 	fs.VisitAll(func(f *flag.Flag) {
-		d := editDistance(name, f.Name)
+		d := editjson.Distance(name, f.Name)
 		if best == "" || d < bestD {
 			best, bestD = f.Name, d
 		}
@@ -42,28 +43,6 @@ func closestFlag(fs *flag.FlagSet, name string) string {
 		return ""
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes
-// (flag names are ASCII).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // globalFlags are the connection flags every file command takes, with

@@ -484,7 +484,7 @@ func likeness(key, name string) int {
 	case len(k) >= 3 && len(n) >= 3 && (strings.Contains(n, k) || strings.Contains(k, n)):
 		return 50 - abs(len(n)-len(k))
 	}
-	if d := distance(k, n); d <= 2 && d < len(n)/2 {
+	if d := Distance(k, n); d <= 2 && d < len(n)/2 {
 		return 40 - d
 	}
 	return 0
@@ -501,8 +501,9 @@ func abs(n int) int {
 	return n
 }
 
-// distance is the Levenshtein distance between a and b, by bytes.
-func distance(a, b string) int {
+// Distance is the Levenshtein distance between a and b, by bytes: how far
+// a mistyped name (a key here, a flag in the CLI) is from one it meant.
+func Distance(a, b string) int {
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {

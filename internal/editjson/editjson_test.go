@@ -161,8 +161,8 @@ func TestDistance(t *testing.T) {
 		a, b string
 		d    int
 	}{{"", "", 0}, {"a", "", 1}, {"kitten", "sitting", 3}, {"insertafer", "insertafter", 1}, {"abc", "abc", 0}} {
-		if got := distance(tc.a, tc.b); got != tc.d {
-			t.Errorf("distance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.d)
+		if got := Distance(tc.a, tc.b); got != tc.d {
+			t.Errorf("Distance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.d)
 		}
 	}
 }
