@@ -183,7 +183,7 @@ func (e *env) edits() error {
 	groups := []*group{{
 		t: &table{
 			title: "Edit over gRPC against its floor",
-			about: "The floor of an Edit is a raw durable write of the same bytes (temp file, fsync, rename, fsync of the directory) plus one empty gRPC call (`grpc.health.v1.Health/Check`) to the same `hashlined`, both alternated with the Edit in one run; in-process Edit, the same service with no RPC (`internal/local`, as `hashline mcp` runs it), is given against the raw write alone. " +
+			about: "The floor of an Edit is a raw durable write of the same bytes (temp file, fsync, rename, fsync of the directory) plus one empty gRPC call (`grpc.health.v1.Health/Check`) to the same `hashlined`, both alternated with the Edit in one run; in-process Edit, the same service called with no transport and no interceptors (bench/direct.go), is given against the raw write alone. " +
 				"The unsynced pair, a raw write without fsync and `hashlined --fsync=false` (unsafe, for comparison only), runs apart, against that write plus the same empty call.",
 			cols: []string{"file", "edit", durable, empty, "floor", grpcEd, inProc, atomic, grpcNo},
 		},

@@ -379,7 +379,7 @@ func (e *env) readMCP() error {
 	t := &table{
 		title: "read_file over MCP stdio: the peer and ours",
 		about: "`read_file {\"path\": FILE, \"limit\": 2000}` from the same Go MCP client to each server's stdin, alternated; the file is changed before every call (ours cannot answer from what it kept) except in the rows marked unchanged, and `ping` is one JSON-RPC round trip with no tool behind it. " +
-			"`hashline mcp` runs the engine in its own process, like the peer; `hashline mcp --server` forwards to `hashlined` over gRPC; the last column is `bench/mcpecho`, which answers with hashline mcp's reply for the file, serialised once, and does no other work: the client and the pipe alone. Ratios are the peer's time over each server's, so the last one is the most any server could reach.",
+			"`hashline mcp` is a client of the root's one engine (a `hashline engine` process it starts, over the root's unix socket); `hashline mcp --server` forwards to `hashlined` over gRPC; the last column is `bench/mcpecho`, which answers with hashline mcp's reply for the file, serialised once, and does no other work: the client and the pipe alone. Ratios are the peer's time over each server's, so the last one is the most any server could reach.",
 		cols: append([]string{"file"}, names...),
 	}
 	// row measures one call on every server, alternated, each after its

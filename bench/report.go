@@ -21,7 +21,7 @@ const (
 // bench-list's and bench-mistakes', and the concurrent writers' section,
 // written by hand from the Go benchmark that measures it (a run of it
 // takes minutes, more than make bench gives one table).
-var keptSections = [][2]string{{grepBegin, grepEnd}, {"<!-- bench:list -->", "<!-- /bench:list -->"}, {"<!-- bench:mistakes -->", "<!-- /bench:mistakes -->"}, {"<!-- bench:concurrent -->", "<!-- /bench:concurrent -->"}}
+var keptSections = [][2]string{{grepBegin, grepEnd}, {"<!-- bench:list -->", "<!-- /bench:list -->"}, {"<!-- bench:mistakes -->", "<!-- /bench:mistakes -->"}, {"<!-- bench:concurrent -->", "<!-- /bench:concurrent -->"}, {"<!-- bench:engine -->", "<!-- /bench:engine -->"}}
 
 type table struct {
 	title, about string
