@@ -20,7 +20,7 @@ func init() {
 // whatever started it, shares one engine. "hashline engine serve --help"
 // lists its flags.
 func runEngine(_ context.Context, io stdio, args []string) int {
-	return daemon.Run("hashline engine", args, io.stdout, io.stderr, daemon.Extras{})
+	return daemon.Run("hashline engine", args, io.stdout, io.stderr, daemon.Extras{TuneRuntime: daemon.TuneRuntime})
 }
 
 // engineStart is how this binary starts an engine: itself, as "hashline

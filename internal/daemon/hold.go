@@ -35,7 +35,7 @@ func (e *HeldError) Error() string {
 // holdPlace takes the lock of root's place for this engine and listens on
 // its socket. The returned release stops listening, removes the socket and
 // the record and drops the lock, in that order.
-func holdPlace(root string, c *config) (place, net.Listener, func(), error) {
+func holdPlace(root string) (place, net.Listener, func(), error) {
 	pl, err := locate(root)
 	if err != nil {
 		return place{}, nil, nil, err

@@ -211,6 +211,32 @@ type Extras struct {
 	Metrics func(addr string, logger *slog.Logger, svc *server.Service) (server.Metrics, string, func(), error)
 	// Register adds services to the gRPC server (reflection).
 	Register func(*grpc.Server)
+	// TuneRuntime, when set, is given the bytes the engine may hold live
+	// and tunes the Go runtime for them (TuneRuntime). Only a program's
+	// main may change process-wide settings, so an engine embedded in
+	// another program's process (Embed) leaves them alone.
+	TuneRuntime func(liveBytes int64)
+}
+
+// TuneRuntime is the runtime tuning of a process whose main job is the
+// engine (hashlined, hashline engine), for Extras.TuneRuntime. Every call
+// on a large file allocates file-sized buffers while the live heap (mostly
+// the snapshot cache) stays put: at Go's default GOGC=100 the collector
+// runs every few such calls and its work lands in theirs (BENCHMARKS.md,
+// Edit of 100k lines). A larger GOGC under a soft limit keeps it off the
+// edit path. The limit, liveBytes, is what the server may hold live: the
+// memory budget of its calls and the bounds of its caches, plus an
+// allowance for the runtime and everything small; without it the heap
+// would grow to several times the live bytes before a collection, past
+// the budget the operator chose. GOGC and GOMEMLIMIT in the environment
+// win, as for any Go program.
+func TuneRuntime(liveBytes int64) {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(liveBytes)
+	}
 }
 
 // Run runs the hashlined command line args ("serve [flags]", "help",
@@ -334,26 +360,13 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 	if c.stateBytes < 0 {
 		return fmt.Errorf("--state-bytes %d: want bytes >= 0 (0 = no snapshots on disk)", c.stateBytes)
 	}
-	// Every call on a large file allocates file-sized buffers while the
-	// live heap (mostly the snapshot cache) stays put: at Go's default
-	// GOGC=100 the collector runs every few such calls and its work lands
-	// in theirs (BENCHMARKS.md, Edit of 100k lines). A larger GOGC under a
-	// soft limit keeps it off the edit path. The limit is what the server
-	// may hold live: the memory budget of its calls and the bounds of its
-	// caches, plus an allowance for the runtime and everything small;
-	// without it the heap would grow to several times the live bytes
-	// before a collection, past the budget the operator chose. GOGC and
-	// GOMEMLIMIT in the environment win, as for any Go program.
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(400)
-	}
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(c.memoryBudget + 2*c.cacheBytes + c.viewBytes + c.requestIDBytes + c.grepBytes + runtimeAllowance)
+	if c.extras.TuneRuntime != nil {
+		c.extras.TuneRuntime(c.memoryBudget + 2*c.cacheBytes + c.viewBytes + c.requestIDBytes + c.grepBytes + runtimeAllowance)
 	}
 	// One engine per workspace: the place's lock is held from here until
 	// the engine has stopped, so no second engine, of any kind, writes
 	// the root meanwhile.
-	pl, sock, release, err := holdPlace(ws.Dir(), c)
+	pl, sock, release, err := holdPlace(ws.Dir())
 	if err != nil {
 		return err
 	}
