@@ -10,6 +10,7 @@ import (
 
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/engine"
 	"github.com/hashline/hashline/internal/workspace"
 	hlserver "github.com/hashline/hashline/server"
 )
@@ -28,7 +29,7 @@ func startDirect(root string, opts ...client.Option) (*direct, error) {
 	if err != nil {
 		return nil, err
 	}
-	conn := &directConn{svc: hlserver.New(ws, hlserver.WithRequireRead(false)), methods: map[string]grpc.MethodHandler{}}
+	conn := &directConn{svc: hlserver.New(ws, engine.WithRequireRead(false)), methods: map[string]grpc.MethodHandler{}}
 	desc := hashlinev1.FileService_ServiceDesc
 	for _, m := range desc.Methods {
 		conn.methods["/"+desc.ServiceName+"/"+m.MethodName] = m.Handler

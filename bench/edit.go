@@ -13,10 +13,10 @@ import (
 	"github.com/hashline/hashline/bench/stats"
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/engine"
 	"github.com/hashline/hashline/internal/floor"
 	"github.com/hashline/hashline/internal/hashline"
 	"github.com/hashline/hashline/internal/workspace"
-	hashlined "github.com/hashline/hashline/server"
 )
 
 // editor applies an editCase over and over, toggling its file between the
@@ -82,7 +82,7 @@ func (e *env) editors() []*editor {
 		if err != nil {
 			return nil, err
 		}
-		res, err := plan.Apply(doc, hashline.ApplyOptions{Hasher: hashline.Hasher{}, Context: hashlined.DefaultContext, OldLabel: "a/" + path, NewLabel: "b/" + path})
+		res, err := plan.Apply(doc, hashline.ApplyOptions{Hasher: hashline.Hasher{}, Context: engine.DefaultContext, OldLabel: "a/" + path, NewLabel: "b/" + path})
 		if err != nil {
 			return nil, err
 		}

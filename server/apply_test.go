@@ -13,6 +13,7 @@ import (
 
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/engine"
 	"github.com/hashline/hashline/internal/state"
 	"github.com/hashline/hashline/internal/workspace"
 	"github.com/hashline/hashline/server"
@@ -35,7 +36,7 @@ func moveChange(from, to string) *hashlinev1.Change {
 }
 
 // intentEnv is a server with an intent log in a state directory of its own.
-func intentEnv(t *testing.T, opts ...server.Option) (*env, *state.Intents) {
+func intentEnv(t *testing.T, opts ...engine.Option) (*env, *state.Intents) {
 	t.Helper()
 	root := t.TempDir()
 	sd, err := state.Open(t.TempDir(), root)
@@ -46,7 +47,7 @@ func intentEnv(t *testing.T, opts ...server.Option) (*env, *state.Intents) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return newEnvIn(t, root, server.GRPCConfig{}, nil, append(opts, server.WithIntentLog(log))...), log
+	return newEnvIn(t, root, server.GRPCConfig{}, nil, append(opts, engine.WithIntentLog(log))...), log
 }
 
 func TestApplyMakesEveryChangeOrNone(t *testing.T) {
@@ -145,7 +146,7 @@ func TestApplyMakesEveryChangeOrNone(t *testing.T) {
 		e.assertUnchanged(before)
 	})
 	t.Run("a set over the byte limit is refused whole", func(t *testing.T) {
-		e, _ := intentEnv(t, server.WithMaxSetBytes(10))
+		e, _ := intentEnv(t, engine.WithMaxSetBytes(10))
 		before := e.snapshot()
 		_, err := e.c.Apply(e.ctx, &hashlinev1.ApplyRequest{Changes: []*hashlinev1.Change{writeChange("x.txt", "123456"), writeChange("y.txt", "123456")}})
 		if reasonOf(err) != hashlinev1.ErrorReason_ERROR_REASON_TOO_LARGE {
@@ -241,8 +242,8 @@ func TestRecoverFinishesACommittedSet(t *testing.T) {
 			if err := ws.Commit(steps[:done]); err != nil {
 				t.Fatal(err)
 			}
-			r, err := server.Recover(ws, log, slog.New(slog.DiscardHandler))
-			if err != nil || r != (server.Recovered{Sets: 1}) {
+			r, err := engine.Recover(ws, log, slog.New(slog.DiscardHandler))
+			if err != nil || r != (engine.Recovered{Sets: 1}) {
 				t.Fatalf("Recover = %+v, %v", r, err)
 			}
 			for p, want := range map[string]string{"a.txt": "new a\n", "d/b.txt": "new b\n"} {
@@ -274,7 +275,7 @@ func TestRecoverFinishesACommittedSet(t *testing.T) {
 		data, _ := state.EncodeIntent(state.Intent{ID: "bad", Steps: []state.IntentStep{{Op: "remove", To: "x"}}})
 		data[len(data)-3] ^= 1
 		os.WriteFile(filepath.Join(log.Dir(), "bad.intent"), data, 0o600)
-		if _, err := server.Recover(ws, log, slog.New(slog.DiscardHandler)); err == nil {
+		if _, err := engine.Recover(ws, log, slog.New(slog.DiscardHandler)); err == nil {
 			t.Fatal("Recover replayed a damaged log")
 		}
 		if !exists(t, filepath.Join(root, "del.txt")) {

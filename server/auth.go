@@ -38,7 +38,7 @@ type Authenticator struct {
 func NewAuthenticator(t *Tokens, logger *slog.Logger) *Authenticator {
 	a := &Authenticator{logger: logger, streams: map[*liveStream]struct{}{}}
 	if a.logger == nil {
-		a.logger = defaultOptions().logger
+		a.logger = slog.New(slog.DiscardHandler)
 	}
 	a.tokens.Store(t)
 	return a
@@ -358,7 +358,7 @@ func (a *access) checkPath(g *Grant, method, p string) error {
 		// restricted token, so that no method can read "" as "everything".
 		p = "."
 	}
-	rel, err := a.svc.ws.Rel(p)
+	rel, err := a.svc.e.Workspace().Rel(p)
 	if err != nil {
 		return nil // the service reports the bad path, as it would without tokens
 	}
@@ -386,7 +386,7 @@ func (a *access) denied(g *Grant, what string) error {
 // reports false when that fails, e.g. for links out of the root, which the
 // workspace refuses itself.
 func (a *access) resolve(rel string) (string, bool) {
-	target, _, err := a.svc.ws.Resolve(rel)
+	target, _, err := a.svc.e.Workspace().Resolve(rel)
 	return target, err == nil
 }
 
@@ -481,7 +481,7 @@ func allowed(ctx context.Context, rel string) bool {
 // only what leads to it, so .gitignore files above the prefixes do not
 // apply, as they do not when a search starts inside a directory).
 func (s *Service) searchFS(ctx context.Context) fs.FS {
-	fsys := s.ws.Root().FS()
+	fsys := s.e.Workspace().Root().FS()
 	g := grantFrom(ctx)
 	if g == nil || len(g.Prefixes) == 0 {
 		return fsys

@@ -20,6 +20,7 @@ import (
 
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/engine"
 	"github.com/hashline/hashline/internal/grep"
 	"github.com/hashline/hashline/internal/versions"
 	"github.com/hashline/hashline/server"
@@ -76,23 +77,23 @@ func TestGrepRequestsAreBounded(t *testing.T) {
 	e := newEnv(t)
 	e.write("a.txt", strings.Repeat("x", 100)+"\n")
 	rpc := e.c.RPC()
-	many := make([]string, server.MaxGlobs+1)
+	many := make([]string, engine.MaxGlobs+1)
 	for i := range many {
 		many[i] = fmt.Sprintf("*.%d", i)
 	}
-	long := []string{strings.Repeat("a", server.MaxGlobBytes/2), strings.Repeat("b", server.MaxGlobBytes/2+1)}
-	limit := strconv.Itoa(server.DefaultMaxPatternBytes)
+	long := []string{strings.Repeat("a", engine.MaxGlobBytes/2), strings.Repeat("b", engine.MaxGlobBytes/2+1)}
+	limit := strconv.Itoa(engine.DefaultMaxPatternBytes)
 	tests := []struct {
 		name  string
 		req   *hashlinev1.GrepRequest
 		field string
 		limit string
 	}{
-		{"a pattern one byte over the limit is refused", &hashlinev1.GrepRequest{Pattern: strings.Repeat("x", server.DefaultMaxPatternBytes+1), Literal: true}, "pattern", limit},
+		{"a pattern one byte over the limit is refused", &hashlinev1.GrepRequest{Pattern: strings.Repeat("x", engine.DefaultMaxPatternBytes+1), Literal: true}, "pattern", limit},
 		{"a megabyte pattern is refused before it is compiled", &hashlinev1.GrepRequest{Pattern: strings.Repeat("(a|b)", 200_000)}, "pattern", limit},
-		{"too many globs are refused", &hashlinev1.GrepRequest{Pattern: "x", Glob: many}, "glob", strconv.Itoa(server.MaxGlobs)},
-		{"too many glob bytes are refused", &hashlinev1.GrepRequest{Pattern: "x", ExcludeGlob: long}, "excludeGlob", strconv.Itoa(server.MaxGlobBytes)},
-		{"too many types are refused", &hashlinev1.GrepRequest{Pattern: "x", Type: many}, "type", strconv.Itoa(server.MaxGlobs)},
+		{"too many globs are refused", &hashlinev1.GrepRequest{Pattern: "x", Glob: many}, "glob", strconv.Itoa(engine.MaxGlobs)},
+		{"too many glob bytes are refused", &hashlinev1.GrepRequest{Pattern: "x", ExcludeGlob: long}, "excludeGlob", strconv.Itoa(engine.MaxGlobBytes)},
+		{"too many types are refused", &hashlinev1.GrepRequest{Pattern: "x", Type: many}, "type", strconv.Itoa(engine.MaxGlobs)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -104,7 +105,7 @@ func TestGrepRequestsAreBounded(t *testing.T) {
 		})
 	}
 	t.Run("a pattern of exactly the limit is searched", func(t *testing.T) {
-		files, _, err := e.grepAll(&hashlinev1.GrepRequest{Pattern: strings.Repeat("x", 100) + strings.Repeat("y?", (server.DefaultMaxPatternBytes-100)/2)})
+		files, _, err := e.grepAll(&hashlinev1.GrepRequest{Pattern: strings.Repeat("x", 100) + strings.Repeat("y?", (engine.DefaultMaxPatternBytes-100)/2)})
 		if err != nil || len(files) != 1 {
 			t.Fatalf("files %v, err %v", grepPaths(files), err)
 		}
@@ -119,7 +120,7 @@ func TestGrepRequestsAreBounded(t *testing.T) {
 		wantRefused(t, err, codes.InvalidArgument, server.ReasonInvalidPattern, nil)
 	})
 	t.Run("the limit is the server's to set", func(t *testing.T) {
-		small := newEnv(t, server.WithMaxPatternBytes(16))
+		small := newEnv(t, engine.WithMaxPatternBytes(16))
 		err := grepErr(small.ctx, small.c.RPC(), &hashlinev1.GrepRequest{Pattern: strings.Repeat("x", 17)})
 		wantRefused(t, err, codes.InvalidArgument, server.ReasonInvalidArgument, map[string]string{"field": "pattern", "limit": "16"})
 	})
@@ -184,7 +185,7 @@ func TestAgentIDIsBounded(t *testing.T) {
 // bounded in bytes, not only in pairs, and the oldest pairs go first.
 func TestViewTableIsBoundedInBytes(t *testing.T) {
 	const maxBytes = 64 << 10
-	e := newEnv(t, server.WithViewBytes(maxBytes))
+	e := newEnv(t, engine.WithViewBytes(maxBytes))
 	e.write("a.txt", "x\n")
 	rpc := e.c.RPC()
 	agent := func(i int) string { return fmt.Sprintf("%04d-%s", i, strings.Repeat("a", server.MaxAgentBytes-5)) }
@@ -193,11 +194,11 @@ func TestViewTableIsBoundedInBytes(t *testing.T) {
 		if _, err := rpc.Read(asAgent(e.ctx, agent(i)), &hashlinev1.ReadRequest{Path: "a.txt"}); err != nil {
 			t.Fatal(err)
 		}
-		if s := e.svc.ViewStats(); s.Bytes > maxBytes {
+		if s := e.svc.Engine().ViewStats(); s.Bytes > maxBytes {
 			t.Fatalf("after %d agents: %+v, over the bound", i+1, s)
 		}
 	}
-	s := e.svc.ViewStats()
+	s := e.svc.Engine().ViewStats()
 	perEntry := server.MaxAgentBytes + len("a.txt") + versions.ViewEntryOverhead
 	if s.Entries > maxBytes/perEntry || s.Evictions != uint64(agents-s.Entries) {
 		t.Fatalf("stats %+v: want at most %d entries, the rest evicted", s, maxBytes/perEntry)
@@ -218,7 +219,7 @@ func TestViewTableIsBoundedInBytes(t *testing.T) {
 // waited for on stop, with a limit on streams per agent, and a raw client
 // with fixed windows: without them grpc grows a stream's window on its own
 // (BDP estimation), whether the application reads or not.
-func newStreamEnv(t *testing.T, cfg server.GRPCConfig, opts ...server.Option) (*server.Service, *grpc.ClientConn, string) {
+func newStreamEnv(t *testing.T, cfg server.GRPCConfig, opts ...engine.Option) (*server.Service, *grpc.ClientConn, string) {
 	t.Helper()
 	cfg.ServerOptions = append(cfg.ServerOptions, grpc.WaitForHandlers(true))
 	e := newMemEnv(t, cfg, opts...)
@@ -341,7 +342,7 @@ func TestGrepStopsWhenItsClientCancels(t *testing.T) {
 	done := make(chan searched, 1)
 	limiter := server.NewStreamLimiter(server.DefaultStreamsPerAgent)
 	_, conn, root := newStreamEnv(t, server.GRPCConfig{StreamLimit: limiter},
-		server.WithGrepSearched(func(sum grep.Summary, err error) { done <- searched{sum, err} }))
+		engine.WithGrepSearched(func(sum grep.Summary, err error) { done <- searched{sum, err} }))
 	write := func(rel, content string) {
 		p := filepath.Join(root, filepath.FromSlash(rel))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -390,7 +391,7 @@ func TestGrepWhoseClientDoesNotRead(t *testing.T) {
 	done := make(chan searched, 1)
 	limiter := server.NewStreamLimiter(server.DefaultStreamsPerAgent)
 	_, conn, root := newStreamEnv(t, server.GRPCConfig{StreamLimit: limiter, DefaultTimeout: 2 * time.Second},
-		server.WithGrepSearched(func(sum grep.Summary, err error) { done <- searched{sum, err} }))
+		engine.WithGrepSearched(func(sum grep.Summary, err error) { done <- searched{sum, err} }))
 	// Every file matches, and its message is about 4 KiB: far more than
 	// the client's window and the send queue together.
 	const files = 2000
@@ -413,9 +414,9 @@ func TestGrepWhoseClientDoesNotRead(t *testing.T) {
 		// What was searched went out to the client (its window), waits in
 		// the queue, or is the one file held while the queue is full.
 		if r.sum.FilesScanned > files/4 {
-			t.Errorf("%d of %d files searched for a client that reads nothing (queue of %d)", r.sum.FilesScanned, files, server.GrepQueueLen)
+			t.Errorf("%d of %d files searched for a client that reads nothing (queue of %d)", r.sum.FilesScanned, files, engine.GrepQueueLen)
 		}
-		t.Logf("%d files searched, queue of %d", r.sum.FilesScanned, server.GrepQueueLen)
+		t.Logf("%d files searched, queue of %d", r.sum.FilesScanned, engine.GrepQueueLen)
 	case <-time.After(30 * time.Second):
 		t.Fatal("the search did not stop at its deadline")
 	}
@@ -437,7 +438,7 @@ func TestReadOfACancelledCallDoesNoWork(t *testing.T) {
 	if status.Code(err) != codes.Canceled {
 		t.Fatalf("err = %v, want CANCELED", err)
 	}
-	if s := e.svc.ViewStats(); s.Entries != 0 {
+	if s := e.svc.Engine().ViewStats(); s.Entries != 0 {
 		t.Errorf("views %+v: a cancelled Read recorded what it did not show", s)
 	}
 }

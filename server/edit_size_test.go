@@ -8,7 +8,7 @@ import (
 
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
-	"github.com/hashline/hashline/server"
+	"github.com/hashline/hashline/internal/engine"
 )
 
 // TestEditResponseLimitIsExact: the new version is hashed during the write,
@@ -32,7 +32,7 @@ func TestEditResponseLimitIsExact(t *testing.T) {
 		limit int
 		ok    bool
 	}{{size, true}, {size - 1, false}} {
-		e := newEnv(t, server.WithMaxResponseBytes(tt.limit))
+		e := newEnv(t, engine.WithMaxResponseBytes(tt.limit))
 		e.seed("f.go", goFile)
 		resp, err := e.c.Edit(e.ctx, edit(false))
 		switch {

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io/fs"
 	"maps"
 	"strconv"
@@ -15,6 +14,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/engine"
 	"github.com/hashline/hashline/internal/grep"
 	"github.com/hashline/hashline/internal/hashline"
 	"github.com/hashline/hashline/internal/versions"
@@ -104,111 +104,6 @@ func staleReason(r string) string {
 	return wire.StaleRefReasonName(wire.ParseStaleRefReason(r))
 }
 
-// notReadError is an edit that refers to the content of a file the agent
-// has not seen.
-type notReadError struct {
-	path, agent string
-	edit        int
-	op          hashline.Op
-}
-
-func (e *notReadError) Error() string {
-	return fmt.Sprintf("edit %d (%s): agent %q has not read %s; Read it (or Grep it) first, then edit with the tags it returns. Only append and prepend work on a file you have not read",
-		e.edit, e.op, e.agent, e.path)
-}
-
-// requestRunningError is a retry that gave up waiting for the first call
-// with its request_id, which is still running and may yet write.
-type requestRunningError struct {
-	id  string
-	err error // the retry's context error
-}
-
-func (e *requestRunningError) Error() string {
-	return fmt.Sprintf("the first call with request_id %q is still running and may yet apply; retry with the same request_id (and a longer deadline) to get its outcome", e.id)
-}
-
-func (e *requestRunningError) Unwrap() error { return e.err }
-
-// errWatchShutdown ends Watch streams when the server shuts down.
-var errWatchShutdown = errors.New("the server is shutting down; reconnect (to it or its successor), Read the files you care about again and Watch again")
-
-// watchUnavailableError is a Watch the server cannot serve because it
-// cannot watch the workspace for changes made outside it.
-type watchUnavailableError struct{ err error }
-
-func (e *watchUnavailableError) Error() string {
-	return fmt.Sprintf("the server cannot watch the workspace for changes: %v; if the system's limit on file watches is reached, raise it (Linux: sysctl fs.inotify.max_user_watches and fs.inotify.max_user_instances) and retry", e.err)
-}
-
-// requestError is a bad request field found by the server itself (not by
-// the core edit planner or the workspace).
-type requestError struct {
-	reason hashlinev1.ErrorReason
-	field  string
-	msg    string
-	limit  int // the bound a field is over, if that is the problem
-}
-
-func (e *requestError) Error() string { return e.msg }
-
-func badRequest(field, format string, args ...any) error {
-	return invalid(ReasonInvalidArgument, field, format, args...)
-}
-
-// overLimit is a request field over a size or count limit.
-func overLimit(field string, limit int, format string, args ...any) error {
-	return &requestError{reason: ReasonInvalidArgument, field: field, limit: limit, msg: fmt.Sprintf(format, args...)}
-}
-
-func invalid(reason hashlinev1.ErrorReason, field, format string, args ...any) error {
-	return &requestError{reason: reason, field: field, msg: fmt.Sprintf(format, args...)}
-}
-
-// versionMismatchError is returned when a caller's version (Write's
-// expectedVersion, Edit's baseVersion) is not the file's current one.
-type versionMismatchError struct {
-	path, expected, current string
-	hint                    string
-}
-
-func (e *versionMismatchError) Error() string {
-	cur := e.current
-	if cur == "" {
-		cur = "none (the file does not exist)"
-	}
-	return fmt.Sprintf("%s: version %s is not the current version %s; %s", e.path, e.expected, cur, e.hint)
-}
-
-// staleError wraps a core batch error that carries stale references, with
-// the version the fresh lines came from. With unknownBase set, the
-// references were made against that version, which the server does not
-// hold, and every one of them is shown (versions.UnknownBase).
-type staleError struct {
-	batch          *hashline.BatchError
-	currentVersion string
-	unknownBase    string
-	how            string // how the agent named unknownBase: "gave as baseVersion" or "last saw"
-	// notShown: the references name no line the agent was shown
-	// (versions.Unshown), or two (versions.Ambiguous); their StaleRef
-	// reason is NOT_SHOWN.
-	notShown bool
-}
-
-func (e *staleError) Error() string {
-	if e.notShown && e.batch.Reason() == hashline.ReasonStaleRef {
-		return notShownMessage(e)
-	}
-	if e.unknownBase == "" || e.batch.Reason() != hashline.ReasonStaleRef {
-		return e.batch.Error()
-	}
-	return fmt.Sprintf("version %s, the one you %s, is no longer held by the server, and the file has changed since (it is now %s): "+
-		"the lines you referenced, and those inside your ranges, cannot be proven unchanged, so nothing was written. "+
-		"Check the current lines below (>>> marks the line numbers you referenced) and retry with their refs (and baseVersion %s, or none)\n%s",
-		e.unknownBase, e.how, e.currentVersion, e.currentVersion, e.batch.StaleLines())
-}
-func (e *staleError) Unwrap() error { return e.batch }
-
 // toStatus is the one place where domain errors become gRPC statuses. Every
 // status carries an ErrorInfo with the reason; batch errors add one StaleRef
 // or EditError per problem.
@@ -220,42 +115,42 @@ func toStatus(err error) error {
 		return err // already a status (e.g. from an interceptor)
 	}
 	var (
-		stale *staleError
+		stale *engine.StaleError
 		batch *hashline.BatchError
-		reqE  *requestError
-		verE  *versionMismatchError
+		reqE  *engine.RequestError
+		verE  *engine.VersionMismatchError
 		accE  *accessError
 		rateE *rateLimitError
 		strE  *streamLimitError
-		nrE   *notReadError
+		nrE   *engine.NotReadError
 		conE  *versions.ConflictError
-		runE  *requestRunningError
-		repE  *repeatedNoChangeError
-		setE  *changeSetError
+		runE  *engine.RequestRunningError
+		repE  *engine.RepeatedNoChangeError
+		setE  *engine.ChangeSetError
 	)
 	switch {
 	case errors.As(err, &setE):
 		return changeSetStatus(setE)
 	case errors.As(err, &repE) && errors.As(err, &stale):
-		return batchStatus(stale.batch, repE.Error(), stale.currentVersion, "", map[string]string{"repeated": strconv.Itoa(repE.before)})
-	case errors.As(err, &stale) && stale.notShown:
+		return batchStatus(stale.Batch, repE.Error(), stale.CurrentVersion, "", map[string]string{"repeated": strconv.Itoa(repE.Before)})
+	case errors.As(err, &stale) && stale.NotShown:
 		return notShownStatus(stale)
 	case errors.As(err, &stale):
-		return batchStatus(stale.batch, stale.Error(), stale.currentVersion, stale.unknownBase, nil)
+		return batchStatus(stale.Batch, stale.Error(), stale.CurrentVersion, stale.UnknownBase, nil)
 	case errors.As(err, &batch):
 		return batchStatus(batch, batch.Error(), "", "", nil)
 	case errors.As(err, &conE):
 		return conflictStatus(conE)
 	case errors.As(err, &nrE):
-		return newStatus(ReasonNotRead, err.Error(), map[string]string{"path": nrE.path, "agent": nrE.agent})
+		return newStatus(ReasonNotRead, err.Error(), map[string]string{"path": nrE.Path, "agent": nrE.Agent})
 	case errors.As(err, &reqE):
-		meta := map[string]string{"field": reqE.field}
-		if reqE.limit > 0 {
-			meta["limit"] = strconv.Itoa(reqE.limit)
+		meta := map[string]string{"field": reqE.Field}
+		if reqE.Limit > 0 {
+			meta["limit"] = strconv.Itoa(reqE.Limit)
 		}
-		return newStatus(reqE.reason, err.Error(), meta)
+		return newStatus(coreReason(reqE.Reason), err.Error(), meta)
 	case errors.As(err, &verE):
-		return newStatus(ReasonVersionMismatch, err.Error(), map[string]string{"currentVersion": verE.current})
+		return newStatus(ReasonVersionMismatch, err.Error(), map[string]string{"currentVersion": verE.Current})
 	case errors.As(err, &accE):
 		return newStatus(accE.reason, err.Error(), nil)
 	case errors.As(err, &rateE):
@@ -267,11 +162,11 @@ func toStatus(err error) error {
 	case errors.As(err, &strE):
 		return newStatus(ReasonTooManyStreams, err.Error(),
 			map[string]string{"agent": strE.agent, "limit": strconv.Itoa(strE.limit)})
-	case errors.Is(err, errWatchShutdown):
+	case errors.Is(err, engine.ErrShuttingDown):
 		return newStatus(ReasonShuttingDown, err.Error(), nil)
-	case errors.As(err, new(*watchUnavailableError)):
+	case errors.As(err, new(*engine.WatchUnavailableError)):
 		return newStatus(ReasonWatchUnavailable, err.Error(), nil)
-	case errors.As(err, &runE), errors.As(err, new(*memoryWaitError)):
+	case errors.As(err, &runE), errors.As(err, new(*engine.MemoryWaitError)):
 		if errors.Is(err, context.Canceled) {
 			return newStatus(ReasonCanceled, err.Error(), nil)
 		}
@@ -321,15 +216,15 @@ var workspaceErrors = []struct {
 // ErrorInfo of its first failing change (with "changeIndex" in the
 // metadata), then for each failing change a ChangeError followed by its
 // own StaleRef and EditError details, which carry its index.
-func changeSetStatus(e *changeSetError) error {
+func changeSetStatus(e *engine.ChangeSetError) error {
 	var (
 		code    codes.Code
 		info    *hashlinev1.ErrorInfo
 		details []protoadapt.MessageV1
 	)
-	for i, f := range e.failures {
-		st := status.Convert(toStatus(f.err))
-		ce := &hashlinev1.ChangeError{ChangeIndex: int32(f.index), Path: f.path, Message: st.Message(), Code: int32(st.Code())}
+	for i, f := range e.Failures {
+		st := status.Convert(toStatus(f.Err))
+		ce := &hashlinev1.ChangeError{ChangeIndex: int32(f.Index), Path: f.Path, Message: st.Message(), Code: int32(st.Code())}
 		var own []protoadapt.MessageV1
 		for _, d := range st.Details() {
 			switch d := d.(type) {
@@ -339,10 +234,10 @@ func changeSetStatus(e *changeSetError) error {
 					info = d
 				}
 			case *hashlinev1.StaleRef:
-				d.ChangeIndex = int32(f.index)
+				d.ChangeIndex = int32(f.Index)
 				own = append(own, protoadapt.MessageV1Of(d))
 			case *hashlinev1.EditError:
-				d.ChangeIndex = int32(f.index)
+				d.ChangeIndex = int32(f.Index)
 				own = append(own, protoadapt.MessageV1Of(d))
 			}
 		}
@@ -359,8 +254,8 @@ func changeSetStatus(e *changeSetError) error {
 	if meta == nil {
 		meta = map[string]string{}
 	}
-	meta["changeIndex"] = strconv.Itoa(e.failures[0].index)
-	meta["failedChanges"] = strconv.Itoa(len(e.failures))
+	meta["changeIndex"] = strconv.Itoa(e.Failures[0].Index)
+	meta["failedChanges"] = strconv.Itoa(len(e.Failures))
 	info.Metadata = meta
 	return withDetails(status.New(code, e.Error()), append([]protoadapt.MessageV1{protoadapt.MessageV1Of(info)}, details...)...)
 }
@@ -493,4 +388,23 @@ func withDetails(st *status.Status, details ...protoadapt.MessageV1) error {
 		return st.Err()
 	}
 	return withD.Err()
+}
+
+// notShownStatus is the STALE_REF status of a StaleError with notShown
+// set: the batch's status, with reason NOT_SHOWN in every StaleRef.
+func notShownStatus(e *engine.StaleError) error {
+	st, _ := status.FromError(batchStatus(e.Batch, e.Error(), e.CurrentVersion, "", nil))
+	details := st.Details()
+	pb := st.Proto()
+	pb.Details = nil
+	out := make([]protoadapt.MessageV1, 0, len(details))
+	for _, d := range details {
+		if sr, ok := d.(*hashlinev1.StaleRef); ok {
+			sr.Reason = versions.ReasonNotShown
+		}
+		if m, ok := d.(protoadapt.MessageV2); ok {
+			out = append(out, protoadapt.MessageV1Of(m))
+		}
+	}
+	return withDetails(status.FromProto(pb), out...)
 }

@@ -11,7 +11,7 @@ import (
 
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
-	"github.com/hashline/hashline/server"
+	"github.com/hashline/hashline/internal/engine"
 )
 
 // TestBadInputGetsAClearErrorAndNothingIsLost drives every refusal through
@@ -69,7 +69,7 @@ func TestBadInputGetsAClearErrorAndNothingIsLost(t *testing.T) {
 		{name: "replaceText not found", call: edit(client.ReplaceText("four", "4", false)), code: codes.FailedPrecondition, reason: "TEXT_NOT_FOUND", editIndex: 0},
 		{name: "replaceText ambiguous", call: edit(client.ReplaceText("o", "0", false)), code: codes.InvalidArgument, reason: "AMBIGUOUS_TEXT", editIndex: 0},
 		{name: "too many edits", call: func(e *env) error {
-			edits := make([]*hashlinev1.FileEdit, server.DefaultMaxEdits+1)
+			edits := make([]*hashlinev1.FileEdit, engine.DefaultMaxEdits+1)
 			for i := range edits {
 				edits[i] = client.Append("x")
 			}

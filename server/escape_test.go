@@ -17,6 +17,7 @@ import (
 
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/engine"
 	"github.com/hashline/hashline/server"
 )
 
@@ -556,7 +557,7 @@ func TestVeryLongLinesAndLargeBatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := r.GetLines()[1]
-	if len(l.GetContent()) > server.DefaultMaxLineBytes+64 || !strings.HasPrefix(longLine, strings.TrimRightFunc(l.GetContent(), func(r rune) bool { return r != 'é' })) {
+	if len(l.GetContent()) > engine.DefaultMaxLineBytes+64 || !strings.HasPrefix(longLine, strings.TrimRightFunc(l.GetContent(), func(r rune) bool { return r != 'é' })) {
 		t.Errorf("long line shown as %d bytes", len(l.GetContent()))
 	}
 	// The cut line is still addressed by its full hash.
@@ -569,11 +570,11 @@ func TestVeryLongLinesAndLargeBatches(t *testing.T) {
 
 	// A batch at the 10,000-edit limit: every line of a 10,000-line file.
 	var b strings.Builder
-	for i := range server.DefaultMaxEdits {
+	for i := range engine.DefaultMaxEdits {
 		fmt.Fprintf(&b, "line %d\n", i)
 	}
 	e.write("many.txt", b.String())
-	r, err = e.c.Read(e.ctx, &hashlinev1.ReadRequest{Path: "many.txt", Limit: server.DefaultMaxEdits})
+	r, err = e.c.Read(e.ctx, &hashlinev1.ReadRequest{Path: "many.txt", Limit: engine.DefaultMaxEdits})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -581,7 +582,7 @@ func TestVeryLongLinesAndLargeBatches(t *testing.T) {
 	for _, l := range r.GetLines() {
 		edits = append(edits, client.Replace(client.Ref(l), "", "L"+l.GetContent()))
 	}
-	for len(edits) < server.DefaultMaxEdits { // the byte budget may cut the page
+	for len(edits) < engine.DefaultMaxEdits { // the byte budget may cut the page
 		edits = append(edits, client.Append("more"))
 	}
 	zero := int32(0)

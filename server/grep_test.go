@@ -21,6 +21,7 @@ import (
 
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/engine"
 	"github.com/hashline/hashline/internal/floor"
 	"github.com/hashline/hashline/internal/grep"
 	"github.com/hashline/hashline/internal/hashline"
@@ -180,7 +181,7 @@ func TestGrepSubmatches(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			// Lines are cut after 15 bytes: the second foo of long spans
 			// bytes 13 to 16.
-			e := newEnv(t, server.WithMaxLineBytes(15))
+			e := newEnv(t, engine.WithMaxLineBytes(15))
 			e.write("f.txt", tt.content)
 			files, _, err := e.grepAll(tt.req)
 			if err != nil {

@@ -24,6 +24,7 @@ import (
 	"google.golang.org/grpc/test/bufconn"
 
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/engine"
 	"github.com/hashline/hashline/internal/workspace"
 	"github.com/hashline/hashline/server"
 )
@@ -36,7 +37,7 @@ type memEnv struct {
 	root string
 }
 
-func newMemEnv(t *testing.T, cfg server.GRPCConfig, opts ...server.Option) *memEnv {
+func newMemEnv(t *testing.T, cfg server.GRPCConfig, opts ...engine.Option) *memEnv {
 	t.Helper()
 	root := t.TempDir()
 	ws, err := workspace.Open(root, workspace.WithFsync(false))
@@ -49,7 +50,7 @@ func newMemEnv(t *testing.T, cfg server.GRPCConfig, opts ...server.Option) *memE
 	served := make(chan error, 1)
 	go func() { served <- gs.Serve(lis) }()
 	t.Cleanup(func() {
-		svc.Shutdown()
+		svc.Engine().Shutdown()
 		gs.Stop()
 		<-served
 		ws.Close()
@@ -142,40 +143,40 @@ func TestGrepsHoldAtMostTheServerBudget(t *testing.T) {
 	)
 	t.Run("Greps whose clients do not read hold no more than the budget and give it back when cancelled", func(t *testing.T) {
 		const budget = 512 << 10 // twelve Greps would hold 768 KiB
-		e := newMemEnv(t, server.GRPCConfig{}, server.WithGrepBytes(budget), server.WithGrepSearchBytes(search))
+		e := newMemEnv(t, server.GRPCConfig{}, engine.WithGrepBytes(budget), engine.WithGrepSearchBytes(search))
 		e.matchingTree(t, files)
 		cancel := stallGreps(t, e.dial(t), 12)
-		eventually(t, "the budget to fill", func() bool { return e.svc.GrepMemory().Held > budget-slack })
-		if m := e.svc.GrepMemory(); m.Peak > budget || m.Budget != budget {
+		eventually(t, "the budget to fill", func() bool { return e.svc.Engine().GrepMemory().Held > budget-slack })
+		if m := e.svc.Engine().GrepMemory(); m.Peak > budget || m.Budget != budget {
 			t.Errorf("%+v: held more than the budget", m)
 		}
 		cancel()
-		eventually(t, "the cancelled Greps to give their bytes back", func() bool { return e.svc.GrepMemory().Held == 0 })
+		eventually(t, "the cancelled Greps to give their bytes back", func() bool { return e.svc.Engine().GrepMemory().Held == 0 })
 	})
 	t.Run("a Grep whose client reads completes while stalled ones hold their own bounds", func(t *testing.T) {
 		const budget = 1 << 20
-		e := newMemEnv(t, server.GRPCConfig{}, server.WithGrepBytes(budget), server.WithGrepSearchBytes(search))
+		e := newMemEnv(t, server.GRPCConfig{}, engine.WithGrepBytes(budget), engine.WithGrepSearchBytes(search))
 		e.matchingTree(t, files)
 		const stalled = 6
 		cancel := stallGreps(t, e.dial(t), stalled)
-		eventually(t, "the stalled Greps to fill their bounds", func() bool { return e.svc.GrepMemory().Held >= stalled*(search-slack) })
+		eventually(t, "the stalled Greps to fill their bounds", func() bool { return e.svc.Engine().GrepMemory().Held >= stalled*(search-slack) })
 		n, err := grepCount(context.Background(), e.dial(t))
 		if err != nil || n != files {
 			t.Fatalf("a Grep that reads got %d files of %d, err %v", n, files, err)
 		}
 		// What the reading Grep held it gave back before its call ended.
-		if m := e.svc.GrepMemory(); m.Held > stalled*(search+slack) || m.Peak > budget {
+		if m := e.svc.Engine().GrepMemory(); m.Held > stalled*(search+slack) || m.Peak > budget {
 			t.Errorf("%+v: more held than %d stalled Greps' bounds, or than the budget", m, stalled)
 		}
 		cancel()
-		eventually(t, "the cancelled Greps to give their bytes back", func() bool { return e.svc.GrepMemory().Held == 0 })
+		eventually(t, "the cancelled Greps to give their bytes back", func() bool { return e.svc.Engine().GrepMemory().Held == 0 })
 	})
 	t.Run("a Grep that finds the budget spent waits for bytes and does not fail", func(t *testing.T) {
 		const budget = 256 << 10 // four stalled Greps spend it
-		e := newMemEnv(t, server.GRPCConfig{}, server.WithGrepBytes(budget), server.WithGrepSearchBytes(search))
+		e := newMemEnv(t, server.GRPCConfig{}, engine.WithGrepBytes(budget), engine.WithGrepSearchBytes(search))
 		e.matchingTree(t, files)
 		cancel := stallGreps(t, e.dial(t), 6)
-		eventually(t, "the budget to fill", func() bool { return e.svc.GrepMemory().Held > budget-slack })
+		eventually(t, "the budget to fill", func() bool { return e.svc.Engine().GrepMemory().Held > budget-slack })
 		type outcome struct {
 			files int
 			err   error
@@ -189,19 +190,19 @@ func TestGrepsHoldAtMostTheServerBudget(t *testing.T) {
 		if o := <-done; o.err != nil || o.files != files {
 			t.Fatalf("the waiting Grep got %d files of %d, err %v", o.files, files, o.err)
 		}
-		if m := e.svc.GrepMemory(); m.Peak > budget {
+		if m := e.svc.Engine().GrepMemory(); m.Peak > budget {
 			t.Errorf("%+v: held more than the budget", m)
 		}
-		eventually(t, "every Grep to give its bytes back", func() bool { return e.svc.GrepMemory().Held == 0 })
+		eventually(t, "every Grep to give its bytes back", func() bool { return e.svc.Engine().GrepMemory().Held == 0 })
 	})
 	t.Run("a Grep past its deadline gives its bytes back though its client still holds the stream", func(t *testing.T) {
 		limiter := server.NewStreamLimiter(server.DefaultStreamsPerAgent)
 		e := newMemEnv(t, server.GRPCConfig{StreamLimit: limiter, DefaultTimeout: time.Second},
-			server.WithGrepSearchBytes(search))
+			engine.WithGrepSearchBytes(search))
 		e.matchingTree(t, files)
 		stallGreps(t, e.dial(t), 1)
-		eventually(t, "the Grep to hold bytes", func() bool { return e.svc.GrepMemory().Peak > search-slack })
-		eventually(t, "the Grep past its deadline to give its bytes back", func() bool { return e.svc.GrepMemory().Held == 0 })
+		eventually(t, "the Grep to hold bytes", func() bool { return e.svc.Engine().GrepMemory().Peak > search-slack })
+		eventually(t, "the Grep past its deadline to give its bytes back", func() bool { return e.svc.Engine().GrepMemory().Held == 0 })
 		// The handler waits in a send the client does not read; the
 		// stream is still there.
 		if n := limiter.Open("stalled-0"); n != 1 {

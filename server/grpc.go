@@ -158,7 +158,7 @@ func TransportOptions() []grpc.ServerOption {
 func chains(svc *Service, cfg GRPCConfig) ([]grpc.UnaryServerInterceptor, []grpc.StreamServerInterceptor) {
 	logger := cfg.Logger
 	if logger == nil {
-		logger = svc.opts.logger
+		logger = svc.e.Logger()
 	}
 	logOpts := []logging.Option{
 		logging.WithLogOnEvents(logging.FinishCall),

@@ -16,6 +16,7 @@ import (
 
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/engine"
 	"github.com/hashline/hashline/internal/hashline"
 	"github.com/hashline/hashline/internal/workspace"
 	"github.com/hashline/hashline/server"
@@ -38,20 +39,20 @@ type env struct {
 // newEnv starts the full gRPC server (interceptors, health, reflection) on
 // an in-memory listener and returns a client for it. Everything is closed
 // with t.Cleanup.
-func newEnv(t testing.TB, opts ...server.Option) *env {
+func newEnv(t testing.TB, opts ...engine.Option) *env {
 	t.Helper()
 	return newEnvWS(t, nil, opts...)
 }
 
 // newEnvWS is newEnv with workspace options too.
-func newEnvWS(t testing.TB, wsOpts []workspace.Option, opts ...server.Option) *env {
+func newEnvWS(t testing.TB, wsOpts []workspace.Option, opts ...engine.Option) *env {
 	t.Helper()
 	return newEnvConfig(t, server.GRPCConfig{DefaultTimeout: 30 * time.Second}, wsOpts, opts...)
 }
 
 // newEnvConfig is newEnvWS with the gRPC server's configuration too (auth,
 // limits, metrics).
-func newEnvConfig(t testing.TB, cfg server.GRPCConfig, wsOpts []workspace.Option, opts ...server.Option) *env {
+func newEnvConfig(t testing.TB, cfg server.GRPCConfig, wsOpts []workspace.Option, opts ...engine.Option) *env {
 	t.Helper()
 	return newEnvIn(t, t.TempDir(), cfg, wsOpts, opts...)
 }
@@ -63,7 +64,7 @@ func newEnvAt(t testing.TB, root string) *env {
 	return newEnvIn(t, root, server.GRPCConfig{DefaultTimeout: 30 * time.Second}, nil)
 }
 
-func newEnvIn(t testing.TB, root string, cfg server.GRPCConfig, wsOpts []workspace.Option, opts ...server.Option) *env {
+func newEnvIn(t testing.TB, root string, cfg server.GRPCConfig, wsOpts []workspace.Option, opts ...engine.Option) *env {
 	t.Helper()
 	ws, err := workspace.Open(root, wsOpts...)
 	if err != nil {

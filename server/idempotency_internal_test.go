@@ -10,24 +10,32 @@ import (
 	"time"
 
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/engine"
 )
 
-// tableService is a Service with only what once needs: its request table
-// (on a clock the test moves) and options.
-func tableService(ttl time.Duration, maxBytes int64) (*Service, *time.Time) {
+// tableService is a Service whose engine has only what once needs: its
+// request table (on a clock the test moves), which calls the hook waiting
+// holds, if any, when a call starts waiting.
+func tableService(ttl time.Duration, maxBytes int64) (*Service, *time.Time, *atomic.Pointer[func()]) {
 	now := time.Unix(1000, 0)
-	s := &Service{opts: defaultOptions(), requests: newRequestTable(ttl, maxBytes, func() time.Time { return now })}
-	return s, &now
+	waiting := new(atomic.Pointer[func()])
+	s := NewService(engine.New(nil, engine.WithRequestIDTTL(ttl), engine.WithRequestIDBytes(maxBytes),
+		engine.WithClock(func() time.Time { return now }),
+		engine.WithRequestWaiting(func() {
+			if f := waiting.Load(); f != nil {
+				(*f)()
+			}
+		})))
+	return s, &now, waiting
 }
 
 func agentCtx(agent string) context.Context {
-	return metadata.NewIncomingContext(context.Background(), metadata.Pairs(client.AgentMetadataKey, agent))
+	return engine.WithAgent(context.Background(), agent)
 }
 
 func appendReq(id, text string) *hashlinev1.WriteRequest {
@@ -60,7 +68,7 @@ func reason(err error) hashlinev1.ErrorReason {
 }
 
 func TestRequestTable(t *testing.T) {
-	aborted := toStatus(&versionMismatchError{path: "a.txt", expected: "v0", current: "v1", hint: "read it again"})
+	aborted := &engine.VersionMismatchError{Path: "a.txt", Expected: "v0", Current: "v1", Hint: "read it again"}
 	cases := []struct {
 		name string
 		// first and second are the two calls' outcomes when they run.
@@ -87,13 +95,13 @@ func TestRequestTable(t *testing.T) {
 		{name: "a refusal is replayed as it was, not run again",
 			firstErr: aborted, second: appendReq("k", "x"), wantRuns: 1, wantCode: codes.Aborted},
 		{name: "a cancelled first call is forgotten, so the retry runs",
-			firstErr: toStatus(context.Canceled), second: appendReq("k", "x"), wantRuns: 2, wantCode: codes.Canceled},
+			firstErr: context.Canceled, second: appendReq("k", "x"), wantRuns: 2, wantCode: codes.Canceled},
 		{name: "a first call out of time is forgotten, so the retry runs",
-			firstErr: toStatus(context.DeadlineExceeded), second: appendReq("k", "x"), wantRuns: 2, wantCode: codes.DeadlineExceeded},
+			firstErr: context.DeadlineExceeded, second: appendReq("k", "x"), wantRuns: 2, wantCode: codes.DeadlineExceeded},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			s, now := tableService(10*time.Minute, 1<<20)
+			s, now, _ := tableService(10*time.Minute, 1<<20)
 			c := &counter{err: tc.firstErr}
 			req := appendReq("k", "x")
 			first, ferr := once(agentCtx("a"), s, req, req.GetRequestId(), false, c.call)
@@ -115,8 +123,8 @@ func TestRequestTable(t *testing.T) {
 			if tc.wantCode == codes.InvalidArgument && reason(err) != ReasonRequestIDReused {
 				t.Errorf("reason %q, want %s", reason(err), ReasonRequestIDReused)
 			}
-			if tc.firstErr != nil && tc.wantRuns == 1 && err != tc.firstErr {
-				t.Errorf("replayed error %v is not the first call's %v", err, tc.firstErr)
+			if tc.firstErr != nil && tc.wantRuns == 1 && (ferr == nil || err.Error() != ferr.Error()) {
+				t.Errorf("replayed error %v is not the first call's %v", err, ferr)
 			}
 			if tc.wantReply != "" && got.GetVersion() != tc.wantReply {
 				t.Errorf("second call returned version %q, want %q", got.GetVersion(), tc.wantReply)
@@ -131,7 +139,7 @@ func TestRequestTable(t *testing.T) {
 func TestRequestTableRefusesAnEditAndAWriteUnderOneKey(t *testing.T) {
 	// An EditRequest and a WriteRequest whose fields encode alike must not
 	// pass for the same request: the replay would be of the wrong type.
-	s, _ := tableService(time.Minute, 1<<20)
+	s, _, _ := tableService(time.Minute, 1<<20)
 	c := &counter{}
 	if _, err := once(agentCtx("a"), s, &hashlinev1.WriteRequest{Path: "a.txt", RequestId: "k"}, "k", false, c.call); err != nil {
 		t.Fatal(err)
@@ -146,16 +154,17 @@ func TestRequestTableRefusesAnEditAndAWriteUnderOneKey(t *testing.T) {
 func TestRequestTableBounds(t *testing.T) {
 	t.Run("the byte budget forgets the oldest outcomes first", func(t *testing.T) {
 		// Room for about three entries of this size.
-		s, _ := tableService(time.Hour, 3*requestEntryBytes+200)
+		const budget = 3*engine.RequestEntryBytes + 200
+		s, _, _ := tableService(time.Hour, budget)
 		c := &counter{}
 		for i := range 10 {
 			req := appendReq(fmt.Sprint("k", i), "x")
 			if _, err := once(agentCtx("a"), s, req, req.GetRequestId(), false, c.call); err != nil {
 				t.Fatal(err)
 			}
-			n, b := s.requests.stats()
-			if b > s.requests.maxBytes || n > 3 {
-				t.Fatalf("after %d calls: %d entries, %d bytes; budget %d bytes", i+1, n, b, s.requests.maxBytes)
+			n, b, _ := s.e.RequestStats()
+			if b > budget || n > 3 {
+				t.Fatalf("after %d calls: %d entries, %d bytes; budget %d bytes", i+1, n, b, budget)
 			}
 		}
 		runs := c.runs.Load()
@@ -170,7 +179,7 @@ func TestRequestTableBounds(t *testing.T) {
 		}
 	})
 	t.Run("expired outcomes are dropped and their bytes returned", func(t *testing.T) {
-		s, now := tableService(time.Minute, 1<<20)
+		s, now, _ := tableService(time.Minute, 1<<20)
 		c := &counter{}
 		for i := range 5 {
 			req := appendReq(fmt.Sprint("k", i), "x")
@@ -183,28 +192,28 @@ func TestRequestTableBounds(t *testing.T) {
 		if _, err := once(agentCtx("a"), s, req, "new", false, c.call); err != nil {
 			t.Fatal(err)
 		}
-		if n, b := s.requests.stats(); n != 1 || b > 2*requestEntryBytes {
+		if n, b, _ := s.e.RequestStats(); n != 1 || b > 2*engine.RequestEntryBytes {
 			t.Errorf("%d entries, %d bytes after the others expired; want only the new one", n, b)
 		}
-		if len(s.requests.m) != 1 {
-			t.Errorf("the key map holds %d entries, want 1", len(s.requests.m))
+		if _, _, keys := s.e.RequestStats(); keys != 1 {
+			t.Errorf("the key map holds %d entries, want 1", keys)
 		}
 	})
 	t.Run("a request_id over the length bound is refused", func(t *testing.T) {
-		s, _ := tableService(time.Minute, 1<<20)
+		s, _, _ := tableService(time.Minute, 1<<20)
 		c := &counter{}
-		id := strings.Repeat("k", MaxRequestIDBytes+1)
+		id := strings.Repeat("k", engine.MaxRequestIDBytes+1)
 		_, err := once(agentCtx("a"), s, appendReq(id, "x"), id, false, c.call)
 		if status.Code(err) != codes.InvalidArgument || c.runs.Load() != 0 {
 			t.Fatalf("err = %v after %d runs, want INVALID_ARGUMENT and no run", err, c.runs.Load())
 		}
-		id = strings.Repeat("k", MaxRequestIDBytes)
+		id = strings.Repeat("k", engine.MaxRequestIDBytes)
 		if _, err := once(agentCtx("a"), s, appendReq(id, "x"), id, false, c.call); err != nil {
-			t.Fatalf("a request_id of exactly %d bytes: %v", MaxRequestIDBytes, err)
+			t.Fatalf("a request_id of exactly %d bytes: %v", engine.MaxRequestIDBytes, err)
 		}
 	})
 	t.Run("a dry run is never remembered", func(t *testing.T) {
-		s, _ := tableService(time.Minute, 1<<20)
+		s, _, _ := tableService(time.Minute, 1<<20)
 		c := &counter{}
 		for range 2 {
 			if _, err := once(agentCtx("a"), s, appendReq("k", "x"), "k", true, c.call); err != nil {
@@ -214,14 +223,14 @@ func TestRequestTableBounds(t *testing.T) {
 		if c.runs.Load() != 2 {
 			t.Errorf("two dry runs ran %d times", c.runs.Load())
 		}
-		if n, _ := s.requests.stats(); n != 0 || len(s.requests.m) != 0 {
+		if n, _, keys := s.e.RequestStats(); n != 0 || keys != 0 {
 			t.Errorf("the table holds %d entries after dry runs", n)
 		}
 	})
 }
 
 func TestRequestTableConcurrentDuplicates(t *testing.T) {
-	s, _ := tableService(time.Minute, 1<<20)
+	s, _, waiting := tableService(time.Minute, 1<<20)
 	var runs atomic.Int32
 	release := make(chan struct{})
 	started := make(chan struct{})
@@ -235,7 +244,7 @@ func TestRequestTableConcurrentDuplicates(t *testing.T) {
 	const n = 16
 	var waiters sync.WaitGroup
 	waiters.Add(n - 1)
-	s.requests.waiting = waiters.Done
+	waiting.Store(ptr(waiters.Done))
 	var wg sync.WaitGroup
 	got := make([]string, n)
 	errs := make([]error, n)
@@ -266,7 +275,7 @@ func TestRequestTableConcurrentDuplicates(t *testing.T) {
 
 func TestRequestTableWaiting(t *testing.T) {
 	t.Run("a duplicate that runs out of time while the first runs says so and leaves it running", func(t *testing.T) {
-		s, _ := tableService(time.Minute, 1<<20)
+		s, _, waiting := tableService(time.Minute, 1<<20)
 		release := make(chan struct{})
 		started := make(chan struct{})
 		var runs atomic.Int32
@@ -283,13 +292,13 @@ func TestRequestTableWaiting(t *testing.T) {
 		}()
 		<-started
 		ctx, cancel := context.WithCancel(agentCtx("a"))
-		s.requests.waiting = cancel // give up once waiting
-		defer func() { s.requests.waiting = nil }()
+		waiting.Store(ptr(cancel)) // give up once waiting
+		defer func() { waiting.Store(nil) }()
 		_, err := once(ctx, s, appendReq("k", "x"), "k", false, call)
 		if status.Code(err) != codes.Canceled || !strings.Contains(status.Convert(err).Message(), "still running") {
 			t.Fatalf("err = %v, want CANCELLED saying the first call is still running", err)
 		}
-		s.requests.waiting = nil
+		waiting.Store(nil)
 		close(release)
 		if err := <-done; err != nil {
 			t.Fatal(err)
@@ -300,7 +309,7 @@ func TestRequestTableWaiting(t *testing.T) {
 		}
 	})
 	t.Run("a duplicate waiting for a first call that wrote nothing runs in its place", func(t *testing.T) {
-		s, _ := tableService(time.Minute, 1<<20)
+		s, _, waiting := tableService(time.Minute, 1<<20)
 		release := make(chan struct{})
 		started := make(chan struct{})
 		var runs atomic.Int32
@@ -308,28 +317,28 @@ func TestRequestTableWaiting(t *testing.T) {
 			if runs.Add(1) == 1 {
 				close(started)
 				<-release
-				return nil, toStatus(context.DeadlineExceeded)
+				return nil, context.DeadlineExceeded
 			}
 			return &hashlinev1.WriteResponse{Version: "v2"}, nil
 		}
 		go once(agentCtx("a"), s, appendReq("k", "x"), "k", false, call)
 		<-started
 		isWaiting := make(chan struct{})
-		s.requests.waiting = func() { close(isWaiting) }
+		waiting.Store(ptr(func() { close(isWaiting) }))
 		waited := make(chan *hashlinev1.WriteResponse)
 		go func() {
 			resp, _ := once(agentCtx("a"), s, appendReq("k", "x"), "k", false, call)
 			waited <- resp
 		}()
 		<-isWaiting
-		s.requests.waiting = nil
+		waiting.Store(nil)
 		close(release)
 		if resp := <-waited; resp.GetVersion() != "v2" || runs.Load() != 2 {
 			t.Fatalf("got %v after %d runs; want v2 from the second run", resp, runs.Load())
 		}
 	})
 	t.Run("a call that panics is remembered as an internal error", func(t *testing.T) {
-		s, _ := tableService(time.Minute, 1<<20)
+		s, _, _ := tableService(time.Minute, 1<<20)
 		var runs atomic.Int32
 		call := func() (*hashlinev1.WriteResponse, error) {
 			runs.Add(1)
@@ -401,7 +410,7 @@ func BenchmarkRequestID(b *testing.B) {
 		{"write 2.8MB", write, func(id string) { write.RequestId = id }},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
-			s, _ := tableService(time.Minute, DefaultRequestIDBytes)
+			s, _, _ := tableService(time.Minute, engine.DefaultRequestIDBytes)
 			ctx := agentCtx("a")
 			resp := &hashlinev1.WriteResponse{Path: "x", Version: "v2-0123456789abcdef0123456789abcdef"}
 			i := 0
@@ -415,3 +424,5 @@ func BenchmarkRequestID(b *testing.B) {
 		})
 	}
 }
+
+func ptr(f func()) *func() { return &f }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/engine"
 	"github.com/hashline/hashline/server"
 )
 
@@ -105,7 +106,7 @@ func TestRequestIDAppliesOnce(t *testing.T) {
 		}
 	})
 	t.Run("with the table turned off a retry applies again", func(t *testing.T) {
-		e := newEnv(t, server.WithRequestIDTTL(0))
+		e := newEnv(t, engine.WithRequestIDTTL(0))
 		e.write("log.txt", "")
 		a := e.plainClient("a")
 		for range 2 {
@@ -120,7 +121,7 @@ func TestRequestIDAppliesOnce(t *testing.T) {
 }
 
 func TestRequestIDRefusals(t *testing.T) {
-	long := strings.Repeat("k", server.MaxRequestIDBytes+1)
+	long := strings.Repeat("k", engine.MaxRequestIDBytes+1)
 	cases := []struct {
 		name   string
 		first  func(c *client.Client, e *env) error // may be nil

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/engine"
 	"github.com/hashline/hashline/internal/state"
 	"github.com/hashline/hashline/internal/workspace"
 	"github.com/hashline/hashline/server"
@@ -101,7 +102,7 @@ func TestARecordThatCouldNotBeRemovedIsNeverReplayedOverLaterChanges(t *testing.
 			intents.fails.Store(tc.fails)
 			var logs syncBuffer
 			logger := slog.New(slog.NewTextHandler(&logs, nil))
-			e := newEnvIn(t, root, server.GRPCConfig{}, nil, server.WithIntentLog(intents), server.WithLogger(logger))
+			e := newEnvIn(t, root, server.GRPCConfig{}, nil, engine.WithIntentLog(intents), engine.WithLogger(logger))
 			e.write("a.txt", a)
 			e.write("b.txt", b)
 
@@ -116,7 +117,7 @@ func TestARecordThatCouldNotBeRemovedIsNeverReplayedOverLaterChanges(t *testing.
 			if !strings.Contains(logs.String(), "level=ERROR") || !strings.Contains(logs.String(), "could not be removed") {
 				t.Errorf("the failed removal was not logged as an error:\n%s", logs.String())
 			}
-			if st := e.svc.IntentStats(); st.RemoveFailures != 1 || st.Open != 1 {
+			if st := e.svc.Engine().IntentStats(); st.RemoveFailures != 1 || st.Open != 1 {
 				t.Errorf("stats after the set = %+v, want 1 removal failure and 1 open record", st)
 			}
 
@@ -137,7 +138,7 @@ func TestARecordThatCouldNotBeRemovedIsNeverReplayedOverLaterChanges(t *testing.
 					t.Fatalf("%s: %v, want IO_ERROR naming the state directory", name, err)
 				}
 			}
-			if st := e.svc.IntentStats(); tc.refused != (st.Open == 1) {
+			if st := e.svc.Engine().IntentStats(); tc.refused != (st.Open == 1) {
 				t.Errorf("stats after the later changes = %+v", st)
 			}
 
@@ -148,7 +149,7 @@ func TestARecordThatCouldNotBeRemovedIsNeverReplayedOverLaterChanges(t *testing.
 			}
 			defer ws.Close()
 			var restart syncBuffer
-			r, err := server.Recover(ws, log, slog.New(slog.NewTextHandler(&restart, nil)))
+			r, err := engine.Recover(ws, log, slog.New(slog.NewTextHandler(&restart, nil)))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc/metadata"
 
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/engine"
 	"github.com/hashline/hashline/internal/wire"
 	"github.com/hashline/hashline/internal/workspace"
 )
@@ -157,7 +158,7 @@ func checkAgent(ctx context.Context) error {
 	}
 	for _, v := range metadata.ValueFromIncomingContext(ctx, wire.AgentMetadataKey) {
 		if len(v) > MaxAgentBytes {
-			return overLimit(wire.AgentMetadataKey, MaxAgentBytes,
+			return engine.OverLimit(wire.AgentMetadataKey, MaxAgentBytes,
 				"the %s metadata is %d bytes, over the %d-byte limit; name the agent with a shorter id", wire.AgentMetadataKey, len(v), MaxAgentBytes)
 		}
 	}

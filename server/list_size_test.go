@@ -8,7 +8,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
-	"github.com/hashline/hashline/server"
+	"github.com/hashline/hashline/internal/engine"
 )
 
 // A page of entries is cut at the response limit, as an Edit response is
@@ -17,7 +17,7 @@ import (
 // from the cut lists every entry once.
 func TestListCutsAPageAtTheResponseLimit(t *testing.T) {
 	const limit = 4096
-	e := newEnv(t, server.WithMaxResponseBytes(limit))
+	e := newEnv(t, engine.WithMaxResponseBytes(limit))
 	want := map[string]bool{}
 	for i := range 200 {
 		p := fmt.Sprintf("d/%s-%03d.txt", strings.Repeat("n", 60), i)

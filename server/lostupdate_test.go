@@ -10,9 +10,9 @@ import (
 
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/engine"
 	"github.com/hashline/hashline/internal/hashline"
 	"github.com/hashline/hashline/internal/workspace"
-	"github.com/hashline/hashline/server"
 )
 
 // The lost update of a forgotten base: alice and bob read one version; bob
@@ -25,7 +25,7 @@ import (
 // evicted is a server that keeps no snapshot at all: every base other than
 // the current version is unknown.
 func evicted(t testing.TB) *env {
-	return newEnvWS(t, []workspace.Option{workspace.WithFsync(false)}, server.WithSnapshotCacheBytes(0))
+	return newEnvWS(t, []workspace.Option{workspace.WithFsync(false)}, engine.WithSnapshotCacheBytes(0))
 }
 
 // bobThenAlice runs the scenario once on e's f.txt (written as tenLines)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
-	"github.com/hashline/hashline/server"
+	"github.com/hashline/hashline/internal/engine"
 )
 
 // allocated returns the bytes the process allocated while call ran (every
@@ -39,26 +39,26 @@ func TestOversizeCallsAreRefusedBeforeTheirFilesAreRead(t *testing.T) {
 	}
 	tests := []struct {
 		name string
-		opts []server.Option
+		opts []engine.Option
 		call func(e *env) error
 		says string
 	}{
-		{"a change set whose files are over the set limit", []server.Option{server.WithMaxSetBytes(fileBytes)},
+		{"a change set whose files are over the set limit", []engine.Option{engine.WithMaxSetBytes(fileBytes)},
 			func(e *env) error {
 				_, err := e.c.Apply(e.ctx, &hashlinev1.ApplyRequest{Changes: []*hashlinev1.Change{appendTo("a.txt"), appendTo("b.txt")}})
 				return err
 			}, "limit for one set"},
-		{"a change set larger than the whole memory budget", []server.Option{server.WithMemoryBudget(fileBytes)},
+		{"a change set larger than the whole memory budget", []engine.Option{engine.WithMemoryBudget(fileBytes)},
 			func(e *env) error {
 				_, err := e.c.Apply(e.ctx, &hashlinev1.ApplyRequest{Changes: []*hashlinev1.Change{appendTo("a.txt"), appendTo("b.txt")}})
 				return err
 			}, "--memory-budget"},
-		{"an Edit larger than the whole memory budget", []server.Option{server.WithMemoryBudget(fileBytes)},
+		{"an Edit larger than the whole memory budget", []engine.Option{engine.WithMemoryBudget(fileBytes)},
 			func(e *env) error {
 				_, err := e.c.Edit(e.ctx, &hashlinev1.EditRequest{Path: "a.txt", Edits: []*hashlinev1.FileEdit{client.Append("more")}})
 				return err
 			}, "--memory-budget"},
-		{"a Read larger than the whole memory budget", []server.Option{server.WithMemoryBudget(fileBytes)},
+		{"a Read larger than the whole memory budget", []engine.Option{engine.WithMemoryBudget(fileBytes)},
 			func(e *env) error {
 				_, err := e.c.Read(e.ctx, &hashlinev1.ReadRequest{Path: "a.txt"})
 				return err

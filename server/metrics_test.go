@@ -13,6 +13,7 @@ import (
 
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/engine"
 	"github.com/hashline/hashline/internal/versions"
 	"github.com/hashline/hashline/server"
 	"github.com/hashline/hashline/server/metrics"
@@ -23,14 +24,14 @@ func TestMetricsCountEditOutcomesAndCalls(t *testing.T) {
 	m, err := metrics.New(reg, metrics.WithCacheStats(func() versions.Stats {
 		return versions.Stats{Hits: 7, Misses: 3, Evictions: 2, Bytes: 12345, Entries: 4,
 			Disk: versions.DiskStats{Spills: 5, Hits: 6, Corrupt: 1, Evictions: 8, Bytes: 6789, Entries: 9}}
-	}), metrics.WithGrepMemory(func() server.GrepMemory { return server.GrepMemory{Held: 4321, Peak: 5000, Budget: 1 << 20} }),
-		metrics.WithIntentStats(func() server.IntentStats { return server.IntentStats{RemoveFailures: 3, Open: 2} }))
+	}), metrics.WithGrepMemory(func() engine.GrepMemory { return engine.GrepMemory{Held: 4321, Peak: 5000, Budget: 1 << 20} }),
+		metrics.WithIntentStats(func() engine.IntentStats { return engine.IntentStats{RemoveFailures: 3, Open: 2} }))
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Without read-before-edit, so every Edit below reaches the outcome it
 	// is there for and Read is called exactly once.
-	e := newEnvConfig(t, server.GRPCConfig{Metrics: m}, nil, server.WithRequireRead(false))
+	e := newEnvConfig(t, server.GRPCConfig{Metrics: m}, nil, engine.WithRequireRead(false))
 	const text = "a\nb\n"
 	e.write("f.txt", text)
 	edit := func(dry bool, edits ...*hashlinev1.FileEdit) {

@@ -292,6 +292,17 @@ func TestCoreReasonsAreInTheEnum(t *testing.T) {
 			}
 		}
 	})
+	t.Run("every reason the engine declares is an ErrorReason", func(t *testing.T) {
+		own := declaredReasons(t, filepath.Join("..", "internal", "engine"))
+		if len(own) < 6 {
+			t.Fatalf("found %d reasons in internal/engine: %v", len(own), own)
+		}
+		for name, s := range own {
+			if client.ParseReason(s) == hashlinev1.ErrorReason_ERROR_REASON_UNSPECIFIED {
+				t.Errorf("engine.%s = %q is not an ErrorReason; add it to errors.proto or rename it", name, s)
+			}
+		}
+	})
 	t.Run("every reason the rebaser declares is a StaleRefReason", func(t *testing.T) {
 		rebase := declaredReasons(t, filepath.Join("..", "internal", "versions"))
 		if len(rebase) < 3 {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
-	"github.com/hashline/hashline/server"
+	"github.com/hashline/hashline/internal/engine"
 )
 
 // tenLines is the file the rebase cases start from.
@@ -235,7 +235,7 @@ func TestEditReportsEveryConflictOfABatch(t *testing.T) {
 // current lines, so a retry from them is checked against the current file
 // and lands.
 func TestEditFromABaseEvictedFromTheCache(t *testing.T) {
-	e := newEnv(t, server.WithSnapshotCacheBytes(0))
+	e := newEnv(t, engine.WithSnapshotCacheBytes(0))
 	e.write("f.txt", tenLines)
 	a, b := e.agent("a"), e.agent("b")
 	base := e.readAs(a, "f.txt").GetVersion()
@@ -261,7 +261,7 @@ func TestEditFromABaseEvictedFromTheCache(t *testing.T) {
 	if got := oneLine(e.read("f.txt")); got != "l1 A2 l3 l4 l5 l6 l7 l8 B9 l10" {
 		t.Errorf("file = %q", got)
 	}
-	if s := e.svc.CacheStats(); s.Entries != 0 || s.Hits != 0 || s.Misses == 0 {
+	if s := e.svc.Engine().CacheStats(); s.Entries != 0 || s.Hits != 0 || s.Misses == 0 {
 		t.Errorf("cache stats %+v: want nothing kept and misses counted", s)
 	}
 }
@@ -281,7 +281,7 @@ func TestEditRebasesAcrossAChangeMadeOutsideTheServer(t *testing.T) {
 	if got := oneLine(e.read("f.txt")); got != "# header # more l1 l2 l3 l4 l5 l6 l7 l8 l9 A10" {
 		t.Errorf("file = %q", got)
 	}
-	if s := e.svc.CacheStats(); s.Hits == 0 {
+	if s := e.svc.Engine().CacheStats(); s.Hits == 0 {
 		t.Errorf("cache stats %+v: the base was not read from the cache", s)
 	}
 }
@@ -371,7 +371,7 @@ func TestATagTheAgentWasNeverShownIsStale(t *testing.T) {
 // go by; references that do not match it are checked against the current
 // file by line and hash, with a warning, as before views remembered lines.
 func TestWithoutAnyViewTheBaseVersionIsTakenAtItsWord(t *testing.T) {
-	e := newEnv(t, server.WithRequireRead(false))
+	e := newEnv(t, engine.WithRequireRead(false))
 	e.write("f.txt", tenLines)
 	b := e.agent("b")
 	v1 := e.readAs(b, "f.txt").GetVersion()
@@ -399,7 +399,7 @@ func TestReadBeforeEdit(t *testing.T) {
 	replace1 := client.Replace(tag(tenLines, 1), "", "x")
 	tests := []struct {
 		name    string
-		opts    []server.Option
+		opts    []engine.Option
 		see     func(e *env, c *client.Client) // what the agent did first
 		edit    *hashlinev1.FileEdit
 		notRead bool
@@ -428,7 +428,7 @@ func TestReadBeforeEdit(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, edit: replace1},
-		{name: "with --require-read=false", opts: []server.Option{server.WithRequireRead(false)}, edit: replace1},
+		{name: "with --require-read=false", opts: []engine.Option{engine.WithRequireRead(false)}, edit: replace1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -476,7 +476,7 @@ func TestCreatedFilesNeedNoRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.editAs(c, "new.txt", client.Replace(tag("one\n", 1), "", "ONE"))
-	if s := e.svc.ViewStats(); s.Entries != 1 {
+	if s := e.svc.Engine().ViewStats(); s.Entries != 1 {
 		t.Errorf("view stats %+v, want one (agent, file) pair", s)
 	}
 }

@@ -6,9 +6,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/hashline/hashline/internal/engine"
 	"github.com/hashline/hashline/internal/state"
 	"github.com/hashline/hashline/internal/workspace"
-	"github.com/hashline/hashline/server"
 )
 
 // record writes the intent record of steps, as commitSet does.
@@ -151,7 +151,7 @@ func TestRecoverNeverOverwritesAChangeMadeAfterTheSet(t *testing.T) {
 			root, ws, log := recoverEnv(t)
 			record(t, log, "set1", []workspace.Step{tc.setup(t, root, ws)})
 			tc.later(t, root)
-			r, err := server.Recover(ws, log, slog.New(slog.DiscardHandler))
+			r, err := engine.Recover(ws, log, slog.New(slog.DiscardHandler))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -191,11 +191,11 @@ func TestRecoverCountsASetWhoseStagedContentWasSweptAsUnfinished(t *testing.T) {
 	if err := os.Remove(filepath.Join(root, sa.Temp)); err != nil {
 		t.Fatal(err)
 	}
-	r, err := server.Recover(ws, log, slog.New(slog.DiscardHandler))
+	r, err := engine.Recover(ws, log, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r != (server.Recovered{Sets: 1, Unfinished: 1}) {
+	if r != (engine.Recovered{Sets: 1, Unfinished: 1}) {
 		t.Errorf("Recover = %+v, want 1 set, unfinished", r)
 	}
 	if got := get(root, "a.txt"); got != "old a\n" {
@@ -217,7 +217,7 @@ func TestRecoverFinishesAMoveOntoAnIdenticalFile(t *testing.T) {
 	put(t, root, "b.txt", "same\n")
 	v := workspace.Version([]byte("same\n"))
 	record(t, log, "set1", []workspace.Step{{Kind: workspace.StepRename, Path: "a.txt", From: "a.txt", To: "b.txt", Version: v, New: v, Replaces: v}})
-	r, err := server.Recover(ws, log, slog.New(slog.DiscardHandler))
+	r, err := engine.Recover(ws, log, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,8 +6,8 @@ import (
 
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/engine"
 	"github.com/hashline/hashline/internal/workspace"
-	"github.com/hashline/hashline/server"
 )
 
 // BenchmarkEditLargeFileAfterRead: one-line edits, each inserting a line,
@@ -15,7 +15,7 @@ import (
 // shown costs an edit (the lines its reply moved are carried to their new
 // numbers, which diffs the two versions).
 func BenchmarkEditLargeFileAfterRead(b *testing.B) {
-	e := newEnvWS(b, []workspace.Option{workspace.WithFsync(false), workspace.WithMaxFileBytes(64 << 20)}, server.WithReadLimit(200_000), server.WithReadByteBudget(64<<20))
+	e := newEnvWS(b, []workspace.Option{workspace.WithFsync(false), workspace.WithMaxFileBytes(64 << 20)}, engine.WithReadLimit(200_000), engine.WithReadByteBudget(64<<20))
 	content := joinLines(numbered(100_000))
 	e.write("big.txt", content)
 	if _, err := e.c.Read(e.ctx, &hashlinev1.ReadRequest{Path: "big.txt", Limit: 100_000}); err != nil {

@@ -8,9 +8,9 @@ import (
 
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/engine"
 	"github.com/hashline/hashline/internal/hashline"
 	"github.com/hashline/hashline/internal/versions"
-	"github.com/hashline/hashline/server"
 )
 
 // What each agent saw: the server remembers, per agent and file, the last
@@ -187,7 +187,7 @@ func TestAStaleNumberWhoseHashCollides(t *testing.T) {
 	v1 := joinLines(lines)
 	for _, tt := range []struct {
 		name      string
-		opts      []server.Option
+		opts      []engine.Option
 		insert    func(e *env, a *client.Client) // the three lines, and what a was shown of them
 		refused   string                         // the StaleRef reason; "" when the edit lands
 		rebasedTo int
@@ -195,7 +195,7 @@ func TestAStaleNumberWhoseHashCollides(t *testing.T) {
 		{name: "after the agent's own insertion, the read held: refused, both lines shown", insert: func(e *env, a *client.Client) {
 			e.editAs(a, "f.txt", client.InsertAfter(tag(v1, 1), "x\ny\nz"))
 		}, refused: "NOT_SHOWN"},
-		{name: "after the agent's own insertion, no snapshots: refused", opts: []server.Option{server.WithSnapshotCacheBytes(0)}, insert: func(e *env, a *client.Client) {
+		{name: "after the agent's own insertion, no snapshots: refused", opts: []engine.Option{engine.WithSnapshotCacheBytes(0)}, insert: func(e *env, a *client.Client) {
 			e.editAs(a, "f.txt", client.InsertAfter(tag(v1, 1), "x\ny\nz"))
 		}, refused: "CHANGED"},
 		{name: "after another agent's insertion and a read of the top: rebased onto the right line", insert: func(e *env, a *client.Client) {
@@ -422,7 +422,7 @@ func TestARetryAfterAConflictKeepsTheReferencesThatHeld(t *testing.T) {
 // --view-bytes.
 func TestViewsStayWithinTheirBoundWithManyVersions(t *testing.T) {
 	const maxBytes = 16 << 10
-	e := newEnv(t, server.WithViewBytes(maxBytes))
+	e := newEnv(t, engine.WithViewBytes(maxBytes))
 	content := joinLines(numbered(200))
 	for f := range 6 {
 		e.write(fmt.Sprintf("f%d.txt", f), content)
@@ -439,11 +439,11 @@ func TestViewsStayWithinTheirBoundWithManyVersions(t *testing.T) {
 		if _, err := a.Edit(e.ctx, &hashlinev1.EditRequest{Path: path, Edits: []*hashlinev1.FileEdit{client.Append(fmt.Sprint("appended ", i))}}); err != nil {
 			t.Fatal(err)
 		}
-		if s := e.svc.ViewStats(); s.Bytes > maxBytes {
+		if s := e.svc.Engine().ViewStats(); s.Bytes > maxBytes {
 			t.Fatalf("after %d rounds: %+v, over the bound", i+1, s)
 		}
 	}
-	if s := e.svc.ViewStats(); s.Evictions == 0 || s.Versions <= s.Entries {
+	if s := e.svc.Engine().ViewStats(); s.Evictions == 0 || s.Versions <= s.Entries {
 		t.Errorf("stats %+v: want several versions per pair and evictions at the bound", s)
 	}
 }

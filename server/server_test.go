@@ -15,8 +15,8 @@ import (
 
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/engine"
 	"github.com/hashline/hashline/internal/workspace"
-	"github.com/hashline/hashline/server"
 )
 
 const goFile = "package main\n\nfunc main() {\n\tprintln(\"hi\")\n}\n"
@@ -58,7 +58,7 @@ func TestReadPaging(t *testing.T) {
 	content := b.String()
 	tests := []struct {
 		name          string
-		opts          []server.Option
+		opts          []engine.Option
 		offset, limit int32
 		first, last   int
 		truncated     bool
@@ -67,11 +67,11 @@ func TestReadPaging(t *testing.T) {
 		{name: "whole file by default", first: 1, last: 50},
 		{name: "offset and limit give one page", offset: 10, limit: 5, first: 10, last: 14, truncated: true, nextOffset: 15},
 		{name: "last page is not truncated", offset: 45, limit: 10, first: 45, last: 50},
-		{name: "server limit caps a larger request", opts: []server.Option{server.WithReadLimit(20)}, limit: 100, first: 1, last: 20, truncated: true, nextOffset: 21},
+		{name: "server limit caps a larger request", opts: []engine.Option{engine.WithReadLimit(20)}, limit: 100, first: 1, last: 20, truncated: true, nextOffset: 21},
 		// Lines 1-9 tag as "N:hh|line N", 11 bytes: eight of them and seven
 		// newlines are 95 bytes, a ninth would make 107.
-		{name: "byte budget stops before the line that would cross it", opts: []server.Option{server.WithReadByteBudget(100)}, first: 1, last: 8, truncated: true, nextOffset: 9},
-		{name: "a page holds one line even over the budget", opts: []server.Option{server.WithReadByteBudget(3)}, offset: 2, first: 2, last: 2, truncated: true, nextOffset: 3},
+		{name: "byte budget stops before the line that would cross it", opts: []engine.Option{engine.WithReadByteBudget(100)}, first: 1, last: 8, truncated: true, nextOffset: 9},
+		{name: "a page holds one line even over the budget", opts: []engine.Option{engine.WithReadByteBudget(3)}, offset: 2, first: 2, last: 2, truncated: true, nextOffset: 3},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -111,7 +111,7 @@ func TestReadPaging(t *testing.T) {
 }
 
 func TestReadCutsLongLinesButHashesThemWhole(t *testing.T) {
-	e := newEnv(t, server.WithMaxLineBytes(100))
+	e := newEnv(t, engine.WithMaxLineBytes(100))
 	long := strings.Repeat("x", 5000)
 	e.write("long.txt", "short\n"+long+"\n")
 	resp, err := e.c.Read(e.ctx, &hashlinev1.ReadRequest{Path: "long.txt"})
@@ -391,13 +391,13 @@ func TestNothingIsWrittenWhenTheEditCannotBeAnswered(t *testing.T) {
 	tests := []struct {
 		name   string
 		wsOpts []workspace.Option
-		opts   []server.Option
+		opts   []engine.Option
 		req    *hashlinev1.EditRequest
 		cancel bool
 		code   codes.Code
 		reason string
 	}{
-		{name: "response over the limit", opts: []server.Option{server.WithMaxResponseBytes(2000)},
+		{name: "response over the limit", opts: []engine.Option{engine.WithMaxResponseBytes(2000)},
 			req:  &hashlinev1.EditRequest{Path: "f.txt", Full: true, Edits: []*hashlinev1.FileEdit{client.Append("x")}},
 			code: codes.ResourceExhausted, reason: "TOO_LARGE"},
 		{name: "result over the file size limit", wsOpts: []workspace.Option{workspace.WithMaxFileBytes(int64(big.Len()) + 5)},

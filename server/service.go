@@ -1,203 +1,127 @@
-// Package server implements the hashline.v1.FileService gRPC service over a
-// workspace: it resolves paths, loads files, hands edit batches to the core
-// planner, writes results and turns every domain error into a gRPC status in
-// one place (errors.go). It knows nothing of line arithmetic.
+// Package server is the gRPC face of the engine: it implements the
+// hashline.v1.FileService service by translating each request to the
+// engine's operation (internal/engine, where every rule lives) and each
+// error to a gRPC status in one place (errors.go), and it holds the
+// interceptors that are about the transport and the caller: tokens and
+// path grants, rate and stream limits, logging and metrics.
 package server
 
 import (
 	"context"
-	"strings"
-	"sync"
-	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/protobuf/proto"
 
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
-	"github.com/hashline/hashline/internal/grep"
-	"github.com/hashline/hashline/internal/hashline"
-	"github.com/hashline/hashline/internal/versions"
+	"github.com/hashline/hashline/internal/engine"
 	"github.com/hashline/hashline/internal/workspace"
 )
 
-// Service is the FileService implementation. It is safe for concurrent use:
-// edits and writes to one path are serialised, everything else runs in
-// parallel.
+// Service is the FileService implementation over one engine.
 type Service struct {
 	hashlinev1.UnimplementedFileServiceServer
 
-	ws    *workspace.Workspace
-	opts  options
-	locks pathLocks
-	tree  treeLock        // taken before locks: shared by writes, exclusive by directory removals (treelock.go)
-	watch watchState      // Watch streams and the file-system watcher (watch.go)
-	cache *versions.Cache // snapshots by version, for rebases (versions.go)
-	views *versions.Views // the versions, and lines, each agent last saw of each file (seen.go)
-	// latest is the version the server last read or wrote of each file
-	// (under agent ""), so a file read again can be recognised by
-	// comparing its bytes with that cached snapshot (load, versions.go).
-	latest *versions.Views
-	// requests remembers the outcomes of Edit and Write calls by request_id
-	// (idempotency.go); nil when turned off.
-	requests *requestTable
-	// noChanges remembers the no-op edits each agent was refused (noop.go).
-	noChanges noChanges
-	// grepBudget bounds what all Greps hold at once (grep.go).
-	grepBudget *grep.Budget
-	// records are the intent records of answered change sets still on
-	// disk, which a change to their paths settles first (intents.go).
-	records openRecords
-	// memory bounds what Read, Edit and Apply calls hold at once
-	// (memory.go).
-	memory *memoryBudget
+	e *engine.Engine
 }
 
-// New returns a Service over ws.
-func New(ws *workspace.Workspace, opts ...Option) *Service {
-	o := defaultOptions()
-	for _, opt := range opts {
-		opt(&o)
-	}
-	s := &Service{ws: ws, opts: o, views: versions.NewViews(o.viewEntries, o.viewBytes),
-		latest: versions.NewViews(o.viewEntries, o.viewBytes, versions.WithDepth(1)), grepBudget: grep.NewBudget(o.grepBytes),
-		memory: newMemoryBudget(o.memoryBudget)}
-	s.tree.waiting = o.treeWait
-	// Only a version some agent was shown can be an edit's remembered
-	// base; the others a client may still name as baseVersion are refused
-	// with fresh tags when memory has let them go.
-	s.cache = versions.NewCache(o.cacheBytes, versions.WithDisk(o.disk), versions.WithSpillOnly(func(v string) bool {
-		return s.views.Holds(v) || s.latest.Holds(v)
-	}))
-	if o.requestIDTTL > 0 {
-		s.requests = newRequestTable(o.requestIDTTL, o.requestIDBytes, time.Now)
-	}
-	return s
+// New returns a Service over a new engine of ws.
+func New(ws *workspace.Workspace, opts ...engine.Option) *Service {
+	return NewService(engine.New(ws, opts...))
 }
+
+// NewService returns a Service that serves e.
+func NewService(e *engine.Engine) *Service {
+	return &Service{e: e}
+}
+
+// Engine is the engine the service serves.
+func (s *Service) Engine() *engine.Engine { return s.e }
 
 // Register adds the service to a gRPC server.
 func (s *Service) Register(r grpc.ServiceRegistrar) {
 	hashlinev1.RegisterFileServiceServer(r, s)
 }
 
-// tagged turns core tagged lines into API lines, cutting long content.
-func (s *Service) tagged(lines []hashline.TaggedLine) []*hashlinev1.Line {
-	out := make([]*hashlinev1.Line, len(lines))
-	for i, l := range lines {
-		out[i] = &hashlinev1.Line{
-			Number:  int32(l.Number),
-			Hash:    l.Hash,
-			Content: hashline.CutLine(l.Content, s.opts.maxLineBytes),
+// call is ctx naming the calling agent to the engine.
+func call(ctx context.Context) context.Context {
+	return engine.WithAgent(ctx, AgentID(ctx))
+}
+
+// Read returns a page of a file as tagged lines.
+func (s *Service) Read(ctx context.Context, req *hashlinev1.ReadRequest) (*hashlinev1.ReadResponse, error) {
+	resp, err := s.e.Read(call(ctx), req)
+	return resp, toStatus(err)
+}
+
+// Edit checks every reference of the batch against the file, rebases it
+// when it was made against an older version, and writes the file once. A
+// request_id makes a retry return the first call's outcome.
+func (s *Service) Edit(ctx context.Context, req *hashlinev1.EditRequest) (*hashlinev1.EditResponse, error) {
+	ctx = call(ctx)
+	return once(ctx, s, req, req.GetRequestId(), req.GetDryRun(), func() (*hashlinev1.EditResponse, error) {
+		return s.e.Edit(ctx, req)
+	})
+}
+
+// Write creates or overwrites a whole file, atomically and durably.
+func (s *Service) Write(ctx context.Context, req *hashlinev1.WriteRequest) (*hashlinev1.WriteResponse, error) {
+	ctx = call(ctx)
+	return once(ctx, s, req, req.GetRequestId(), false, func() (*hashlinev1.WriteResponse, error) {
+		return s.e.Write(ctx, req)
+	})
+}
+
+// Delete removes a file or an empty directory.
+func (s *Service) Delete(ctx context.Context, req *hashlinev1.DeleteRequest) (*hashlinev1.DeleteResponse, error) {
+	return applyOne(ctx, s, req, &hashlinev1.Change{Change: &hashlinev1.Change_Delete{Delete: req}}, (*hashlinev1.ChangeResult).GetDelete)
+}
+
+// Move renames a file inside the workspace; its history moves with it.
+func (s *Service) Move(ctx context.Context, req *hashlinev1.MoveRequest) (*hashlinev1.MoveResponse, error) {
+	return applyOne(ctx, s, req, &hashlinev1.Change{Change: &hashlinev1.Change_Move{Move: req}}, (*hashlinev1.ChangeResult).GetMove)
+}
+
+// applyOne is a single call (req) made as the change set of its one change
+// c, once per request id; result picks its response from the set's.
+func applyOne[Resp proto.Message](ctx context.Context, s *Service, req interface {
+	proto.Message
+	GetRequestId() string
+}, c *hashlinev1.Change, result func(*hashlinev1.ChangeResult) Resp) (Resp, error) {
+	ctx = call(ctx)
+	return once(ctx, s, req, req.GetRequestId(), false, func() (Resp, error) {
+		resp, err := s.e.Apply(ctx, []*hashlinev1.Change{c}, false, true)
+		if err != nil {
+			var none Resp
+			return none, err
 		}
-	}
-	return out
+		return result(resp.GetResults()[0]), nil
+	})
 }
 
-// taggedCopy is tagged for a few lines of a file, with their contents
-// copied: a response can outlive its call (a request_id's outcome is kept,
-// idempotency.go, and counted by its encoded size), and a line that still
-// pointed into the file's text would keep all of that text alive with it.
-func (s *Service) taggedCopy(lines []hashline.TaggedLine) []*hashlinev1.Line {
-	out := s.tagged(lines)
-	for _, l := range out {
-		l.Content = strings.Clone(l.Content)
-	}
-	return out
+// Apply makes a change set all or nothing.
+func (s *Service) Apply(ctx context.Context, req *hashlinev1.ApplyRequest) (*hashlinev1.ApplyResponse, error) {
+	ctx = call(ctx)
+	return once(ctx, s, req, req.GetRequestId(), req.GetDryRun(), func() (*hashlinev1.ApplyResponse, error) {
+		return s.e.Apply(ctx, req.GetChanges(), req.GetDryRun(), false)
+	})
 }
 
-// resolve cleans a request path to the workspace-relative path and the key
-// of the file it reaches (viewKey), which names its lock, view and latest
-// version.
-func (s *Service) resolve(path string) (rel, key string, err error) {
-	if rel, err = s.ws.Rel(path); err != nil {
-		return "", "", err
-	}
-	return rel, s.viewKey(rel), nil
+// List returns a page of a directory's entries, those the caller's token
+// may see.
+func (s *Service) List(ctx context.Context, req *hashlinev1.ListRequest) (*hashlinev1.ListResponse, error) {
+	resp, err := s.e.List(call(ctx), s.searchFS(ctx), req)
+	return resp, toStatus(err)
 }
 
-// lockPath resolves a request path and takes its edit lock (after the
-// tree lock, shared); every change to a file happens between this and the
-// returned unlock. The lock is keyed on the file the path resolves to, so a
-// symlink and its target share one.
-func (s *Service) lockPath(ctx context.Context, path string) (rel, key string, unlock func(), err error) {
-	if rel, key, err = s.resolve(path); err != nil {
-		return "", "", nil, err
-	}
-	untree, err := s.tree.lock(ctx, false)
-	if err != nil {
-		return "", "", nil, err
-	}
-	unpath, err := s.locks.lock(ctx, key)
-	if err != nil {
-		untree()
-		return "", "", nil, err
-	}
-	unlock = func() { unpath(); untree() }
-	// A caller that gave up while queued must not have its change written.
-	if err := ctx.Err(); err != nil {
-		unlock()
-		return "", "", nil, err
-	}
-	if err := s.settleRecords(ctx, []string{key}); err != nil {
-		unlock()
-		return "", "", nil, err
-	}
-	return rel, key, unlock, nil
+// Grep streams the matching lines of every file under the request's path
+// that the caller's token may see, one message per file in path order,
+// then a summary.
+func (s *Service) Grep(req *hashlinev1.GrepRequest, stream hashlinev1.FileService_GrepServer) error {
+	ctx := stream.Context()
+	return toStatus(s.e.Grep(call(ctx), s.searchFS(ctx), req, stream))
 }
 
-// pathLocks serialises edits and writes per path without a global lock.
-// Entries are reference counted so the map does not grow with every path
-// ever touched.
-type pathLocks struct {
-	mu sync.Mutex
-	m  map[string]*pathLock
-}
-
-type pathLock struct {
-	mu   sync.Mutex
-	refs int
-}
-
-// lock blocks until path is free or ctx ends, and returns the unlock func.
-func (p *pathLocks) lock(ctx context.Context, path string) (func(), error) {
-	p.mu.Lock()
-	if p.m == nil {
-		p.m = make(map[string]*pathLock)
-	}
-	l := p.m[path]
-	if l == nil {
-		l = &pathLock{}
-		p.m[path] = l
-	}
-	l.refs++
-	p.mu.Unlock()
-
-	release := func() {
-		p.mu.Lock()
-		l.refs--
-		if l.refs == 0 {
-			delete(p.m, path)
-		}
-		p.mu.Unlock()
-	}
-	if !l.mu.TryLock() {
-		acquired := make(chan struct{})
-		go func() {
-			l.mu.Lock()
-			close(acquired)
-		}()
-		select {
-		case <-acquired:
-		case <-ctx.Done():
-			// Let the goroutine take the lock and hand it straight back.
-			go func() {
-				<-acquired
-				l.mu.Unlock()
-				release()
-			}()
-			return nil, ctx.Err()
-		}
-	}
-	return func() {
-		l.mu.Unlock()
-		release()
-	}, nil
+// Status describes the server.
+func (s *Service) Status(ctx context.Context, req *hashlinev1.StatusRequest) (*hashlinev1.StatusResponse, error) {
+	return s.e.Status(ctx, req)
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/engine"
 	"github.com/hashline/hashline/internal/versions"
 	"github.com/hashline/hashline/internal/workspace"
 	"github.com/hashline/hashline/server"
@@ -27,7 +28,7 @@ func openDisk(t testing.TB, dir string, maxBytes int64) *versions.Disk {
 func spilling(t testing.TB, root, dir string) (*env, *versions.Disk) {
 	d := openDisk(t, dir, versions.DefaultDiskBytes)
 	e := newEnvIn(t, root, server.GRPCConfig{}, []workspace.Option{workspace.WithFsync(false)},
-		server.WithSnapshotCacheBytes(0), server.WithSnapshotDisk(d))
+		engine.WithSnapshotCacheBytes(0), engine.WithSnapshotDisk(d))
 	return e, d
 }
 
@@ -52,7 +53,7 @@ func TestBaseEvictedFromMemoryComesBackFromDisk(t *testing.T) {
 		// Spills are written in the background, and a lookup may find its
 		// version still queued; Close waits for the queue to be written.
 		d.Close()
-		if s := e.svc.CacheStats(); s.Disk.Hits == 0 || s.Disk.Spills == 0 || s.Entries != 0 {
+		if s := e.svc.Engine().CacheStats(); s.Disk.Hits == 0 || s.Disk.Spills == 0 || s.Entries != 0 {
 			t.Errorf("cache stats %+v: want the base read from disk, nothing in memory", s)
 		}
 	})
@@ -87,17 +88,17 @@ func TestRestartKeepsRebasingFromDisk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	first := newEnvIn(t, root, server.GRPCConfig{}, nil, server.WithSnapshotDisk(d1))
+	first := newEnvIn(t, root, server.GRPCConfig{}, nil, engine.WithSnapshotDisk(d1))
 	first.write("f.txt", tenLines)
 	alice, bob := first.agent("alice"), first.agent("bob")
 	base := first.readAs(alice, "f.txt").GetVersion()
 	first.readAs(bob, "f.txt")
 	first.editAs(bob, "f.txt", client.Replace(tag(tenLines, 5), "", "bob was here"))
-	if s := first.svc.CacheStats(); s.Disk.Spills != 0 {
+	if s := first.svc.Engine().CacheStats(); s.Disk.Spills != 0 {
 		t.Fatalf("cache stats %+v: the memory cache had room, nothing should have been spilled yet", s)
 	}
 	// Shut down as hashlined does: save, then close the store.
-	first.svc.SaveSnapshots()
+	first.svc.Engine().SaveSnapshots()
 	if err := d1.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -107,11 +108,11 @@ func TestRestartKeepsRebasingFromDisk(t *testing.T) {
 		store bool
 	}{{"with the state store", true}, {"without it", false}} {
 		t.Run(tt.name, func(t *testing.T) {
-			var opts []server.Option
+			var opts []engine.Option
 			if tt.store {
-				opts = append(opts, server.WithSnapshotDisk(openDisk(t, dir, versions.DefaultDiskBytes)))
+				opts = append(opts, engine.WithSnapshotDisk(openDisk(t, dir, versions.DefaultDiskBytes)))
 			}
-			next := newEnvIn(t, root, server.GRPCConfig{}, nil, append(opts, server.WithRequireRead(false))...)
+			next := newEnvIn(t, root, server.GRPCConfig{}, nil, append(opts, engine.WithRequireRead(false))...)
 			alice := next.agent("alice")
 			resp, err := alice.Edit(next.ctx, &hashlinev1.EditRequest{Path: "f.txt", BaseVersion: base,
 				Edits: []*hashlinev1.FileEdit{client.Replace(tag(tenLines, 9), "", "alice's nine")}})

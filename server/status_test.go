@@ -8,6 +8,7 @@ import (
 
 	"github.com/hashline/hashline/client"
 	"github.com/hashline/hashline/internal/buildinfo"
+	"github.com/hashline/hashline/internal/engine"
 	"github.com/hashline/hashline/internal/hashline"
 	"github.com/hashline/hashline/server"
 )
@@ -19,12 +20,12 @@ func TestStatusDescribesTheServer(t *testing.T) {
 	}
 	for _, tt := range []struct {
 		name        string
-		opts        []server.Option
+		opts        []engine.Option
 		hashLen     int32
 		requireRead bool
 	}{
 		{"the defaults are reported as they are", nil, int32(hashline.DefaultHashLen), true},
-		{"a longer hash and no read requirement are reported", []server.Option{server.WithHasher(h), server.WithRequireRead(false)}, 4, false},
+		{"a longer hash and no read requirement are reported", []engine.Option{engine.WithHasher(h), engine.WithRequireRead(false)}, 4, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newEnv(t, tt.opts...)

@@ -21,6 +21,7 @@ import (
 
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/engine"
 	"github.com/hashline/hashline/internal/workspace"
 	"github.com/hashline/hashline/server"
 )
@@ -41,14 +42,14 @@ type watchEnv struct {
 	ctx  context.Context
 }
 
-func newWatchEnv(t *testing.T, opts ...server.Option) *watchEnv {
+func newWatchEnv(t *testing.T, opts ...engine.Option) *watchEnv {
 	t.Helper()
 	root := t.TempDir()
 	ws, err := workspace.Open(root, workspace.WithFsync(false))
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := server.New(ws, append([]server.Option{server.WithWatchDebounce(10 * time.Millisecond)}, opts...)...)
+	svc := server.New(ws, append([]engine.Option{engine.WithWatchDebounce(10 * time.Millisecond)}, opts...)...)
 	gs, _ := server.NewGRPCServer(svc, server.GRPCConfig{
 		DefaultTimeout: 30 * time.Second,
 		ServerOptions:  []grpc.ServerOption{grpc.WaitForHandlers(true)},
@@ -58,11 +59,11 @@ func newWatchEnv(t *testing.T, opts ...server.Option) *watchEnv {
 	go func() { served <- gs.Serve(lis) }()
 	e := &watchEnv{t: t, root: root, svc: svc, gs: gs, lis: lis}
 	t.Cleanup(func() {
-		svc.Shutdown()
+		svc.Engine().Shutdown()
 		gs.Stop()
 		<-served
 		// Every stream has ended, so the file-system watcher must be gone.
-		if subs, watching := svc.WatchState(); subs != 0 || watching {
+		if subs, watching := svc.Engine().WatchState(); subs != 0 || watching {
 			t.Errorf("after stop: %d subscribers, file-system watcher running %v", subs, watching)
 		}
 		ws.Close()
@@ -370,7 +371,7 @@ func TestWatchExternalBinaryFile(t *testing.T) {
 }
 
 func TestWatchSlowSubscriber(t *testing.T) {
-	e := newWatchEnv(t, server.WithWatchBuffer(8))
+	e := newWatchEnv(t, engine.WithWatchBuffer(8))
 	// A small, fixed flow-control window: once the client stops reading,
 	// the server's Send blocks and events pile up in the server's queue.
 	conn := e.dial(grpc.WithInitialWindowSize(64<<10), grpc.WithInitialConnWindowSize(64<<10))
@@ -428,7 +429,7 @@ func TestWatchCancelEndsStream(t *testing.T) {
 	e := newWatchEnv(t)
 	w1 := e.watch("")
 	w2 := e.watch("sub")
-	if subs, watching := e.svc.WatchState(); subs != 2 || !watching {
+	if subs, watching := e.svc.Engine().WatchState(); subs != 2 || !watching {
 		t.Fatalf("with two streams: %d subscribers, watching %v", subs, watching)
 	}
 	w1.cancel()
@@ -450,7 +451,7 @@ func waitState(t *testing.T, svc *server.Service, subs int, watching bool) {
 	t.Helper()
 	deadline := time.Now().Add(waitFor)
 	for {
-		s, w := svc.WatchState()
+		s, w := svc.Engine().WatchState()
 		if s == subs && w == watching {
 			return
 		}
@@ -466,7 +467,7 @@ func TestWatchShutdownEndsStreams(t *testing.T) {
 	w := e.watch("")
 	stopped := make(chan struct{})
 	go func() {
-		e.svc.Shutdown()
+		e.svc.Engine().Shutdown()
 		e.gs.GracefulStop()
 		close(stopped)
 	}()
@@ -484,7 +485,7 @@ func TestWatchShutdownEndsStreams(t *testing.T) {
 
 func TestWatchAfterShutdownIsRefused(t *testing.T) {
 	e := newWatchEnv(t)
-	e.svc.Shutdown()
+	e.svc.Engine().Shutdown()
 	st, err := e.rpc.Watch(e.ctx, &hashlinev1.WatchRequest{})
 	if err == nil {
 		_, err = st.Recv()
@@ -533,7 +534,7 @@ func TestWatchBadPath(t *testing.T) {
 			}
 		})
 	}
-	if subs, _ := e.svc.WatchState(); subs != 0 {
+	if subs, _ := e.svc.Engine().WatchState(); subs != 0 {
 		t.Errorf("refused watches left %d subscribers", subs)
 	}
 }

@@ -23,7 +23,7 @@ import (
 // a func that stops it. With no address it returns nil metrics (a nil
 // interface, not a nil *metrics.Metrics, which the server would call).
 func serveMetrics(addr string, logger *slog.Logger, svc *server.Service) (server.Metrics, string, func(), error) {
-	opts := []metrics.Option{metrics.WithCacheStats(svc.CacheStats), metrics.WithGrepMemory(svc.GrepMemory), metrics.WithIntentStats(svc.IntentStats)}
+	opts := []metrics.Option{metrics.WithCacheStats(svc.Engine().CacheStats), metrics.WithGrepMemory(svc.Engine().GrepMemory), metrics.WithIntentStats(svc.Engine().IntentStats)}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m, err := metrics.New(reg, opts...)

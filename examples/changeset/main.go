@@ -38,6 +38,7 @@ import (
 
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/engine"
 	"github.com/hashline/hashline/internal/state"
 	"github.com/hashline/hashline/internal/workspace"
 	"github.com/hashline/hashline/server"
@@ -121,7 +122,7 @@ func run(w io.Writer, dir string) error {
 	if err != nil {
 		return err
 	}
-	svc := server.New(ws, server.WithRequireRead(true), server.WithIntentLog(intents), server.WithLogger(slog.New(slog.DiscardHandler)))
+	svc := server.New(ws, engine.WithRequireRead(true), engine.WithIntentLog(intents), engine.WithLogger(slog.New(slog.DiscardHandler)))
 	gs, _ := server.NewGRPCServer(svc, server.GRPCConfig{DefaultTimeout: time.Minute})
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

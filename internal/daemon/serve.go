@@ -21,6 +21,7 @@ import (
 	"google.golang.org/grpc/keepalive"
 
 	"github.com/hashline/hashline/internal/buildinfo"
+	"github.com/hashline/hashline/internal/engine"
 	"github.com/hashline/hashline/internal/grep"
 	"github.com/hashline/hashline/internal/hashline"
 	"github.com/hashline/hashline/internal/state"
@@ -142,13 +143,13 @@ func flags(fs *flag.FlagSet) *config {
 	fs.IntVar(&c.hashLen, "hash-len", hashline.DefaultHashLen, "hex digits per line hash, 2 to 8")
 	fs.StringVar(&c.logFormat, "log-format", "text", "log format: text or json (logs go to stderr)")
 	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn or error")
-	fs.IntVar(&c.readLimit, "read-limit", server.DefaultReadLimit, "most lines one Read returns")
-	fs.IntVar(&c.readBytes, "read-bytes", server.DefaultReadByteBudget, "most bytes of tagged text one Read returns")
-	fs.IntVar(&c.maxLineBytes, "max-line-bytes", server.DefaultMaxLineBytes, "lines longer than this are shown cut (their hash covers the whole line)")
+	fs.IntVar(&c.readLimit, "read-limit", engine.DefaultReadLimit, "most lines one Read returns")
+	fs.IntVar(&c.readBytes, "read-bytes", engine.DefaultReadByteBudget, "most bytes of tagged text one Read returns")
+	fs.IntVar(&c.maxLineBytes, "max-line-bytes", engine.DefaultMaxLineBytes, "lines longer than this are shown cut (their hash covers the whole line)")
 	fs.Int64Var(&c.maxFileBytes, "max-file-bytes", 64<<20, "largest file Read, Edit, Write and Grep handle")
-	fs.IntVar(&c.maxEdits, "max-edits", server.DefaultMaxEdits, "most edits in one Edit batch")
+	fs.IntVar(&c.maxEdits, "max-edits", engine.DefaultMaxEdits, "most edits in one Edit batch")
 	fs.IntVar(&c.maxRecvBytes, "max-recv-bytes", 64<<20, "largest request message")
-	fs.IntVar(&c.maxRespBytes, "max-response-bytes", server.DefaultMaxResponseBytes, "largest Edit response; a bigger one is refused before writing (grpc clients accept 4 MiB by default)")
+	fs.IntVar(&c.maxRespBytes, "max-response-bytes", engine.DefaultMaxResponseBytes, "largest Edit response; a bigger one is refused before writing (grpc clients accept 4 MiB by default)")
 	fs.DurationVar(&c.defaultTimeout, "default-timeout", 60*time.Second, "deadline for calls that arrive without one, Watch streams excepted (0 = none)")
 	fs.DurationVar(&c.shutdownGrace, "shutdown-grace", 10*time.Second, "on SIGINT/SIGTERM, how long in-flight calls may finish before they are cut")
 	fs.BoolVar(&c.fsync, "fsync", true, "fsync files and directories on write; false is UNSAFE (a crash can lose acknowledged edits, or leave a file just written holding zeros) and meant for benchmarks")
@@ -171,12 +172,12 @@ func flags(fs *flag.FlagSet) *config {
 	fs.StringVar(&c.stateDir, "state-dir", "", "directory of the server's own state, outside the workspace (refused inside it): the intent log that makes change sets (Apply) all or nothing across a crash, and snapshots that memory let go, for rebases, kept across restarts (default: hashline/<hash of the root> under $XDG_STATE_HOME, else ~/.local/state, %LocalAppData% on Windows, ~/Library/Application Support on macOS)")
 	fs.Int64Var(&c.stateBytes, "state-bytes", versions.DefaultDiskBytes, "bytes of snapshots kept in --state-dir, oldest out (0 = none: an edit whose base memory let go is then refused unless it has no line references)")
 	fs.IntVar(&c.viewEntries, "view-entries", versions.DefaultViewEntries, "(agent, file) pairs whose last seen versions (4 each) and the lines shown of each are remembered (LRU); a forgotten pair must Read again")
-	fs.DurationVar(&c.requestIDTTL, "request-id-ttl", server.DefaultRequestIDTTL, "how long the outcome of an Edit or Write with a request_id is remembered, so that a retry with the same key gets it instead of applying again (0 = off: retries apply again)")
-	fs.Int64Var(&c.requestIDBytes, "request-id-bytes", server.DefaultRequestIDBytes, "memory for remembered request_id outcomes; past it the oldest are forgotten first")
+	fs.DurationVar(&c.requestIDTTL, "request-id-ttl", engine.DefaultRequestIDTTL, "how long the outcome of an Edit or Write with a request_id is remembered, so that a retry with the same key gets it instead of applying again (0 = off: retries apply again)")
+	fs.Int64Var(&c.requestIDBytes, "request-id-bytes", engine.DefaultRequestIDBytes, "memory for remembered request_id outcomes; past it the oldest are forgotten first")
 	fs.Int64Var(&c.viewBytes, "view-bytes", versions.DefaultViewBytes, "bytes those pairs may take, each counted by its agent name, path, versions and runs of shown lines plus fixed overheads (LRU)")
-	fs.IntVar(&c.maxPatternBytes, "max-pattern-bytes", server.DefaultMaxPatternBytes, "longest Grep pattern; a longer one is refused INVALID_ARGUMENT before it is compiled")
-	fs.Int64Var(&c.grepBytes, "grep-bytes", server.DefaultGrepBytes, "bytes all Greps may hold at once (files found and not yet sent; each Grep holds at most "+strconv.Itoa(grep.DefaultMaxHeldBytes>>20)+" MiB of them, or one larger file); past it Greps wait for bytes, until their deadline, rather than fail")
-	fs.Int64Var(&c.memoryBudget, "memory-budget", server.DefaultMemoryBudget, "bytes that Read, Edit, Write and Apply calls may hold at once, all together, each charged before it reads anything with the size of the files it reads times "+strconv.Itoa(server.MemoryHoldFactor)+" at most; past it calls wait, until their deadline, and one call larger than it all is refused TOO_LARGE. The Go runtime's soft memory limit is set to it plus the caches' bounds (--cache-bytes twice, --view-bytes, --request-id-bytes, --grep-bytes) and 16 MiB, unless GOMEMLIMIT is set")
+	fs.IntVar(&c.maxPatternBytes, "max-pattern-bytes", engine.DefaultMaxPatternBytes, "longest Grep pattern; a longer one is refused INVALID_ARGUMENT before it is compiled")
+	fs.Int64Var(&c.grepBytes, "grep-bytes", engine.DefaultGrepBytes, "bytes all Greps may hold at once (files found and not yet sent; each Grep holds at most "+strconv.Itoa(grep.DefaultMaxHeldBytes>>20)+" MiB of them, or one larger file); past it Greps wait for bytes, until their deadline, rather than fail")
+	fs.Int64Var(&c.memoryBudget, "memory-budget", engine.DefaultMemoryBudget, "bytes that Read, Edit, Write and Apply calls may hold at once, all together, each charged before it reads anything with the size of the files it reads times "+strconv.Itoa(engine.MemoryHoldFactor)+" at most; past it calls wait, until their deadline, and one call larger than it all is refused TOO_LARGE. The Go runtime's soft memory limit is set to it plus the caches' bounds (--cache-bytes twice, --view-bytes, --request-id-bytes, --grep-bytes) and 16 MiB, unless GOMEMLIMIT is set")
 	fs.BoolVar(&c.requireRead, "require-read", true, "refuse replace/insert/delete/replaceText edits (NOT_READ) by an agent that has not seen the file through Read, Grep, Edit or Write")
 	return c
 }
@@ -384,7 +385,7 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 		return fmt.Errorf("--state-dir: %w", err)
 	}
 	defer releaseLog()
-	if r, err := server.Recover(ws, intents, logger); err != nil {
+	if r, err := engine.Recover(ws, intents, logger); err != nil {
 		return fmt.Errorf("--state-dir: %w", err)
 	} else if r.Unfinished > 0 {
 		logger.Error("intent log: change sets committed before a crash could be finished only in part; see the errors above", "sets", r.Unfinished)
@@ -404,24 +405,24 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 	}
 
 	svc := server.New(ws,
-		server.WithHasher(hasher),
-		server.WithReadLimit(c.readLimit),
-		server.WithReadByteBudget(c.readBytes),
-		server.WithMaxLineBytes(c.maxLineBytes),
-		server.WithMaxEdits(c.maxEdits),
-		server.WithMaxResponseBytes(c.maxRespBytes),
-		server.WithLogger(logger),
-		server.WithSnapshotCacheBytes(c.cacheBytes),
-		server.WithSnapshotDisk(disk),
-		server.WithViewEntries(c.viewEntries),
-		server.WithViewBytes(c.viewBytes),
-		server.WithMaxPatternBytes(c.maxPatternBytes),
-		server.WithGrepBytes(c.grepBytes),
-		server.WithRequireRead(c.requireRead),
-		server.WithRequestIDTTL(c.requestIDTTL),
-		server.WithRequestIDBytes(c.requestIDBytes),
-		server.WithIntentLog(intents),
-		server.WithMemoryBudget(c.memoryBudget),
+		engine.WithHasher(hasher),
+		engine.WithReadLimit(c.readLimit),
+		engine.WithReadByteBudget(c.readBytes),
+		engine.WithMaxLineBytes(c.maxLineBytes),
+		engine.WithMaxEdits(c.maxEdits),
+		engine.WithMaxResponseBytes(c.maxRespBytes),
+		engine.WithLogger(logger),
+		engine.WithSnapshotCacheBytes(c.cacheBytes),
+		engine.WithSnapshotDisk(disk),
+		engine.WithViewEntries(c.viewEntries),
+		engine.WithViewBytes(c.viewBytes),
+		engine.WithMaxPatternBytes(c.maxPatternBytes),
+		engine.WithGrepBytes(c.grepBytes),
+		engine.WithRequireRead(c.requireRead),
+		engine.WithRequestIDTTL(c.requestIDTTL),
+		engine.WithRequestIDBytes(c.requestIDBytes),
+		engine.WithIntentLog(intents),
+		engine.WithMemoryBudget(c.memoryBudget),
 	)
 	var (
 		callMetrics server.Metrics
@@ -517,8 +518,8 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 	}
 	stopSignals() // a second Ctrl-C kills the process at once
 	logger.Info("shutting down: finishing in-flight calls", "grace", c.shutdownGrace)
-	hs.Shutdown()  // health answers NOT_SERVING from here on
-	svc.Shutdown() // Watch streams never end by themselves: end them now
+	hs.Shutdown()           // health answers NOT_SERVING from here on
+	svc.Engine().Shutdown() // Watch streams never end by themselves: end them now
 	stopped := make(chan struct{})
 	go func() {
 		gs.GracefulStop()
@@ -531,7 +532,7 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 		gs.Stop()
 	}
 	// The next server of this workspace finds the snapshots held in memory.
-	svc.SaveSnapshots()
+	svc.Engine().SaveSnapshots()
 	logger.Info("stopped")
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hashline/hashline/client"
+	"github.com/hashline/hashline/internal/engine"
 	"github.com/hashline/hashline/internal/mcp"
 	"github.com/hashline/hashline/internal/workspace"
 	"github.com/hashline/hashline/server"
@@ -30,7 +31,7 @@ func ExampleNew() {
 		log.Fatal(err)
 	}
 	defer ws.Close()
-	gs, _ := server.NewGRPCServer(server.New(ws, server.WithRequireRead(false)), server.GRPCConfig{})
+	gs, _ := server.NewGRPCServer(server.New(ws, engine.WithRequireRead(false)), server.GRPCConfig{})
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		log.Fatal(err)

@@ -21,6 +21,7 @@ import (
 
 	"github.com/hashline/hashline/client"
 	"github.com/hashline/hashline/internal/daemon"
+	"github.com/hashline/hashline/internal/engine"
 	"github.com/hashline/hashline/internal/mcp"
 	"github.com/hashline/hashline/internal/workspace"
 	"github.com/hashline/hashline/server"
@@ -33,10 +34,10 @@ var backends = []string{"embedded", "server"}
 
 // engineConfig configures the "embedded" backend's engine. Unlike
 // hashline mcp's, it does not ask for a read before an edit unless srv
-// turns that on (server.WithRequireRead(true)).
+// turns that on (engine.WithRequireRead(true)).
 type engineConfig struct {
 	ws  []workspace.Option
-	srv []server.Option
+	srv []engine.Option
 }
 
 // startEngine serves root with cfg over an in-memory connection and
@@ -48,7 +49,7 @@ func startEngine(t testing.TB, root string, cfg engineConfig) *client.Client {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ws.Close() })
-	gs, _ := server.NewGRPCServer(server.New(ws, append([]server.Option{server.WithRequireRead(false)}, cfg.srv...)...), server.GRPCConfig{})
+	gs, _ := server.NewGRPCServer(server.New(ws, append([]engine.Option{engine.WithRequireRead(false)}, cfg.srv...)...), server.GRPCConfig{})
 	lis := bufconn.Listen(1 << 20)
 	go gs.Serve(lis)
 	t.Cleanup(gs.Stop)

@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc"
 
+	"github.com/hashline/hashline/internal/engine"
 	"github.com/hashline/hashline/internal/versions"
 	"github.com/hashline/hashline/server"
 )
@@ -39,21 +40,21 @@ type Option func(*options)
 
 type options struct {
 	cacheStats  func() versions.Stats
-	grepMemory  func() server.GrepMemory
-	intentStats func() server.IntentStats
+	grepMemory  func() engine.GrepMemory
+	intentStats func() engine.IntentStats
 }
 
 // WithIntentStats exports the failed removals of change sets' intent
 // records (a counter) and the records answered for and still on disk (a
 // gauge), read at every scrape. Pass (*server.Service).IntentStats.
-func WithIntentStats(f func() server.IntentStats) Option {
+func WithIntentStats(f func() engine.IntentStats) Option {
 	return func(o *options) { o.intentStats = f }
 }
 
 // WithGrepMemory exports the bytes all Greps hold and their budget
 // (--grep-bytes) as gauges, read at every scrape. Pass
 // (*server.Service).GrepMemory.
-func WithGrepMemory(f func() server.GrepMemory) Option {
+func WithGrepMemory(f func() engine.GrepMemory) Option {
 	return func(o *options) { o.grepMemory = f }
 }
 

@@ -1,4 +1,4 @@
-package server
+package engine
 
 import (
 	"context"
@@ -66,31 +66,31 @@ func (b *memoryBudget) acquire(ctx context.Context, what string, n int64) (func(
 			workspace.ErrTooLarge, what, n, b.size)
 	}
 	if err := b.sem.Acquire(ctx, n); err != nil {
-		return nil, &memoryWaitError{what: what, n: n, size: b.size, err: err}
+		return nil, &MemoryWaitError{what: what, n: n, size: b.size, err: err}
 	}
 	return func() { b.sem.Release(n) }, nil
 }
 
-// memoryWaitError is a call whose context ended while it waited for its
+// MemoryWaitError is a call whose context ended while it waited for its
 // share of the memory budget: nothing was read or written.
-type memoryWaitError struct {
+type MemoryWaitError struct {
 	what    string
 	n, size int64
 	err     error // the context's
 }
 
-func (e *memoryWaitError) Error() string {
+func (e *MemoryWaitError) Error() string {
 	return fmt.Sprintf("%s waited for %d bytes of the server's memory budget (%d bytes, --memory-budget), which other calls on large files held until this call's %s; nothing was read or written. Retry with a longer deadline, or when fewer large files are being read or edited",
 		e.what, e.n, e.size, map[bool]string{true: "cancellation", false: "deadline"}[errors.Is(e.err, context.Canceled)])
 }
 
-func (e *memoryWaitError) Unwrap() error { return e.err }
+func (e *MemoryWaitError) Unwrap() error { return e.err }
 
 // fileBytes is the size of the regular file p from its metadata, 0 for a
 // path that is missing or not a regular file (the call's own checks refuse
 // those), so that a call can be charged and its size checked before it
 // reads anything.
-func (s *Service) fileBytes(p string) int64 {
+func (s *Engine) fileBytes(p string) int64 {
 	_, fi, err := s.ws.Stat(p)
 	if err != nil || fi == nil || !fi.Mode().IsRegular() {
 		return 0

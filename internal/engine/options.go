@@ -1,4 +1,4 @@
-package server
+package engine
 
 import (
 	"log/slog"
@@ -48,6 +48,8 @@ type options struct {
 	viewBytes        int64
 	requireRead      bool
 	requestIDTTL     time.Duration
+	now              func() time.Time
+	requestWaiting   func()
 	requestIDBytes   int64
 	maxPatternBytes  int
 	grepBytes        int64
@@ -83,6 +85,7 @@ func defaultOptions() options {
 		viewBytes:        versions.DefaultViewBytes,
 		requireRead:      true,
 		requestIDTTL:     DefaultRequestIDTTL,
+		now:              time.Now,
 		requestIDBytes:   DefaultRequestIDBytes,
 		maxPatternBytes:  DefaultMaxPatternBytes,
 		grepBytes:        DefaultGrepBytes,
@@ -335,3 +338,24 @@ func WithMaxPatternBytes(n int) Option {
 		}
 	}
 }
+
+// WithGrepSearched makes the engine call f when the search of a Grep has
+// ended (before its results are all sent), with what it scanned and why it
+// ended.
+func WithGrepSearched(f func(grep.Summary, error)) Option {
+	return func(o *options) { o.grepSearched = f }
+}
+
+// WithGrepSearchBytes sets the bound of each Grep's own on what it holds
+// (grep.Options.MaxHeldBytes).
+func WithGrepSearchBytes(n int64) Option {
+	return func(o *options) { o.grepSearchBytes = n }
+}
+
+// WithClock sets the clock the engine reads for the age of remembered
+// request_id outcomes (time.Now by default), so that a test can move time.
+func WithClock(now func() time.Time) Option { return func(o *options) { o.now = now } }
+
+// WithRequestWaiting makes the engine call f whenever a call starts
+// waiting for a running call with the same request_id.
+func WithRequestWaiting(f func()) Option { return func(o *options) { o.requestWaiting = f } }

@@ -1,4 +1,4 @@
-package server
+package engine
 
 import (
 	"context"
@@ -44,7 +44,7 @@ type IntentStats struct {
 
 // IntentStats returns the counts of the intent records' removals, for
 // metrics.
-func (s *Service) IntentStats() IntentStats {
+func (s *Engine) IntentStats() IntentStats {
 	// Without mu, which a settling record holds through its I/O: a scrape
 	// never waits on the disk.
 	return IntentStats{RemoveFailures: s.records.removeFailures.Load(), Open: int(s.records.n.Load())}
@@ -78,7 +78,7 @@ type openRecord struct {
 // still has steps to redo (finished false), until a later change to one of
 // its paths settles it. It runs while the set still holds its locks, so
 // that no change to its paths can come before it.
-func (s *Service) keepRecord(ctx context.Context, set string, changes []*change, steps []workspace.Step, finished bool, done func() error, err error) {
+func (s *Engine) keepRecord(ctx context.Context, set string, changes []*change, steps []workspace.Step, finished bool, done func() error, err error) {
 	if err != nil {
 		s.records.removeFailures.Add(1)
 		s.opts.logger.ErrorContext(ctx, "intent log: a change set's record could not be removed; its paths cannot be changed until it is (each change to them tries again), since a restart would redo the set over their changes",
@@ -109,7 +109,7 @@ func (s *Service) keepRecord(ctx context.Context, set string, changes []*change,
 // path inside or above one), before a change to them: the caller holds
 // their locks. It returns an error, which refuses the change, when a
 // record cannot be settled.
-func (s *Service) settleRecords(ctx context.Context, keys []string) error {
+func (s *Engine) settleRecords(ctx context.Context, keys []string) error {
 	if s.records.n.Load() == 0 {
 		return nil
 	}
@@ -154,7 +154,7 @@ func (r *openRecord) touches(keys []string) bool {
 // other change of the server has touched r's paths since its set (each
 // would have settled r first), so a step found undone is one the set did
 // not finish.
-func (s *Service) settle(ctx context.Context, r *openRecord) error {
+func (s *Engine) settle(ctx context.Context, r *openRecord) error {
 	if !r.finished {
 		for _, st := range r.steps {
 			out, why, err := s.ws.Redo(st)

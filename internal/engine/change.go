@@ -1,4 +1,4 @@
-package server
+package engine
 
 import (
 	"context"
@@ -33,40 +33,6 @@ import (
 // every new content beside its file, recording the steps in the intent
 // log (the commit point), doing them, and removing the record.
 
-// Delete removes a file or an empty directory.
-func (s *Service) Delete(ctx context.Context, req *hashlinev1.DeleteRequest) (*hashlinev1.DeleteResponse, error) {
-	return applyOne(ctx, s, req, &hashlinev1.Change{Change: &hashlinev1.Change_Delete{Delete: req}}, (*hashlinev1.ChangeResult).GetDelete)
-}
-
-// Move renames a file inside the workspace; its history moves with it.
-func (s *Service) Move(ctx context.Context, req *hashlinev1.MoveRequest) (*hashlinev1.MoveResponse, error) {
-	return applyOne(ctx, s, req, &hashlinev1.Change{Change: &hashlinev1.Change_Move{Move: req}}, (*hashlinev1.ChangeResult).GetMove)
-}
-
-// applyOne is a single call (req) made as the change set of its one change
-// c, once per request id; result picks its response from the set's.
-func applyOne[Resp proto.Message](ctx context.Context, s *Service, req interface {
-	proto.Message
-	GetRequestId() string
-}, c *hashlinev1.Change, result func(*hashlinev1.ChangeResult) Resp) (Resp, error) {
-	return once(ctx, s, req, req.GetRequestId(), false, func() (Resp, error) {
-		resp, err := s.apply(ctx, []*hashlinev1.Change{c}, false, true)
-		if err != nil {
-			var none Resp
-			return none, toStatus(err)
-		}
-		return result(resp.GetResults()[0]), nil
-	})
-}
-
-// Apply makes a change set all or nothing.
-func (s *Service) Apply(ctx context.Context, req *hashlinev1.ApplyRequest) (*hashlinev1.ApplyResponse, error) {
-	return once(ctx, s, req, req.GetRequestId(), req.GetDryRun(), func() (*hashlinev1.ApplyResponse, error) {
-		resp, err := s.apply(ctx, req.GetChanges(), req.GetDryRun(), false)
-		return resp, toStatus(err)
-	})
-}
-
 // change is one change of a set, as it is planned and committed.
 type change struct {
 	index int
@@ -88,52 +54,52 @@ type change struct {
 	wr     *workspace.WriteResult // a set of one edit or write: its write
 }
 
-// changeFailure is a change that refuses its set.
-type changeFailure struct {
-	index int
-	path  string
-	err   error
+// ChangeFailure is a change that refuses its set.
+type ChangeFailure struct {
+	Index int    // the change's place in the set
+	Path  string // the path the change names, as given
+	Err   error
 }
 
-// changeSetError is a refused change set: every failing change, in order.
+// ChangeSetError is a refused change set: every failing change, in order.
 // A set of one change (Delete, Move) reports its error alone instead.
-type changeSetError struct {
-	failures []changeFailure
+type ChangeSetError struct {
+	Failures []ChangeFailure
 }
 
-func (e *changeSetError) Error() string {
+func (e *ChangeSetError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "the change set was refused and nothing was written: %d of its changes failed; fix them and send the whole set again", len(e.failures))
-	for _, f := range e.failures {
-		fmt.Fprintf(&b, "\nchange %d (%s): %v", f.index, f.path, f.err)
+	fmt.Fprintf(&b, "the change set was refused and nothing was written: %d of its changes failed; fix them and send the whole set again", len(e.Failures))
+	for _, f := range e.Failures {
+		fmt.Fprintf(&b, "\nchange %d (%s): %v", f.Index, f.Path, f.Err)
 	}
 	return b.String()
 }
 
 // Unwrap is the first failure's error, whose code and reason the set's
 // status carries.
-func (e *changeSetError) Unwrap() error { return e.failures[0].err }
+func (e *ChangeSetError) Unwrap() error { return e.Failures[0].Err }
 
 // apply is Delete, Move and Apply. single is set for Delete and Move,
 // whose one failure is their error as it is.
-func (s *Service) apply(ctx context.Context, reqs []*hashlinev1.Change, dryRun, single bool) (*hashlinev1.ApplyResponse, error) {
+func (s *Engine) Apply(ctx context.Context, reqs []*hashlinev1.Change, dryRun, single bool) (*hashlinev1.ApplyResponse, error) {
 	if len(reqs) == 0 {
-		return nil, badRequest("changes", "the change set is empty; give at least one change")
+		return nil, BadRequest("changes", "the change set is empty; give at least one change")
 	}
 	if len(reqs) > s.opts.maxChanges {
 		return nil, fmt.Errorf("%w: %d changes in one set; the most is %d, split the set", workspace.ErrTooLarge, len(reqs), s.opts.maxChanges)
 	}
 	changes := make([]*change, len(reqs))
-	var failures []changeFailure
+	var failures []ChangeFailure
 	fail := func(c *change, err error) {
-		failures = append(failures, changeFailure{index: c.index, path: c.path, err: err})
+		failures = append(failures, ChangeFailure{Index: c.index, Path: c.path, Err: err})
 	}
 	refused := func() error {
 		if single {
-			return failures[0].err
+			return failures[0].Err
 		}
-		slices.SortStableFunc(failures, func(a, b changeFailure) int { return a.index - b.index })
-		return &changeSetError{failures: failures}
+		slices.SortStableFunc(failures, func(a, b ChangeFailure) int { return a.Index - b.Index })
+		return &ChangeSetError{Failures: failures}
 	}
 	for i, r := range reqs {
 		c := &change{index: i}
@@ -143,14 +109,14 @@ func (s *Service) apply(ctx context.Context, reqs []*hashlinev1.Change, dryRun, 
 		} else if r.GetEdit().GetDryRun() && !dryRun {
 			// A change that asks only to be checked must not be written
 			// with the rest.
-			fail(c, badRequest("dry_run", "the edit of %s sets dry_run, which a change of a set cannot: set dry_run on the whole set (ApplyRequest.dry_run), or drop it to apply the set", c.path))
+			fail(c, BadRequest("dry_run", "the edit of %s sets dry_run, which a change of a set cannot: set dry_run on the whole set (ApplyRequest.dry_run), or drop it to apply the set", c.path))
 		}
 	}
 	if len(failures) > 0 {
 		return nil, refused()
 	}
 	for _, f := range conflicts(changes) {
-		fail(changes[f.index], f.err)
+		fail(changes[f.Index], f.Err)
 	}
 	if len(failures) > 0 {
 		return nil, refused()
@@ -194,7 +160,7 @@ func (s *Service) apply(ctx context.Context, reqs []*hashlinev1.Change, dryRun, 
 			}
 			total += c.newBytes()
 		}
-		if exclusive || !slices.ContainsFunc(failures, func(f changeFailure) bool { return errors.Is(f.err, errNeedTree) }) {
+		if exclusive || !slices.ContainsFunc(failures, func(f ChangeFailure) bool { return errors.Is(f.Err, errNeedTree) }) {
 			break
 		}
 		unlock()
@@ -243,7 +209,7 @@ func (s *Service) apply(ctx context.Context, reqs []*hashlinev1.Change, dryRun, 
 // before anything is read, the bytes the set writes (its edits counted at
 // their files' current sizes, its writes at their contents') and the
 // memory it holds while it is planned and committed (see memory.go).
-func (s *Service) setBytes(changes []*change) (writes, hold int64) {
+func (s *Engine) setBytes(changes []*change) (writes, hold int64) {
 	for _, c := range changes {
 		switch c.kind {
 		case "edit":
@@ -268,19 +234,19 @@ func newChangeSetID() string { return rand.Text() }
 
 // resolveChange checks a change's fields and cleans its paths, before
 // anything is locked or read.
-func (s *Service) resolveChange(c *change, r *hashlinev1.Change) error {
+func (s *Engine) resolveChange(c *change, r *hashlinev1.Change) error {
 	var err error
 	switch ch := r.GetChange().(type) {
 	case *hashlinev1.Change_Edit:
 		req := ch.Edit
 		c.kind, c.path = "edit", req.GetPath()
 		if n := len(req.GetEdits()); n > s.opts.maxEdits {
-			return badRequest("edits", "%d edits in one batch; the most is %d, split the batch", n, s.opts.maxEdits)
+			return BadRequest("edits", "%d edits in one batch; the most is %d, split the batch", n, s.opts.maxEdits)
 		}
 		c.context = DefaultContext
 		if req.Context != nil {
 			if req.GetContext() < 0 {
-				return badRequest("context", "context %d is negative; use 0 for no context lines", req.GetContext())
+				return BadRequest("context", "context %d is negative; use 0 for no context lines", req.GetContext())
 			}
 			c.context = int(req.GetContext())
 		}
@@ -315,11 +281,11 @@ func (s *Service) resolveChange(c *change, r *hashlinev1.Change) error {
 			return err
 		}
 		if c.toRel == c.rel || c.toKey == c.key {
-			return badRequest("to", "%s: a file cannot be moved onto itself; give another path as to", c.rel)
+			return BadRequest("to", "%s: a file cannot be moved onto itself; give another path as to", c.rel)
 		}
 	default:
 		c.kind = "change"
-		return badRequest("changes", "change %d has none of edit, write, delete or move; set one", c.index)
+		return BadRequest("changes", "change %d has none of edit, write, delete or move; set one", c.index)
 	}
 	if err == nil && c.kind == "edit" {
 		c.edit = &editPlan{req: r.GetEdit()}
@@ -341,7 +307,7 @@ var errRoot = fmt.Errorf("%w: the path names the workspace root itself, which ca
 // than found next to them in sorted order: names whose next byte sorts
 // before the separator (" ", "-", ".") fall between a directory and the
 // files inside it.
-func conflicts(changes []*change) []changeFailure {
+func conflicts(changes []*change) []ChangeFailure {
 	touching := map[string][]int{} // key -> the changes that touch it
 	for _, c := range changes {
 		touching[c.key] = append(touching[c.key], c.index)
@@ -369,7 +335,7 @@ func conflicts(changes []*change) []changeFailure {
 			}
 		}
 	}
-	var out []changeFailure
+	var out []ChangeFailure
 	for _, c := range changes {
 		others := with[c.index]
 		if len(others) == 0 {
@@ -381,7 +347,7 @@ func conflicts(changes []*change) []changeFailure {
 		for i, o := range others {
 			names[i] = fmt.Sprint(o)
 		}
-		out = append(out, changeFailure{index: c.index, path: c.path, err: invalid(ReasonConflictingChanges, "changes",
+		out = append(out, ChangeFailure{Index: c.index, Path: c.path, Err: invalid(ReasonConflictingChanges, "changes",
 			"change %d (%s %s) touches the same path as change(s) %s (or one inside the other); a path may be touched by one change of a set only (a move touches both its paths): merge them into one change, or send them as separate sets",
 			c.index, c.kind, c.path, strings.Join(names, ", "))})
 	}
@@ -389,7 +355,7 @@ func conflicts(changes []*change) []changeFailure {
 }
 
 // removesDir reports whether a delete of the set names a directory now.
-func (s *Service) removesDir(changes []*change) bool {
+func (s *Engine) removesDir(changes []*change) bool {
 	for _, c := range changes {
 		if c.kind != "delete" {
 			continue
@@ -408,7 +374,7 @@ var errNeedTree = errors.New("a directory delete needs the tree lock")
 // lockAll takes the tree lock (exclusively for a set that removes a
 // directory), then the edit lock of every path of the set, in sorted
 // order, so that sets and single edits never deadlock nor interleave.
-func (s *Service) lockAll(ctx context.Context, changes []*change, exclusive bool) (func(), error) {
+func (s *Engine) lockAll(ctx context.Context, changes []*change, exclusive bool) (func(), error) {
 	var keys []string
 	for _, c := range changes {
 		keys = append(keys, c.key)
@@ -453,7 +419,7 @@ func (s *Service) lockAll(ctx context.Context, changes []*change, exclusive bool
 // computes what it will write.
 // exclusive says whether the set holds the tree lock exclusively, as a
 // directory delete must.
-func (s *Service) planChange(ctx context.Context, c *change, exclusive bool) error {
+func (s *Engine) planChange(ctx context.Context, c *change, exclusive bool) error {
 	var err error
 	switch c.kind {
 	case "edit":
@@ -521,7 +487,7 @@ func (c *change) result(dryRun bool) *hashlinev1.ChangeResult {
 
 // commitOne commits a set of one change by the single call's own atomic
 // write, removal or rename: it needs no intent record.
-func (s *Service) commitOne(c *change) error {
+func (s *Engine) commitOne(c *change) error {
 	switch c.kind {
 	case "edit", "write":
 		text, opts := c.content()
@@ -537,7 +503,7 @@ func (s *Service) commitOne(c *change) error {
 }
 
 // stage writes the new content of an edit or write change beside its file.
-func (s *Service) stage(c *change) (*workspace.Staged, error) {
+func (s *Engine) stage(c *change) (*workspace.Staged, error) {
 	text, opts := c.content()
 	return s.ws.Stage(c.rel, text, opts)
 }
@@ -558,7 +524,7 @@ const maxParallelStages = 16
 // each; the record is removed. Until the record is written an error
 // removes the staged files and nothing has changed; after it, a crash is
 // finished by Recover at the next start.
-func (s *Service) commitSet(ctx context.Context, set string, changes []*change) error {
+func (s *Engine) commitSet(ctx context.Context, set string, changes []*change) error {
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, maxParallelStages)
 	errs := make([]error, len(changes))
@@ -638,7 +604,7 @@ func (s *Service) commitSet(ctx context.Context, set string, changes []*change) 
 
 // replacedVersion is the version of the file an edit or write change
 // replaces, "" when it creates one: its step renames over nothing else.
-func (s *Service) replacedVersion(c *change) (string, error) {
+func (s *Engine) replacedVersion(c *change) (string, error) {
 	switch {
 	case c.staged.Created:
 		return "", nil
@@ -657,7 +623,7 @@ func (s *Service) replacedVersion(c *change) (string, error) {
 // another process meanwhile). The record is removed once no step is left
 // to do; one whose step still fails is kept, for the next start. The error
 // names the changes that were applied and those that were not.
-func (s *Service) finishSet(ctx context.Context, set string, changes []*change, steps []workspace.Step, done func() error, commitErr error) error {
+func (s *Engine) finishSet(ctx context.Context, set string, changes []*change, steps []workspace.Step, done func() error, commitErr error) error {
 	var applied, missed []string
 	left := false
 	for i, st := range steps {
@@ -717,7 +683,7 @@ func intentSteps(steps []workspace.Step) []state.IntentStep {
 
 // committed records a committed change (of set set, if any) as the single
 // call does: the Watch event, the views, and its result.
-func (s *Service) committed(ctx context.Context, c *change, set string) *hashlinev1.ChangeResult {
+func (s *Engine) committed(ctx context.Context, c *change, set string) *hashlinev1.ChangeResult {
 	switch c.kind {
 	case "edit":
 		s.editWritten(ctx, c.edit, c.writeResult(), set)
@@ -769,7 +735,7 @@ func (d *deletePlan) response() *hashlinev1.DeleteResponse {
 
 // planDelete checks a delete: a file (of the version expected, if given)
 // or an empty directory, named as Entry names it.
-func (s *Service) planDelete(c *change, exclusive bool) error {
+func (s *Engine) planDelete(c *change, exclusive bool) error {
 	d := c.del
 	rel, target, fi, err := s.ws.Entry(c.rel)
 	if err != nil {
@@ -802,14 +768,14 @@ func (s *Service) planDelete(c *change, exclusive bool) error {
 		d.state, d.version = st, st.Version
 	}
 	if want := d.req.GetExpectedVersion(); want != "" && want != d.version {
-		return &versionMismatchError{path: rel, expected: want, current: d.version,
-			hint: "someone changed the file since you read it; Read it again and decide again whether to delete it"}
+		return &VersionMismatchError{Path: rel, Expected: want, Current: d.version,
+			Hint: "someone changed the file since you read it; Read it again and decide again whether to delete it"}
 	}
 	return nil
 }
 
 // emptyDir reports whether the directory target has no entries.
-func (s *Service) emptyDir(target string) bool {
+func (s *Engine) emptyDir(target string) bool {
 	f, err := s.ws.Root().Open(target)
 	if err != nil {
 		return false
@@ -820,7 +786,7 @@ func (s *Service) emptyDir(target string) bool {
 }
 
 // fileState is the version (and text, when it is text) of the file rel.
-func (s *Service) fileState(rel, key string) (watch.State, error) {
+func (s *Engine) fileState(rel, key string) (watch.State, error) {
 	f, _, err := s.readKnown(rel, key)
 	switch {
 	case err == nil:
@@ -849,7 +815,7 @@ func (m *movePlan) response() *hashlinev1.MoveResponse {
 // planMove checks a move: a regular file (of the version expected, if
 // given) to a path that is not a directory, where a file is replaced only
 // with overwrite.
-func (s *Service) planMove(c *change) error {
+func (s *Engine) planMove(c *change) error {
 	m := c.move
 	fromRel, from, fi, err := s.ws.Entry(c.rel)
 	if err != nil {
@@ -870,7 +836,7 @@ func (s *Service) planMove(c *change) error {
 	}
 	m.fromRel, m.from, m.toRel, m.to = fromRel, from, toRel, to
 	if to == from {
-		return badRequest("to", "%s and %s are the same file; a file cannot be moved onto itself", fromRel, toRel)
+		return BadRequest("to", "%s and %s are the same file; a file cannot be moved onto itself", fromRel, toRel)
 	}
 	// The source leaves its name as a deleted file does.
 	if err := s.ws.MayChange("move", fromRel, from); err != nil {
@@ -902,8 +868,8 @@ func (s *Service) planMove(c *change) error {
 	}
 	m.state, m.version = st, st.Version
 	if want := m.req.GetExpectedVersion(); want != "" && want != m.version {
-		return &versionMismatchError{path: fromRel, expected: want, current: m.version,
-			hint: "someone changed the file since you read it; Read it again and decide again whether to move it"}
+		return &VersionMismatchError{Path: fromRel, Expected: want, Current: m.version,
+			Hint: "someone changed the file since you read it; Read it again and decide again whether to move it"}
 	}
 	return nil
 }

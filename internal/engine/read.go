@@ -1,4 +1,4 @@
-package server
+package engine
 
 import (
 	"context"
@@ -13,17 +13,12 @@ import (
 // limit or when the next line would take the tagged text over the byte
 // budget (a page always holds at least one line), and then says truncated
 // with the offset to ask for next.
-func (s *Service) Read(ctx context.Context, req *hashlinev1.ReadRequest) (*hashlinev1.ReadResponse, error) {
-	resp, err := s.read(ctx, req)
-	return resp, toStatus(err)
-}
-
-func (s *Service) read(ctx context.Context, req *hashlinev1.ReadRequest) (*hashlinev1.ReadResponse, error) {
+func (s *Engine) Read(ctx context.Context, req *hashlinev1.ReadRequest) (*hashlinev1.ReadResponse, error) {
 	if req.GetOffset() < 0 {
-		return nil, badRequest("offset", "offset %d is negative; lines are numbered from 1 (0 means 1)", req.GetOffset())
+		return nil, BadRequest("offset", "offset %d is negative; lines are numbered from 1 (0 means 1)", req.GetOffset())
 	}
 	if req.GetLimit() < 0 {
-		return nil, badRequest("limit", "limit %d is negative; use 0 for the default of %d lines", req.GetLimit(), s.opts.readLimit)
+		return nil, BadRequest("limit", "limit %d is negative; use 0 for the default of %d lines", req.GetLimit(), s.opts.readLimit)
 	}
 	rel, key, err := s.resolve(req.GetPath())
 	if err != nil {

@@ -1,7 +1,8 @@
-package server
+package engine
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,15 +34,15 @@ func TestASetWhoseCommitFailsSaysWhatWasAppliedAndLeavesNoRecord(t *testing.T) {
 		os.WriteFile(filepath.Join(a, "x"), []byte("x\n"), 0o644)
 	}))
 
-	_, err := s.Apply(context.Background(), &hashlinev1.ApplyRequest{Changes: []*hashlinev1.Change{
+	_, err := s.Apply(context.Background(), []*hashlinev1.Change{
 		{Change: &hashlinev1.Change_Write{Write: &hashlinev1.WriteRequest{Path: "a.txt", Content: "new a\n"}}},
 		{Change: &hashlinev1.Change_Write{Write: &hashlinev1.WriteRequest{Path: "b.txt", Content: "new b\n"}}},
-	}})
+	}, false, false)
 	if err == nil {
 		t.Fatal("the set succeeded, though a.txt could not be written")
 	}
-	if reason(err) != ReasonIO {
-		t.Errorf("reason %v, want IO_ERROR: %v", reason(err), err)
+	if !errors.Is(err, workspace.ErrIO) {
+		t.Errorf("reason %v, want IO_ERROR: %v", err, err)
 	}
 	msg := err.Error()
 	if !strings.Contains(msg, "Applied: 1 (write b.txt)") || !strings.Contains(msg, "Not applied: 0 (write a.txt)") {
@@ -63,7 +64,7 @@ func TestASetWhoseCommitFailsSaysWhatWasAppliedAndLeavesNoRecord(t *testing.T) {
 
 // intentService is a service over root with an intent log in a state
 // directory of its own, closed with the test.
-func intentService(t *testing.T, root string, opts ...Option) (*Service, *state.Intents) {
+func intentService(t *testing.T, root string, opts ...Option) (*Engine, *state.Intents) {
 	t.Helper()
 	ws, err := workspace.Open(root)
 	if err != nil {

@@ -1,7 +1,8 @@
-package server
+package engine
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -45,10 +46,10 @@ func TestAnUnfinishedSetIsFinishedBeforeALaterChangeToItsPaths(t *testing.T) {
 		os.WriteFile(d, []byte("not a directory\n"), 0o644)
 	}))
 	ctx := context.Background()
-	_, err := s.Apply(ctx, &hashlinev1.ApplyRequest{Changes: []*hashlinev1.Change{
+	_, err := s.Apply(ctx, []*hashlinev1.Change{
 		{Change: &hashlinev1.Change_Write{Write: &hashlinev1.WriteRequest{Path: "d/a.txt", Content: "new a\n"}}},
 		{Change: &hashlinev1.Change_Delete{Delete: &hashlinev1.DeleteRequest{Path: "c.txt"}}},
-	}})
+	}, false, false)
 	if err == nil || !strings.Contains(err.Error(), "Applied: 1 (delete c.txt)") {
 		t.Fatalf("the set answered %v, want it applied in part", err)
 	}
@@ -62,7 +63,7 @@ func TestAnUnfinishedSetIsFinishedBeforeALaterChangeToItsPaths(t *testing.T) {
 		_, err := s.Write(ctx, &hashlinev1.WriteRequest{Path: "c.txt", Content: c})
 		return err
 	}
-	if err := write(); err == nil || reason(err) != ReasonIO || !strings.Contains(err.Error(), "applied only in part") {
+	if err := write(); err == nil || !errors.Is(err, workspace.ErrIO) || !strings.Contains(err.Error(), "applied only in part") {
 		t.Fatalf("a write of c.txt while the set is unfinished: %v, want IO_ERROR saying the set is unfinished", err)
 	}
 	// The cause is fixed: the write finishes the set (its step over d/a.txt

@@ -1,4 +1,4 @@
-package server
+package engine
 
 import (
 	"container/list"
@@ -110,31 +110,31 @@ func canonicalText(text string) string {
 }
 
 // noteNoChange passes err through, unless it refuses a no-op edit this
-// agent was refused before: then it says so (repeatedNoChangeError).
-func (s *Service) noteNoChange(agent, key string, edits []hashline.Edit, err error) error {
+// agent was refused before: then it says so (RepeatedNoChangeError).
+func (s *Engine) noteNoChange(agent, key string, edits []hashline.Edit, err error) error {
 	var b *hashline.BatchError
 	if !errors.As(err, &b) || b.Reason() != hashline.ReasonNoChange {
 		return err
 	}
 	if n := s.noChanges.refuse(agent, noChangeDigest(key, edits)); n > 0 {
-		return &repeatedNoChangeError{err: err, before: n}
+		return &RepeatedNoChangeError{Err: err, Before: n}
 	}
 	return err
 }
 
-// repeatedNoChangeError is a no-op edit refused again: the agent sent the
+// RepeatedNoChangeError is a no-op edit refused again: the agent sent the
 // same edits to the same file, and was refused them before times.
-type repeatedNoChangeError struct {
-	err    error // the refusal, a *staleError around the NO_CHANGE batch
-	before int
+type RepeatedNoChangeError struct {
+	Err    error // the refusal, a *StaleError around the NO_CHANGE batch
+	Before int
 }
 
-func (e *repeatedNoChangeError) Error() string {
+func (e *RepeatedNoChangeError) Error() string {
 	return fmt.Sprintf("this exact edit was already refused (%s before): the file already contains it, and sending it again changes nothing. Stop sending it; if you expected a difference, read the file again.\n%v",
-		times(e.before), e.err)
+		times(e.Before), e.Err)
 }
 
-func (e *repeatedNoChangeError) Unwrap() error { return e.err }
+func (e *RepeatedNoChangeError) Unwrap() error { return e.Err }
 
 // times is "once", "twice" or "N times".
 func times(n int) string {

@@ -1,14 +1,10 @@
-package server
+package engine
 
 import (
 	"errors"
 	"fmt"
 	"regexp"
 
-	"google.golang.org/grpc/status"
-	"google.golang.org/protobuf/protoadapt"
-
-	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 	"github.com/hashline/hashline/internal/hashline"
 	"github.com/hashline/hashline/internal/versions"
 )
@@ -68,7 +64,7 @@ func hunks(doc *hashline.Document, res *hashline.Result) []versions.Hunk {
 // conflict's or a stale reference's fresh lines, the lines an oldText could
 // mean) makes that version the last the agent saw, with those lines: its
 // retries use those tags, so they are checked against it first.
-func (s *Service) refused(agent, key, version string, err error) error {
+func (s *Engine) refused(agent, key, version string, err error) error {
 	var b *hashline.BatchError
 	var c *versions.ConflictError
 	switch {
@@ -102,7 +98,7 @@ func conflictShown(c *versions.ConflictError) versions.Lines {
 // that are tags of version. A stale reference's message quotes the
 // agent's own reference, which is not a line it was shown: only its fresh
 // lines count.
-func (s *Service) problemsShown(version string, b *hashline.BatchError) versions.Lines {
+func (s *Engine) problemsShown(version string, b *hashline.BatchError) versions.Lines {
 	var nums []int
 	for _, p := range b.Problems {
 		nums = append(nums, taggedNumbers(p.Fresh)...)
@@ -134,7 +130,7 @@ var tagPattern = regexp.MustCompile(`([0-9]+):([0-9a-f]+)`)
 // a tag counts when its hash is that line's in the snapshot of version
 // (none without the snapshot), so a number that only looks like a tag
 // shows nothing.
-func (s *Service) tagsIn(version, msg string) []int {
+func (s *Engine) tagsIn(version, msg string) []int {
 	doc, ok := s.cache.Peek(version)
 	if !ok {
 		return nil
@@ -153,29 +149,10 @@ func (s *Service) tagsIn(version, msg string) []int {
 
 // notShownMessage is the status message of references that name no line
 // the agent was shown (versions.Unshown), or two (versions.Ambiguous).
-func notShownMessage(e *staleError) string {
+func notShownMessage(e *StaleError) string {
 	return fmt.Sprintf("your references do not each name one line you were shown, in this file as it is now (%s) or in a version of it you read before: "+
 		"a line number you never saw names nothing you read, one that names different lines in two versions you read names neither, "+
 		"and a short hash matching there proves nothing, so nothing was written. "+
 		"Check the current lines below (>>> marks the line numbers you referenced) and retry with their refs; send edits made from different reads in separate calls\n%s",
-		e.currentVersion, e.batch.StaleLines())
-}
-
-// notShownStatus is the STALE_REF status of a staleError with notShown
-// set: the batch's status, with reason NOT_SHOWN in every StaleRef.
-func notShownStatus(e *staleError) error {
-	st, _ := status.FromError(batchStatus(e.batch, e.Error(), e.currentVersion, "", nil))
-	details := st.Details()
-	pb := st.Proto()
-	pb.Details = nil
-	out := make([]protoadapt.MessageV1, 0, len(details))
-	for _, d := range details {
-		if sr, ok := d.(*hashlinev1.StaleRef); ok {
-			sr.Reason = versions.ReasonNotShown
-		}
-		if m, ok := d.(protoadapt.MessageV2); ok {
-			out = append(out, protoadapt.MessageV1Of(m))
-		}
-	}
-	return withDetails(status.FromProto(pb), out...)
+		e.CurrentVersion, e.Batch.StaleLines())
 }

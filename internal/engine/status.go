@@ -1,4 +1,4 @@
-package server
+package engine
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 // tell which checkout a server edits (a NOT_FOUND from the wrong one is
 // the usual confusion). Tokens limited to path prefixes may call it too;
 // it names no file.
-func (s *Service) Status(ctx context.Context, _ *hashlinev1.StatusRequest) (*hashlinev1.StatusResponse, error) {
+func (s *Engine) Status(ctx context.Context, _ *hashlinev1.StatusRequest) (*hashlinev1.StatusResponse, error) {
 	return &hashlinev1.StatusResponse{
 		Root:        s.ws.Dir(),
 		Version:     buildinfo.Version(),

@@ -1,4 +1,4 @@
-package server
+package engine
 
 // withRecorded makes the service call f right after a change set's intent
 // record is written, before the set is committed.

@@ -1,4 +1,4 @@
-package server
+package engine
 
 import (
 	"context"
@@ -15,27 +15,27 @@ import (
 // CacheStats returns the counters of the snapshot cache (hits, misses,
 // evictions, bytes, entries, and its disk store's) that rebases read base
 // versions from.
-func (s *Service) CacheStats() versions.Stats { return s.cache.Stats() }
+func (s *Engine) CacheStats() versions.Stats { return s.cache.Stats() }
 
 // SaveSnapshots spills every snapshot held in memory to the disk store
 // (WithSnapshotDisk), for the next server of this workspace; without one it
 // does nothing. Call it once no more calls are served, then close the disk.
-func (s *Service) SaveSnapshots() { s.cache.Save() }
+func (s *Engine) SaveSnapshots() { s.cache.Save() }
 
 // ViewStats returns the counters of the per-agent views: how many (agent,
 // file) pairs are remembered and how many were forgotten at the bound.
-func (s *Service) ViewStats() versions.ViewStats { return s.views.Stats() }
+func (s *Engine) ViewStats() versions.ViewStats { return s.views.Stats() }
 
 // viewKey names the file rel resolves to, so that a symlink and its target
 // share one view, as they share one lock.
-func (s *Service) viewKey(rel string) string { return s.ws.LockKey(rel) }
+func (s *Engine) viewKey(rel string) string { return s.ws.LockKey(rel) }
 
 // saw records that the calling agent was shown the lines of seen of the
 // file whose view key is key, and keeps what known keeps of seen.Version
 // (its text is doc).
-func (s *Service) saw(ctx context.Context, key string, doc *hashline.Document, exact bool, seen versions.Seen) {
+func (s *Engine) saw(ctx context.Context, key string, doc *hashline.Document, exact bool, seen versions.Seen) {
 	s.known(key, seen.Version, doc, exact)
-	s.views.See(AgentID(ctx), key, seen)
+	s.views.See(Agent(ctx), key, seen)
 }
 
 // known keeps doc, the text of version, as a snapshot for later rebases
@@ -46,7 +46,7 @@ func (s *Service) saw(ctx context.Context, key string, doc *hashline.Document, e
 // a UTF-8 file with the decoded text of a UTF-16 version would find it
 // equal after a conversion that kept the text, and give it the UTF-16
 // file's version.
-func (s *Service) known(key, version string, doc *hashline.Document, exact bool) {
+func (s *Engine) known(key, version string, doc *hashline.Document, exact bool) {
 	s.cache.Put(version, doc)
 	if !exact {
 		version = ""
@@ -64,13 +64,13 @@ func exactText(enc workspace.Encoding) bool { return enc == "" || enc == workspa
 // too (doc is nil otherwise): comparing bytes costs a small part of a
 // hash. Bytes, not sizes or times, decide, so a change made outside the
 // server is never missed.
-func (s *Service) readKnown(rel, key string) (f *workspace.File, doc *hashline.Document, err error) {
+func (s *Engine) readKnown(rel, key string) (f *workspace.File, doc *hashline.Document, err error) {
 	return s.readKnownBeside(rel, key, nil)
 }
 
 // readKnownBeside is readKnown that runs beside on the text of a file it
 // did not know while the file's version is hashed (ReadOptions.Beside).
-func (s *Service) readKnownBeside(rel, key string, beside func(text []byte)) (f *workspace.File, doc *hashline.Document, err error) {
+func (s *Engine) readKnownBeside(rel, key string, beside func(text []byte)) (f *workspace.File, doc *hashline.Document, err error) {
 	f, err = s.ws.ReadFileWith(rel, workspace.ReadOptions{Known: func(raw []byte) (string, []byte) {
 		if v, d, ok := s.snapshot(key); ok && d.Equal(raw) {
 			doc = d
@@ -84,7 +84,7 @@ func (s *Service) readKnownBeside(rel, key string, beside func(text []byte)) (f 
 // snapshot returns the version the server last read or wrote at the file
 // whose view key is key, and its parse, when the cache still holds it and
 // its bytes are the file's (see known).
-func (s *Service) snapshot(key string) (string, *hashline.Document, bool) {
+func (s *Engine) snapshot(key string) (string, *hashline.Document, bool) {
 	v, ok := s.latest.Seen("", key)
 	if !ok || v == "" {
 		return "", nil, false
@@ -95,7 +95,7 @@ func (s *Service) snapshot(key string) (string, *hashline.Document, bool) {
 
 // load is readKnown that also returns the parsed text, taken from the
 // cache when it holds the version, so a file is not split into lines again.
-func (s *Service) load(rel, key string) (*workspace.File, *hashline.Document, error) {
+func (s *Engine) load(rel, key string) (*workspace.File, *hashline.Document, error) {
 	var parsed *hashline.Document
 	f, doc, err := s.readKnownBeside(rel, key, func(text []byte) {
 		// A large file the server did not know is parsed while its hash
@@ -118,7 +118,7 @@ func (s *Service) load(rel, key string) (*workspace.File, *hashline.Document, er
 // context. Grep searches raw bytes; only valid UTF-8 is exactly the text a
 // Read of that version returns, so only that is cached (the view is
 // recorded either way). A version already cached is not parsed again.
-func (s *Service) sawGrep(ctx context.Context, f *hashlinev1.GrepFile, raw []byte) {
+func (s *Engine) sawGrep(ctx context.Context, f *hashlinev1.GrepFile, raw []byte) {
 	exact := utf8.Valid(raw)
 	var doc *hashline.Document
 	if !s.cache.Touch(f.GetVersion()) && exact {
@@ -215,7 +215,7 @@ func (c baseChoice) shown() func(int) bool {
 // line references (append, prepend, replaceText) reads no line of any
 // version and is resolved against the current file; one with a malformed
 // reference goes to the planner, which reports it.
-func (s *Service) rebase(req *hashlinev1.EditRequest, f *workspace.File, doc *hashline.Document, agent, key string, hist []versions.Seen, edits []hashline.Edit) (*rebased, error) {
+func (s *Engine) rebase(req *hashlinev1.EditRequest, f *workspace.File, doc *hashline.Document, agent, key string, hist []versions.Seen, edits []hashline.Edit) (*rebased, error) {
 	out := &rebased{edits: edits}
 	h := s.opts.hasher
 	if !versions.HasLineRefs(edits) || !versions.WellFormed(edits, h) {
@@ -272,7 +272,7 @@ func (s *Service) rebase(req *hashlinev1.EditRequest, f *workspace.File, doc *ha
 		// A number past the end names no line: the planner says so
 		// (LINE_OUT_OF_RANGE) with the file's length.
 		if n <= doc.Len() && !cur.Has(n) {
-			return nil, &staleError{batch: versions.Unshown(doc, edits, h, cur.Has), currentVersion: f.Version, notShown: true}
+			return nil, &StaleError{Batch: versions.Unshown(doc, edits, h, cur.Has), CurrentVersion: f.Version, NotShown: true}
 		}
 	}
 	// Every referenced line was shown as the file is now: the planner
@@ -282,7 +282,7 @@ func (s *Service) rebase(req *hashlinev1.EditRequest, f *workspace.File, doc *ha
 
 // versionDoc returns the text of version: doc when it is the current
 // file's, else the snapshot held in memory or on disk.
-func (s *Service) versionDoc(version string, f *workspace.File, doc *hashline.Document) (*hashline.Document, bool) {
+func (s *Engine) versionDoc(version string, f *workspace.File, doc *hashline.Document) (*hashline.Document, bool) {
 	if version == f.Version {
 		return doc, true
 	}
@@ -292,9 +292,9 @@ func (s *Service) versionDoc(version string, f *workspace.File, doc *hashline.Do
 // unknownBase is the refusal of a batch that may have been made against
 // the version of c, which the server no longer holds (versions.UnknownBase);
 // nil for a batch without line references.
-func (s *Service) unknownBase(c baseChoice, f *workspace.File, doc *hashline.Document, edits []hashline.Edit) error {
+func (s *Engine) unknownBase(c baseChoice, f *workspace.File, doc *hashline.Document, edits []hashline.Edit) error {
 	if b := versions.UnknownBase(doc, edits, s.opts.hasher); b != nil {
-		return &staleError{batch: b, currentVersion: f.Version, unknownBase: c.version, how: c.how}
+		return &StaleError{Batch: b, CurrentVersion: f.Version, UnknownBase: c.version, How: c.how}
 	}
 	return nil
 }
@@ -303,7 +303,7 @@ func (s *Service) unknownBase(c baseChoice, f *workspace.File, doc *hashline.Doc
 // that is the current file, else rebased onto it (r). It returns where
 // each reference lands in the current file (versions.Landing), and the
 // conflict when the rebase meets other changes.
-func (s *Service) readAgainst(version string, bdoc *hashline.Document, f *workspace.File, doc *hashline.Document, edits []hashline.Edit) (*versions.Rebased, []int, error) {
+func (s *Engine) readAgainst(version string, bdoc *hashline.Document, f *workspace.File, doc *hashline.Document, edits []hashline.Edit) (*versions.Rebased, []int, error) {
 	h := s.opts.hasher
 	if version == f.Version {
 		return nil, versions.Landing(edits, h, nil, nil), nil
@@ -329,7 +329,7 @@ func (s *Service) readAgainst(version string, bdoc *hashline.Document, f *worksp
 // a reading, refuses it as an unknown base does. A base that showed every
 // referenced line at that number is what the references name: the latest
 // version they match, as they were shown.
-func (s *Service) otherReadings(base baseChoice, rest []baseChoice, landing []int, f *workspace.File, doc *hashline.Document, edits []hashline.Edit) error {
+func (s *Engine) otherReadings(base baseChoice, rest []baseChoice, landing []int, f *workspace.File, doc *hashline.Document, edits []hashline.Edit) error {
 	h := s.opts.hasher
 	renumbered := false
 	for _, n := range versions.RefLines(edits, h) {
@@ -367,7 +367,7 @@ func (s *Service) otherReadings(base baseChoice, rest []baseChoice, landing []in
 			}
 		}
 		if b := versions.Ambiguous(doc, edits, h, landing, other, c.version); b != nil {
-			return &staleError{batch: b, currentVersion: f.Version, notShown: true}
+			return &StaleError{Batch: b, CurrentVersion: f.Version, NotShown: true}
 		}
 	}
 	return nil

@@ -1,6 +1,7 @@
-package server
+package engine
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -34,13 +35,16 @@ func TestRememberedEditHoldsOnlyItsOwnLines(t *testing.T) {
 			t.Fatal(err)
 		}
 		s := New(ws)
-		ctx := agentCtx("agent")
+		ctx := WithAgent(context.Background(), "agent")
 		read, err := s.Read(ctx, &hashlinev1.ReadRequest{Path: "big.txt", Offset: 10_000, Limit: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
-		resp, err := s.Edit(ctx, &hashlinev1.EditRequest{Path: "big.txt", RequestId: "k1",
-			Edits: []*hashlinev1.FileEdit{client.Replace(client.Ref(read.GetLines()[0]), "", "changed")}})
+		req := &hashlinev1.EditRequest{Path: "big.txt", RequestId: "k1",
+			Edits: []*hashlinev1.FileEdit{client.Replace(client.Ref(read.GetLines()[0]), "", "changed")}}
+		resp, _, err := Once(ctx, s, req.GetRequestId(), 1, false, func(*hashlinev1.EditResponse, error) int64 { return 0 }, func() (*hashlinev1.EditResponse, error) {
+			return s.Edit(ctx, req)
+		})
 		if err != nil {
 			t.Fatal(err)
 		}

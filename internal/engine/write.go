@@ -1,4 +1,4 @@
-package server
+package engine
 
 import (
 	"context"
@@ -11,15 +11,7 @@ import (
 )
 
 // Write creates or overwrites a whole file, atomically and durably.
-// A request_id makes a retry return the first call's outcome (idempotency.go).
-func (s *Service) Write(ctx context.Context, req *hashlinev1.WriteRequest) (*hashlinev1.WriteResponse, error) {
-	return once(ctx, s, req, req.GetRequestId(), false, func() (*hashlinev1.WriteResponse, error) {
-		resp, err := s.write(ctx, req)
-		return resp, toStatus(err)
-	})
-}
-
-func (s *Service) write(ctx context.Context, req *hashlinev1.WriteRequest) (*hashlinev1.WriteResponse, error) {
+func (s *Engine) Write(ctx context.Context, req *hashlinev1.WriteRequest) (*hashlinev1.WriteResponse, error) {
 	if err := checkWrite(req); err != nil {
 		return nil, err
 	}
@@ -68,7 +60,7 @@ func writeMode(m hashlinev1.WriteMode) (workspace.WriteMode, error) {
 	case hashlinev1.WriteMode_WRITE_MODE_REPLACE:
 		return workspace.ReplaceOnly, nil
 	}
-	return 0, badRequest("mode", "unknown write mode %d; use WRITE_MODE_UPSERT, WRITE_MODE_CREATE or WRITE_MODE_REPLACE", m)
+	return 0, BadRequest("mode", "unknown write mode %d; use WRITE_MODE_UPSERT, WRITE_MODE_CREATE or WRITE_MODE_REPLACE", m)
 }
 
 // writePlan is a Write checked against the file it replaces, not yet
@@ -84,7 +76,7 @@ type writePlan struct {
 
 // planWrite checks a Write of the file rel (view key key) under its lock:
 // the mode and the compare-and-swap version against the file there.
-func (s *Service) planWrite(ctx context.Context, req *hashlinev1.WriteRequest, rel, key string) (*writePlan, error) {
+func (s *Engine) planWrite(ctx context.Context, req *hashlinev1.WriteRequest, rel, key string) (*writePlan, error) {
 	mode, err := writeMode(req.GetMode())
 	if err != nil {
 		return nil, err
@@ -118,9 +110,9 @@ func (s *Service) planWrite(ctx context.Context, req *hashlinev1.WriteRequest, r
 		return nil, err
 	}
 	if want := req.GetExpectedVersion(); want != "" && want != current {
-		return nil, &versionMismatchError{
-			path: rel, expected: want, current: current,
-			hint: "someone changed the file since you read it; Read it again, merge, and retry with the new version",
+		return nil, &VersionMismatchError{
+			Path: rel, Expected: want, Current: current,
+			Hint: "someone changed the file since you read it; Read it again, merge, and retry with the new version",
 		}
 	}
 	if err := ctx.Err(); err != nil {
@@ -131,7 +123,7 @@ func (s *Service) planWrite(ctx context.Context, req *hashlinev1.WriteRequest, r
 
 // written records a Write's write wr (of change set set, if any): the
 // Watch event, what its author saw, and the response.
-func (s *Service) written(ctx context.Context, p *writePlan, wr *workspace.WriteResult, set string) *hashlinev1.WriteResponse {
+func (s *Engine) written(ctx context.Context, p *writePlan, wr *workspace.WriteResult, set string) *hashlinev1.WriteResponse {
 	s.publishWrite(ctx, p.cur, wr, p.content, set)
 	doc := hashline.ParseText(p.req.GetContent()) // no copy of the content
 	// Its author knows every line of what it wrote.

@@ -1,4 +1,4 @@
-package server
+package engine
 
 import (
 	"context"
@@ -21,21 +21,14 @@ import (
 // rebased onto the current file when the server holds that version, and
 // refused with fresh tags when it does not (versions.go rebase).
 // A request_id makes a retry return the first call's outcome (idempotency.go).
-func (s *Service) Edit(ctx context.Context, req *hashlinev1.EditRequest) (*hashlinev1.EditResponse, error) {
-	return once(ctx, s, req, req.GetRequestId(), req.GetDryRun(), func() (*hashlinev1.EditResponse, error) {
-		resp, err := s.edit(ctx, req)
-		return resp, toStatus(err)
-	})
-}
-
-func (s *Service) edit(ctx context.Context, req *hashlinev1.EditRequest) (*hashlinev1.EditResponse, error) {
+func (s *Engine) Edit(ctx context.Context, req *hashlinev1.EditRequest) (*hashlinev1.EditResponse, error) {
 	if n := len(req.GetEdits()); n > s.opts.maxEdits {
-		return nil, badRequest("edits", "%d edits in one batch; the most is %d, split the batch", n, s.opts.maxEdits)
+		return nil, BadRequest("edits", "%d edits in one batch; the most is %d, split the batch", n, s.opts.maxEdits)
 	}
 	context := DefaultContext
 	if req.Context != nil {
 		if req.GetContext() < 0 {
-			return nil, badRequest("context", "context %d is negative; use 0 for no context lines", req.GetContext())
+			return nil, BadRequest("context", "context %d is negative; use 0 for no context lines", req.GetContext())
 		}
 		context = int(req.GetContext())
 	}
@@ -74,7 +67,7 @@ type editPlan struct {
 
 // editFile is Edit of the file rel (view key key), under its lock: it
 // plans the edit (planEdit), writes it and responds.
-func (s *Service) editFile(ctx context.Context, req *hashlinev1.EditRequest, edits []hashline.Edit, context int, rel, key string) (*hashlinev1.EditResponse, error) {
+func (s *Engine) editFile(ctx context.Context, req *hashlinev1.EditRequest, edits []hashline.Edit, context int, rel, key string) (*hashlinev1.EditResponse, error) {
 	p, err := s.planEdit(ctx, req, edits, context, rel, key)
 	if err != nil {
 		return nil, err
@@ -92,7 +85,7 @@ func (s *Service) editFile(ctx context.Context, req *hashlinev1.EditRequest, edi
 
 // editWritten records an Edit's write wr (of change set set, if any): the
 // version in its response, the Watch event, and what its author saw.
-func (s *Service) editWritten(ctx context.Context, p *editPlan, wr *workspace.WriteResult, set string) {
+func (s *Engine) editWritten(ctx context.Context, p *editPlan, wr *workspace.WriteResult, set string) {
 	p.resp.Version = wr.Version
 	s.publishEdit(ctx, p.f, wr, p.out, set)
 	s.saw(ctx, p.key, p.res.Doc, exactText(p.f.Encoding), editShown(wr.Version, p.doc, p.res, p.req.GetFull(), p.hist, p.f.Version))
@@ -103,7 +96,7 @@ func (s *Service) editWritten(ctx context.Context, p *editPlan, wr *workspace.Wr
 // rebases the batch, plans and applies it in memory, checks the result's
 // size and builds the response. Everything that can refuse the edit runs
 // here, so an error means the file was not changed.
-func (s *Service) planEdit(ctx context.Context, req *hashlinev1.EditRequest, edits []hashline.Edit, context int, rel, key string) (*editPlan, error) {
+func (s *Engine) planEdit(ctx context.Context, req *hashlinev1.EditRequest, edits []hashline.Edit, context int, rel, key string) (*editPlan, error) {
 	f, doc, err := s.load(rel, key)
 	if err != nil {
 		if errors.Is(err, workspace.ErrNotFound) {
@@ -112,10 +105,10 @@ func (s *Service) planEdit(ctx context.Context, req *hashlinev1.EditRequest, edi
 		return nil, err
 	}
 	h := s.opts.hasher
-	agent := AgentID(ctx)
+	agent := Agent(ctx)
 	hist := s.views.History(agent, key)
 	if i := needsRead(edits); s.opts.requireRead && len(hist) == 0 && i >= 0 {
-		return nil, &notReadError{path: f.Path, agent: agent, edit: i, op: edits[i].Op}
+		return nil, &NotReadError{Path: f.Path, Agent: agent, Edit: i, Op: edits[i].Op}
 	}
 	s.known(key, f.Version, doc, exactText(f.Encoding)) // a base for whoever reads it next
 	rb, err := s.rebase(req, f, doc, agent, key, hist, edits)
@@ -267,10 +260,10 @@ func markAsRead(err error, hist []versions.Seen, version string) {
 
 // planError attaches the version the stale check ran against, so StaleRef
 // details say which version their fresh lines come from.
-func (s *Service) planError(err error, version string) error {
+func (s *Engine) planError(err error, version string) error {
 	var b *hashline.BatchError
 	if errors.As(err, &b) {
-		return &staleError{batch: b, currentVersion: version}
+		return &StaleError{Batch: b, CurrentVersion: version}
 	}
 	return err
 }
@@ -315,7 +308,7 @@ func checkEditTexts(edits []hashline.Edit) error {
 			field, text = "newText", e.NewText
 		}
 		if refusal := nulRefusal(text); refusal != "" {
-			nul = append(nul, hashline.Problem{EditIndex: i, Field: field, Reason: problemReason(ReasonBinaryContent),
+			nul = append(nul, hashline.Problem{EditIndex: i, Field: field, Reason: ReasonBinaryContent,
 				Message: fmt.Sprintf("edit %d (%s): %s", i, field, refusal)})
 		}
 	}

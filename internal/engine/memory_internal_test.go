@@ -1,4 +1,4 @@
-package server
+package engine
 
 import (
 	"context"
@@ -6,9 +6,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 
 	"github.com/hashline/hashline/internal/workspace"
 )
@@ -27,9 +24,8 @@ func TestMemoryBudgetQueuesCallsAndSaysWhyOneGaveUp(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
 	defer cancel()
 	_, err = b.acquire(ctx, "this Read of big.txt", 60)
-	st := status.Convert(toStatus(err))
-	if st.Code() != codes.DeadlineExceeded || !strings.Contains(st.Message(), "memory budget") || !strings.Contains(st.Message(), "big.txt") {
-		t.Errorf("a charge that waited past its deadline: %v, want DEADLINE_EXCEEDED naming the call and the memory budget", st)
+	if !errors.As(err, new(*MemoryWaitError)) || !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "memory budget") || !strings.Contains(err.Error(), "big.txt") {
+		t.Errorf("a charge that waited past its deadline: %v, want a deadline error naming the call and the memory budget", err)
 	}
 	granted := make(chan func())
 	go func() {

@@ -1,4 +1,4 @@
-package server
+package engine
 
 import (
 	"context"
@@ -30,14 +30,9 @@ const (
 // names the last entry returned, and the next page is the entries after it
 // in sort order, so a listing resumed after changes to the tree neither
 // repeats nor skips an entry that stayed where it was.
-func (s *Service) List(ctx context.Context, req *hashlinev1.ListRequest) (*hashlinev1.ListResponse, error) {
-	resp, err := s.list(ctx, req)
-	return resp, toStatus(err)
-}
-
-func (s *Service) list(ctx context.Context, req *hashlinev1.ListRequest) (*hashlinev1.ListResponse, error) {
+func (s *Engine) List(ctx context.Context, fsys fs.FS, req *hashlinev1.ListRequest) (*hashlinev1.ListResponse, error) {
 	if n := req.GetMaxEntries(); n < 0 {
-		return nil, badRequest("maxEntries", "maxEntries %d is negative; use 0 for the default of %d entries", n, DefaultListEntries)
+		return nil, BadRequest("maxEntries", "maxEntries %d is negative; use 0 for the default of %d entries", n, DefaultListEntries)
 	}
 	if err := checkList("glob", req.GetGlob()); err != nil {
 		return nil, err
@@ -79,7 +74,7 @@ func (s *Service) list(ctx context.Context, req *hashlinev1.ListRequest) (*hashl
 	size := proto.Size(resp)
 	withVersions := req.GetIncludeVersions()
 	var block []hashlinev1.Entry
-	err = grep.List(ctx, s.searchFS(ctx), grep.ListOptions{
+	err = grep.List(ctx, fsys, grep.ListOptions{
 		Path:      rel,
 		Globs:     req.GetGlob(),
 		Hidden:    req.GetHidden(),
@@ -139,7 +134,7 @@ func (s *Service) list(ctx context.Context, req *hashlinev1.ListRequest) (*hashl
 // listedVersion returns the version Read would give the file at rel, or ""
 // for a file Read refuses (binary, too large, gone). Nothing is recorded
 // in the agent's view: a listing shows no lines to edit from.
-func (s *Service) listedVersion(rel string) string {
+func (s *Engine) listedVersion(rel string) string {
 	f, err := s.ws.ReadFile(rel)
 	if err != nil {
 		return ""
@@ -194,18 +189,18 @@ func parsePageToken(tok, dir string) (string, error) {
 		return "", nil
 	}
 	const next = "; pass the nextPageToken of the previous page as it is, for the same path, or none to start from the beginning"
-	if len(tok) > 2*MaxPathBytes {
-		return "", badRequest("pageToken", "pageToken is %d bytes, longer than any this server returns%s", len(tok), next)
+	if len(tok) > 2*workspace.MaxPathBytes {
+		return "", BadRequest("pageToken", "pageToken is %d bytes, longer than any this server returns%s", len(tok), next)
 	}
 	raw, err := base64.RawURLEncoding.DecodeString(tok)
 	key := string(raw)
 	p := strings.TrimSuffix(key, "/")
 	if err != nil || !utf8.ValidString(key) || p == "" || p == "." || path.Clean(p) != p ||
 		strings.HasPrefix(p, "/") || p == ".." || strings.HasPrefix(p, "../") {
-		return "", badRequest("pageToken", "pageToken is not one this server returns%s", next)
+		return "", BadRequest("pageToken", "pageToken is not one this server returns%s", next)
 	}
 	if dir != "." && !strings.HasPrefix(p, dir+"/") {
-		return "", badRequest("pageToken", "pageToken continues a listing of another path, not of %q%s", dir, next)
+		return "", BadRequest("pageToken", "pageToken continues a listing of another path, not of %q%s", dir, next)
 	}
 	return key, nil
 }

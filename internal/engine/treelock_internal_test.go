@@ -1,4 +1,4 @@
-package server
+package engine
 
 import (
 	"context"
@@ -25,7 +25,7 @@ func TestADirectoryDeleteAndAWriteIntoItNeverTearTheSet(t *testing.T) {
 
 	written := make(chan error, 1)
 	waiting := make(chan struct{}, 1)
-	var s *Service // the hooks run only once s is set: in its Apply below
+	var s *Engine // the hooks run only once s is set: in its Apply below
 	s, log := intentService(t, root,
 		withTreeWait(func() {
 			select {
@@ -45,10 +45,10 @@ func TestADirectoryDeleteAndAWriteIntoItNeverTearTheSet(t *testing.T) {
 			}
 		}))
 
-	_, err := s.Apply(ctx, &hashlinev1.ApplyRequest{Changes: []*hashlinev1.Change{
+	_, err := s.Apply(ctx, []*hashlinev1.Change{
 		{Change: &hashlinev1.Change_Delete{Delete: &hashlinev1.DeleteRequest{Path: "d"}}},
 		{Change: &hashlinev1.Change_Write{Write: &hashlinev1.WriteRequest{Path: "other.txt", Content: "o\n"}}},
-	}})
+	}, false, false)
 	if werr := <-written; werr != nil {
 		t.Fatalf("the write into d: %v", werr)
 	}

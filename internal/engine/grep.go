@@ -1,8 +1,9 @@
-package server
+package engine
 
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"sync"
 	"unicode/utf8"
 
@@ -49,23 +50,24 @@ type GrepMemory struct {
 }
 
 // GrepMemory returns what Greps hold now of their budget.
-func (s *Service) GrepMemory() GrepMemory {
+func (s *Engine) GrepMemory() GrepMemory {
 	b := s.grepBudget
 	return GrepMemory{Held: b.Held(), Peak: b.Peak(), Budget: b.Size()}
 }
 
 // Grep streams the matching lines of every file under the request's path,
 // one message per file in path order, then a summary.
-func (s *Service) Grep(req *hashlinev1.GrepRequest, stream hashlinev1.FileService_GrepServer) error {
-	return toStatus(s.grep(req, stream))
+// GrepStream is where Grep sends its messages.
+type GrepStream interface {
+	Send(*hashlinev1.GrepResponse) error
 }
 
-func (s *Service) grep(req *hashlinev1.GrepRequest, stream hashlinev1.FileService_GrepServer) error {
+func (s *Engine) Grep(ctx context.Context, fsys fs.FS, req *hashlinev1.GrepRequest, stream GrepStream) error {
 	if req.GetPattern() == "" {
-		return badRequest("pattern", "pattern is empty; give an RE2 pattern, or a plain string with literal set")
+		return BadRequest("pattern", "pattern is empty; give an RE2 pattern, or a plain string with literal set")
 	}
 	if n, limit := len(req.GetPattern()), s.opts.maxPatternBytes; n > limit {
-		return overLimit("pattern", limit, "the pattern is %d bytes, over the %d-byte limit; search for a shorter, more distinctive part of the text", n, limit)
+		return OverLimit("pattern", limit, "the pattern is %d bytes, over the %d-byte limit; search for a shorter, more distinctive part of the text", n, limit)
 	}
 	for _, f := range []struct {
 		name string
@@ -80,11 +82,11 @@ func (s *Service) grep(req *hashlinev1.GrepRequest, stream hashlinev1.FileServic
 		v    int32
 	}{{"before", req.GetBefore()}, {"after", req.GetAfter()}, {"maxMatches", req.GetMaxMatches()}} {
 		if f.v < 0 {
-			return badRequest(f.name, "%s %d is negative", f.name, f.v)
+			return BadRequest(f.name, "%s %d is negative", f.name, f.v)
 		}
 	}
 	if err := grep.CheckTypes(req.GetType()); err != nil {
-		return badRequest("type", "%v; or select files by name with glob", err)
+		return BadRequest("type", "%v; or select files by name with glob", err)
 	}
 	path := req.GetPath()
 	if path == "" {
@@ -109,12 +111,12 @@ func (s *Service) grep(req *hashlinev1.GrepRequest, stream hashlinev1.FileServic
 	// even while a client that does not read holds a Send. The files in
 	// the queue count against the search's bounds and the server's budget
 	// until they are sent, and are given back at once when the call ends.
-	ctx, cancel := context.WithCancel(stream.Context())
+	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	snd := s.newGrepSender(stream)
 	go snd.run(ctx, cancel)
 	defer context.AfterFunc(ctx, snd.abandon)()
-	sum, err := grep.Search(ctx, s.searchFS(ctx), grep.Options{
+	sum, err := grep.Search(ctx, fsys, grep.Options{
 		Pattern:         req.GetPattern(),
 		Literal:         req.GetLiteral(),
 		CaseInsensitive: req.GetCaseInsensitive(),
@@ -155,7 +157,7 @@ func (s *Service) grep(req *hashlinev1.GrepRequest, stream hashlinev1.FileServic
 // linksToVCS reports whether the symlink at rel leads into version-control
 // metadata that this server does not read: the walk skips such
 // directories by name, but would follow a link into one.
-func (s *Service) linksToVCS(rel string) bool {
+func (s *Engine) linksToVCS(rel string) bool {
 	_, _, err := s.ws.Stat(rel)
 	return errors.Is(err, workspace.ErrVCSPath)
 }
@@ -164,22 +166,22 @@ func (s *Service) linksToVCS(rel string) bool {
 // or MaxGlobBytes.
 func checkList(field string, list []string) error {
 	if len(list) > MaxGlobs {
-		return overLimit(field, MaxGlobs, "%s has %d entries, over the limit of %d; use fewer, broader ones", field, len(list), MaxGlobs)
+		return OverLimit(field, MaxGlobs, "%s has %d entries, over the limit of %d; use fewer, broader ones", field, len(list), MaxGlobs)
 	}
 	n := 0
 	for _, g := range list {
 		n += len(g)
 	}
 	if n > MaxGlobBytes {
-		return overLimit(field, MaxGlobBytes, "%s is %d bytes in all, over the %d-byte limit; use fewer, shorter entries", field, n, MaxGlobBytes)
+		return OverLimit(field, MaxGlobBytes, "%s is %d bytes in all, over the %d-byte limit; use fewer, shorter entries", field, n, MaxGlobBytes)
 	}
 	return nil
 }
 
-// grepQueueLen bounds the files of a Grep's send queue; their bytes count
+// GrepQueueLen bounds the files of a Grep's send queue; their bytes count
 // against the search's own bound (and the server's budget) until sent, so
 // this only needs to keep a queue of small files from growing long.
-const grepQueueLen = 64
+const GrepQueueLen = 64
 
 // grepSender sends a Grep's files in the order the search queues them.
 // Sending blocks while the client does not read (HTTP/2 flow control), and
@@ -188,8 +190,8 @@ const grepQueueLen = 64
 // call that is cancelled or out of time stops searching and lets go of
 // what it held, whatever its client does.
 type grepSender struct {
-	s      *Service
-	stream hashlinev1.FileService_GrepServer
+	s      *Engine
+	stream GrepStream
 	items  chan grep.File
 	done   chan struct{}
 	err    error // why sending stopped; read after done
@@ -201,8 +203,8 @@ type grepSender struct {
 	abandoned bool
 }
 
-func (s *Service) newGrepSender(stream hashlinev1.FileService_GrepServer) *grepSender {
-	return &grepSender{s: s, stream: stream, items: make(chan grep.File, grepQueueLen), done: make(chan struct{})}
+func (s *Engine) newGrepSender(stream GrepStream) *grepSender {
+	return &grepSender{s: s, stream: stream, items: make(chan grep.File, GrepQueueLen), done: make(chan struct{})}
 }
 
 // queue hands f to the sender, waiting for room while the queue is full,
@@ -286,7 +288,7 @@ func (q *grepSender) close() error {
 // grepFile turns one file's result into its message: tagged lines, with
 // the version of the exact bytes that were searched (so an edit from these
 // tags rebases like one from a Read of that version).
-func (s *Service) grepFile(f grep.File) *hashlinev1.GrepFile {
+func (s *Engine) grepFile(f grep.File) *hashlinev1.GrepFile {
 	h := s.opts.hasher
 	lines := make([]*hashlinev1.GrepLine, len(f.Lines))
 	for i, l := range f.Lines {

@@ -1,4 +1,4 @@
-package server
+package engine
 
 import (
 	"path/filepath"
@@ -22,7 +22,7 @@ func conflictSet(root string, names []string) []int {
 	}
 	var out []int
 	for _, f := range conflicts(changes) {
-		out = append(out, f.index)
+		out = append(out, f.Index)
 	}
 	slices.Sort(out)
 	return out
