@@ -24,8 +24,6 @@ import (
 	"github.com/hashline/hashline/internal/engine"
 	"github.com/hashline/hashline/internal/grep"
 	"github.com/hashline/hashline/internal/hashline"
-	"github.com/hashline/hashline/internal/state"
-	"github.com/hashline/hashline/internal/versions"
 	"github.com/hashline/hashline/internal/workspace"
 	"github.com/hashline/hashline/server"
 )
@@ -135,25 +133,29 @@ type config struct {
 // buffers and the small structures no bound counts.
 const runtimeAllowance = 16 << 20
 
+// flags defines serve's flags on fs. The engine's settings take their
+// defaults from engine.DefaultConfig, so that every program starting an
+// engine starts the same one.
 func flags(fs *flag.FlagSet) *config {
 	c := &config{}
+	d := engine.DefaultConfig()
 	fs.StringVar(&c.root, "root", ".", "workspace root directory; every path is confined to it")
 	fs.StringVar(&c.listen, "listen", "127.0.0.1:7420", "address to listen on: host:port, or unix:///path/to.sock (port 0 picks a free port); empty = only the workspace's own socket, which hashline --local and hashline mcp find by themselves")
 	fs.DurationVar(&c.idleExit, "idle-exit", 0, "stop once no client has been connected for this long (0 = never); the engine hashline starts for its sessions uses it")
-	fs.IntVar(&c.hashLen, "hash-len", hashline.DefaultHashLen, "hex digits per line hash, 2 to 8")
+	fs.IntVar(&c.hashLen, "hash-len", d.HashLen, "hex digits per line hash, 2 to 8")
 	fs.StringVar(&c.logFormat, "log-format", "text", "log format: text or json (logs go to stderr)")
 	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn or error")
-	fs.IntVar(&c.readLimit, "read-limit", engine.DefaultReadLimit, "most lines one Read returns")
-	fs.IntVar(&c.readBytes, "read-bytes", engine.DefaultReadByteBudget, "most bytes of tagged text one Read returns")
-	fs.IntVar(&c.maxLineBytes, "max-line-bytes", engine.DefaultMaxLineBytes, "lines longer than this are shown cut (their hash covers the whole line)")
-	fs.Int64Var(&c.maxFileBytes, "max-file-bytes", 64<<20, "largest file Read, Edit, Write and Grep handle")
-	fs.IntVar(&c.maxEdits, "max-edits", engine.DefaultMaxEdits, "most edits in one Edit batch")
+	fs.IntVar(&c.readLimit, "read-limit", d.ReadLimit, "most lines one Read returns")
+	fs.IntVar(&c.readBytes, "read-bytes", d.ReadBytes, "most bytes of tagged text one Read returns")
+	fs.IntVar(&c.maxLineBytes, "max-line-bytes", d.MaxLineBytes, "lines longer than this are shown cut (their hash covers the whole line)")
+	fs.Int64Var(&c.maxFileBytes, "max-file-bytes", d.MaxFileBytes, "largest file Read, Edit, Write and Grep handle")
+	fs.IntVar(&c.maxEdits, "max-edits", d.MaxEdits, "most edits in one Edit batch")
 	fs.IntVar(&c.maxRecvBytes, "max-recv-bytes", 64<<20, "largest request message")
-	fs.IntVar(&c.maxRespBytes, "max-response-bytes", engine.DefaultMaxResponseBytes, "largest Edit response; a bigger one is refused before writing (grpc clients accept 4 MiB by default)")
+	fs.IntVar(&c.maxRespBytes, "max-response-bytes", d.MaxResponseBytes, "largest Edit response; a bigger one is refused before writing (grpc clients accept 4 MiB by default)")
 	fs.DurationVar(&c.defaultTimeout, "default-timeout", 60*time.Second, "deadline for calls that arrive without one, Watch streams excepted (0 = none)")
 	fs.DurationVar(&c.shutdownGrace, "shutdown-grace", 10*time.Second, "on SIGINT/SIGTERM, how long in-flight calls may finish before they are cut")
-	fs.BoolVar(&c.fsync, "fsync", true, "fsync files and directories on write; false is UNSAFE (a crash can lose acknowledged edits, or leave a file just written holding zeros) and meant for benchmarks")
-	fs.BoolVar(&c.allowVCSRead, "allow-vcs-read", false, "let Read and Grep read version-control metadata ("+strings.Join(workspace.VCSDirs(), ", ")+"), refused by default (VCS_METADATA); writing there is refused regardless")
+	fs.BoolVar(&c.fsync, "fsync", !d.NoFsync, "fsync files and directories on write; false is UNSAFE (a crash can lose acknowledged edits, or leave a file just written holding zeros) and meant for benchmarks")
+	fs.BoolVar(&c.allowVCSRead, "allow-vcs-read", d.AllowVCSRead, "let Read and Grep read version-control metadata ("+strings.Join(workspace.VCSDirs(), ", ")+"), refused by default (VCS_METADATA); writing there is refused regardless")
 	fs.StringVar(&c.tokens, "tokens", "", "token file (YAML or JSON, see SECURITY.md): every call but health and reflection then needs \"authorization: Bearer <token>\"; SIGHUP reloads it")
 	fs.BoolVar(&c.insecureNoAuth, "insecure-no-auth", false, "allow listening on a non-loopback address without --tokens (anyone who can connect can read and change the workspace)")
 	fs.StringVar(&c.tlsCert, "tls-cert", "", "TLS certificate (PEM); with --tls-key, serve TLS instead of plaintext")
@@ -167,18 +169,18 @@ func flags(fs *flag.FlagSet) *config {
 	fs.DurationVar(&c.keepaliveTimeout, "keepalive-timeout", 20*time.Second, "close a connection whose ping is not answered within this")
 	fs.DurationVar(&c.keepaliveMinTime, "keepalive-min-time", 10*time.Second, "shortest interval between a client's pings; a client pinging more often is disconnected (GOAWAY too_many_pings)")
 	fs.StringVar(&c.metricsListen, "metrics-listen", "", "serve Prometheus metrics at http://ADDR/metrics (e.g. 127.0.0.1:9420; empty = off)")
-	fs.BoolVar(&c.cleanTemp, "clean-temp", true, "at startup, remove in the background the temporary files an interrupted write left behind (regular files named exactly .hashline-, 26 characters A-Z or 2-7, .tmp, older than the process)")
-	fs.Int64Var(&c.cacheBytes, "cache-bytes", versions.DefaultCacheBytes, "bytes of file snapshots kept in memory to rebase edits made against older versions (LRU, shared by all agents; 0 = none); an edit whose base is neither here nor in the state store is refused (STALE_REF) unless it has no line references")
+	fs.BoolVar(&c.cleanTemp, "clean-temp", !d.NoSweep, "at startup, remove in the background the temporary files an interrupted write left behind (regular files named exactly .hashline-, 26 characters A-Z or 2-7, .tmp, older than the process)")
+	fs.Int64Var(&c.cacheBytes, "cache-bytes", d.CacheBytes, "bytes of file snapshots kept in memory to rebase edits made against older versions (LRU, shared by all agents; 0 = none); an edit whose base is neither here nor in the state store is refused (STALE_REF) unless it has no line references")
 	fs.StringVar(&c.stateDir, "state-dir", "", "directory of the server's own state, outside the workspace (refused inside it): the intent log that makes change sets (Apply) all or nothing across a crash, and snapshots that memory let go, for rebases, kept across restarts (default: hashline/<hash of the root> under $XDG_STATE_HOME, else ~/.local/state, %LocalAppData% on Windows, ~/Library/Application Support on macOS)")
-	fs.Int64Var(&c.stateBytes, "state-bytes", versions.DefaultDiskBytes, "bytes of snapshots kept in --state-dir, oldest out (0 = none: an edit whose base memory let go is then refused unless it has no line references)")
-	fs.IntVar(&c.viewEntries, "view-entries", versions.DefaultViewEntries, "(agent, file) pairs whose last seen versions (4 each) and the lines shown of each are remembered (LRU); a forgotten pair must Read again")
-	fs.DurationVar(&c.requestIDTTL, "request-id-ttl", engine.DefaultRequestIDTTL, "how long the outcome of an Edit or Write with a request_id is remembered, so that a retry with the same key gets it instead of applying again (0 = off: retries apply again)")
-	fs.Int64Var(&c.requestIDBytes, "request-id-bytes", engine.DefaultRequestIDBytes, "memory for remembered request_id outcomes; past it the oldest are forgotten first")
-	fs.Int64Var(&c.viewBytes, "view-bytes", versions.DefaultViewBytes, "bytes those pairs may take, each counted by its agent name, path, versions and runs of shown lines plus fixed overheads (LRU)")
-	fs.IntVar(&c.maxPatternBytes, "max-pattern-bytes", engine.DefaultMaxPatternBytes, "longest Grep pattern; a longer one is refused INVALID_ARGUMENT before it is compiled")
-	fs.Int64Var(&c.grepBytes, "grep-bytes", engine.DefaultGrepBytes, "bytes all Greps may hold at once (files found and not yet sent; each Grep holds at most "+strconv.Itoa(grep.DefaultMaxHeldBytes>>20)+" MiB of them, or one larger file); past it Greps wait for bytes, until their deadline, rather than fail")
-	fs.Int64Var(&c.memoryBudget, "memory-budget", engine.DefaultMemoryBudget, "bytes that Read, Edit, Write and Apply calls may hold at once, all together, each charged before it reads anything with the size of the files it reads times "+strconv.Itoa(engine.MemoryHoldFactor)+" at most; past it calls wait, until their deadline, and one call larger than it all is refused TOO_LARGE. The Go runtime's soft memory limit is set to it plus the caches' bounds (--cache-bytes twice, --view-bytes, --request-id-bytes, --grep-bytes) and 16 MiB, unless GOMEMLIMIT is set")
-	fs.BoolVar(&c.requireRead, "require-read", true, "refuse replace/insert/delete/replaceText edits (NOT_READ) by an agent that has not seen the file through Read, Grep, Edit or Write")
+	fs.Int64Var(&c.stateBytes, "state-bytes", d.StateBytes, "bytes of snapshots kept in --state-dir, oldest out (0 = none: an edit whose base memory let go is then refused unless it has no line references)")
+	fs.IntVar(&c.viewEntries, "view-entries", d.ViewEntries, "(agent, file) pairs whose last seen versions (4 each) and the lines shown of each are remembered (LRU); a forgotten pair must Read again")
+	fs.DurationVar(&c.requestIDTTL, "request-id-ttl", d.RequestIDTTL, "how long the outcome of an Edit or Write with a request_id is remembered, so that a retry with the same key gets it instead of applying again (0 = off: retries apply again)")
+	fs.Int64Var(&c.requestIDBytes, "request-id-bytes", d.RequestIDBytes, "memory for remembered request_id outcomes; past it the oldest are forgotten first")
+	fs.Int64Var(&c.viewBytes, "view-bytes", d.ViewBytes, "bytes those pairs may take, each counted by its agent name, path, versions and runs of shown lines plus fixed overheads (LRU)")
+	fs.IntVar(&c.maxPatternBytes, "max-pattern-bytes", d.MaxPatternBytes, "longest Grep pattern; a longer one is refused INVALID_ARGUMENT before it is compiled")
+	fs.Int64Var(&c.grepBytes, "grep-bytes", d.GrepBytes, "bytes all Greps may hold at once (files found and not yet sent; each Grep holds at most "+strconv.Itoa(grep.DefaultMaxHeldBytes>>20)+" MiB of them, or one larger file); past it Greps wait for bytes, until their deadline, rather than fail")
+	fs.Int64Var(&c.memoryBudget, "memory-budget", d.MemoryBudget, "bytes that Read, Edit, Write and Apply calls may hold at once, all together, each charged before it reads anything with the size of the files it reads times "+strconv.Itoa(engine.MemoryHoldFactor)+" at most; past it calls wait, until their deadline, and one call larger than it all is refused TOO_LARGE. The Go runtime's soft memory limit is set to it plus the caches' bounds (--cache-bytes twice, --view-bytes, --request-id-bytes, --grep-bytes) and 16 MiB, unless GOMEMLIMIT is set")
+	fs.BoolVar(&c.requireRead, "require-read", !d.NoRequireRead, "refuse replace/insert/delete/replaceText edits (NOT_READ) by an agent that has not seen the file through Read, Grep, Edit or Write")
 	return c
 }
 
@@ -315,19 +317,9 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 	if err != nil {
 		return err
 	}
-	hasher, err := hashline.NewHasher(c.hashLen)
-	if err != nil {
+	if _, err := hashline.NewHasher(c.hashLen); err != nil {
 		return fmt.Errorf("--hash-len: %w", err)
 	}
-	ws, err := workspace.Open(c.root, workspace.WithMaxFileBytes(c.maxFileBytes), workspace.WithFsync(c.fsync), workspace.WithVCSRead(c.allowVCSRead))
-	if err != nil {
-		return fmt.Errorf("--root: %w", err)
-	}
-	defer ws.Close()
-	if !c.fsync {
-		logger.Warn("fsync is off: a crash or power loss can lose or corrupt acknowledged writes")
-	}
-
 	if err := checkExposure(c, logger); err != nil {
 		return err
 	}
@@ -361,39 +353,35 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 	if c.stateBytes < 0 {
 		return fmt.Errorf("--state-bytes %d: want bytes >= 0 (0 = no snapshots on disk)", c.stateBytes)
 	}
+	cfg := engineConfig(c, logger)
 	if c.extras.TuneRuntime != nil {
-		c.extras.TuneRuntime(c.memoryBudget + 2*c.cacheBytes + c.viewBytes + c.requestIDBytes + c.grepBytes + runtimeAllowance)
+		c.extras.TuneRuntime(cfg.LiveBytes() + runtimeAllowance)
 	}
-	// One engine per workspace: the place's lock is held from here until
-	// the engine has stopped, so no second engine, of any kind, writes
-	// the root meanwhile.
-	pl, sock, release, err := holdPlace(ws.Dir())
+	// One engine per workspace: the place's lock is held from before the
+	// engine touches the root until it has stopped (Close releases it
+	// last), so no second engine, of any kind, writes the root meanwhile.
+	var (
+		pl   place
+		sock net.Listener
+	)
+	cfg.Hold = func(root string) (func(), error) {
+		p, l, release, err := holdPlace(root)
+		pl, sock = p, l
+		return release, err
+	}
+	e, err := engine.Open(cfg)
 	if err != nil {
-		return err
+		return flagError(err)
 	}
-	defer release()
-	disk, stateDir, intents, err := openState(c.stateDir, c.stateBytes, ws.Dir(), c.fsync)
-	if err != nil {
-		return err
-	}
-	// Change sets a crash left committed are finished before the temp
-	// sweep, which would remove their staged files, and before serving.
-	// The intent log's own lock guards a --state-dir that two roots were
-	// given.
-	releaseLog, err := intents.Lock()
-	if err != nil {
-		return fmt.Errorf("--state-dir: %w", err)
-	}
-	defer releaseLog()
-	if r, err := engine.Recover(ws, intents, logger); err != nil {
-		return fmt.Errorf("--state-dir: %w", err)
-	} else if r.Unfinished > 0 {
-		logger.Error("intent log: change sets committed before a crash could be finished only in part; see the errors above", "sets", r.Unfinished)
-	}
-	if disk != nil {
-		// After the server has stopped and SaveSnapshots has run.
-		defer disk.Close()
-	}
+	// After the gRPC server has stopped (every call has returned) and
+	// the listeners are closed: the engine saves the snapshots held in
+	// memory for the next engine of this workspace and lets go of it.
+	defer func() {
+		if err := e.Close(); err != nil {
+			logger.Warn("stopping the engine", "err", err)
+		}
+	}()
+	ws := e.Workspace()
 	var lis net.Listener
 	if c.listen != "" {
 		l, cleanup, err := listen(c.listen)
@@ -404,26 +392,7 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 		lis = l
 	}
 
-	svc := server.New(ws,
-		engine.WithHasher(hasher),
-		engine.WithReadLimit(c.readLimit),
-		engine.WithReadByteBudget(c.readBytes),
-		engine.WithMaxLineBytes(c.maxLineBytes),
-		engine.WithMaxEdits(c.maxEdits),
-		engine.WithMaxResponseBytes(c.maxRespBytes),
-		engine.WithLogger(logger),
-		engine.WithSnapshotCacheBytes(c.cacheBytes),
-		engine.WithSnapshotDisk(disk),
-		engine.WithViewEntries(c.viewEntries),
-		engine.WithViewBytes(c.viewBytes),
-		engine.WithMaxPatternBytes(c.maxPatternBytes),
-		engine.WithGrepBytes(c.grepBytes),
-		engine.WithRequireRead(c.requireRead),
-		engine.WithRequestIDTTL(c.requestIDTTL),
-		engine.WithRequestIDBytes(c.requestIDBytes),
-		engine.WithIntentLog(intents),
-		engine.WithMemoryBudget(c.memoryBudget),
-	)
+	svc := server.NewService(e)
 	var (
 		callMetrics server.Metrics
 		metricsAddr string
@@ -470,16 +439,6 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 	if c.extras.Register != nil {
 		c.extras.Register(gs)
 	}
-	if c.cleanTemp {
-		sweepCtx, stopSweep := context.WithCancel(context.Background())
-		swept := make(chan struct{})
-		go func() {
-			defer close(swept)
-			ws.SweepTemp(sweepCtx, started, logger)
-		}()
-		// Runs before ws.Close: the sweep must let go of the root first.
-		defer func() { stopSweep(); <-swept }()
-	}
 
 	addr := "unix://" + pl.socket
 	if lis != nil {
@@ -497,8 +456,8 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 	// Tests and scripts read this line to find a port chosen with :0.
 	fmt.Fprintf(stdout, "hashlined: serving %s on %s\n", ws.Dir(), addr)
 	bi := buildinfo.Get()
-	logger.Info("serving", "version", bi.Version, "commit", bi.Commit, "go", bi.GoVersion, "root", ws.Dir(), "listen", addr, "socket", pl.socket, "hashLen", hasher.Len(),
-		"tls", creds != nil, "mtls", c.tlsClientCA != "", "tokens", authn != nil, "rate", c.rate, "metrics", metricsAddr, "stateDir", stateDir)
+	logger.Info("serving", "version", bi.Version, "commit", bi.Commit, "go", bi.GoVersion, "root", ws.Dir(), "listen", addr, "socket", pl.socket, "hashLen", c.hashLen,
+		"tls", creds != nil, "mtls", c.tlsClientCA != "", "tokens", authn != nil, "rate", c.rate, "metrics", metricsAddr, "stateDir", e.StateDir())
 
 	if c.ready != nil {
 		close(c.ready)
@@ -518,8 +477,8 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 	}
 	stopSignals() // a second Ctrl-C kills the process at once
 	logger.Info("shutting down: finishing in-flight calls", "grace", c.shutdownGrace)
-	hs.Shutdown()           // health answers NOT_SERVING from here on
-	svc.Engine().Shutdown() // Watch streams never end by themselves: end them now
+	hs.Shutdown() // health answers NOT_SERVING from here on
+	e.Shutdown()  // Watch streams never end by themselves: end them now
 	stopped := make(chan struct{})
 	go func() {
 		gs.GracefulStop()
@@ -531,32 +490,64 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 		logger.Warn("grace period over: cutting remaining calls")
 		gs.Stop()
 	}
-	// The next server of this workspace finds the snapshots held in memory.
-	svc.Engine().SaveSnapshots()
 	logger.Info("stopped")
 	return nil
 }
 
-// openState opens the state directory dir (the root's default when
-// empty): its intent log, always, and its snapshot store with a budget of
-// maxBytes (none with a budget of 0). It returns them with the directory.
-func openState(dir string, maxBytes int64, root string, fsync bool) (*versions.Disk, string, *state.Intents, error) {
-	sd, err := state.Open(dir, root)
-	if err != nil {
-		return nil, "", nil, fmt.Errorf("--state-dir: %w", err)
+// engineConfig is the engine's configuration from the flags. A flag's 0
+// that means none or off is the engine's negative value for it: the
+// engine's zero is its default.
+func engineConfig(c *config, logger *slog.Logger) engine.Config {
+	none := func(n int64) int64 {
+		if n == 0 {
+			return -1
+		}
+		return n
 	}
-	intents, err := sd.Intents(fsync)
-	if err != nil {
-		return nil, "", nil, fmt.Errorf("--state-dir: %w", err)
+	ttl := c.requestIDTTL
+	if ttl == 0 {
+		ttl = -1
 	}
-	if maxBytes == 0 {
-		return nil, sd.Path(), intents, nil
+	return engine.Config{
+		Root:             c.root,
+		StateDir:         c.stateDir,
+		StateBytes:       none(c.stateBytes),
+		HashLen:          c.hashLen,
+		ReadLimit:        c.readLimit,
+		ReadBytes:        c.readBytes,
+		MaxLineBytes:     c.maxLineBytes,
+		MaxFileBytes:     c.maxFileBytes,
+		MaxEdits:         c.maxEdits,
+		MaxResponseBytes: c.maxRespBytes,
+		NoFsync:          !c.fsync,
+		AllowVCSRead:     c.allowVCSRead,
+		NoSweep:          !c.cleanTemp,
+		CacheBytes:       none(c.cacheBytes),
+		ViewEntries:      c.viewEntries,
+		ViewBytes:        c.viewBytes,
+		NoRequireRead:    !c.requireRead,
+		RequestIDTTL:     ttl,
+		RequestIDBytes:   c.requestIDBytes,
+		MaxPatternBytes:  c.maxPatternBytes,
+		GrepBytes:        c.grepBytes,
+		MemoryBudget:     c.memoryBudget,
+		Logger:           logger,
 	}
-	disk, err := sd.Snapshots(maxBytes)
-	if err != nil {
-		return nil, "", nil, fmt.Errorf("--state-dir: %w", err)
+}
+
+// settingFlags are the flags of the engine's settings Open can refuse.
+var settingFlags = map[string]string{"Root": "--root", "StateDir": "--state-dir", "HashLen": "--hash-len"}
+
+// flagError names the flag of a setting engine.Open refused, as serve's
+// other errors do.
+func flagError(err error) error {
+	var se *engine.SettingError
+	if errors.As(err, &se) {
+		if f, ok := settingFlags[se.Setting]; ok {
+			return fmt.Errorf("%s: %w", f, se.Err)
+		}
 	}
-	return disk, sd.Path(), intents, nil
+	return err
 }
 
 // listen opens a TCP address or a unix:// socket path. A stale socket file

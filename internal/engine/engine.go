@@ -45,6 +45,9 @@ type Engine struct {
 	// memory bounds what Read, Edit and Apply calls hold at once
 	// (memory.go).
 	memory *memoryBudget
+	// opened is what Open started and Close stops; nil for an engine
+	// of New (open.go).
+	opened *opened
 }
 
 // New returns an Engine over ws.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -167,5 +168,41 @@ func TestOneEngineAtATimeHoldsTheIntentLog(t *testing.T) {
 	again()
 	if p, err := l.Pending(); err != nil || len(p) != 0 {
 		t.Errorf("the lock file is taken for a record: %v, %v", p, err)
+	}
+}
+
+// A refused Lock names the process that holds the log, from the holder
+// file; the holder removes it before it lets go.
+func TestAHeldIntentLogNamesItsHolder(t *testing.T) {
+	d, err := Open(t.TempDir(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := d.Intents(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	release, err := l.Lock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = l.Lock()
+	if want := "process " + strconv.Itoa(os.Getpid()) + " ("; !errors.Is(err, ErrLogInUse) || !strings.Contains(err.Error(), want) {
+		t.Errorf("a second Lock: %v, want ErrLogInUse naming %q", err, want)
+	}
+	if err := release(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(l.Dir(), "holder")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the holder file outlives the lock: %v", err)
+	}
+	// A holder that wrote no ID (an older build) is not named.
+	unlock, err := LockFile(filepath.Join(l.Dir(), "lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	if _, err = l.Lock(); !errors.Is(err, ErrLogInUse) || strings.Contains(err.Error(), "process") {
+		t.Errorf("a Lock held without a holder file: %v, want ErrLogInUse naming no process", err)
 	}
 }
