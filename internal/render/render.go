@@ -49,7 +49,7 @@ type Options struct {
 	// tagged diffs: the tagged diff shows the same change with refs.
 	Diff bool
 	// Plain renders a read's lines as LINE|CONTENT, without hashes
-	// (read_file's plain); it needs the read's structured lines.
+	// (read_file's plain).
 	Plain bool
 	// Context is MCP grep's: context lines were asked for, and runs of
 	// lines are separated by "--", as the published server does. The CLI
@@ -72,10 +72,22 @@ func Tagged(lines []*hashlinev1.Line) string {
 	return b.String()
 }
 
-// plain joins lines as "LINE|CONTENT", one per line.
-func plain(lines []*hashlinev1.Line) string {
+// plain is a read's lines as "LINE|CONTENT", one per line: from its
+// structured lines or, for a read with OmitLines, from its text, each of
+// whose lines is "LINE:HASH|CONTENT".
+func plain(r *hashlinev1.ReadResponse) string {
 	var b strings.Builder
-	for i, l := range lines {
+	if len(r.GetLines()) == 0 {
+		for l := range strings.Lines(r.GetText()) {
+			n, rest, _ := strings.Cut(l, ":")
+			_, content, _ := strings.Cut(rest, "|")
+			b.WriteString(n)
+			b.WriteByte('|')
+			b.WriteString(content)
+		}
+		return b.String()
+	}
+	for i, l := range r.GetLines() {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
@@ -115,7 +127,7 @@ func PageBounds(r *hashlinev1.ReadResponse) (first, last int32) {
 func Read(r *hashlinev1.ReadResponse, o Options) string {
 	text := r.GetText()
 	if o.Plain {
-		text = plain(r.GetLines())
+		text = plain(r)
 	}
 	var b strings.Builder
 	if o.Face == MCP {
@@ -172,11 +184,7 @@ func Edit(r *hashlinev1.EditResponse, o Options) string {
 		return editMCP(r) + Repairs(r.GetRepairs())
 	}
 	var b strings.Builder
-	verb := "Updated"
-	if r.GetDryRun() {
-		verb = "Dry run, nothing written:"
-	}
-	fmt.Fprintf(&b, "%s %s (%s, version %s).", verb, r.GetPath(), plural(int(r.GetTotalLines()), "line"), r.GetVersion())
+	fmt.Fprintf(&b, "%s %s (%s, version %s).", editVerb(r), r.GetPath(), plural(int(r.GetTotalLines()), "line"), r.GetVersion())
 	if r.GetTaggedDiff() != "" {
 		b.WriteString(" " + Shifts(r))
 	}
@@ -222,6 +230,14 @@ func Edit(r *hashlinev1.EditResponse, o Options) string {
 	return b.String()
 }
 
+// editVerb begins an edit's header.
+func editVerb(r *hashlinev1.EditResponse) string {
+	if r.GetDryRun() {
+		return "Dry run, nothing written:"
+	}
+	return "Updated"
+}
+
 // editMCP is Edit for MCP, before its repairs:
 //
 //	Updated main.go (4 lines). Lines after 2 moved down 1.
@@ -232,7 +248,7 @@ func Edit(r *hashlinev1.EditResponse, o Options) string {
 //	```
 func editMCP(r *hashlinev1.EditResponse) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Updated %s (%s).", r.GetPath(), plural(int(r.GetTotalLines()), "line"))
+	fmt.Fprintf(&b, "%s %s (%s).", editVerb(r), r.GetPath(), plural(int(r.GetTotalLines()), "line"))
 	tagged := r.GetTaggedDiff()
 	if tagged != "" {
 		b.WriteString(" " + Shifts(r))
