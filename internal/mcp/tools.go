@@ -128,7 +128,7 @@ func failure(doing, path string, err error) *sdk.CallToolResult {
 	if errors.As(err, &e) {
 		why := e.Reason
 		if why == "" {
-			why = e.Code.String()
+			why = render.CodeName(e.Code)
 		}
 		hint := ""
 		switch {
