@@ -6,7 +6,10 @@
 // that one answer reads the same wherever a model meets it; the
 // TypeScript client's format functions are checked against the same
 // golden files (testdata/*.txtar). Messages about a face's own arguments
-// (a flag, a JSON shape) stay with the code that parses them.
+// (a flag, a JSON shape) stay with the code that parses them, and what to
+// do about its set-up (its flags, the MCP client's configuration, a
+// server that is not running) with the face, after the refusal rendered
+// here.
 package render
 
 import (
