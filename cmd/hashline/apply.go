@@ -15,6 +15,7 @@ import (
 
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/render"
 )
 
 func init() {
@@ -98,7 +99,7 @@ func runApply(ctx context.Context, io stdio, args []string) int {
 	if err != nil {
 		return failApply(io, err, req.GetRequestId())
 	}
-	return printResult(io, "apply", cf.json, resp, func() string { return client.FormatApply(resp, *diff) })
+	return printResult(io, "apply", cf.json, resp, func() string { return render.Apply(resp, render.Options{Diff: *diff}) })
 }
 
 // failApply prints a refused change set, every failing change with what to

@@ -16,6 +16,7 @@ import (
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 	"github.com/hashline/hashline/internal/editjson"
+	"github.com/hashline/hashline/internal/render"
 )
 
 func init() {
@@ -140,7 +141,7 @@ func runEdit(ctx context.Context, io stdio, args []string) int {
 	if err != nil {
 		return failMutation(io, "edit", err, req.GetRequestId())
 	}
-	return printResult(io, "edit", cf.json, resp, func() string { return client.FormatEdit(resp, f.diff) })
+	return printResult(io, "edit", cf.json, resp, func() string { return render.Edit(resp, render.Options{Diff: f.diff}) })
 }
 
 // request builds the EditRequest from the flags, or from JSON on stdin when

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/render"
 )
 
 func init() {
@@ -112,7 +112,7 @@ func runGrep(ctx context.Context, io stdio, args []string) int {
 		if cf.json {
 			return printJSON(io, &hashlinev1.GrepResponse{Result: &hashlinev1.GrepResponse_File{File: f}})
 		}
-		_, err := fmt.Fprint(io.stdout, client.FormatGrepFile(f))
+		_, err := fmt.Fprint(io.stdout, render.GrepFile(f))
 		return err
 	})
 	if err != nil {
@@ -124,7 +124,7 @@ func runGrep(ctx context.Context, io stdio, args []string) int {
 		}
 		return exitOK
 	}
-	fmt.Fprint(io.stdout, client.FormatGrepSummary(summary))
+	fmt.Fprint(io.stdout, render.GrepSummary(summary))
 	return exitOK
 }
 

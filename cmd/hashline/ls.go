@@ -7,6 +7,7 @@ import (
 
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/render"
 )
 
 func init() {
@@ -93,10 +94,10 @@ func runLs(ctx context.Context, io stdio, args []string) int {
 			}
 		} else {
 			for _, e := range r.GetEntries() {
-				fmt.Fprint(io.stdout, client.FormatEntry(e, long, *versions))
+				fmt.Fprint(io.stdout, render.Entry(e, long, *versions))
 			}
 			if !*all {
-				fmt.Fprint(io.stdout, lsEnd(r))
+				fmt.Fprint(io.stdout, render.ListEnd(r, render.CLI))
 			}
 		}
 		if !*all || !r.GetTruncated() {
@@ -104,12 +105,4 @@ func runLs(ctx context.Context, io stdio, args []string) int {
 		}
 		req.PageToken = r.GetNextPageToken()
 	}
-}
-
-// lsEnd is the line after a partial page: the flag that continues it.
-func lsEnd(r *hashlinev1.ListResponse) string {
-	if !r.GetTruncated() {
-		return ""
-	}
-	return fmt.Sprintf("[more entries follow: continue with --page %s, or use --all]\n", r.GetNextPageToken())
 }

@@ -4,8 +4,8 @@ import (
 	"context"
 	"flag"
 
-	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/render"
 )
 
 func init() {
@@ -55,5 +55,5 @@ func runRead(ctx context.Context, io stdio, args []string) int {
 	if err != nil {
 		return fail(io, "read", err)
 	}
-	return printResult(io, "read", cf.json, r, func() string { return client.FormatRead(r) })
+	return printResult(io, "read", cf.json, r, func() string { return render.Read(r, render.Options{}) })
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/render"
 )
 
 func init() {
@@ -55,7 +56,7 @@ func runRm(ctx context.Context, io stdio, args []string) int {
 	if err != nil {
 		return failMutation(io, "rm", err, *requestID)
 	}
-	return printResult(io, "rm", cf.json, r, func() string { return client.FormatDelete(r) })
+	return printResult(io, "rm", cf.json, r, func() string { return render.Delete(r, render.Options{}) })
 }
 
 const mvUsage = `usage: hashline mv FROM TO [--expect VERSION] [--overwrite]
@@ -101,5 +102,5 @@ func runMv(ctx context.Context, io stdio, args []string) int {
 	if err != nil {
 		return failMutation(io, "mv", err, *requestID)
 	}
-	return printResult(io, "mv", cf.json, r, func() string { return client.FormatMove(r) })
+	return printResult(io, "mv", cf.json, r, func() string { return render.Move(r, render.Options{}) })
 }

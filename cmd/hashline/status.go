@@ -5,8 +5,8 @@ import (
 	"flag"
 	"fmt"
 
-	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 	"github.com/hashline/hashline/internal/buildinfo"
+	"github.com/hashline/hashline/internal/render"
 )
 
 func init() {
@@ -51,12 +51,7 @@ func runStatus(ctx context.Context, io stdio, args []string) int {
 	if cf.local || cf.root != "" {
 		where = "(the workspace's engine on this machine, --local)"
 	}
-	return printResult(io, "status", cf.json, r, func() string { return formatStatus(where, r) })
-}
-
-func formatStatus(where string, r *hashlinev1.StatusResponse) string {
-	return fmt.Sprintf("server:       %s\nroot:         %s\nversion:      %s\nhash length:  %d\nrequire read: %t\n",
-		where, r.GetRoot(), r.GetVersion(), r.GetHashLen(), r.GetRequireRead())
+	return printResult(io, "status", cf.json, r, func() string { return render.Status(where, r) })
 }
 
 // printVersion is hashline --version.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/render"
 )
 
 func init() {
@@ -78,7 +79,7 @@ func runWrite(ctx context.Context, io stdio, args []string) int {
 	if err != nil {
 		return failMutation(io, "write", err, *requestID)
 	}
-	return printResult(io, "write", cf.json, w, func() string { return client.FormatWrite(w) })
+	return printResult(io, "write", cf.json, w, func() string { return render.Write(w, render.Options{}) })
 }
 
 // optString is a string flag that remembers whether it was given, so that

@@ -14,6 +14,7 @@ import (
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 	"github.com/hashline/hashline/internal/editjson"
 	"github.com/hashline/hashline/internal/hashline"
+	"github.com/hashline/hashline/internal/render"
 )
 
 // editArgs are edit_file's arguments as the SDK decodes them. Edits is
@@ -237,20 +238,5 @@ func (t *tools) edit(ctx context.Context, req *sdk.CallToolRequest, a editArgs) 
 			return w == hashline.RepairWarning(int(r.GetEditIndex()), r.GetDetail())
 		})
 	})...)
-	return textResult(formatEdit(resp) + formatRepairs(repairs)), nil, nil
-}
-
-// formatRepairs lists the repairs of an edit's texts, one short line each
-// (the detail without its advice, which the heading gives once).
-func formatRepairs(rs []*hashlinev1.Repair) string {
-	if len(rs) == 0 {
-		return ""
-	}
-	var b strings.Builder
-	b.WriteString("\n\nRepaired (send plain lines next time; strict: true writes a text exactly as sent):")
-	for _, r := range rs {
-		detail, _, _ := strings.Cut(r.GetDetail(), " — ")
-		fmt.Fprintf(&b, "\n- edit %d: %s", r.GetEditIndex(), detail)
-	}
-	return b.String()
+	return textResult(render.Edit(resp, render.Options{Face: render.MCP})), nil, nil
 }

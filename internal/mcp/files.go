@@ -12,6 +12,7 @@ import (
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 	"github.com/hashline/hashline/internal/hashline"
+	"github.com/hashline/hashline/internal/render"
 )
 
 const deleteDescription = `Delete a file, or an empty directory.`
@@ -37,10 +38,7 @@ func (t *tools) deleteFile(ctx context.Context, req *sdk.CallToolRequest, a dele
 	if err != nil {
 		return failure("deleting", a.Path, err), nil, nil
 	}
-	if resp.GetDirectory() {
-		return textResult("Deleted directory " + resp.GetPath()), nil, nil
-	}
-	return textResult("Deleted " + resp.GetPath()), nil, nil
+	return textResult(render.Delete(resp, render.Options{Face: render.MCP})), nil, nil
 }
 
 // moveArgs are move_file's arguments.
@@ -55,11 +53,7 @@ func (t *tools) moveFile(ctx context.Context, req *sdk.CallToolRequest, a moveAr
 	if err != nil {
 		return failure("moving", a.From, err), nil, nil
 	}
-	text := fmt.Sprintf("Moved %s to %s", resp.GetFrom(), resp.GetTo())
-	if resp.GetReplacedVersion() != "" {
-		text += ", replacing the file there"
-	}
-	return textResult(text), nil, nil
+	return textResult(render.Move(resp, render.Options{Face: render.MCP})), nil, nil
 }
 
 // fileEdits is one file of edit_file's files form, as the SDK decodes it;
@@ -126,20 +120,14 @@ func (t *tools) editFiles(ctx context.Context, req *sdk.CallToolRequest, a editA
 		}
 		return res, nil, nil
 	}
-	var b strings.Builder
 	for i, r := range resp.GetResults() {
 		e := r.GetEdit()
-		if i > 0 {
-			b.WriteString("\n\n")
-		}
 		if i == 0 {
 			e.Warnings = append(warnings, e.GetWarnings()...)
 		}
-		repairs := e.GetRepairs()
-		e.Warnings = withoutRepairs(e.GetWarnings(), repairs)
-		b.WriteString(formatEdit(e) + formatRepairs(repairs))
+		e.Warnings = withoutRepairs(e.GetWarnings(), e.GetRepairs())
 	}
-	return textResult(b.String()), nil, nil
+	return textResult(render.Apply(resp, render.Options{Face: render.MCP})), nil, nil
 }
 
 // setFailure is the tool error of a refused edit of several files: every
@@ -151,12 +139,7 @@ func setFailure(files []fileEdits, err error) *sdk.CallToolResult {
 	if !errors.As(err, &e) || len(e.Changes) == 0 {
 		return failure("editing", "files", err)
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "Nothing was written: %d of %d files failed.", len(e.Changes), len(files))
-	for _, c := range e.Changes {
-		fmt.Fprintf(&b, "\n\n%s (%s): %s", c.GetPath(), c.GetReason(), strings.TrimSuffix(c.GetMessage(), "\n"))
-	}
-	return errorResult(b.String())
+	return errorResult(render.RefusedChanges(e.Changes, e.Stale, len(files), render.MCP))
 }
 
 // withoutRepairs drops the warnings that repeat a repair: repairs are

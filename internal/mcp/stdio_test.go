@@ -148,7 +148,7 @@ func TestStdioServerDown(t *testing.T) {
 	var stderr bytes.Buffer
 	cs, cmd := stdioSession(t, &stderr, "--server", addr)
 	text, isErr := callText(t, cs, "read_file", map[string]any{"path": "f.go"})
-	if !isErr || !strings.Contains(text, "(Unavailable)") || !strings.Contains(text, "hashlined is running") {
+	if !isErr || !strings.Contains(text, "(UNAVAILABLE)") || !strings.Contains(text, "hashlined is running") {
 		t.Errorf("read with the server down: %v %s", isErr, text)
 	}
 	// A refused connection sent nothing: the edit was not applied, and

@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"google.golang.org/grpc/codes"
 
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/render"
 )
 
 // readArgs are read_file's arguments: the peer's path, offset, limit, plain.
@@ -29,7 +29,8 @@ func (t *tools) read(ctx context.Context, req *sdk.CallToolRequest, a readArgs) 
 	if err != nil {
 		return failure("reading", a.Path, err), nil, nil
 	}
-	return textResult(formatRead(a.Path, resp, a.Plain)), nil, nil
+	resp.Path = a.Path // the published server names the file as it was asked for
+	return textResult(render.Read(resp, render.Options{Face: render.MCP, Plain: a.Plain})), nil, nil
 }
 
 // writeArgs are write_file's arguments.
@@ -43,11 +44,7 @@ func (t *tools) write(ctx context.Context, req *sdk.CallToolRequest, a writeArgs
 	if err != nil {
 		return failure("writing", a.Path, err), nil, nil
 	}
-	verb := "Overwrote"
-	if resp.GetCreated() {
-		verb = "Created"
-	}
-	return textResult(fmt.Sprintf("%s %s (%s)", verb, resp.GetPath(), lines(int(resp.GetTotalLines())))), nil, nil
+	return textResult(render.Write(resp, render.Options{Face: render.MCP})), nil, nil
 }
 
 // grepArgs are grep's arguments, named as the peer names them (after
@@ -90,7 +87,7 @@ func (t *tools) grep(ctx context.Context, req *sdk.CallToolRequest, a grepArgs) 
 		}
 		return failure("searching", what, err), nil, nil
 	}
-	return textResult(formatGrep(files, sum, a.Pre > 0 || a.Post > 0)), nil, nil
+	return textResult(render.Grep(files, sum, render.Options{Face: render.MCP, Context: a.Pre > 0 || a.Post > 0})), nil, nil
 }
 
 // listArgs are list_directory's arguments.
@@ -115,17 +112,7 @@ func (t *tools) list(ctx context.Context, req *sdk.CallToolRequest, a listArgs) 
 		}
 		return failure("listing", what, err), nil, nil
 	}
-	if len(resp.GetEntries()) == 0 {
-		return textResult("No entries."), nil, nil
-	}
-	var b strings.Builder
-	for _, e := range resp.GetEntries() {
-		b.WriteString(client.FormatEntry(e, false, false))
-	}
-	if resp.GetTruncated() {
-		fmt.Fprintf(&b, "[more: call again with page_token %q]", resp.GetNextPageToken())
-	}
-	return textResult(strings.TrimSuffix(b.String(), "\n")), nil, nil
+	return textResult(render.List(resp, render.Options{Face: render.MCP})), nil, nil
 }
 
 // failure turns a call's error into the tool error a model reads. A stale
@@ -135,13 +122,13 @@ func (t *tools) list(ctx context.Context, req *sdk.CallToolRequest, a listArgs) 
 func failure(doing, path string, err error) *sdk.CallToolResult {
 	var stale client.StaleRefError
 	if errors.As(err, &stale) {
-		return errorResult(stale.Err.Message)
+		return errorResult(render.Stale(stale.Err.Message, stale.CurrentVersion, render.MCP))
 	}
 	var e *client.Error
 	if errors.As(err, &e) {
 		why := e.Reason
 		if why == "" {
-			why = e.Code.String()
+			why = render.CodeName(e.Code)
 		}
 		hint := ""
 		switch {
@@ -171,7 +158,7 @@ func failure(doing, path string, err error) *sdk.CallToolResult {
 		case e.Code == codes.Unauthenticated:
 			hint = "; the hashline server wants a token: give hashline mcp --token TOKEN (or HASHLINE_TOKEN) in the MCP client's configuration"
 		}
-		return errorResult(fmt.Sprintf("Error %s %s (%s): %s%s", doing, path, why, e.Message, hint))
+		return errorResult(render.Refused(doing, path, why, e.Message, render.MCP) + hint)
 	}
 	return errorResult(fmt.Sprintf("Error %s %s: %v", doing, path, err))
 }
@@ -187,22 +174,4 @@ func changes(doing string) bool {
 // (and is refused by the server with its own message).
 func int32Sat(n int) int32 {
 	return int32(max(min(n, math.MaxInt32), math.MinInt32))
-}
-
-// lines is "1 line" or "N lines".
-func lines(n int) string {
-	if n == 1 {
-		return "1 line"
-	}
-	return fmt.Sprintf("%d lines", n)
-}
-
-// fence wraps text in a Markdown code block, with a longer fence if the
-// text itself holds one, so file content can never end the block early.
-func fence(info, text string) string {
-	f := "```"
-	for strings.Contains(text, f) {
-		f += "`"
-	}
-	return f + info + "\n" + text + "\n" + f
 }

@@ -12,7 +12,7 @@ import {
   type MoveResponse,
 } from "./gen/hashline/v1/hashline_pb.js";
 import { ChangeErrorSchema, type ChangeError } from "./gen/hashline/v1/errors_pb.js";
-import { formatEdit, formatWrite } from "./format.js";
+import { formatEdit, formatWrite, plural } from "./format.js";
 
 /**
  * One change of a change set (HashlineClient.apply), in the shape of the
@@ -83,10 +83,6 @@ export function changeErrors(err: unknown): ChangeError[] {
     return [];
   }
   return err.findDetails(ChangeErrorSchema);
-}
-
-function plural(n: number, what: string): string {
-  return n === 1 ? `1 ${what}` : `${n} ${what}s`;
 }
 
 function deleteLine(r: DeleteResponse, dryRun: boolean): string {

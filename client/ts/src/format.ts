@@ -8,7 +8,9 @@ import type {
 
 /**
  * The format functions render responses as the text a model reads, byte for
- * byte what the Go client's Format functions and the hashline CLI print.
+ * byte what the Go client's Format functions and the hashline CLI print
+ * (internal/render in the repository makes theirs). The tests check both
+ * against the same golden files, internal/render/testdata/*.txtar.
  */
 
 /** A line with a number and a hash: Line or GrepLine. */
@@ -33,7 +35,8 @@ export function ref(line: TaggedLine): string {
   return `${line.number}:${line.hash}`;
 }
 
-function plural(n: number, what: string): string {
+/** "1 line", "2 lines", "2 matches". */
+export function plural(n: number, what: string): string {
   if (n === 1) {
     return `1 ${what}`;
   }
@@ -47,9 +50,8 @@ function plural(n: number, what: string): string {
  */
 export function formatRead(r: ReadResponse): string {
   let out = `File: ${r.path} (${plural(r.totalLines, "line")}, version ${r.version})`;
-  if (r.truncated && r.lines.length > 0) {
-    const first = r.lines[0].number;
-    const last = r.lines[r.lines.length - 1].number;
+  if (r.truncated && r.text !== "") {
+    const [first, last] = pageBounds(r);
     out += ` [showing lines ${first}-${last}; ${r.totalLines - last} more below, continue with offset ${r.nextOffset}]`;
   }
   out += "\n";
@@ -57,6 +59,21 @@ export function formatRead(r: ReadResponse): string {
     out += r.text + "\n";
   }
   return out;
+}
+
+/**
+ * Returns the first and last line numbers of a non-empty read page: from
+ * its lines or, for a read with omitLines, from its text, whose lines are
+ * consecutive and each start with "LINE:".
+ */
+export function pageBounds(r: ReadResponse): [first: number, last: number] {
+  if (r.lines.length > 0) {
+    return [r.lines[0].number, r.lines[r.lines.length - 1].number];
+  }
+  const colon = r.text.indexOf(":");
+  const head = colon < 0 ? r.text : r.text.slice(0, colon);
+  const first = /^[+-]?\d+$/.test(head) ? Number(head) : 0;
+  return [first, first + (r.text.match(/\n/g)?.length ?? 0)];
 }
 
 /**

@@ -65,6 +65,7 @@ export {
   formatWrite,
   formatGrepFile,
   formatGrepSummary,
+  pageBounds,
   ref,
   type TaggedLine,
 } from "./format.js";

@@ -1,4 +1,4 @@
-package mcp
+package render
 
 import (
 	"strings"
@@ -14,16 +14,16 @@ func TestFenceIsLongerThanAnyFenceInTheText(t *testing.T) {
 		{"", "1:ab|```go", "````\n1:ab|```go\n````"},
 		{"", "1:ab|````\n2:cd|```", "`````\n1:ab|````\n2:cd|```\n`````"},
 	} {
-		if got := fence(tc.info, tc.text); got != tc.want {
-			t.Errorf("fence(%q, %q) = %q, want %q", tc.info, tc.text, got, tc.want)
+		if got := Fence(tc.info, tc.text); got != tc.want {
+			t.Errorf("Fence(%q, %q) = %q, want %q", tc.info, tc.text, got, tc.want)
 		}
 	}
 }
 
-// TestFormatEdit: the reply is the header with the shifts, then the tagged
+// TestMCPEdit: the reply is the header with the shifts, then the tagged
 // diff alone; from a server without tagged_diff it falls back to the
 // unified diff and windows, and then claims nothing about other lines.
-func TestFormatEdit(t *testing.T) {
+func TestMCPEdit(t *testing.T) {
 	diff := "--- a/f\n+++ b/f\n@@ -2 +2,2 @@\n-b\n+B\n+C\n"
 	win := []*hashlinev1.Window{{Start: 1, End: 4, Text: "1:aa|a\n2:bb|B\n3:cc|C\n4:dd|d"}}
 	for _, tc := range []struct {
@@ -45,7 +45,7 @@ func TestFormatEdit(t *testing.T) {
 		}, "Updated f (4 lines).\n```diff\n" + strings.TrimSuffix(diff, "\n") + "\n```\nFresh refs around the changes:\n```\n1:aa|a\n2:bb|B\n3:cc|C\n4:dd|d\n```"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := formatEdit(tc.resp); got != tc.want {
+			if got := Edit(tc.resp, Options{Face: MCP}); got != tc.want {
 				t.Errorf("got\n%s\nwant\n%s", got, tc.want)
 			}
 		})
