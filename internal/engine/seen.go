@@ -3,7 +3,6 @@ package engine
 import (
 	"errors"
 	"fmt"
-	"regexp"
 
 	"github.com/hashline/hashline/internal/hashline"
 	"github.com/hashline/hashline/internal/versions"
@@ -71,7 +70,7 @@ func (s *Engine) refused(agent, key, version string, err error) error {
 	case errors.As(err, &c):
 		s.views.See(agent, key, versions.Seen{Version: version, Lines: conflictShown(c)})
 	case errors.As(err, &b) && b.ShowsTags():
-		s.views.See(agent, key, versions.Seen{Version: version, Lines: s.problemsShown(version, b)})
+		s.views.See(agent, key, versions.Seen{Version: version, Lines: problemsShown(b)})
 	}
 	return err
 }
@@ -84,33 +83,25 @@ func conflictShown(c *versions.ConflictError) versions.Lines {
 	var nums []int
 	for _, k := range c.Conflicts {
 		nums = append(nums, taggedNumbers(k.Fresh)...)
-		if r, err := hashline.ParseRef(k.CurrentLine); err == nil {
-			nums = append(nums, r.Line)
+		if k.Current > 0 {
+			nums = append(nums, k.Current)
 		}
 	}
 	nums = append(nums, c.Held...)
 	return versions.LinesOf(nums...)
 }
 
-// problemsShown returns the lines of version that the problems of b showed
-// as tags: their fresh lines, and, for a problem whose message shows tags
-// (the lines an ambiguous or missing oldText could mean), the tags in it
-// that are tags of version. A stale reference's message quotes the
-// agent's own reference, which is not a line it was shown: only its fresh
-// lines count.
-func (s *Engine) problemsShown(version string, b *hashline.BatchError) versions.Lines {
+// problemsShown returns the lines of the current version that the problems
+// of b showed as tags: their fresh lines, and the lines each shows besides
+// (Problem.Tags: a stale reference's current line, the lines an ambiguous
+// or missing oldText could mean). A stale reference's message quotes the
+// agent's own reference, which is not a line it was shown: it is not
+// among them.
+func problemsShown(b *hashline.BatchError) versions.Lines {
 	var nums []int
 	for _, p := range b.Problems {
 		nums = append(nums, taggedNumbers(p.Fresh)...)
-		if p.Reason == hashline.ReasonStaleRef {
-			if r, err := hashline.ParseRef(p.CurrentLine); err == nil {
-				nums = append(nums, r.Line)
-			}
-			continue
-		}
-		if p.ShowsTags && len(p.Fresh) == 0 {
-			nums = append(nums, s.tagsIn(version, p.Message)...)
-		}
+		nums = append(nums, p.Tags...)
 	}
 	return versions.LinesOf(nums...)
 }
@@ -119,30 +110,6 @@ func taggedNumbers(lines []hashline.TaggedLine) []int {
 	out := make([]int, len(lines))
 	for i, l := range lines {
 		out[i] = l.Number
-	}
-	return out
-}
-
-// tagPattern finds LINE:HASH tags in a message.
-var tagPattern = regexp.MustCompile(`([0-9]+):([0-9a-f]+)`)
-
-// tagsIn returns the numbers of the lines of version whose tags msg shows:
-// a tag counts when its hash is that line's in the snapshot of version
-// (none without the snapshot), so a number that only looks like a tag
-// shows nothing.
-func (s *Engine) tagsIn(version, msg string) []int {
-	doc, ok := s.cache.Peek(version)
-	if !ok {
-		return nil
-	}
-	h := s.opts.hasher
-	var out []int
-	for _, m := range tagPattern.FindAllStringSubmatch(msg, -1) {
-		r, err := hashline.ParseRef(m[0])
-		if err != nil || len(r.Hash) != h.Len() || r.Line > doc.Len() || doc.Hash(h, r.Line) != r.Hash {
-			continue
-		}
-		out = append(out, r.Line)
 	}
 	return out
 }
