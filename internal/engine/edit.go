@@ -88,7 +88,7 @@ func (s *Engine) editFile(ctx context.Context, req *hashlinev1.EditRequest, edit
 func (s *Engine) editWritten(ctx context.Context, p *editPlan, wr *workspace.WriteResult, set string) {
 	p.resp.Version = wr.Version
 	s.publishEdit(ctx, p.f, wr, p.out, set)
-	s.saw(ctx, p.key, p.res.Doc, exactText(p.f.Encoding), editShown(wr.Version, p.doc, p.res, p.req.GetFull(), p.hist, p.f.Version))
+	s.saw(ctx, p.key, p.res.Doc, exactText(p.f.Encoding), versions.EditShown(wr.Version, p.doc, p.res, p.req.GetFull(), p.hist, p.f.Version))
 }
 
 // planEdit is the part of Edit of the file rel (view key key) before the
@@ -111,7 +111,7 @@ func (s *Engine) planEdit(ctx context.Context, req *hashlinev1.EditRequest, edit
 		return nil, &NotReadError{Path: f.Path, Agent: agent, Edit: i, Op: edits[i].Op}
 	}
 	s.known(key, f.Version, doc, exactText(f.Encoding)) // a base for whoever reads it next
-	rb, err := s.rebase(req, f, doc, agent, key, hist, edits)
+	rb, err := s.rebase(req.GetBaseVersion(), f, doc, agent, key, hist, edits)
 	if err != nil {
 		return nil, s.refused(agent, key, f.Version, staleContext(err, doc, h, context))
 	}

@@ -339,7 +339,7 @@ func (r *resolver) ref(i int, field, raw string) (int, bool) {
 		tl := TaggedLine{Number: ref.Line, Hash: actual, Content: cur}
 		r.problem(Problem{
 			EditIndex: i, Field: field, Reason: ReasonStaleRef, Ref: raw, Line: ref.Line,
-			ExpectedHash: ref.Hash, ActualHash: actual, CurrentLine: tl.String(),
+			ExpectedHash: ref.Hash, ActualHash: actual, CurrentLine: tl.String(), Tags: []int{ref.Line},
 			Fresh: FreshAround(r.d, r.h, [2]int{ref.Line, ref.Line}, StaleContext), Around: [2]int{ref.Line, ref.Line},
 			Message: fmt.Sprintf("edit %d (%s): line %d changed since last read (ref %s, now %s); use the fresh refs", i, field, ref.Line, ref, tl.Tag()),
 		})

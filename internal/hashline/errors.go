@@ -81,6 +81,12 @@ type Problem struct {
 	// ShowsTags: Message shows tags of the current file (the lines an
 	// ambiguous or missing oldText could mean), which a model may use next.
 	ShowsTags bool
+	// Tags are the numbers of the current file's lines whose tags the
+	// problem shows besides Fresh: CurrentLine's, and, when ShowsTags,
+	// those Message names. With Fresh they are what the refusal showed a
+	// model of the file, which its next references may come from; the
+	// message is for the model to read, never to be parsed back.
+	Tags []int
 	// AsRead marks a stale reference whose line is as the agent last read
 	// it (the caller knows; the core does not): the reference's hash is
 	// wrong, the file did not change there, and the view says so instead

@@ -443,7 +443,15 @@ func (r *resolver) refuse(i int, s span, why string, readings ...reading) {
 			r.writeContext(&b, s.end+1)
 		}
 	}
-	r.problem(Problem{EditIndex: i, Field: "text", Reason: ReasonInvalidEdit, ShowsTags: true, Message: b.String()})
+	// The tags each reading shows around the span.
+	var tags []int
+	if s.at >= 1 {
+		tags = append(tags, s.at)
+	}
+	if s.end+1 <= r.d.Len() {
+		tags = append(tags, s.end+1)
+	}
+	r.problem(Problem{EditIndex: i, Field: "text", Reason: ReasonInvalidEdit, ShowsTags: true, Tags: tags, Message: b.String()})
 }
 
 func (r *resolver) writeContext(b *strings.Builder, n int) {

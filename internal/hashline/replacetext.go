@@ -96,9 +96,9 @@ func (r *resolver) replaceText(i int, e Edit) {
 	}
 	first := strings.Index(j.s, old)
 	if first < 0 {
-		similar := r.closeLines(old)
+		similar, tags := r.closeLines(old)
 		r.problem(Problem{
-			EditIndex: i, Field: "oldText", Reason: ReasonTextNotFound, ShowsTags: similar != "",
+			EditIndex: i, Field: "oldText", Reason: ReasonTextNotFound, ShowsTags: similar != "", Tags: tags,
 			Message: fmt.Sprintf("edit %d (oldText): oldText does not occur in the file; it must match exactly, including indentation; re-read the file, or use replace with line refs%s", i, similar),
 		})
 		return
@@ -179,22 +179,25 @@ func (r *resolver) ambiguous(i int, j *joinedText, old string, first int) {
 		at += 1 + k
 	}
 	var tags []string
+	var numbers []int
 	for _, l := range lines[:min(len(lines), show)] {
 		tags = append(tags, TaggedLine{Number: l + 1, Hash: r.d.Hash(r.h, l+1)}.Tag())
+		numbers = append(numbers, l+1)
 	}
 	more := ""
 	if len(lines) > show {
 		more = fmt.Sprintf(" and %d more", len(lines)-show)
 	}
 	r.problem(Problem{
-		EditIndex: i, Field: "oldText", Reason: ReasonAmbiguousText, ShowsTags: true,
+		EditIndex: i, Field: "oldText", Reason: ReasonAmbiguousText, ShowsTags: true, Tags: numbers,
 		Message: fmt.Sprintf("edit %d (oldText): oldText occurs %d times, starting on lines %s%s; add surrounding lines to make it unique, set all to replace every occurrence, or use replace with one of these refs", i, count, strings.Join(tags, ", "), more),
 	})
 }
 
 // closeLines suggests lines that contain the first line of old once
-// indentation is ignored, the usual reason an exact match fails.
-func (r *resolver) closeLines(old string) string {
+// indentation is ignored, the usual reason an exact match fails, and
+// returns their numbers too.
+func (r *resolver) closeLines(old string) (string, []int) {
 	want := ""
 	for _, l := range SplitText(old) {
 		if t := strings.TrimSpace(l); t != "" {
@@ -203,16 +206,18 @@ func (r *resolver) closeLines(old string) string {
 		}
 	}
 	if len(want) < 3 {
-		return ""
+		return "", nil
 	}
 	var found []string
+	var numbers []int
 	for n := 1; n <= r.d.Len() && len(found) < 3; n++ {
 		if c := r.d.Line(n); strings.Contains(c, want) {
 			found = append(found, TaggedLine{Number: n, Hash: r.h.Sum(c), Content: c}.String())
+			numbers = append(numbers, n)
 		}
 	}
 	if len(found) == 0 {
-		return ""
+		return "", nil
 	}
-	return ". Lines with similar text: " + strings.Join(found, " ; ")
+	return ". Lines with similar text: " + strings.Join(found, " ; "), numbers
 }

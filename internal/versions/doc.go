@@ -1,12 +1,30 @@
 // Package versions is the memory of the multi-agent model (docs/DESIGN.md
-// section 4): a content-addressed cache of file snapshots by version
-// ([Cache], backed by files on disk, [Disk]), the versions each agent last
-// saw of each file and which lines of each ([Views]), the rebase that
-// carries an edit batch made against an older version onto the current
-// file ([Rebase]), and the refusals of a batch whose base is no longer held
-// ([UnknownBase]), of references to lines the agent was never shown
-// ([Unshown]) and of references two versions the agent saw read as
-// different lines ([Ambiguous]).
+// section 4) and its one policy, what an Edit's line references name: a
+// content-addressed cache of file snapshots by version ([Cache], backed by
+// files on disk, [Disk]), the versions each agent last saw of each file and
+// which lines of each ([Views]), and [Resolve], which chooses the version a
+// batch was made against and carries it onto the current file ([Rebase]),
+// or refuses it: a batch whose base is no longer held ([UnknownBase]),
+// references to lines the agent was never shown ([Unshown]), references
+// two versions the agent saw read as different lines ([Ambiguous]).
+// What a response showed the agent is worked out here too ([EditShown],
+// [RefusalShown]), from the line numbers it carries. The policy works on
+// versions, line numbers and hashes, given as plain values; it reads no
+// file, no request, and no message text.
+//
+// # Choosing the base
+//
+// The versions an Edit's references are tried against are, in order, the
+// baseVersion the agent gave, then the versions it was shown, the most
+// recent first. The first in which every reference names, by number and
+// hash, a line the agent was shown there ([Check]) is the base, and the
+// batch is rebased from it (or read as it is, when it is the current
+// file). A baseVersion the views do not hold is taken at its word, for
+// every line. A version tried before the base that is no longer held
+// refuses the batch: nothing proves what its references named there. When
+// no version verifies, references to lines of the current file the agent
+// was not shown are refused (NOT_SHOWN); the rest go to the planner, which
+// checks them by line and hash. [Resolve] documents each case.
 //
 // # Snapshots and views
 //
@@ -90,6 +108,6 @@
 //
 // A reference that does not match the base at all (wrong number or hash)
 // was not made against it; [Rebase] then returns an error wrapping
-// [ErrNotBase]. The server tries the versions the agent saw in turn
+// [ErrNotBase]. [Resolve] tries the versions the agent saw in turn
 // ([Check]) before it rebases, so that does not happen there.
 package versions

@@ -70,6 +70,9 @@ type Conflict struct {
 	// referenced line was (for CONFLICT the referenced line itself, at its
 	// current number); "" when it was deleted.
 	CurrentLine string
+	// Current is CurrentLine's number in the current file; 0 when the
+	// line was deleted.
+	Current int
 	// Fresh are the current tagged lines around the change, to retry with:
 	// the lines Around with hashline.StaleContext lines (or as many as
 	// ConflictError.SetContext says) on each side.
@@ -342,7 +345,7 @@ func (r *rebaser) meetings(edits []hashline.Edit, refs []refField, to []int) {
 		r.conflicts = append(r.conflicts, Conflict{
 			EditIndex: f.edit, Field: f.field, Ref: f.raw, Line: f.ref.Line,
 			Reason: ReasonConflict, ExpectedHash: f.ref.Hash,
-			ActualHash: now.Hash, CurrentLine: now.String(),
+			ActualHash: now.Hash, CurrentLine: now.String(), Current: now.Number,
 			Around: [2]int{x.cur + 1, x.cur},
 			Message: fmt.Sprintf("edit %d (anchor): another change deleted every line between this insertion and edit %d's, so both now insert at one point; put both texts into one edit and retry",
 				f.edit, y.edit),
@@ -374,7 +377,7 @@ func (r *rebaser) lineConflict(f refField, hk Hunk) {
 	// The current line at the same offset into the block, or its last line.
 	at := hk.B0 + min(f.ref.Line-1-hk.A0, hk.B1-hk.B0-1) + 1
 	now := r.tagged(at)
-	c.CurrentLine, c.ActualHash = now.String(), now.Hash
+	c.CurrentLine, c.ActualHash, c.Current = now.String(), now.Hash, now.Number
 	c.Around, c.Marked = r.window(hk, at)
 	c.Message = fmt.Sprintf("edit %d (%s): line %d (%s) was changed by another change since you read the file; it is now %s",
 		f.edit, f.field, f.ref.Line, f.raw, now.Tag())
@@ -388,7 +391,7 @@ func (r *rebaser) pointConflict(f refField, cur int, hk Hunk, msg string) {
 	c := Conflict{
 		EditIndex: f.edit, Field: f.field, Ref: f.raw, Line: f.ref.Line,
 		Reason: ReasonConflict, ExpectedHash: f.ref.Hash,
-		ActualHash: now.Hash, CurrentLine: now.String(), Message: msg,
+		ActualHash: now.Hash, CurrentLine: now.String(), Current: now.Number, Message: msg,
 	}
 	if hk.B0 == hk.B1 {
 		c.Around = [2]int{hk.B0 + 1, hk.B0}

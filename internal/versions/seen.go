@@ -199,7 +199,7 @@ func Ambiguous(cur *hashline.Document, edits []hashline.Edit, h hashline.Hasher,
 		}
 		problems = append(problems, hashline.Problem{
 			EditIndex: r.edit, Field: r.field, Reason: hashline.ReasonStaleRef, Ref: r.raw, Line: r.ref.Line,
-			ExpectedHash: r.ref.Hash, ActualHash: now.Hash, CurrentLine: now.String(), Fresh: fresh,
+			ExpectedHash: r.ref.Hash, ActualHash: now.Hash, CurrentLine: now.String(), Tags: []int{a[k]}, Fresh: fresh,
 			Message: fmt.Sprintf("edit %d (%s): %s names two different lines you were shown: the one now at %s, and line %d of version %s you read before, now %s; retry with the tag of the one you mean",
 				r.edit, r.field, r.raw, now.Tag(), r.ref.Line, other, there.Tag()),
 		})

@@ -120,7 +120,7 @@ func staleRefs(cur *hashline.Document, refs []refAt, h hashline.Hasher, msg func
 			p.Message = msg(r, last, hashline.TaggedLine{})
 		default:
 			now := hashline.TaggedLine{Number: n, Hash: cur.Hash(h, n), Content: cur.Line(n)}
-			p.ActualHash, p.CurrentLine = now.Hash, now.String()
+			p.ActualHash, p.CurrentLine, p.Tags = now.Hash, now.String(), []int{n}
 			p.Around = [2]int{n, n}
 			if r.end > 0 {
 				p.Around[1] = min(r.end, n+maxRangeShown)
