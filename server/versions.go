@@ -51,7 +51,7 @@ func (s *Service) known(key, version string, doc *hashline.Document, exact bool)
 	if !exact {
 		version = ""
 	}
-	s.latest.See("", key, versions.Seen{Version: version})
+	s.latest.Set(key, version)
 }
 
 // exactText reports whether a file of encoding enc holds its text as it is,
@@ -81,7 +81,7 @@ func (s *Service) readKnown(rel, key string) (f *workspace.File, doc *hashline.D
 // whose view key is key, and its parse, when the cache still holds it and
 // its bytes are the file's (see known).
 func (s *Service) snapshot(key string) (string, *hashline.Document, bool) {
-	v, ok := s.latest.Seen("", key)
+	v, ok := s.latest.Get(key)
 	if !ok || v == "" {
 		return "", nil, false
 	}
