@@ -56,12 +56,7 @@ func (e *env) editors() []*editor {
 	// engine holds; each by itself, and the three one after the other on
 	// a file of their own, as an Edit without the call around them.
 	readCompare := func(ws *workspace.Workspace, path, want string) error {
-		f, err := ws.ReadFileWith(path, workspace.ReadOptions{Known: func(raw []byte) (string, []byte) {
-			if string(raw) == want {
-				return "known", []byte(want)
-			}
-			return "", nil
-		}})
+		f, err := ws.ReadFileWith(path, workspace.ReadOptions{Known: &workspace.Known{Version: "known", Text: []byte(want)}})
 		if err == nil && f.Version != "known" {
 			err = fmt.Errorf("read and compare: %s is not in the state the bench wrote", path)
 		}

@@ -15,6 +15,7 @@ func TestMergeKeepsTheOtherSectionsAndOwnsTheRest(t *testing.T) {
 	grep := grepBegin + "\n## Grep\n\n| q | rg | ours |\n|---|---|---|\n| x | 1 | 2 |\n" + grepEnd
 	mistakes := keptSections[1][0] + "\n## Mistakes\n\n| class | right |\n|---|---|\n| control | 30 |\n" + keptSections[1][1]
 	concurrent := "<!-- bench:concurrent -->\n## Concurrent writers\n\n| writers | raw |\n|---|---|\n| 16 | 900 |\n<!-- /bench:concurrent -->"
+	shortcuts := "<!-- bench:shortcuts -->\n## Shortcuts\n\n| shortcut | row | without/with |\n|---|---|---|\n| Known | Read | 1.5x |\n<!-- /bench:shortcuts -->"
 	for _, tc := range []struct {
 		name, old string
 		kept      []string // in the order the result must have them
@@ -26,6 +27,7 @@ func TestMergeKeepsTheOtherSectionsAndOwnsTheRest(t *testing.T) {
 		{"mistakes before grep", mistakes + "\n" + grep + "\n", []string{mistakes, grep}},
 		{"only the mistakes section", "intro\n" + mistakes + "\n", []string{mistakes}},
 		{"the concurrent writers' section, written by hand", mainBegin + "\nold\n" + mainEnd + "\n\n" + concurrent + "\n", []string{concurrent}},
+		{"the shortcuts' section, written by hand, after the concurrent writers'", mainBegin + "\nold\n" + mainEnd + "\n\n" + concurrent + "\n\n" + shortcuts + "\n", []string{concurrent, shortcuts}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := merge(tc.old, mainBegin+"\nnew numbers\n"+mainEnd+"\n")

@@ -20,6 +20,7 @@ import (
 	"google.golang.org/grpc/peer"
 
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/grep"
 )
 
 // Authenticator checks the bearer token of every call ("authorization:
@@ -481,7 +482,7 @@ func allowed(ctx context.Context, rel string) bool {
 // only what leads to it, so .gitignore files above the prefixes do not
 // apply, as they do not when a search starts inside a directory).
 func (s *Service) searchFS(ctx context.Context) fs.FS {
-	fsys := s.e.Workspace().Root().FS()
+	fsys := grep.RootFS(s.e.Workspace().Root())
 	g := grantFrom(ctx)
 	if g == nil || len(g.Prefixes) == 0 {
 		return fsys

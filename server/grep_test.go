@@ -290,7 +290,7 @@ func BenchmarkGrepGoSrc(b *testing.B) {
 					b.Fatal(err)
 				}
 				t1 := time.Now()
-				_, err := grep.Search(ctx, root.FS(), grep.Options{Pattern: q.Pattern, Before: int(q.Before), After: int(q.After), MaxMatches: math.MaxInt32},
+				_, err := grep.Search(ctx, grep.RootFS(root), grep.Options{Pattern: q.Pattern, Before: int(q.Before), After: int(q.After), MaxMatches: math.MaxInt32},
 					func(f grep.File) error {
 						for _, l := range f.Lines {
 							hashline.Hasher{}.Sum(l.Content)

@@ -128,7 +128,7 @@ func run(corpus, rgBin, hashlinedBin string, rounds int, md, command, only strin
 		return err
 	}
 	defer root.Close()
-	files, bytesTotal, err := checkFileSets(ctx, rgBin, corpus, root.FS(), binaries)
+	files, bytesTotal, err := checkFileSets(ctx, rgBin, corpus, grep.RootFS(root), binaries)
 	if err != nil {
 		return err
 	}
@@ -161,7 +161,7 @@ func run(corpus, rgBin, hashlinedBin string, rounds int, md, command, only strin
 		{"rg", func(q query) (count, time.Duration, error) { return runRG(rgBin, corpus, q) }},
 		{"in-process", func(q query) (count, time.Duration, error) {
 			cpu := selfCPU()
-			c, err := runEngine(ctx, root.FS(), q)
+			c, err := runEngine(ctx, grep.RootFS(root), q)
 			return c, selfCPU() - cpu, err
 		}},
 		{"gRPC", func(q query) (count, time.Duration, error) {

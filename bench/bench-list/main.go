@@ -150,7 +150,7 @@ func run(dir string, n int, rgBin, hashlinedBin string, rounds int, md string) e
 		}},
 		{name: "List in-process", run: func() (int, int, time.Duration, error) {
 			files := 0
-			err := grep.List(ctx, root.FS(), grep.ListOptions{Path: ".", Recursive: true}, func(e grep.ListEntry) error {
+			err := grep.List(ctx, grep.RootFS(root), grep.ListOptions{Path: ".", Recursive: true}, func(e grep.ListEntry) error {
 				if e.Type == 0 {
 					files++
 				}

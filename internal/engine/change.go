@@ -510,7 +510,7 @@ func (s *Engine) stage(c *change) (*workspace.Staged, error) {
 
 // writeOptions are the options of an edit's write.
 func (p *editPlan) writeOptions() workspace.WriteOptions {
-	return workspace.WriteOptions{Mode: workspace.ReplaceOnly, Encoding: p.f.Encoding, Version: p.resp.Version, Encoded: p.raw}
+	return workspace.WriteOptions{Mode: workspace.ReplaceOnly, Encoding: p.f.Encoding}
 }
 
 // maxParallelStages bounds the files one set writes and syncs at once.

@@ -73,7 +73,7 @@ func (s *Engine) editFile(ctx context.Context, req *hashlinev1.EditRequest, edit
 		return nil, err
 	}
 	if !req.GetDryRun() {
-		wr, err := s.ws.WriteFile(rel, p.out, workspace.WriteOptions{Mode: workspace.ReplaceOnly, Encoding: p.f.Encoding, Version: p.resp.Version, Encoded: p.raw})
+		wr, err := s.ws.WriteFile(rel, p.out, workspace.WriteOptions{Mode: workspace.ReplaceOnly, Encoding: p.f.Encoding})
 		if err != nil {
 			return nil, err
 		}
@@ -175,9 +175,9 @@ func (s *Engine) planEdit(ctx context.Context, req *hashlinev1.EditRequest, edit
 	if req.GetFull() {
 		resp.Lines = s.tagged(res.Doc.Tagged(h, 1, res.Doc.Len()))
 	}
-	// The new version is hashed once: by the write, while it waits for the
-	// disk, or here for a dry run. Until then the size check allows for it,
-	// and counts it exactly when the response is near the limit.
+	// The new version is hashed by the write, while it waits for the disk,
+	// or here for a dry run. Until then the size check allows for it, and
+	// counts it exactly when the response is near the limit.
 	if req.GetDryRun() {
 		resp.Version = workspace.Version(raw)
 	}

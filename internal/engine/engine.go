@@ -28,10 +28,10 @@ type Engine struct {
 	watch watchState      // Watch streams and the file-system watcher (watch.go)
 	cache *versions.Cache // snapshots by version, for rebases (versions.go)
 	views *versions.Views // the versions, and lines, each agent last saw of each file (seen.go)
-	// latest is the version the server last read or wrote of each file
-	// (under agent ""), so a file read again can be recognised by
-	// comparing its bytes with that cached snapshot (load, versions.go).
-	latest *versions.Views
+	// latest is the version the server last read or wrote of each file,
+	// so a file read again can be recognised by comparing its bytes with
+	// that cached snapshot (load, versions.go).
+	latest *versions.Latest
 	// requests remembers the outcomes of Edit and Write calls by request_id
 	// (idempotency.go); nil when turned off.
 	requests *requestTable
@@ -57,7 +57,7 @@ func New(ws *workspace.Workspace, opts ...Option) *Engine {
 		opt(&o)
 	}
 	s := &Engine{ws: ws, opts: o, views: versions.NewViews(o.viewEntries, o.viewBytes),
-		latest: versions.NewViews(o.viewEntries, o.viewBytes, versions.WithDepth(1)), grepBudget: grep.NewBudget(o.grepBytes),
+		latest: versions.NewLatest(o.viewEntries, o.viewBytes), grepBudget: grep.NewBudget(o.grepBytes),
 		memory: newMemoryBudget(o.memoryBudget)}
 	s.tree.waiting = o.treeWait
 	// Only a version some agent was shown can be an edit's remembered

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"unsafe"
 
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 	"github.com/hashline/hashline/internal/hashline"
@@ -73,12 +72,10 @@ func (s *Engine) Read(ctx context.Context, req *hashlinev1.ReadRequest) (*hashli
 	}
 	text, end := hashline.AppendTaggedPage(nil, h, doc, first, last, s.opts.maxLineBytes, s.opts.readByteBudget, each)
 	resp := &hashlinev1.ReadResponse{
-		Path:    f.Path,
-		Version: f.Version,
-		Lines:   lines,
-		// text is not touched again: the response shares it as a string
-		// rather than copying the page.
-		Text:       unsafe.String(unsafe.SliceData(text), len(text)),
+		Path:       f.Path,
+		Version:    f.Version,
+		Lines:      lines,
+		Text:       string(text),
 		TotalLines: int32(total),
 		Eol:        doc.EOLStyle(),
 		Bom:        doc.BOM(),
@@ -94,9 +91,8 @@ func (s *Engine) Read(ctx context.Context, req *hashlinev1.ReadRequest) (*hashli
 	return resp, nil
 }
 
-// parseText parses a File's Text without copying it. A File's Text is
-// read-only and never modified, so the document, which the version cache
-// may keep, can share its memory.
+// parseText parses a File's Text into a document of its own, which the
+// version cache may keep after the File is gone.
 func parseText(text []byte) *hashline.Document {
-	return hashline.ParseText(unsafe.String(unsafe.SliceData(text), len(text)))
+	return hashline.ParseDocument(text)
 }

@@ -50,7 +50,7 @@ func (s *Engine) known(key, version string, doc *hashline.Document, exact bool) 
 	if !exact {
 		version = ""
 	}
-	s.latest.See("", key, versions.Seen{Version: version})
+	s.latest.Set(key, version)
 }
 
 // exactText reports whether a file of encoding enc holds its text as it is,
@@ -64,19 +64,15 @@ func exactText(enc workspace.Encoding) bool { return enc == "" || enc == workspa
 // hash. Bytes, not sizes or times, decide, so a change made outside the
 // server is never missed.
 func (s *Engine) readKnown(rel, key string) (f *workspace.File, doc *hashline.Document, err error) {
-	return s.readKnownBeside(rel, key, nil)
-}
-
-// readKnownBeside is readKnown that runs beside on the text of a file it
-// did not know while the file's version is hashed (ReadOptions.Beside).
-func (s *Engine) readKnownBeside(rel, key string, beside func(text []byte)) (f *workspace.File, doc *hashline.Document, err error) {
-	f, err = s.ws.ReadFileWith(rel, workspace.ReadOptions{Known: func(raw []byte) (string, []byte) {
-		if v, d, ok := s.snapshot(key); ok && d.Equal(raw) {
-			doc = d
-			return v, d.View()
-		}
-		return "", nil
-	}, Beside: beside})
+	var opts workspace.ReadOptions
+	v, d, ok := s.snapshot(key)
+	if ok {
+		opts.Known = &workspace.Known{Version: v, Text: d.View()}
+	}
+	f, err = s.ws.ReadFileWith(rel, opts)
+	if err == nil && ok && f.Version == v {
+		doc = d
+	}
 	return f, doc, err
 }
 
@@ -84,7 +80,7 @@ func (s *Engine) readKnownBeside(rel, key string, beside func(text []byte)) (f *
 // whose view key is key, and its parse, when the cache still holds it and
 // its bytes are the file's (see known).
 func (s *Engine) snapshot(key string) (string, *hashline.Document, bool) {
-	v, ok := s.latest.Seen("", key)
+	v, ok := s.latest.Get(key)
 	if !ok || v == "" {
 		return "", nil, false
 	}
@@ -95,22 +91,14 @@ func (s *Engine) snapshot(key string) (string, *hashline.Document, bool) {
 // load is readKnown that also returns the parsed text, taken from the
 // cache when it holds the version, so a file is not split into lines again.
 func (s *Engine) load(rel, key string) (*workspace.File, *hashline.Document, error) {
-	var parsed *hashline.Document
-	f, doc, err := s.readKnownBeside(rel, key, func(text []byte) {
-		// A large file the server did not know is parsed while its hash
-		// runs (ReadOptions.Beside).
-		parsed = parseText(text)
-	})
+	f, doc, err := s.readKnown(rel, key)
 	if err != nil || doc != nil {
 		return f, doc, err
 	}
 	if d, ok := s.cache.Peek(f.Version); ok {
 		return f, d, nil // its line sums may be computed already
 	}
-	if parsed == nil { // a file too small to be parsed beside its hash
-		parsed = parseText(f.Text)
-	}
-	return f, parsed, nil
+	return f, parseText(f.Text), nil
 }
 
 // sawGrep is saw for a file Grep showed: its matched lines and their

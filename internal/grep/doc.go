@@ -11,10 +11,10 @@
 //     whole files into per-worker buffers, taking tasks in path order, while
 //     the caller's goroutine emits results in exact order (and does the next
 //     task itself when no worker has started it). On Linux,
-//     when the tree is an os.Root's (or os.DirFS) file system, directories and
-//     files are opened relative to their parent's descriptor instead of being
-//     resolved from the root for every file, which is most of the cost of a
-//     search over many small files.
+//     when the tree is an os.Root's file system given as RootFS, directories
+//     and files are opened relative to their parent's descriptor instead of
+//     being resolved from the root for every file, which is most of the cost
+//     of a search over many small files.
 //
 //   - What a search holds is bounded: results its workers find ahead of
 //     the caller count against Options.MaxHeldBytes, and, with a Budget,

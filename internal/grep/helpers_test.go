@@ -32,7 +32,8 @@ func writeTree(tb testing.TB, dir string, files map[string]string) {
 	}
 }
 
-// rootFS opens dir as an os.Root and returns its FS, closed at cleanup.
+// rootFS opens dir as an os.Root and returns its FS as RootFS (the fast
+// path's, on Linux), closed at cleanup.
 func rootFS(tb testing.TB, dir string) fs.FS {
 	tb.Helper()
 	root, err := os.OpenRoot(dir)
@@ -40,7 +41,7 @@ func rootFS(tb testing.TB, dir string) fs.FS {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { root.Close() })
-	return root.FS()
+	return RootFS(root)
 }
 
 // plainFS hides the type of an os.Root's FS, forcing the generic path, but

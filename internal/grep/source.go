@@ -4,11 +4,31 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"os"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 )
+
+// RootFS returns root's file system, as root.FS() does, marked as one that
+// maps paths straight onto the directory root holds open: on Linux, Search
+// and List open the entries of such a tree relative to their directory's
+// descriptor instead of resolving every path from the root, which is most
+// of the cost of a search over many small files. Every other fs.FS,
+// root.FS() itself included, is walked through its methods alone.
+func RootFS(root *os.Root) fs.FS { return osRootFS{root.FS().(osFS)} }
+
+// osFS is what an os.Root's file system implements.
+type osFS interface {
+	fs.StatFS
+	fs.ReadDirFS
+	fs.ReadFileFS
+	fs.ReadLinkFS
+}
+
+// osRootFS is RootFS's file system: an os.Root's, with its methods.
+type osRootFS struct{ osFS }
 
 // source lists directories and reads files. Through a generic fs.FS every
 // access resolves a path from the root; the Linux fast path (source_linux.go)

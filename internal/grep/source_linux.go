@@ -6,29 +6,23 @@ import (
 	"encoding/binary"
 	"io/fs"
 	"path"
-	"reflect"
 	"syscall"
 
 	"golang.org/x/sys/unix"
 )
 
-// fastFS reports whether fsys maps paths straight onto a directory of the
-// operating system, so that opening an entry relative to its directory's
-// descriptor finds the same file that fsys.Open would. That holds for the
-// file systems of os.Root and os.DirFS, whose types are unexported; a test
-// makes sure these names still match. With an os.Root, resolving every path
-// from the root costs one openat per path component, more than the walk and
-// the reads themselves.
+// fastFS reports whether fsys is an os.Root's file system the caller marked
+// with RootFS, so that opening an entry relative to its directory's
+// descriptor finds the same file that fsys.Open would. Resolving every path
+// from the root instead costs one openat per path component, more than the
+// walk and the reads themselves.
 //
 // Confinement is kept: the fast path only ever opens a single name from a
 // directory listing, with O_NOFOLLOW, so it cannot leave the tree; symbolic
 // links go through fsys.
 func fastFS(fsys fs.FS) bool {
-	switch reflect.TypeOf(fsys).String() {
-	case "*os.rootFS", "os.dirFS":
-		return true
-	}
-	return false
+	_, ok := fsys.(osRootFS)
+	return ok
 }
 
 func newSource(fsys fs.FS) *source { return &source{fsys: fsys, fast: fastFS(fsys)} }

@@ -211,16 +211,25 @@ func TestOrderIsPathOrder(t *testing.T) {
 	}
 }
 
-func TestFastPathIsUsedForOSFileSystems(t *testing.T) {
+// The fast path is taken for RootFS alone: an os.Root's file system as
+// root.FS() returns it, os.DirFS or another FS is walked through its
+// methods, whatever its type is called.
+func TestFastPathIsUsedForRootFSAlone(t *testing.T) {
 	dir := t.TempDir()
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
 	for _, tt := range []struct {
 		name string
 		fs   fs.FS
 		want bool
 	}{
-		{"os.Root", rootFS(t, dir), fastSupported},
-		{"os.DirFS", os.DirFS(dir), fastSupported},
-		{"another FS", plainFS{rootFS(t, dir)}, false},
+		{"RootFS", RootFS(root), fastSupported},
+		{"root.FS()", root.FS(), false},
+		{"os.DirFS", os.DirFS(dir), false},
+		{"another FS", plainFS{RootFS(root)}, false},
 	} {
 		if got := newSource(tt.fs).fast; got != tt.want {
 			t.Errorf("%s: fast = %v, want %v", tt.name, got, tt.want)

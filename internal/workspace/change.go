@@ -205,11 +205,7 @@ func (w *Workspace) Stage(p string, text []byte, opts WriteOptions) (*Staged, er
 		w.removeDirs(created)
 		return nil, err
 	}
-	version := opts.Version
-	if version == "" {
-		version = Version(raw)
-	}
-	return &Staged{Path: rel, Target: target, Temp: tmp, Raw: raw, Version: version, Created: old == nil, created: created}, nil
+	return &Staged{Path: rel, Target: target, Temp: tmp, Raw: raw, Version: Version(raw), Created: old == nil, created: created}, nil
 }
 
 // CheckWrite checks a write of text to p as Stage and WriteFile check it

@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"bytes"
 	"io"
 	"io/fs"
 	"os"
@@ -28,25 +29,24 @@ type File struct {
 
 // ReadOptions tune ReadFileWith.
 type ReadOptions struct {
-	// Known, if set, is shown the file's bytes once they are read, before
-	// they are checked and hashed; raw is only valid during the call. If
-	// the caller already holds exactly these bytes as UTF-8 text (it
-	// compared them byte for byte, not by size or time), Known returns
-	// their version and its own copy of them, and ReadFileWith trusts it:
-	// it skips the text check and the hash and returns a UTF8 File of
-	// that copy and version. The buffer it read into is then reused by a
-	// later read instead of becoming garbage. Otherwise Known returns ""
-	// and nil.
-	Known func(raw []byte) (version string, same []byte)
-	// Beside, if set, is given the text of a file of overlapReadHashBytes
-	// or more once it is checked, and runs while the file's version is
-	// hashed on another goroutine (and another P, in a process that serves
-	// on one), so that work the caller does with the text (parsing it)
-	// costs no extra time. A smaller file, or one Known knew, is not given
-	// to it: the caller does that work itself once it has the version,
-	// which may name work already done (a cached parse). text is the
-	// File's Text and must not be changed.
-	Beside func(text []byte)
+	// Known, if set, is what the caller holds of the file already. When
+	// the file's bytes are exactly Known.Text, compared byte for byte, and
+	// are UTF-8 text, ReadFileWith returns a UTF8 File of Known.Text and
+	// Known.Version without hashing the bytes again, and the buffer it read
+	// them into is reused by a later read instead of becoming garbage.
+	// Otherwise Known is not used.
+	Known *Known
+}
+
+// Known is a file's content as a caller holds it: bytes it read or wrote
+// at the path, and their version. Version must be Version(Text) (a caller
+// keeps the two together, as a cache keyed by version does): it is the one
+// thing ReadFileWith takes on trust. Text is never taken for the file's
+// bytes unless it equals them, so a Known that is out of date, or of
+// another file, is ignored. Text must not be changed.
+type Known struct {
+	Version string
+	Text    []byte
 }
 
 // ReadFile reads the text file at p. It refuses (in this order) bad paths,
@@ -106,9 +106,13 @@ func (w *Workspace) ReadFileWith(p string, opts ReadOptions) (*File, error) {
 	if raw == nil {
 		return nil, w.tooLarge(op, rel, -1)
 	}
-	if opts.Known != nil {
-		if v, same := opts.Known(raw); v != "" {
-			return &File{Path: rel, Text: same, Raw: same, Version: v, Encoding: UTF8, Mode: fi.Mode()}, nil
+	if k := opts.Known; k != nil && bytes.Equal(raw, k.Text) {
+		// The text is checked as any read checks it; only the hash is
+		// spared.
+		if _, enc, err := decodeText(op, rel, raw); err != nil {
+			return nil, err
+		} else if enc == UTF8 {
+			return &File{Path: rel, Text: k.Text, Raw: k.Text, Version: k.Version, Encoding: UTF8, Mode: fi.Mode()}, nil
 		}
 	}
 	if buf != nil {
@@ -122,24 +126,7 @@ func (w *Workspace) ReadFileWith(p string, opts ReadOptions) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &File{Path: rel, Text: text, Raw: raw, Version: hashBeside(raw, text, opts.Beside), Encoding: enc, Mode: fi.Mode()}, nil
-}
-
-// overlapReadHashBytes is the smallest file whose version hashBeside
-// hashes on another goroutine: below it, handing the hash to another
-// goroutine costs more than running it beside the split saves
-// (BENCHMARKS.md has the measurements).
-const overlapReadHashBytes = 1 << 20
-
-// hashBeside returns Version(raw), running beside(text) while it hashes if
-// beside is set and raw is large enough; see ReadOptions.Beside.
-func hashBeside(raw, text []byte, beside func(text []byte)) string {
-	if beside == nil || len(raw) < overlapReadHashBytes {
-		return Version(raw)
-	}
-	hashed := hashApart(raw)
-	beside(text)
-	return <-hashed
+	return &File{Path: rel, Text: text, Raw: raw, Version: Version(raw), Encoding: enc, Mode: fi.Mode()}, nil
 }
 
 func (w *Workspace) tooLarge(op, p string, size int64) error {

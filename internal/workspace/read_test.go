@@ -222,12 +222,9 @@ func TestReadFileWithKnownBytes(t *testing.T) {
 	mustWrite(t, filepath.Join(root, "bin"), "x\x00y", 0o644)
 
 	// Not known: the file is checked and hashed as by ReadFile, and keeps
-	// bytes of its own (later reads reuse the buffer Known was shown).
-	var shown []string
-	unknown := ReadOptions{Known: func(raw []byte) (string, []byte) {
-		shown = append(shown, string(raw))
-		return "", nil
-	}}
+	// bytes of its own (later reads reuse the buffer the bytes were read
+	// into to be compared).
+	unknown := ReadOptions{Known: &Known{Version: "v-other", Text: []byte("other\n")}}
 	a, err := w.ReadFileWith("a", unknown)
 	if err != nil {
 		t.Fatal(err)
@@ -238,9 +235,6 @@ func TestReadFileWithKnownBytes(t *testing.T) {
 	}
 	if string(a.Text) != "alpha\n" || string(b.Text) != "beta!\n" || a.Version != Version([]byte("alpha\n")) {
 		t.Errorf("a = %q %s, b = %q: a later read changed an earlier file's bytes, or the version is wrong", a.Text, a.Version, b.Text)
-	}
-	if strings.Join(shown, "|") != "alpha\n|beta!\n" {
-		t.Errorf("Known was shown %q, want each file's exact bytes", shown)
 	}
 	// The same over a run of files, each read while the earlier ones are
 	// kept: the pool drops a buffer now and then (at random under the race
@@ -264,14 +258,10 @@ func TestReadFileWithKnownBytes(t *testing.T) {
 		t.Errorf("binary file not known: err = %v, want ErrBinary", err)
 	}
 
-	// Known: its version and its copy are trusted, nothing is hashed.
+	// Known: its version is trusted and its bytes are returned, nothing is
+	// hashed.
 	mine := []byte("alpha\n")
-	known := ReadOptions{Known: func(raw []byte) (string, []byte) {
-		if string(raw) == string(mine) {
-			return "v-known", mine
-		}
-		return "", nil
-	}}
+	known := ReadOptions{Known: &Known{Version: "v-known", Text: mine}}
 	k, err := w.ReadFileWith("a", known)
 	if err != nil {
 		t.Fatal(err)
@@ -290,43 +280,32 @@ func TestReadFileWithKnownBytes(t *testing.T) {
 	}
 }
 
-// ReadFileWith's Beside is given, once, the text of a large file it did not
-// know (hashed on another goroutine meanwhile), and not that of a small
-// one: the decoded text, which for UTF-16 is not the bytes on disk; the
-// version is the bytes' as always; a file Known knew is not given to it.
-func TestReadFileWithBesideSeesTheText(t *testing.T) {
+// A Known whose bytes equal the file's is used only for UTF-8 text: the
+// text is checked as by ReadFile, so bytes that are not text are refused
+// as they are without it, and a UTF-16 file is decoded and hashed (its
+// bytes are not its text), whatever the caller says it knows.
+func TestReadFileWithKnownChecksTheText(t *testing.T) {
 	w, root, _ := newWS(t)
-	small := "one\ntwo\n"
-	large := strings.Repeat("a line of text\n", overlapReadHashBytes/15+1)
+	utf16 := utf16Bytes("h\u00e9llo\n", false)
 	for name, tc := range map[string]struct {
-		content, text string
-		calls         int
+		content string
+		err     error
 	}{
-		"small.txt":   {small, small, 0},
-		"large.txt":   {large, large, 1},
-		"large16.txt": {utf16Bytes(large, false), large, 1},
+		"bin":       {"x\x00y", ErrBinary},
+		"latin1":    {"caf\xe9\n", ErrNotText},
+		"utf16.txt": {utf16, nil},
 	} {
-		content := tc.content
-		mustWrite(t, filepath.Join(root, name), content, 0o644)
-		calls := 0
-		var seen string
-		f, err := w.ReadFileWith(name, ReadOptions{Beside: func(text []byte) {
-			calls++
-			seen = string(text)
-		}})
+		mustWrite(t, filepath.Join(root, name), tc.content, 0o644)
+		f, err := w.ReadFileWith(name, ReadOptions{Known: &Known{Version: "v-known", Text: []byte(tc.content)}})
+		if !errors.Is(err, tc.err) {
+			t.Errorf("%s: err = %v, want %v", name, err, tc.err)
+			continue
+		}
 		if err != nil {
-			t.Fatal(err)
+			continue
 		}
-		if calls != tc.calls || calls == 1 && (seen != tc.text || seen != string(f.Text)) || f.Version != Version([]byte(content)) {
-			t.Errorf("%s: Beside called %d times with %d bytes, version %s; want %d with the %d-byte text, and %s",
-				name, calls, len(seen), f.Version, tc.calls, len(tc.text), Version([]byte(content)))
-		}
-		f, err = w.ReadFileWith(name, ReadOptions{
-			Known:  func(raw []byte) (string, []byte) { return "v1-known", append([]byte(nil), raw...) },
-			Beside: func([]byte) { t.Errorf("%s: Beside called for a file Known knew", name) },
-		})
-		if err != nil || f.Version != "v1-known" {
-			t.Errorf("%s: %v, version %q; want Known's", name, err, f.Version)
+		if f.Version != Version([]byte(tc.content)) || f.Encoding != UTF16LE || string(f.Text) != "h\u00e9llo\n" {
+			t.Errorf("%s: read as %q, %s, %s; want the decoded text, UTF-16LE and the bytes' own version", name, f.Text, f.Encoding, f.Version)
 		}
 	}
 }

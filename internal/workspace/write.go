@@ -42,17 +42,6 @@ type WriteOptions struct {
 	// Encoding is how the UTF-8 text is stored: "" or UTF8 writes it as is;
 	// UTF16LE and UTF16BE re-encode it and write the byte-order mark.
 	Encoding Encoding
-	// Version, when set, is Version of the bytes this write stores (the
-	// text as Encode(text, Encoding) returns it), computed by the caller
-	// already: WriteFile returns it instead of hashing the content again.
-	// It is trusted, so set it only from those exact bytes.
-	Version string
-	// Encoded, when not nil, is the file's bytes already: text as
-	// Encode(text, Encoding) returns it, built by a caller that had checked
-	// the UTF-8 (a file read through this package, edited with checked
-	// strings). WriteFile writes it as it is, without checking or encoding
-	// text again. It is trusted.
-	Encoded []byte
 }
 
 // WriteResult describes a completed write.
@@ -126,18 +115,17 @@ func (w *Workspace) WriteFile(p string, text []byte, opts WriteOptions) (*WriteR
 
 	// The version is hashed while the write waits for the disk: a large
 	// file's hash would otherwise add to its fsync.
-	version := opts.Version
 	var hashed <-chan string
-	if version == "" && w.opts.fsync && len(raw) >= overlapHashBytes {
+	if w.opts.fsync && len(raw) >= overlapHashBytes {
 		hashed = hashApart(raw)
 	}
 	if err := w.writeRenamed(op, rel, target, raw, keep, opts); err != nil {
 		return nil, err
 	}
-	switch {
-	case hashed != nil:
+	var version string
+	if hashed != nil {
 		version = <-hashed
-	case version == "":
+	} else {
 		version = Version(raw)
 	}
 	return &WriteResult{Path: rel, Raw: raw, Version: version, Created: old == nil}, nil
@@ -157,10 +145,7 @@ func (w *Workspace) prepare(op, p string, text []byte, opts WriteOptions) (rel, 
 	if rel == "." {
 		return "", "", nil, nil, nil, notRegular(op, rel, fs.ModeDir)
 	}
-	raw = opts.Encoded
-	if raw == nil {
-		raw, err = encodeText(op, rel, text, opts.Encoding)
-	}
+	raw, err = encodeText(op, rel, text, opts.Encoding)
 	if err != nil {
 		return "", "", nil, nil, nil, err
 	}

@@ -181,10 +181,10 @@ func TestWriteFileVersion(t *testing.T) {
 	}
 }
 
-// TestWriteFileUsesTheCallersVersion: a version the caller computed from
-// the encoded bytes is returned as is (not hashed again), and it is the one
-// a read of the file computes.
-func TestWriteFileUsesTheCallersVersion(t *testing.T) {
+// TestWriteFileVersionIsOfTheBytesWritten: the version WriteFile returns
+// is that of the encoded bytes on disk, the one a read of the file
+// computes, for a re-encoded file too.
+func TestWriteFileVersionIsOfTheBytesWritten(t *testing.T) {
 	for _, enc := range []Encoding{UTF8, UTF16LE} {
 		t.Run(string(enc), func(t *testing.T) {
 			w, _, _ := newWS(t)
@@ -193,15 +193,7 @@ func TestWriteFileUsesTheCallersVersion(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkWrittenVersion(t, w, "v.txt", text, WriteOptions{Encoding: enc, Version: Version(raw)}, Version(raw))
-			// Trusted as given: WriteFile does not hash the content again.
-			res, err := w.WriteFile("v.txt", text, WriteOptions{Encoding: enc, Version: "v1-given"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.Version != "v1-given" {
-				t.Errorf("Version = %s, want the caller's v1-given", res.Version)
-			}
+			checkWrittenVersion(t, w, "v.txt", text, WriteOptions{Encoding: enc}, Version(raw))
 		})
 	}
 }
@@ -405,11 +397,10 @@ func TestWriteFileFailureRemovesDirectoriesItCreated(t *testing.T) {
 	assertSameSnapshot(t, before, snapshot(t, root))
 }
 
-// Without Encoded, text is checked and encoded; with it, its bytes are
-// written as they are (the caller encoded them once already), whatever text
-// says. Encoded is trusted: bytes that are not text are written too (the
-// caller's promise, not a check here), but the size limit holds.
-func TestWriteFileEncodedIsWrittenAsItIs(t *testing.T) {
+// WriteFile checks and encodes the text it is given, whoever calls it:
+// text that is not UTF-8 is refused and nothing is written, whatever the
+// encoding, and the encoded bytes count against the size limit.
+func TestWriteFileChecksAndEncodesText(t *testing.T) {
 	w, root, _ := newWS(t, WithMaxFileBytes(64))
 	utf16, err := Encode([]byte("h\u00e9llo\n"), UTF16LE)
 	if err != nil {
@@ -419,22 +410,20 @@ func TestWriteFileEncodedIsWrittenAsItIs(t *testing.T) {
 		name    string
 		enc     Encoding
 		text    string
-		encoded []byte
 		want    []byte
 		wantErr error
 	}{
-		{"checked, invalid", UTF8, "a\xffb\n", nil, nil, ErrNotText},
-		{"re-encoded, invalid", UTF16LE, "a\xffb\n", nil, nil, ErrNotText},
-		{"encoded here", UTF16LE, "h\u00e9llo\n", nil, utf16, nil},
-		{"encoded by the caller", UTF16LE, "ignored\n", utf16, utf16, nil},
-		{"UTF-8 from the caller", UTF8, "ignored\n", []byte("h\u00e9llo\n"), []byte("h\u00e9llo\n"), nil},
-		{"the caller's bytes are not checked", UTF8, "ignored\n", []byte("a\xffb\n"), []byte("a\xffb\n"), nil},
-		{"the caller's bytes over the limit", UTF8, "small\n", bytes.Repeat([]byte("x"), 65), nil, ErrTooLarge},
+		{"checked, invalid", UTF8, "a\xffb\n", nil, ErrNotText},
+		{"re-encoded, invalid", UTF16LE, "a\xffb\n", nil, ErrNotText},
+		{"encoded here", UTF16LE, "h\u00e9llo\n", utf16, nil},
+		{"UTF-8 as it is", UTF8, "h\u00e9llo\n", []byte("h\u00e9llo\n"), nil},
+		{"UTF-8 over the limit", UTF8, strings.Repeat("x", 65), nil, ErrTooLarge},
+		{"over the limit once encoded", UTF16LE, strings.Repeat("x", 32), nil, ErrTooLarge},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			name := fmt.Sprintf("f%d.txt", i)
-			res, err := w.WriteFile(name, []byte(tt.text), WriteOptions{Encoding: tt.enc, Encoded: tt.encoded})
+			res, err := w.WriteFile(name, []byte(tt.text), WriteOptions{Encoding: tt.enc})
 			if !errors.Is(err, tt.wantErr) {
 				t.Fatalf("err = %v, want %v", err, tt.wantErr)
 			}
