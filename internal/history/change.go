@@ -119,6 +119,9 @@ func HunksOf(old, new *hashline.Document) []Hunk {
 		new = hashline.ParseText("")
 	}
 	d := versions.Diff(old, new)
+	if len(d) == 0 {
+		return nil
+	}
 	out := make([]Hunk, len(d))
 	for i, x := range d {
 		out[i] = Hunk{Hunk: x, Removed: linesOf(old, x.A0, x.A1), Added: linesOf(new, x.B0, x.B1)}
@@ -127,6 +130,9 @@ func HunksOf(old, new *hashline.Document) []Hunk {
 }
 
 func linesOf(d *hashline.Document, from, to int) []string {
+	if from == to {
+		return nil
+	}
 	out := make([]string, to-from)
 	for i := range out {
 		out[i] = d.Line(from + i + 1)
@@ -149,7 +155,7 @@ type File struct {
 	// none.
 	Hunks []Hunk
 	// Removed and Added count the lines the hunks removed and added;
-	// Append computes them.
+	// Append computes them (from the merged hunk when HunksMerged).
 	Removed, Added int
 }
 

@@ -492,6 +492,7 @@ func (l *Log) Append(c Change) (Change, error) {
 		c.HunksMerged = true
 		for i := range c.Files {
 			c.Files[i].Hunks = mergeHunks(c.Files[i].Hunks)
+			c.Files[i].Removed, c.Files[i].Added = counts(c.Files[i].Hunks)
 		}
 		buf, head = appendRecord(buf[:0], &c, seq, t)
 	}
