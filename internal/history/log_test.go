@@ -571,5 +571,3 @@ func TestConcurrentAppendsAndQueries(t *testing.T) {
 		}
 	}
 }
-
-
