@@ -26,9 +26,12 @@
 // log reads every record back and checks both; a record a crash tore at
 // the end of the newest segment fails them and is cut off, never read as
 // something else. With [Options.Fsync] an Append returns once its record is
-// on disk, so a change reported appended survives a crash; without, one
-// the system had not written yet may be lost, and its sequence number used
-// again by the next change.
+// on disk, so a change reported appended survives a crash. Without, records
+// wait in memory for a few milliseconds (or until 64 KiB of them do) and
+// go to the file in one write, since a write per change would cost more
+// than the rest of an Append: a crash of the process loses those waiting,
+// one of the system what it had not written yet, and the sequence numbers
+// of the changes lost are given again to the next ones.
 //
 // # Ids
 //

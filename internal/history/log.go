@@ -131,7 +131,12 @@ type Log struct {
 	bytes   int64
 	last    int64 // the newest change's time
 	buf     []byte
-	stats   Stats
+	// wbuf holds the records appended to the newest segment past its
+	// written bytes (see flushDelay).
+	wbuf       []byte
+	flushTimer *time.Timer
+	flushArmed bool
+	stats      Stats
 }
 
 // move is a file a change moved.
@@ -154,8 +159,10 @@ type segment struct {
 	first uint64
 	path  string
 	f     *os.File
-	size  int64
-	refs  atomic.Int32
+	// size counts the segment's bytes, written its bytes in the file: the
+	// newest segment's last records may still be in Log.wbuf.
+	size, written int64
+	refs          atomic.Int32
 	// keep is false once the log drops the segment: the last reference
 	// removes the file.
 	keep atomic.Bool
@@ -317,6 +324,7 @@ func (l *Log) load(first uint64, last bool) error {
 	s := &segment{first: first, path: p, f: f, size: int64(headerLen)}
 	s.refs.Store(1)
 	s.keep.Store(true)
+	fsize := mustSize(f)
 	br := bufio.NewReaderSize(f, 1<<20)
 	var fb [frameLen]byte
 	var head []byte
@@ -325,17 +333,17 @@ func (l *Log) load(first uint64, last bool) error {
 			if err != io.EOF {
 				// A torn frame.
 				if last {
-					l.stats.TornBytes += mustSize(f) - s.size
+					l.stats.TornBytes += fsize - s.size
 				} else {
 					l.stats.Damaged++
 				}
 			}
 			break
 		}
-		c, fr, ok := l.readRecord(br, fb[:], &head, s.size, mustSize(f))
+		c, fr, ok := l.readRecord(br, fb[:], &head, s.size, fsize)
 		if !ok || c.ID.seq != l.next {
 			if last {
-				l.stats.TornBytes += mustSize(f) - s.size
+				l.stats.TornBytes += fsize - s.size
 			} else {
 				l.stats.Damaged++
 			}
@@ -344,8 +352,11 @@ func (l *Log) load(first uint64, last bool) error {
 		l.index(&c, s.size, fr)
 		s.size += frameLen + int64(fr.body)
 	}
+	if !last {
+		s.size = fsize // damaged records past s.size stay until the segment goes
+	}
 	if last {
-		if sz := mustSize(f); sz > s.size {
+		if fsize > s.size {
 			if err := f.Truncate(s.size); err != nil {
 				f.Close()
 				return fmt.Errorf("history: cutting the torn end of %s: %w", p, err)
@@ -355,8 +366,9 @@ func (l *Log) load(first uint64, last bool) error {
 			}
 		}
 	}
+	s.written = s.size
 	l.segs = append(l.segs, s)
-	l.bytes += mustSize(f)
+	l.bytes += s.size
 	return nil
 }
 
@@ -436,7 +448,7 @@ func (l *Log) newSegment() error {
 		_ = os.Remove(p)
 		return fmt.Errorf("history: %w", err)
 	}
-	s := &segment{first: l.next, path: p, f: f, size: int64(headerLen)}
+	s := &segment{first: l.next, path: p, f: f, size: int64(headerLen), written: int64(headerLen)}
 	s.refs.Store(1)
 	s.keep.Store(true)
 	l.segs = append(l.segs, s)
@@ -511,29 +523,39 @@ func (l *Log) Append(c Change) (Change, error) {
 	}
 	s := l.segs[len(l.segs)-1]
 	if s.size > int64(headerLen) && s.size+int64(len(buf)) > l.opts.SegmentBytes {
-		if err := l.newSegment(); err != nil {
+		err := l.flushLocked()
+		if err == nil {
+			err = l.newSegment()
+		}
+		if err != nil {
 			l.mu.Unlock()
 			return Change{}, err
 		}
 		s = l.segs[len(l.segs)-1]
 	}
-	if _, err := s.f.WriteAt(buf, s.size); err != nil {
-		// Leave no partial record for the next one to follow.
-		_ = s.f.Truncate(s.size)
-		l.mu.Unlock()
-		return Change{}, fmt.Errorf("history: %w", err)
-	}
 	off := s.size
+	l.wbuf = append(l.wbuf, buf...)
 	s.size += int64(len(buf))
 	l.bytes += int64(len(buf))
 	l.index(&c, off, frame{head: uint32(head), body: uint32(len(buf) - frameLen)})
 	doomed := l.trimLocked()
-	if l.opts.Fsync {
+	var err error
+	switch {
+	case l.opts.Fsync || len(l.wbuf) >= flushBytes:
+		err = l.flushLocked()
+	case !l.flushArmed:
+		l.flushArmed = true
+		if l.flushTimer == nil {
+			l.flushTimer = time.AfterFunc(flushDelay, l.flushLater)
+		} else {
+			l.flushTimer.Reset(flushDelay)
+		}
+	}
+	if l.opts.Fsync && err == nil {
 		s.acquire()
 	}
 	l.mu.Unlock()
-	var err error
-	if l.opts.Fsync {
+	if l.opts.Fsync && err == nil {
 		// Outside the lock: queries go on meanwhile, and appends that
 		// wait behind this one are synced with it.
 		err = s.f.Sync()
@@ -543,9 +565,47 @@ func (l *Log) Append(c Change) (Change, error) {
 		_ = d.release()
 	}
 	if err != nil {
-		return Change{}, fmt.Errorf("history: %w", err)
+		return Change{}, fmt.Errorf("history: %s is recorded but not on disk yet (tried again at the next write): %w", c.ID, err)
 	}
 	return c, nil
+}
+
+// Without Fsync, appended records wait in memory for flushDelay, or
+// until flushBytes of them do, and go to the file in one write: a write
+// per change would cost several times the rest of an Append. Queries read
+// them from memory meanwhile.
+const (
+	flushDelay = 5 * time.Millisecond
+	flushBytes = 64 << 10
+)
+
+func (l *Log) flushLater() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.flushArmed = false
+	if !l.closed {
+		_ = l.flushLocked() // an error leaves the records waiting for the next try
+	}
+}
+
+// flushLocked writes the records waiting in memory to the newest segment.
+func (l *Log) flushLocked() error {
+	if len(l.wbuf) == 0 {
+		return nil
+	}
+	s := l.segs[len(l.segs)-1]
+	if _, err := s.f.WriteAt(l.wbuf, s.written); err != nil {
+		// Leave no partial record for a reopen to take as torn: it would
+		// cut the ones after it.
+		_ = s.f.Truncate(s.written)
+		return err
+	}
+	s.written += int64(len(l.wbuf))
+	l.wbuf = l.wbuf[:0]
+	if cap(l.wbuf) > 4*flushBytes {
+		l.wbuf = nil // a large change's records are not kept
+	}
+	return nil
 }
 
 func withoutLines(hs []Hunk) []Hunk {
@@ -609,21 +669,24 @@ func (l *Log) trimLocked() []*segment {
 // Sync writes what was appended to disk (for a log without Fsync, at
 // shutdown).
 func (l *Log) Sync() error {
-	l.mu.RLock()
+	l.mu.Lock()
 	if l.closed {
-		l.mu.RUnlock()
+		l.mu.Unlock()
 		return ErrClosed
 	}
+	err := l.flushLocked()
 	s := l.segs[len(l.segs)-1]
 	s.acquire()
-	l.mu.RUnlock()
-	err := s.f.Sync()
+	l.mu.Unlock()
+	if err == nil {
+		err = s.f.Sync()
+	}
 	_ = s.release()
 	return err
 }
 
-// Close syncs the log and closes its files; a query in flight finishes
-// first.
+// Close writes and syncs what was appended and closes the log's files; a
+// query in flight finishes first.
 func (l *Log) Close() error {
 	err := l.Sync()
 	l.mu.Lock()
@@ -632,6 +695,9 @@ func (l *Log) Close() error {
 		return ErrClosed
 	}
 	l.closed = true
+	if l.flushTimer != nil {
+		l.flushTimer.Stop()
+	}
 	segs := l.segs
 	l.mu.Unlock()
 	for _, s := range segs {

@@ -130,7 +130,7 @@ func TestATornLastRecordIsCutAtEveryOffset(t *testing.T) {
 	for range 5 {
 		s.randomChange([]string{"a"})
 	}
-	before := dirBytes(t, src)
+	before := l.Stats().Bytes
 	last := s.randomChange([]string{"a"})
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
@@ -286,6 +286,9 @@ func TestTheLogStaysWithinItsByteBound(t *testing.T) {
 						t.Fatalf("after %d changes the log is %d bytes, over %d", i+1, n, tc.opts.MaxBytes)
 					}
 				}
+			}
+			if err := l.Sync(); err != nil {
+				t.Fatal(err)
 			}
 			st := l.Stats()
 			if st.First <= 1 || st.Bytes > tc.opts.MaxBytes || st.Bytes != dirBytes(t, dir) {
@@ -569,5 +572,34 @@ func TestConcurrentAppendsAndQueries(t *testing.T) {
 		if got[i].ID.seq != got[i-1].ID.seq-1 || got[i].Time.After(got[i-1].Time) {
 			t.Fatalf("History out of order at %d: %v after %v", i, got[i].ID, got[i-1].ID)
 		}
+	}
+}
+
+// Without Fsync a change waits in memory a moment: queries find it there,
+// and it reaches the file on its own, without a Sync.
+func TestAnUnsyncedChangeIsReadFromMemoryAndWrittenSoon(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	l := openLog(t, dir, Options{})
+	onDisk := dirBytes(t, dir)
+	c, err := l.Append(smallChange())
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.mu.RLock()
+	pending := len(l.wbuf)
+	l.mu.RUnlock()
+	if got, err := l.Get(c.ID.String()); err != nil || !reflect.DeepEqual(got, c) {
+		t.Fatalf("Get while the record may be in memory (%d bytes waiting): %v", pending, err)
+	}
+	if spans, err := l.Blame(c.Files[0].Path, 50); err != nil || spans[1].ID != c.ID {
+		t.Fatalf("Blame: %+v, %v", spans, err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for dirBytes(t, dir) != l.Stats().Bytes {
+		if time.Now().After(deadline) {
+			t.Fatalf("the record is not in the file after 10s: %d bytes, was %d, %d in the log", dirBytes(t, dir), onDisk, l.Stats().Bytes)
+		}
+		time.Sleep(time.Millisecond)
 	}
 }

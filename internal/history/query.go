@@ -1,6 +1,7 @@
 package history
 
 import (
+	"cmp"
 	"encoding/base64"
 	"encoding/binary"
 	"errors"
@@ -17,6 +18,8 @@ type loc struct {
 	seq uint64
 	e   entry
 	seg *segment
+	// data is the record when it was still in memory, not yet written.
+	data []byte
 }
 
 // liveLocked returns the sequence number of the oldest change not past
@@ -40,7 +43,12 @@ func (l *Log) locLocked(seq uint64) (loc, bool) {
 	i := sort.Search(len(l.segs), func(i int) bool { return l.segs[i].first > seq }) - 1
 	s := l.segs[i]
 	s.acquire()
-	return loc{seq: seq, e: e, seg: s}, true
+	lc := loc{seq: seq, e: e, seg: s}
+	if int64(e.off) >= s.written {
+		from := int64(e.off) - s.written
+		lc.data = slices.Clone(l.wbuf[from : from+frameLen+int64(e.body)])
+	}
+	return lc, true
 }
 
 // read reads the change at lc (with its lines when lines) and releases
@@ -51,9 +59,14 @@ func (l *Log) read(lc loc, lines bool) (Change, error) {
 	if lines {
 		n = frameLen + int(lc.e.body)
 	}
-	b := make([]byte, n)
-	if _, err := lc.seg.f.ReadAt(b, int64(lc.e.off)); err != nil {
-		return Change{}, fmt.Errorf("history: reading change %d: %w", lc.seq, err)
+	var b []byte
+	if lc.data != nil {
+		b = lc.data[:n]
+	} else {
+		b = make([]byte, n)
+		if _, err := lc.seg.f.ReadAt(b, int64(lc.e.off)); err != nil {
+			return Change{}, fmt.Errorf("history: reading change %d: %w", lc.seq, err)
+		}
 	}
 	fr, err := parseFrame(b)
 	if err == nil && (fr.head != lc.e.head || fr.body != lc.e.body) {
@@ -84,6 +97,68 @@ func (l *Log) read(lc loc, lines bool) (Change, error) {
 	}
 	c.Time = time.Unix(0, lc.e.time).UTC()
 	return c, nil
+}
+
+// readMany reads the changes at locs, in their order, as read does, and
+// releases their segments. Records near each other in one segment are
+// read in one system call: a query reads many records of a few regions.
+func (l *Log) readMany(locs []loc, lines bool) ([]Change, error) {
+	const (
+		maxGap  = 64 << 10
+		maxSpan = 1 << 20
+	)
+	size := func(lc loc) int64 {
+		if lines {
+			return frameLen + int64(lc.e.body)
+		}
+		return frameLen + int64(lc.e.head)
+	}
+	order := make([]int, len(locs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		x, y := locs[a], locs[b]
+		if x.seg != y.seg {
+			return cmp.Compare(x.seg.first, y.seg.first)
+		}
+		return cmp.Compare(x.e.off, y.e.off)
+	})
+	var firstErr error
+	for i := 0; i < len(order); {
+		x := locs[order[i]]
+		j := i + 1
+		if x.data == nil {
+			start, end := int64(x.e.off), int64(x.e.off)+size(x)
+			for ; j < len(order); j++ {
+				y := locs[order[j]]
+				if y.seg != x.seg || y.data != nil || int64(y.e.off)-end > maxGap || int64(y.e.off)+size(y)-start > maxSpan {
+					break
+				}
+				end = max(end, int64(y.e.off)+size(y))
+			}
+			if j > i+1 {
+				buf := make([]byte, end-start)
+				if _, err := x.seg.f.ReadAt(buf, start); err != nil {
+					buf = nil // each is read on its own, and fails on its own
+				}
+				for k := i; k < j && buf != nil; k++ {
+					y := &locs[order[k]]
+					y.data = buf[int64(y.e.off)-start : int64(y.e.off)-start+size(*y)]
+				}
+			}
+		}
+		i = j
+	}
+	out := make([]Change, len(locs))
+	for i, lc := range locs {
+		if firstErr != nil {
+			_ = lc.seg.release()
+			continue
+		}
+		out[i], firstErr = l.read(lc, lines)
+	}
+	return out, firstErr
 }
 
 // Get returns the change named by id with its hunks' lines: ErrMalformed
@@ -206,27 +281,20 @@ func (l *Log) History(q Query) (Page, error) {
 	}
 	l.mu.RUnlock()
 	var p Page
+	if len(w.found) > limit {
+		_ = w.found[limit].seg.release()
+	}
 	var err error
-	for i, lc := range w.found {
-		if i == limit {
-			_ = lc.seg.release()
-			continue
-		}
-		if err != nil {
-			_ = lc.seg.release()
-			continue
-		}
-		var c Change
-		c, err = l.read(lc, q.Hunks)
-		if err == nil && !q.Hunks {
+	p.Changes, err = l.readMany(w.found[:min(limit, len(w.found))], q.Hunks)
+	if err != nil {
+		return Page{}, err
+	}
+	if !q.Hunks {
+		for _, c := range p.Changes {
 			for j := range c.Files {
 				c.Files[j].Hunks = nil
 			}
 		}
-		p.Changes = append(p.Changes, c)
-	}
-	if err != nil {
-		return Page{}, err
 	}
 	if len(w.found) > limit {
 		p.NextPageToken = w.token(l.log)
@@ -488,7 +556,6 @@ func (l *Log) Blame(path string, lines int) ([]BlameSpan, error) {
 	bound, live := l.next, l.liveLocked()
 	l.mu.RUnlock()
 	const batch = 256
-	var batchErr error
 walk:
 	for len(spans) > 0 {
 		l.mu.RLock()
@@ -516,14 +583,12 @@ walk:
 		if len(locs) == 0 {
 			break
 		}
+		changes, err := l.readMany(locs, false)
+		if err != nil {
+			return nil, err
+		}
 		for k, lc := range locs {
-			c, err := l.read(lc, false)
-			if err != nil {
-				batchErr = err
-			}
-			if batchErr != nil {
-				continue
-			}
+			c := changes[k]
 			bound = lc.seq
 			var f *File
 			for j := range c.Files {
@@ -535,7 +600,6 @@ walk:
 			if f == nil || f.Path != cur || f.After == "" {
 				// The file now at path was moved away or deleted: it was
 				// created after, by a change the history did not see.
-				releaseAll(locs[k+1:])
 				break walk
 			}
 			if len(f.Hunks) > 0 {
@@ -549,7 +613,6 @@ walk:
 				spans, next = next, spans
 			}
 			if f.From != "" || f.Before == "" {
-				releaseAll(locs[k+1:])
 				if f.From == "" || len(spans) == 0 {
 					break walk // created here
 				}
@@ -557,12 +620,8 @@ walk:
 				continue walk
 			}
 			if len(spans) == 0 {
-				releaseAll(locs[k+1:])
 				break walk
 			}
-		}
-		if batchErr != nil {
-			return nil, batchErr
 		}
 	}
 	var out []BlameSpan
@@ -581,12 +640,6 @@ walk:
 	return out, nil
 }
 
-func releaseAll(locs []loc) {
-	for _, lc := range locs {
-		_ = lc.seg.release()
-	}
-}
-
 // span is a run of lines of the file now not yet attributed: lines lo..hi
 // (0-based, half-open) of the version the walk has reached, which are the
 // current file's lines from cur on.
@@ -597,8 +650,21 @@ type span struct{ lo, hi, cur int }
 // in current line numbers), the others move by the lines the hunks before
 // them added and removed. It appends the spans left to out.
 func back(spans []span, hs []Hunk, mark func(from, to int), out []span) []span {
+	if len(hs) == 0 {
+		return append(out, spans...)
+	}
+	// Spans wholly before the first hunk keep their numbers.
+	i := sort.Search(len(spans), func(i int) bool { return spans[i].hi > hs[0].B0 })
+	out = append(out, spans[:i]...)
 	h, delta := 0, 0
-	for _, s := range spans {
+	for si, s := range spans[i:] {
+		if h == len(hs) {
+			// Past every hunk: the rest move by all they added and removed.
+			for _, s := range spans[i+si:] {
+				out = appendSpan(out, span{s.lo - delta, s.hi - delta, s.cur})
+			}
+			break
+		}
 		for lo := s.lo; lo < s.hi; {
 			for h < len(hs) && hs[h].B1 <= lo {
 				delta += (hs[h].B1 - hs[h].B0) - (hs[h].A1 - hs[h].A0)
@@ -614,14 +680,19 @@ func back(spans []span, hs []Hunk, mark func(from, to int), out []span) []span {
 			if h < len(hs) {
 				end = min(end, hs[h].B0)
 			}
-			n := span{lo - delta, end - delta, s.cur + lo - s.lo}
-			if k := len(out) - 1; k >= 0 && out[k].hi == n.lo && out[k].cur+out[k].hi-out[k].lo == n.cur {
-				out[k].hi = n.hi
-			} else {
-				out = append(out, n)
-			}
+			out = appendSpan(out, span{lo - delta, end - delta, s.cur + lo - s.lo})
 			lo = end
 		}
 	}
 	return out
+}
+
+// appendSpan appends n to out, joined to the last span when it continues
+// it in both numberings.
+func appendSpan(out []span, n span) []span {
+	if k := len(out) - 1; k >= 0 && out[k].hi == n.lo && out[k].cur+out[k].hi-out[k].lo == n.cur {
+		out[k].hi = n.hi
+		return out
+	}
+	return append(out, n)
 }
