@@ -49,8 +49,11 @@ func call(ctx context.Context) context.Context {
 
 // Read returns a page of a file as tagged lines.
 func (s *Service) Read(ctx context.Context, req *hashlinev1.ReadRequest) (*hashlinev1.ReadResponse, error) {
-	resp, err := s.e.Read(call(ctx), req)
-	return resp, toStatus(err)
+	res, err := s.e.Read(call(ctx), readRequest(req))
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return readResponse(res), nil
 }
 
 // Edit checks every reference of the batch against the file, rebases it
@@ -122,6 +125,10 @@ func (s *Service) Grep(req *hashlinev1.GrepRequest, stream hashlinev1.FileServic
 }
 
 // Status describes the server.
-func (s *Service) Status(ctx context.Context, req *hashlinev1.StatusRequest) (*hashlinev1.StatusResponse, error) {
-	return s.e.Status(ctx, req)
+func (s *Service) Status(ctx context.Context, _ *hashlinev1.StatusRequest) (*hashlinev1.StatusResponse, error) {
+	res, err := s.e.Status(ctx)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return statusResponse(res), nil
 }
