@@ -1,6 +1,10 @@
 package server
 
 import (
+	"fmt"
+
+	"google.golang.org/protobuf/proto"
+
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 	"github.com/hashline/hashline/internal/engine"
 )
@@ -50,4 +54,49 @@ func statusResponse(r *engine.StatusResult) *hashlinev1.StatusResponse {
 		HashLen:     int32(r.HashLen),
 		RequireRead: r.RequireRead,
 	}
+}
+
+func listRequest(req *hashlinev1.ListRequest) engine.ListRequest {
+	return engine.ListRequest{
+		Path:            req.GetPath(),
+		Globs:           req.GetGlob(),
+		Recursive:       req.GetRecursive(),
+		MaxEntries:      int(req.GetMaxEntries()),
+		Hidden:          req.GetHidden(),
+		NoIgnore:        req.GetNoIgnore(),
+		IncludeVersions: req.GetIncludeVersions(),
+		PageToken:       req.GetPageToken(),
+	}
+}
+
+var entryTypes = [...]hashlinev1.EntryType{
+	engine.EntryFile:    hashlinev1.EntryType_ENTRY_TYPE_FILE,
+	engine.EntryDir:     hashlinev1.EntryType_ENTRY_TYPE_DIR,
+	engine.EntrySymlink: hashlinev1.EntryType_ENTRY_TYPE_SYMLINK,
+}
+
+func listResponse(r *engine.ListResult) *hashlinev1.ListResponse {
+	resp := &hashlinev1.ListResponse{Path: r.Path, Truncated: r.Truncated, NextPageToken: r.NextPageToken}
+	if len(r.Entries) > 0 {
+		// One backing array for the page's Entry messages: one allocation
+		// instead of one per entry.
+		backing := make([]hashlinev1.Entry, len(r.Entries))
+		resp.Entries = make([]*hashlinev1.Entry, len(r.Entries))
+		for i, e := range r.Entries {
+			m := &backing[i]
+			m.Path, m.Type, m.Size, m.Version = e.Path, entryTypes[e.Type], e.Size, e.Version
+			resp.Entries[i] = m
+		}
+	}
+	return resp
+}
+
+// responseSize is the engine's measure of a result against the response
+// limit (engine.WithResponseSize): the encoded size of its response.
+func responseSize(result any) int {
+	switch r := result.(type) {
+	case *engine.ListResult:
+		return proto.Size(listResponse(r))
+	}
+	panic(fmt.Sprintf("server: no response message for a %T", result))
 }

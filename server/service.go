@@ -24,12 +24,15 @@ type Service struct {
 	e *engine.Engine
 }
 
-// New returns a Service over a new engine of ws.
+// New returns a Service over a new engine of ws, whose responses it
+// measures against the response limit by their encoded size.
 func New(ws *workspace.Workspace, opts ...engine.Option) *Service {
-	return NewService(engine.New(ws, opts...))
+	return NewService(engine.New(ws, append([]engine.Option{engine.WithResponseSize(responseSize)}, opts...)...))
 }
 
-// NewService returns a Service that serves e.
+// NewService returns a Service that serves e. Unless e was made with
+// engine.WithResponseSize, nothing measures its responses against the
+// response limit: use New.
 func NewService(e *engine.Engine) *Service {
 	return &Service{e: e}
 }
@@ -112,8 +115,11 @@ func (s *Service) Apply(ctx context.Context, req *hashlinev1.ApplyRequest) (*has
 // List returns a page of a directory's entries, those the caller's token
 // may see.
 func (s *Service) List(ctx context.Context, req *hashlinev1.ListRequest) (*hashlinev1.ListResponse, error) {
-	resp, err := s.e.List(call(ctx), s.searchFS(ctx), req)
-	return resp, toStatus(err)
+	res, err := s.e.List(call(ctx), s.searchFS(ctx), listRequest(req))
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return listResponse(res), nil
 }
 
 // Grep streams the matching lines of every file under the request's path
