@@ -4,9 +4,11 @@ import (
 	"fmt"
 
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/durationpb"
 
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 	"github.com/hashline/hashline/internal/engine"
+	"github.com/hashline/hashline/internal/grep"
 )
 
 // The reading operations' messages and the engine's domain types: Read,
@@ -89,6 +91,55 @@ func listResponse(r *engine.ListResult) *hashlinev1.ListResponse {
 		}
 	}
 	return resp
+}
+
+func grepRequest(req *hashlinev1.GrepRequest) engine.GrepRequest {
+	return engine.GrepRequest{
+		Pattern:         req.GetPattern(),
+		Literal:         req.GetLiteral(),
+		CaseInsensitive: req.GetCaseInsensitive(),
+		Path:            req.GetPath(),
+		Globs:           req.GetGlob(),
+		ExcludeGlobs:    req.GetExcludeGlob(),
+		Types:           req.GetType(),
+		Hidden:          req.GetHidden(),
+		NoIgnore:        req.GetNoIgnore(),
+		Before:          int(req.GetBefore()),
+		After:           int(req.GetAfter()),
+		MaxMatches:      int(req.GetMaxMatches()),
+	}
+}
+
+func grepFileResponse(f engine.GrepFile) *hashlinev1.GrepResponse {
+	// One backing array for the file's GrepLine messages: one allocation
+	// instead of one per line.
+	backing := make([]hashlinev1.GrepLine, len(f.Lines))
+	lines := make([]*hashlinev1.GrepLine, len(f.Lines))
+	for i, l := range f.Lines {
+		m := &backing[i]
+		m.Number, m.Hash, m.Content, m.Match = int32(l.Number), l.Hash, l.Content, l.Match
+		if len(l.Submatches) > 0 {
+			m.Submatches = make([]*hashlinev1.Span, len(l.Submatches))
+			for j, sp := range l.Submatches {
+				m.Submatches[j] = &hashlinev1.Span{Start: int32(sp.Start), End: int32(sp.End)}
+			}
+		}
+		lines[i] = m
+	}
+	return &hashlinev1.GrepResponse{Result: &hashlinev1.GrepResponse_File{File: &hashlinev1.GrepFile{
+		Path: f.Path, Version: f.Version, Lines: lines,
+	}}}
+}
+
+func grepSummaryResponse(sum *grep.Summary) *hashlinev1.GrepResponse {
+	return &hashlinev1.GrepResponse{Result: &hashlinev1.GrepResponse_Summary{Summary: &hashlinev1.GrepSummary{
+		FilesScanned: int32(sum.FilesScanned),
+		FilesMatched: int32(sum.FilesMatched),
+		Matches:      int32(sum.Matches),
+		Truncated:    sum.Truncated,
+		BytesScanned: sum.BytesScanned,
+		Elapsed:      durationpb.New(sum.Elapsed),
+	}}}
 }
 
 // responseSize is the engine's measure of a result against the response

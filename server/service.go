@@ -127,7 +127,13 @@ func (s *Service) List(ctx context.Context, req *hashlinev1.ListRequest) (*hashl
 // then a summary.
 func (s *Service) Grep(req *hashlinev1.GrepRequest, stream hashlinev1.FileService_GrepServer) error {
 	ctx := stream.Context()
-	return toStatus(s.e.Grep(call(ctx), s.searchFS(ctx), req, stream))
+	sum, err := s.e.Grep(call(ctx), s.searchFS(ctx), grepRequest(req), func(f engine.GrepFile) error {
+		return stream.Send(grepFileResponse(f))
+	})
+	if err != nil {
+		return toStatus(err)
+	}
+	return toStatus(stream.Send(grepSummaryResponse(sum)))
 }
 
 // Status describes the server.
