@@ -21,7 +21,6 @@ const (
 	ReasonConflictingChanges hashline.Reason = "CONFLICTING_CHANGES"
 )
 
-
 // NotReadError is an edit that refers to the content of a file the agent
 // has not seen.
 type NotReadError struct {
