@@ -24,12 +24,15 @@ type Service struct {
 	e *engine.Engine
 }
 
-// New returns a Service over a new engine of ws.
+// New returns a Service over a new engine of ws, whose responses it
+// measures against the response limit by their encoded size.
 func New(ws *workspace.Workspace, opts ...engine.Option) *Service {
-	return NewService(engine.New(ws, opts...))
+	return NewService(engine.New(ws, append([]engine.Option{engine.WithResponseSize(responseSize)}, opts...)...))
 }
 
-// NewService returns a Service that serves e.
+// NewService returns a Service that serves e. Unless e was made with
+// engine.WithResponseSize, nothing measures its responses against the
+// response limit: use New.
 func NewService(e *engine.Engine) *Service {
 	return &Service{e: e}
 }
@@ -49,8 +52,11 @@ func call(ctx context.Context) context.Context {
 
 // Read returns a page of a file as tagged lines.
 func (s *Service) Read(ctx context.Context, req *hashlinev1.ReadRequest) (*hashlinev1.ReadResponse, error) {
-	resp, err := s.e.Read(call(ctx), req)
-	return resp, toStatus(err)
+	res, err := s.e.Read(call(ctx), readRequest(req))
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return readResponse(res), nil
 }
 
 // Edit checks every reference of the batch against the file, rebases it
@@ -109,8 +115,11 @@ func (s *Service) Apply(ctx context.Context, req *hashlinev1.ApplyRequest) (*has
 // List returns a page of a directory's entries, those the caller's token
 // may see.
 func (s *Service) List(ctx context.Context, req *hashlinev1.ListRequest) (*hashlinev1.ListResponse, error) {
-	resp, err := s.e.List(call(ctx), s.searchFS(ctx), req)
-	return resp, toStatus(err)
+	res, err := s.e.List(call(ctx), s.searchFS(ctx), listRequest(req))
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return listResponse(res), nil
 }
 
 // Grep streams the matching lines of every file under the request's path
@@ -118,10 +127,20 @@ func (s *Service) List(ctx context.Context, req *hashlinev1.ListRequest) (*hashl
 // then a summary.
 func (s *Service) Grep(req *hashlinev1.GrepRequest, stream hashlinev1.FileService_GrepServer) error {
 	ctx := stream.Context()
-	return toStatus(s.e.Grep(call(ctx), s.searchFS(ctx), req, stream))
+	sum, err := s.e.Grep(call(ctx), s.searchFS(ctx), grepRequest(req), func(f engine.GrepFile) error {
+		return stream.Send(grepFileResponse(f))
+	})
+	if err != nil {
+		return toStatus(err)
+	}
+	return toStatus(stream.Send(grepSummaryResponse(sum)))
 }
 
 // Status describes the server.
-func (s *Service) Status(ctx context.Context, req *hashlinev1.StatusRequest) (*hashlinev1.StatusResponse, error) {
-	return s.e.Status(ctx, req)
+func (s *Service) Status(ctx context.Context, _ *hashlinev1.StatusRequest) (*hashlinev1.StatusResponse, error) {
+	res, err := s.e.Status(ctx)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return statusResponse(res), nil
 }

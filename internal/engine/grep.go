@@ -7,9 +7,6 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"google.golang.org/protobuf/types/known/durationpb"
-
-	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 	"github.com/hashline/hashline/internal/grep"
 	"github.com/hashline/hashline/internal/hashline"
 	"github.com/hashline/hashline/internal/workspace"
@@ -55,54 +52,94 @@ func (s *Engine) GrepMemory() GrepMemory {
 	return GrepMemory{Held: b.Held(), Peak: b.Peak(), Budget: b.Size()}
 }
 
-// Grep streams the matching lines of every file under the request's path,
-// one message per file in path order, then a summary.
-// GrepStream is where Grep sends its messages.
-type GrepStream interface {
-	Send(*hashlinev1.GrepResponse) error
+// GrepRequest asks for the lines matching a pattern in the files under a
+// path.
+type GrepRequest struct {
+	// Pattern is an RE2 pattern, or a plain string with Literal.
+	Pattern         string
+	Literal         bool
+	CaseInsensitive bool
+	// Path is the file or directory to search; "" is the whole workspace.
+	Path string
+	// Globs and Types select the files searched, ExcludeGlobs leave some
+	// out (grep.Options).
+	Globs, ExcludeGlobs, Types []string
+	// Hidden searches hidden files and directories; NoIgnore searches what
+	// .gitignore files ignore.
+	Hidden, NoIgnore bool
+	// Before and After are the lines of context shown around each match.
+	Before, After int
+	// MaxMatches is the most matching lines; 0 means DefaultMaxMatches.
+	MaxMatches int
 }
 
-func (s *Engine) Grep(ctx context.Context, fsys fs.FS, req *hashlinev1.GrepRequest, stream GrepStream) error {
-	if req.GetPattern() == "" {
-		return BadRequest("pattern", "pattern is empty; give an RE2 pattern, or a plain string with literal set")
+// GrepFile is one file's matching lines and their context.
+type GrepFile struct {
+	Path string
+	// Version is the version of the bytes searched: an edit made from
+	// these tags rebases like one made from a Read of it.
+	Version string
+	Lines   []GrepLine
+}
+
+// GrepLine is a matching line or a line of context, its content cut to
+// the engine's line limit (WithMaxLineBytes) and its hash the whole
+// line's.
+type GrepLine struct {
+	hashline.TaggedLine
+	Match bool
+	// Submatches are the byte ranges of Content the pattern matches, those
+	// of them that the cut left whole.
+	Submatches []grep.Span
+}
+
+// Grep sends the matching lines of every file under the request's path to
+// send, one file at a time in path order, and returns the summary of the
+// search. send runs on a goroutine of its own, never two calls at once;
+// it may block (a client that does not read), but the search stops when
+// ctx ends whatever send does, and Grep returns once send has. Grep
+// returns send's first error and sends nothing after it.
+func (s *Engine) Grep(ctx context.Context, fsys fs.FS, req GrepRequest, send func(GrepFile) error) (*grep.Summary, error) {
+	if req.Pattern == "" {
+		return nil, BadRequest("pattern", "pattern is empty; give an RE2 pattern, or a plain string with literal set")
 	}
-	if n, limit := len(req.GetPattern()), s.opts.maxPatternBytes; n > limit {
-		return OverLimit("pattern", limit, "the pattern is %d bytes, over the %d-byte limit; search for a shorter, more distinctive part of the text", n, limit)
+	if n, limit := len(req.Pattern), s.opts.maxPatternBytes; n > limit {
+		return nil, OverLimit("pattern", limit, "the pattern is %d bytes, over the %d-byte limit; search for a shorter, more distinctive part of the text", n, limit)
 	}
 	for _, f := range []struct {
 		name string
 		list []string
-	}{{"glob", req.GetGlob()}, {"excludeGlob", req.GetExcludeGlob()}, {"type", req.GetType()}} {
+	}{{"glob", req.Globs}, {"excludeGlob", req.ExcludeGlobs}, {"type", req.Types}} {
 		if err := checkList(f.name, f.list); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	for _, f := range []struct {
 		name string
-		v    int32
-	}{{"before", req.GetBefore()}, {"after", req.GetAfter()}, {"maxMatches", req.GetMaxMatches()}} {
+		v    int
+	}{{"before", req.Before}, {"after", req.After}, {"maxMatches", req.MaxMatches}} {
 		if f.v < 0 {
-			return BadRequest(f.name, "%s %d is negative", f.name, f.v)
+			return nil, BadRequest(f.name, "%s %d is negative", f.name, f.v)
 		}
 	}
-	if err := grep.CheckTypes(req.GetType()); err != nil {
-		return BadRequest("type", "%v; or select files by name with glob", err)
+	if err := grep.CheckTypes(req.Types); err != nil {
+		return nil, BadRequest("type", "%v; or select files by name with glob", err)
 	}
-	path := req.GetPath()
+	path := req.Path
 	if path == "" {
 		path = "." // the whole workspace
 	}
 	rel, err := s.ws.Rel(path)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// The path is resolved as Read resolves its own, so that a symlink
 	// loop, a missing path, a link out of the root or into version-control
 	// metadata is refused as Read refuses it.
 	if _, _, err := s.ws.Stat(rel); err != nil {
-		return err
+		return nil, err
 	}
-	maxMatches := int(req.GetMaxMatches())
+	maxMatches := req.MaxMatches
 	if maxMatches == 0 {
 		maxMatches = DefaultMaxMatches
 	}
@@ -113,21 +150,21 @@ func (s *Engine) Grep(ctx context.Context, fsys fs.FS, req *hashlinev1.GrepReque
 	// until they are sent, and are given back at once when the call ends.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	snd := s.newGrepSender(stream)
+	snd := s.newGrepSender(send)
 	go snd.run(ctx, cancel)
 	defer context.AfterFunc(ctx, snd.abandon)()
 	sum, err := grep.Search(ctx, fsys, grep.Options{
-		Pattern:         req.GetPattern(),
-		Literal:         req.GetLiteral(),
-		CaseInsensitive: req.GetCaseInsensitive(),
+		Pattern:         req.Pattern,
+		Literal:         req.Literal,
+		CaseInsensitive: req.CaseInsensitive,
 		Path:            rel,
-		Globs:           req.GetGlob(),
-		ExcludeGlobs:    req.GetExcludeGlob(),
-		Types:           req.GetType(),
-		Hidden:          req.GetHidden(),
-		NoIgnore:        req.GetNoIgnore(),
-		Before:          int(req.GetBefore()),
-		After:           int(req.GetAfter()),
+		Globs:           req.Globs,
+		ExcludeGlobs:    req.ExcludeGlobs,
+		Types:           req.Types,
+		Hidden:          req.Hidden,
+		NoIgnore:        req.NoIgnore,
+		Before:          req.Before,
+		After:           req.After,
 		MaxMatches:      maxMatches,
 		MaxFileBytes:    s.ws.MaxFileBytes(),
 		SkipFile:        workspace.IsTempName,
@@ -139,19 +176,12 @@ func (s *Engine) Grep(ctx context.Context, fsys fs.FS, req *hashlinev1.GrepReque
 		s.opts.grepSearched(sum, err)
 	}
 	if serr := snd.close(); serr != nil {
-		return serr // the client is gone; the search stopped because of it
+		return nil, serr // the client is gone; the search stopped because of it
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return stream.Send(&hashlinev1.GrepResponse{Result: &hashlinev1.GrepResponse_Summary{Summary: &hashlinev1.GrepSummary{
-		FilesScanned: int32(sum.FilesScanned),
-		FilesMatched: int32(sum.FilesMatched),
-		Matches:      int32(sum.Matches),
-		Truncated:    sum.Truncated,
-		BytesScanned: sum.BytesScanned,
-		Elapsed:      durationpb.New(sum.Elapsed),
-	}}})
+	return &sum, nil
 }
 
 // linksToVCS reports whether the symlink at rel leads into version-control
@@ -184,17 +214,18 @@ func checkList(field string, list []string) error {
 const GrepQueueLen = 64
 
 // grepSender sends a Grep's files in the order the search queues them.
-// Sending blocks while the client does not read (HTTP/2 flow control), and
-// grpc gives no way to interrupt it but ending the call; the search, which
+// Sending blocks while the client does not read (HTTP/2 flow control, for
+// the gRPC face), and there is no way to interrupt it but ending the call;
+// the search, which
 // waits for room in the queue, waits on the call's context instead, so a
 // call that is cancelled or out of time stops searching and lets go of
 // what it held, whatever its client does.
 type grepSender struct {
-	s      *Engine
-	stream GrepStream
-	items  chan grep.File
-	done   chan struct{}
-	err    error // why sending stopped; read after done
+	s     *Engine
+	send  func(GrepFile) error
+	items chan grep.File
+	done  chan struct{}
+	err   error // why sending stopped; read after done
 
 	mu sync.Mutex
 	// sending is the file being sent; abandoned is set once the call's
@@ -203,8 +234,8 @@ type grepSender struct {
 	abandoned bool
 }
 
-func (s *Engine) newGrepSender(stream GrepStream) *grepSender {
-	return &grepSender{s: s, stream: stream, items: make(chan grep.File, GrepQueueLen), done: make(chan struct{})}
+func (s *Engine) newGrepSender(send func(GrepFile) error) *grepSender {
+	return &grepSender{s: s, send: send, items: make(chan grep.File, GrepQueueLen), done: make(chan struct{})}
 }
 
 // queue hands f to the sender, waiting for room while the queue is full,
@@ -231,7 +262,7 @@ func (q *grepSender) run(ctx context.Context, stop context.CancelFunc) {
 	for f := range q.items {
 		if q.err == nil && ctx.Err() == nil && q.start(f) {
 			gf := q.s.grepFile(f)
-			if err := q.stream.Send(&hashlinev1.GrepResponse{Result: &hashlinev1.GrepResponse_File{File: gf}}); err != nil {
+			if err := q.send(gf); err != nil {
 				q.err = err
 				stop()
 			} else {
@@ -285,29 +316,28 @@ func (q *grepSender) close() error {
 	return q.err
 }
 
-// grepFile turns one file's result into its message: tagged lines, with
-// the version of the exact bytes that were searched (so an edit from these
-// tags rebases like one from a Read of that version).
-func (s *Engine) grepFile(f grep.File) *hashlinev1.GrepFile {
+// grepFile turns one file's result into tagged lines, with the version of
+// the exact bytes that were searched (so an edit from these tags rebases
+// like one from a Read of that version).
+func (s *Engine) grepFile(f grep.File) GrepFile {
 	h := s.opts.hasher
-	lines := make([]*hashlinev1.GrepLine, len(f.Lines))
+	lines := make([]GrepLine, len(f.Lines))
 	for i, l := range f.Lines {
-		gl := &hashlinev1.GrepLine{
-			Number:  int32(l.Number),
-			Hash:    h.Sum(l.Content),
-			Content: hashline.CutLine(l.Content, s.opts.maxLineBytes),
-			Match:   l.Match,
-		}
+		gl := &lines[i]
+		gl.Number = l.Number
+		gl.Hash = h.Sum(l.Content)
+		gl.Content = hashline.CutLine(l.Content, s.opts.maxLineBytes)
+		gl.Match = l.Match
 		shown := shownBytes(l.Content, s.opts.maxLineBytes)
-		for _, sp := range l.Submatches {
-			if sp.End > shown {
-				break // past the cut: not in content
-			}
-			gl.Submatches = append(gl.Submatches, &hashlinev1.Span{Start: int32(sp.Start), End: int32(sp.End)})
+		k := 0
+		for k < len(l.Submatches) && l.Submatches[k].End <= shown {
+			k++ // past the cut: not in content
 		}
-		lines[i] = gl
+		if k > 0 {
+			gl.Submatches = l.Submatches[:k:k]
+		}
 	}
-	return &hashlinev1.GrepFile{Path: f.Path, Version: workspace.Version(f.Raw), Lines: lines}
+	return GrepFile{Path: f.Path, Version: workspace.Version(f.Raw), Lines: lines}
 }
 
 // shownBytes returns how many bytes of content a line shows: all of them,

@@ -36,12 +36,12 @@ func TestRememberedEditHoldsOnlyItsOwnLines(t *testing.T) {
 		}
 		s := New(ws)
 		ctx := WithAgent(context.Background(), "agent")
-		read, err := s.Read(ctx, &hashlinev1.ReadRequest{Path: "big.txt", Offset: 10_000, Limit: 1})
+		read, err := s.Read(ctx, ReadRequest{Path: "big.txt", Offset: 10_000, Limit: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
 		req := &hashlinev1.EditRequest{Path: "big.txt", RequestId: "k1",
-			Edits: []*hashlinev1.FileEdit{client.Replace(client.Ref(read.GetLines()[0]), "", "changed")}}
+			Edits: []*hashlinev1.FileEdit{client.Replace(read.Lines[0].Tag(), "", "changed")}}
 		resp, _, err := Once(ctx, s, req.GetRequestId(), 1, false, func(*hashlinev1.EditResponse, error) int64 { return 0 }, func() (*hashlinev1.EditResponse, error) {
 			return s.Edit(ctx, req)
 		})
@@ -59,7 +59,7 @@ func TestRememberedEditHoldsOnlyItsOwnLines(t *testing.T) {
 		if len(kept.GetReplaced()) == 0 || len(kept.GetWindows()) == 0 {
 			t.Fatalf("the response shows %d replaced lines and %d windows; want some of each", len(kept.GetReplaced()), len(kept.GetWindows()))
 		}
-		for _, v := range []string{read.GetVersion(), resp.GetVersion()} {
+		for _, v := range []string{read.Version, resp.GetVersion()} {
 			doc, ok := s.cache.Peek(v)
 			if !ok {
 				t.Fatalf("version %s is not in the cache", v)

@@ -57,6 +57,7 @@ type options struct {
 	maxChanges       int
 	maxSetBytes      int64
 	memoryBudget     int64
+	responseSize     func(result any) int
 	// grepSearchBytes, for tests, replaces the bound of each Grep's own
 	// (grep.DefaultMaxHeldBytes).
 	grepSearchBytes int64
@@ -204,6 +205,11 @@ func WithMaxResponseBytes(n int) Option {
 		}
 	}
 }
+
+// WithResponseSize sets the measure of a result against the response
+// limit (WithMaxResponseBytes): f returns the size of the result as the
+// transport sends it. nil, the default, means no check.
+func WithResponseSize(f func(result any) int) Option { return func(o *options) { o.responseSize = f } }
 
 // WithLogger sets the logger; the default discards.
 func WithLogger(l *slog.Logger) Option {

@@ -3,23 +3,58 @@ package engine
 import (
 	"context"
 
-	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 	"github.com/hashline/hashline/internal/hashline"
 	"github.com/hashline/hashline/internal/versions"
+	"github.com/hashline/hashline/internal/workspace"
 )
+
+// ReadRequest asks for a page of a file.
+type ReadRequest struct {
+	Path string
+	// Offset is the first line of the page, from 1; 0 means 1.
+	Offset int
+	// Limit is the most lines of the page; 0 means the engine's read limit
+	// (WithReadLimit), as does anything over it.
+	Limit int
+	// OmitLines leaves the page's lines out of the result (Lines), its
+	// tagged text (Text) only.
+	OmitLines bool
+}
+
+// ReadResult is a page of a file.
+type ReadResult struct {
+	Path    string
+	Version string
+	// Lines are the page's lines, their content cut to the engine's line
+	// limit (WithMaxLineBytes); none with OmitLines.
+	Lines []hashline.TaggedLine
+	// Text is the page as tagged text: lines "LINE:HASH|content" joined by
+	// "\n" (hashline.AppendTagged).
+	Text       string
+	TotalLines int
+	// Truncated says the page ended before the file did, at the line limit
+	// or the byte budget; NextOffset is then the offset to ask for next.
+	Truncated  bool
+	NextOffset int
+	// EOL is the file's line-ending style ("lf", "crlf" or "mixed"); BOM
+	// says it starts with a UTF-8 byte order mark.
+	EOL      string
+	BOM      bool
+	Encoding workspace.Encoding
+}
 
 // Read returns a page of a file as tagged lines. The page ends at the line
 // limit or when the next line would take the tagged text over the byte
 // budget (a page always holds at least one line), and then says truncated
 // with the offset to ask for next.
-func (s *Engine) Read(ctx context.Context, req *hashlinev1.ReadRequest) (*hashlinev1.ReadResponse, error) {
-	if req.GetOffset() < 0 {
-		return nil, BadRequest("offset", "offset %d is negative; lines are numbered from 1 (0 means 1)", req.GetOffset())
+func (s *Engine) Read(ctx context.Context, req ReadRequest) (*ReadResult, error) {
+	if req.Offset < 0 {
+		return nil, BadRequest("offset", "offset %d is negative; lines are numbered from 1 (0 means 1)", req.Offset)
 	}
-	if req.GetLimit() < 0 {
-		return nil, BadRequest("limit", "limit %d is negative; use 0 for the default of %d lines", req.GetLimit(), s.opts.readLimit)
+	if req.Limit < 0 {
+		return nil, BadRequest("limit", "limit %d is negative; use 0 for the default of %d lines", req.Limit, s.opts.readLimit)
 	}
-	rel, key, err := s.resolve(req.GetPath())
+	rel, key, err := s.resolve(req.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -39,12 +74,12 @@ func (s *Engine) Read(ctx context.Context, req *hashlinev1.ReadRequest) (*hashli
 	}
 	total := doc.Len()
 
-	first := max(int(req.GetOffset()), 1)
+	first := max(req.Offset, 1)
 	if first > total && !(total == 0 && first == 1) {
 		return nil, invalid(ReasonLineOutOfRange, "offset",
 			"offset %d is past the end of %s (%d lines); read from offset 1", first, f.Path, total)
 	}
-	limit := int(req.GetLimit())
+	limit := req.Limit
 	if limit == 0 || limit > s.opts.readLimit {
 		limit = s.opts.readLimit
 	}
@@ -55,40 +90,33 @@ func (s *Engine) Read(ctx context.Context, req *hashlinev1.ReadRequest) (*hashli
 	// the budget by more than a tag and a marker. The text and the
 	// structured lines come from one pass that hashes each line once.
 	h := s.opts.hasher
-	var lines []*hashlinev1.Line
+	var lines []hashline.TaggedLine
 	var each func(n int, hash, content string)
-	if !req.GetOmitLines() && last >= first {
-		// One backing array for the page's Line messages: one allocation
-		// instead of one per line.
-		backing := make([]hashlinev1.Line, last-first+1)
-		lines = make([]*hashlinev1.Line, 0, len(backing))
+	if !req.OmitLines && last >= first {
+		lines = make([]hashline.TaggedLine, 0, last-first+1)
 		each = func(n int, hash, content string) {
-			l := &backing[len(lines)]
-			l.Number = int32(n)
-			l.Hash = hash
-			l.Content = hashline.CutLine(content, s.opts.maxLineBytes)
-			lines = append(lines, l)
+			lines = append(lines, hashline.TaggedLine{Number: n, Hash: hash, Content: hashline.CutLine(content, s.opts.maxLineBytes)})
 		}
 	}
 	text, end := hashline.AppendTaggedPage(nil, h, doc, first, last, s.opts.maxLineBytes, s.opts.readByteBudget, each)
-	resp := &hashlinev1.ReadResponse{
+	res := &ReadResult{
 		Path:       f.Path,
 		Version:    f.Version,
 		Lines:      lines,
 		Text:       string(text),
-		TotalLines: int32(total),
-		Eol:        doc.EOLStyle(),
-		Bom:        doc.BOM(),
-		Encoding:   string(f.Encoding),
+		TotalLines: total,
+		EOL:        doc.EOLStyle(),
+		BOM:        doc.BOM(),
+		Encoding:   f.Encoding,
 	}
 	if end < total {
-		resp.Truncated = true
-		resp.NextOffset = int32(end + 1)
+		res.Truncated = true
+		res.NextOffset = end + 1
 	}
 	// Edits this agent makes from these tags are read against this
 	// version, and may name the lines of this page.
 	s.saw(ctx, key, doc, exactText(f.Encoding), versions.Seen{Version: f.Version, Lines: versions.Range(first, end)})
-	return resp, nil
+	return res, nil
 }
 
 // parseText parses a File's Text into a document of its own, which the

@@ -105,17 +105,17 @@ func (s *Engine) load(rel, key string) (*workspace.File, *hashline.Document, err
 // context. Grep searches raw bytes; only valid UTF-8 is exactly the text a
 // Read of that version returns, so only that is cached (the view is
 // recorded either way). A version already cached is not parsed again.
-func (s *Engine) sawGrep(ctx context.Context, f *hashlinev1.GrepFile, raw []byte) {
+func (s *Engine) sawGrep(ctx context.Context, f GrepFile, raw []byte) {
 	exact := utf8.Valid(raw)
 	var doc *hashline.Document
-	if !s.cache.Touch(f.GetVersion()) && exact {
+	if !s.cache.Touch(f.Version) && exact {
 		doc = hashline.ParseDocument(raw)
 	}
-	nums := make([]int, len(f.GetLines()))
-	for i, l := range f.GetLines() {
-		nums[i] = int(l.GetNumber())
+	nums := make([]int, len(f.Lines))
+	for i, l := range f.Lines {
+		nums[i] = l.Number
 	}
-	s.saw(ctx, s.viewKey(f.GetPath()), doc, exact, versions.Seen{Version: f.GetVersion(), Lines: versions.LinesOf(nums...)})
+	s.saw(ctx, s.viewKey(f.Path), doc, exact, versions.Seen{Version: f.Version, Lines: versions.LinesOf(nums...)})
 }
 
 // needsRead returns the index of the first edit that refers to existing
