@@ -40,33 +40,33 @@ func TestRememberedEditHoldsOnlyItsOwnLines(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		req := &hashlinev1.EditRequest{Path: "big.txt", RequestId: "k1",
-			Edits: []*hashlinev1.FileEdit{client.Replace(client.Ref(read.GetLines()[0]), "", "changed")}}
-		resp, _, err := Once(ctx, s, req.GetRequestId(), 1, false, func(*hashlinev1.EditResponse, error) int64 { return 0 }, func() (*hashlinev1.EditResponse, error) {
+		req := &EditRequest{Path: "big.txt",
+			Edits: []hashline.Edit{{Op: hashline.OpReplace, Start: client.Ref(read.GetLines()[0]), Text: "changed"}}}
+		resp, _, err := Once(ctx, s, "k1", 1, false, func(*EditResult, error) int64 { return 0 }, func() (*EditResult, error) {
 			return s.Edit(ctx, req)
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
 		s.requests.mu.Lock()
-		kept := s.requests.m[requestKey{agent: "agent", id: "k1"}].resp.(*hashlinev1.EditResponse)
+		kept := s.requests.m[requestKey{agent: "agent", id: "k1"}].resp.(*EditResult)
 		s.requests.mu.Unlock()
-		var lines []*hashlinev1.Line
-		lines = append(lines, kept.GetReplaced()...)
-		for _, w := range kept.GetWindows() {
-			lines = append(lines, w.GetLines()...)
+		var lines []hashline.TaggedLine
+		lines = append(lines, kept.Replaced...)
+		for _, w := range kept.Windows {
+			lines = append(lines, w.Lines...)
 		}
-		if len(kept.GetReplaced()) == 0 || len(kept.GetWindows()) == 0 {
-			t.Fatalf("the response shows %d replaced lines and %d windows; want some of each", len(kept.GetReplaced()), len(kept.GetWindows()))
+		if len(kept.Replaced) == 0 || len(kept.Windows) == 0 {
+			t.Fatalf("the response shows %d replaced lines and %d windows; want some of each", len(kept.Replaced), len(kept.Windows))
 		}
-		for _, v := range []string{read.GetVersion(), resp.GetVersion()} {
+		for _, v := range []string{read.GetVersion(), resp.Version} {
 			doc, ok := s.cache.Peek(v)
 			if !ok {
 				t.Fatalf("version %s is not in the cache", v)
 			}
 			for _, l := range lines {
-				if within(l.GetContent(), doc) {
-					t.Errorf("line %d of the kept response (%q) points into the text of version %s", l.GetNumber(), l.GetContent(), v)
+				if within(l.Content, doc) {
+					t.Errorf("line %d of the kept response (%q) points into the text of version %s", l.Number, l.Content, v)
 				}
 			}
 		}

@@ -68,6 +68,9 @@ type options struct {
 	// treeWait, for tests, runs when a shared holder of the tree lock is
 	// about to wait (treelock.go).
 	treeWait func()
+	// responseSize measures a result as the transport sends it
+	// (WithResponseSize).
+	responseSize func(result any) int
 }
 
 func defaultOptions() options {
@@ -204,6 +207,12 @@ func WithMaxResponseBytes(n int) Option {
 		}
 	}
 }
+
+// WithResponseSize sets how the face measures a result as it sends it,
+// which the response size limit (WithMaxResponseBytes) is checked against
+// before anything is written: the limit is the transport's. nil, the
+// default, checks no size.
+func WithResponseSize(f func(result any) int) Option { return func(o *options) { o.responseSize = f } }
 
 // WithLogger sets the logger; the default discards.
 func WithLogger(l *slog.Logger) Option {

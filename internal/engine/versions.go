@@ -215,13 +215,13 @@ func (c baseChoice) shown() func(int) bool {
 // line references (append, prepend, replaceText) reads no line of any
 // version and is resolved against the current file; one with a malformed
 // reference goes to the planner, which reports it.
-func (s *Engine) rebase(req *hashlinev1.EditRequest, f *workspace.File, doc *hashline.Document, agent, key string, hist []versions.Seen, edits []hashline.Edit) (*rebased, error) {
+func (s *Engine) rebase(baseVersion string, f *workspace.File, doc *hashline.Document, agent, key string, hist []versions.Seen, edits []hashline.Edit) (*rebased, error) {
 	out := &rebased{edits: edits}
 	h := s.opts.hasher
 	if !versions.HasLineRefs(edits) || !versions.WellFormed(edits, h) {
 		return out, nil
 	}
-	choices := baseChoices(req.GetBaseVersion(), hist)
+	choices := baseChoices(baseVersion, hist)
 	if len(choices) == 0 {
 		return out, nil // no view and no baseVersion: the planner checks by line and hash
 	}
