@@ -1,8 +1,10 @@
 package server
 
 import (
+	"strconv"
 	"strings"
 
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
@@ -29,11 +31,108 @@ func answer[R, Resp any](r R, err error, to func(R) Resp) (Resp, error) {
 func responseSize(result any) int {
 	switch r := result.(type) {
 	case *engine.EditResult:
-		return proto.Size(editResponse(r))
+		return editResponseSize(r)
 	case *engine.ApplyResult:
-		return proto.Size(applyResponse(r))
+		return applyResponseSize(r)
 	}
 	return 0
+}
+
+// editResponseSize is proto.Size(editResponse(r)), counted from r without
+// building the message: an Edit's size is checked before it writes, and
+// its response is built once, after. The field numbers are
+// EditResponse's (and its messages'); TestResponseSizesAreTheEncodedSizes
+// checks every field.
+func editResponseSize(r *engine.EditResult) int {
+	n := sizeString(1, r.Path) + sizeString(2, r.Version) + sizeString(3, r.Diff)
+	for _, w := range r.Windows {
+		text := max(len(w.Lines)-1, 0) // the line breaks of the window's text
+		m := sizeInt(1, w.Start) + sizeInt(2, w.End)
+		for _, l := range w.Lines {
+			m += sizeMessage(3, sizeLine(l))
+			text += len(strconv.Itoa(l.Number)) + len(":") + len(l.Hash) + len("|") + len(l.Content)
+		}
+		n += sizeMessage(4, m+sizeBytes(4, text))
+	}
+	for _, l := range r.Replaced {
+		n += sizeMessage(5, sizeLine(l))
+	}
+	for _, w := range r.Warnings {
+		n += protowire.SizeTag(6) + protowire.SizeBytes(len(w))
+	}
+	for _, l := range r.Lines {
+		n += sizeMessage(7, sizeLine(l))
+	}
+	n += sizeInt(8, r.TotalLines) + sizeBool(9, r.DryRun) + sizeString(10, r.RebasedFrom)
+	for _, m := range r.Moved {
+		n += sizeMessage(11, sizeString(1, m.Ref)+sizeInt(2, m.From)+sizeInt(3, m.To))
+	}
+	for _, rp := range r.Repairs {
+		n += sizeMessage(12, sizeString(1, string(rp.Kind))+sizeInt(2, rp.EditIndex)+sizeInt(3, rp.Line)+sizeString(4, rp.Detail))
+	}
+	n += sizeString(13, r.TaggedDiff)
+	for _, sh := range r.Shifts {
+		n += sizeMessage(14, sizeInt(1, sh.From)+sizeInt(2, sh.To)+sizeInt(3, sh.By))
+	}
+	return n
+}
+
+// applyResponseSize is proto.Size(applyResponse(r)), its edits counted as
+// editResponseSize counts them.
+func applyResponseSize(r *engine.ApplyResult) int {
+	n := sizeBool(2, r.DryRun) + sizeString(3, r.ChangeSet)
+	for _, res := range r.Results {
+		var c int // the ChangeResult: its one result
+		switch res := res.(type) {
+		case *engine.EditResult:
+			c = sizeMessage(1, editResponseSize(res))
+		case *engine.WriteResult:
+			c = sizeMessage(2, proto.Size(writeResponse(res)))
+		case *engine.DeleteResult:
+			c = sizeMessage(3, proto.Size(deleteResponse(res)))
+		case *engine.MoveResult:
+			c = sizeMessage(4, proto.Size(moveResponse(res)))
+		}
+		n += sizeMessage(1, c)
+	}
+	return n
+}
+
+// sizeLine is the encoded size of a Line's fields.
+func sizeLine(l hashline.TaggedLine) int {
+	return sizeInt(1, l.Number) + sizeString(2, l.Hash) + sizeString(3, l.Content)
+}
+
+// sizeMessage is the size of a message field (of a repeated one, or a
+// oneof's, present even when empty) whose own fields take n bytes.
+func sizeMessage(num protowire.Number, n int) int {
+	return protowire.SizeTag(num) + protowire.SizeBytes(n)
+}
+
+// sizeString is the size of a singular string field; empty, it is not sent.
+func sizeString(num protowire.Number, s string) int { return sizeBytes(num, len(s)) }
+
+func sizeBytes(num protowire.Number, n int) int {
+	if n == 0 {
+		return 0
+	}
+	return protowire.SizeTag(num) + protowire.SizeBytes(n)
+}
+
+// sizeInt is the size of a singular int32 field holding v as the
+// converters put it (int32(v)); a negative one takes ten bytes.
+func sizeInt(num protowire.Number, v int) int {
+	if int32(v) == 0 {
+		return 0
+	}
+	return protowire.SizeTag(num) + protowire.SizeVarint(uint64(int64(int32(v))))
+}
+
+func sizeBool(num protowire.Number, b bool) int {
+	if !b {
+		return 0
+	}
+	return protowire.SizeTag(num) + 1
 }
 
 func editRequest(req *hashlinev1.EditRequest) *engine.EditRequest {
