@@ -1,9 +1,6 @@
 package server
 
 import (
-	"fmt"
-
-	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
@@ -140,14 +137,4 @@ func grepSummaryResponse(sum *grep.Summary) *hashlinev1.GrepResponse {
 		BytesScanned: sum.BytesScanned,
 		Elapsed:      durationpb.New(sum.Elapsed),
 	}}}
-}
-
-// responseSize is the engine's measure of a result against the response
-// limit (engine.WithResponseSize): the encoded size of its response.
-func responseSize(result any) int {
-	switch r := result.(type) {
-	case *engine.ListResult:
-		return proto.Size(listResponse(r))
-	}
-	panic(fmt.Sprintf("server: no response message for a %T", result))
 }

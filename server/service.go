@@ -10,7 +10,6 @@ import (
 	"context"
 
 	"google.golang.org/grpc"
-	"google.golang.org/protobuf/proto"
 
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 	"github.com/hashline/hashline/internal/engine"
@@ -27,12 +26,19 @@ type Service struct {
 // New returns a Service over a new engine of ws, whose responses it
 // measures against the response limit by their encoded size.
 func New(ws *workspace.Workspace, opts ...engine.Option) *Service {
-	return NewService(engine.New(ws, append([]engine.Option{engine.WithResponseSize(responseSize)}, opts...)...))
+	return NewService(engine.New(ws, append(EngineOptions(), opts...)...))
 }
 
-// NewService returns a Service that serves e. Unless e was made with
-// engine.WithResponseSize, nothing measures its responses against the
-// response limit: use New.
+// EngineOptions are the options an engine served by this face needs: the
+// measure of its results as this face sends them, which the response limit
+// is checked against before anything is written.
+func EngineOptions() []engine.Option {
+	return []engine.Option{engine.WithResponseSize(responseSize)}
+}
+
+// NewService returns a Service that serves e, an engine made with
+// EngineOptions among its options (New does that, and so does hashlined's
+// engine.Open); an engine made without them checks no response size.
 func NewService(e *engine.Engine) *Service {
 	return &Service{e: e}
 }
@@ -65,7 +71,8 @@ func (s *Service) Read(ctx context.Context, req *hashlinev1.ReadRequest) (*hashl
 func (s *Service) Edit(ctx context.Context, req *hashlinev1.EditRequest) (*hashlinev1.EditResponse, error) {
 	ctx = call(ctx)
 	return once(ctx, s, req, req.GetRequestId(), req.GetDryRun(), func() (*hashlinev1.EditResponse, error) {
-		return s.e.Edit(ctx, req)
+		r, err := s.e.Edit(ctx, editRequest(req))
+		return answer(r, err, editResponse)
 	})
 }
 
@@ -73,34 +80,26 @@ func (s *Service) Edit(ctx context.Context, req *hashlinev1.EditRequest) (*hashl
 func (s *Service) Write(ctx context.Context, req *hashlinev1.WriteRequest) (*hashlinev1.WriteResponse, error) {
 	ctx = call(ctx)
 	return once(ctx, s, req, req.GetRequestId(), false, func() (*hashlinev1.WriteResponse, error) {
-		return s.e.Write(ctx, req)
+		r, err := s.e.Write(ctx, writeRequest(req))
+		return answer(r, err, writeResponse)
 	})
 }
 
 // Delete removes a file or an empty directory.
 func (s *Service) Delete(ctx context.Context, req *hashlinev1.DeleteRequest) (*hashlinev1.DeleteResponse, error) {
-	return applyOne(ctx, s, req, &hashlinev1.Change{Change: &hashlinev1.Change_Delete{Delete: req}}, (*hashlinev1.ChangeResult).GetDelete)
+	ctx = call(ctx)
+	return once(ctx, s, req, req.GetRequestId(), false, func() (*hashlinev1.DeleteResponse, error) {
+		r, err := s.e.Delete(ctx, deleteRequest(req))
+		return answer(r, err, deleteResponse)
+	})
 }
 
 // Move renames a file inside the workspace; its history moves with it.
 func (s *Service) Move(ctx context.Context, req *hashlinev1.MoveRequest) (*hashlinev1.MoveResponse, error) {
-	return applyOne(ctx, s, req, &hashlinev1.Change{Change: &hashlinev1.Change_Move{Move: req}}, (*hashlinev1.ChangeResult).GetMove)
-}
-
-// applyOne is a single call (req) made as the change set of its one change
-// c, once per request id; result picks its response from the set's.
-func applyOne[Resp proto.Message](ctx context.Context, s *Service, req interface {
-	proto.Message
-	GetRequestId() string
-}, c *hashlinev1.Change, result func(*hashlinev1.ChangeResult) Resp) (Resp, error) {
 	ctx = call(ctx)
-	return once(ctx, s, req, req.GetRequestId(), false, func() (Resp, error) {
-		resp, err := s.e.Apply(ctx, []*hashlinev1.Change{c}, false, true)
-		if err != nil {
-			var none Resp
-			return none, err
-		}
-		return result(resp.GetResults()[0]), nil
+	return once(ctx, s, req, req.GetRequestId(), false, func() (*hashlinev1.MoveResponse, error) {
+		r, err := s.e.Move(ctx, moveRequest(req))
+		return answer(r, err, moveResponse)
 	})
 }
 
@@ -108,7 +107,8 @@ func applyOne[Resp proto.Message](ctx context.Context, s *Service, req interface
 func (s *Service) Apply(ctx context.Context, req *hashlinev1.ApplyRequest) (*hashlinev1.ApplyResponse, error) {
 	ctx = call(ctx)
 	return once(ctx, s, req, req.GetRequestId(), req.GetDryRun(), func() (*hashlinev1.ApplyResponse, error) {
-		return s.e.Apply(ctx, req.GetChanges(), req.GetDryRun(), false)
+		r, err := s.e.Apply(ctx, applyRequest(req))
+		return answer(r, err, applyResponse)
 	})
 }
 

@@ -532,6 +532,8 @@ func engineConfig(c *config, logger *slog.Logger) engine.Config {
 		GrepBytes:        c.grepBytes,
 		MemoryBudget:     c.memoryBudget,
 		Logger:           logger,
+		// The gRPC face measures what it sends, for the response limit.
+		Options: server.EngineOptions(),
 	}
 }
 

@@ -11,47 +11,163 @@ import (
 	"strings"
 	"sync"
 
-	"google.golang.org/protobuf/proto"
-
-	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 	"github.com/hashline/hashline/internal/hashline"
 	"github.com/hashline/hashline/internal/state"
 	"github.com/hashline/hashline/internal/watch"
 	"github.com/hashline/hashline/internal/workspace"
 )
 
-// Delete, Move and Apply are one engine: Delete and Move are change sets
-// of one change, and a change set is planned whole before anything is
-// written. Its changes are checked without locks first (their fields, and
-// that no two touch one path), then every path is locked, in sorted
-// order, with the locks Edit and Write take (after the tree lock, held
-// exclusively by a set that removes a directory), and each change is planned
-// under them exactly as the single call would be (planEdit rebases an
-// edit's references as Edit does). Any failure refuses the set, with every
-// failing change reported. Then the set is committed: one change by the
-// single call's own atomic write, rename or removal; several by staging
-// every new content beside its file, recording the steps in the intent
-// log (the commit point), doing them, and removing the record.
+// Edit, Write, Delete, Move and Apply are one engine: a call of Edit,
+// Write, Delete or Move is a change set of its one change, and a change
+// set is planned whole before anything is written. Its changes are checked
+// without locks first (their fields, and that no two touch one path), then
+// every path is locked, in sorted order, after the tree lock (held
+// exclusively by a set that removes a directory), and each change is
+// planned under them (planEdit rebases an edit's references). Any failure
+// refuses the set, with every failing change reported. Then the set is
+// committed: one change by its own atomic write, rename or removal;
+// several by staging every new content beside its file, recording the
+// steps in the intent log (the commit point), doing them, and removing the
+// record. A call of its own skips what is about sets only: the set's byte
+// limit, its response size (an edit checks its own, and the other results
+// are a few paths and versions), and the check of every content before the
+// first is written (its one write checks its content itself).
+
+// Change is one change of a set: *EditRequest, *WriteRequest,
+// *DeleteRequest or *MoveRequest. A nil Change names no change, which
+// refuses its set.
+type Change interface{ isChange() }
+
+// ChangeResult is what one change of a set did: *EditResult,
+// *WriteResult, *DeleteResult or *MoveResult.
+type ChangeResult interface{ isChangeResult() }
+
+// ApplyRequest is a change set, applied all or nothing.
+type ApplyRequest struct {
+	Changes []Change
+	// DryRun checks and computes every change but writes nothing.
+	DryRun bool
+}
+
+// ApplyResult is what a change set did.
+type ApplyResult struct {
+	// Results has one result per change, in the request's order.
+	Results []ChangeResult
+	DryRun  bool
+	// ChangeSet names the set in its changes' Watch events; "" for a set
+	// of one change and for a dry run.
+	ChangeSet string
+}
+
+// Apply makes a change set all or nothing.
+func (s *Engine) Apply(ctx context.Context, req *ApplyRequest) (*ApplyResult, error) {
+	return s.apply(ctx, req.Changes, req.DryRun, false)
+}
+
+// applyOne is a call of its own (Edit, Write, Delete, Move): the change
+// set of its one change c, whose one failure is its error as it is.
+func applyOne[R ChangeResult](ctx context.Context, s *Engine, c Change, dryRun bool) (R, error) {
+	res, err := s.apply(ctx, []Change{c}, dryRun, true)
+	if err != nil {
+		var none R
+		return none, err
+	}
+	return res.Results[0].(R), nil
+}
 
 // change is one change of a set, as it is planned and committed.
 type change struct {
 	index int
-	kind  string // "edit", "write", "delete" or "move"
-	path  string // the path named (a move's from), for errors
-	// rel and key are the cleaned path and its lock key (a move's from);
-	// toRel and toKey a move's to.
-	rel, key     string
-	toRel, toKey string
+	// path is the path the change names, as given (a move's from). An
+	// error about another path carries that path itself (named).
+	path string
+	// rel and key are the cleaned path and its lock key (a move's from).
+	rel, key string
+	plan     plan
+}
 
-	edits   []hashline.Edit // an edit's
-	context int
+// plan is the part of a change that depends on what it does: *editPlan,
+// *writePlan, *deletePlan or *movePlan.
+type plan interface {
+	// kind names the change in messages: "edit", "write", "delete" or
+	// "move".
+	kind() string
+	// sizes estimates, from the files' metadata and the request alone,
+	// before anything is read, the bytes the change writes and the memory
+	// it holds while it is planned and committed (memory.go).
+	sizes(s *Engine, c *change) (writes, hold int64)
+	// check plans the change against the disk, under the set's locks, and
+	// computes what it will write. exclusive says whether the set holds
+	// the tree lock exclusively, as a directory delete must. It may be
+	// called again, when the set is planned again.
+	check(ctx context.Context, s *Engine, c *change, exclusive bool) error
+	// result is the change's result before it is committed (a dry run's).
+	result(c *change, dryRun bool) ChangeResult
+	// commit commits a set of this one change by its own atomic write,
+	// removal or rename: it needs no intent record.
+	commit(s *Engine, c *change) error
+	// step is the change's step in a set of several, done after every new
+	// content was staged (contentPlan).
+	step(s *Engine, c *change) (workspace.Step, error)
+	// committed records the committed change (of set set, if any): the
+	// Watch event, the views, and its result.
+	committed(ctx context.Context, s *Engine, c *change, set string) ChangeResult
+}
 
-	edit   *editPlan
-	write  *writePlan
-	del    *deletePlan
-	move   *movePlan
+// contentPlan is a plan that writes a new content: an edit or a write.
+type contentPlan interface {
+	plan
+	// content is the new content and how it is written.
+	content() ([]byte, workspace.WriteOptions)
+	// writing is what was written of it.
+	writing() *written
+}
+
+// written is what a content change wrote: by its own write (a set of one
+// change) or staged beside its file (a set of several).
+type written struct {
+	wr     *workspace.WriteResult
 	staged *workspace.Staged
-	wr     *workspace.WriteResult // a set of one edit or write: its write
+}
+
+func (w *written) writing() *written { return w }
+
+// wrote is what the change wrote.
+func (w *written) wrote() *workspace.WriteResult {
+	if w.wr != nil {
+		return w.wr
+	}
+	st := w.staged
+	return &workspace.WriteResult{Path: st.Path, Raw: st.Raw, Version: st.Version, Created: st.Created}
+}
+
+// commitContent writes a content change's new content as the set's one
+// change.
+func (s *Engine) commitContent(c *change, p contentPlan) error {
+	text, opts := p.content()
+	wr, err := s.ws.WriteFile(c.rel, text, opts)
+	p.writing().wr = wr
+	return err
+}
+
+// namedError is an error of a change about a path other than the one the
+// change names (a move's target), and that path.
+type namedError struct {
+	path string
+	err  error
+}
+
+func (e *namedError) Error() string { return e.err.Error() }
+
+// named says that err is about path, which the change's failure then names.
+func named(path string, err error) error { return &namedError{path: path, err: err} }
+
+// keys are the lock keys of the paths the change touches.
+func (c *change) keys() []string {
+	if m, ok := c.plan.(*movePlan); ok && m.destKey != "" {
+		return []string{c.key, m.destKey}
+	}
+	return []string{c.key}
 }
 
 // ChangeFailure is a change that refuses its set.
@@ -80,9 +196,9 @@ func (e *ChangeSetError) Error() string {
 // status carries.
 func (e *ChangeSetError) Unwrap() error { return e.Failures[0].Err }
 
-// apply is Delete, Move and Apply. single is set for Delete and Move,
-// whose one failure is their error as it is.
-func (s *Engine) Apply(ctx context.Context, reqs []*hashlinev1.Change, dryRun, single bool) (*hashlinev1.ApplyResponse, error) {
+// apply is every call that changes files: Apply, and as a set of its
+// one change (single) Edit, Write, Delete and Move.
+func (s *Engine) apply(ctx context.Context, reqs []Change, dryRun, single bool) (*ApplyResult, error) {
 	if len(reqs) == 0 {
 		return nil, BadRequest("changes", "the change set is empty; give at least one change")
 	}
@@ -92,7 +208,11 @@ func (s *Engine) Apply(ctx context.Context, reqs []*hashlinev1.Change, dryRun, s
 	changes := make([]*change, len(reqs))
 	var failures []ChangeFailure
 	fail := func(c *change, err error) {
-		failures = append(failures, ChangeFailure{Index: c.index, Path: c.path, Err: err})
+		path := c.path
+		if n, ok := err.(*namedError); ok {
+			path, err = n.path, n.err
+		}
+		failures = append(failures, ChangeFailure{Index: c.index, Path: path, Err: err})
 	}
 	refused := func() error {
 		if single {
@@ -102,11 +222,11 @@ func (s *Engine) Apply(ctx context.Context, reqs []*hashlinev1.Change, dryRun, s
 		return &ChangeSetError{Failures: failures}
 	}
 	for i, r := range reqs {
-		c := &change{index: i}
+		c, err := s.resolveChange(i, r)
 		changes[i] = c
-		if err := s.resolveChange(c, r); err != nil {
+		if err != nil {
 			fail(c, err)
-		} else if r.GetEdit().GetDryRun() && !dryRun {
+		} else if e, ok := r.(*EditRequest); ok && e.DryRun && !dryRun {
 			// A change that asks only to be checked must not be written
 			// with the rest.
 			fail(c, BadRequest("dry_run", "the edit of %s sets dry_run, which a change of a set cannot: set dry_run on the whole set (ApplyRequest.dry_run), or drop it to apply the set", c.path))
@@ -115,11 +235,13 @@ func (s *Engine) Apply(ctx context.Context, reqs []*hashlinev1.Change, dryRun, s
 	if len(failures) > 0 {
 		return nil, refused()
 	}
-	for _, f := range conflicts(changes) {
-		fail(changes[f.Index], f.Err)
-	}
-	if len(failures) > 0 {
-		return nil, refused()
+	if len(changes) > 1 {
+		for _, f := range conflicts(changes) {
+			fail(changes[f.Index], f.Err)
+		}
+		if len(failures) > 0 {
+			return nil, refused()
+		}
 	}
 	// The set's size and the memory it will hold are known from the files'
 	// metadata before any of them is read, and checked first: a set too
@@ -127,12 +249,12 @@ func (s *Engine) Apply(ctx context.Context, reqs []*hashlinev1.Change, dryRun, s
 	// reading its files, and the others wait for memory before they take
 	// any lock.
 	writes, hold := s.setBytes(changes)
-	if writes > s.opts.maxSetBytes {
+	if !single && writes > s.opts.maxSetBytes {
 		return nil, fmt.Errorf("%w: the change set writes at least %d bytes (each edit counted at the current size of its file, each write at its content's), over the %d-byte limit for one set; split it", workspace.ErrTooLarge, writes, s.opts.maxSetBytes)
 	}
 	what := "this change set"
 	if single {
-		what = "this " + changes[0].kind
+		what = callName(changes[0])
 	}
 	release, err := s.memory.acquire(ctx, what, hold)
 	if err != nil {
@@ -154,7 +276,7 @@ func (s *Engine) Apply(ctx context.Context, reqs []*hashlinev1.Change, dryRun, s
 		}
 		total = 0
 		for _, c := range changes {
-			if err := s.planChange(ctx, c, exclusive); err != nil {
+			if err := s.planChange(ctx, c, exclusive, single); err != nil {
 				fail(c, err)
 				continue
 			}
@@ -170,26 +292,30 @@ func (s *Engine) Apply(ctx context.Context, reqs []*hashlinev1.Change, dryRun, s
 	if len(failures) > 0 {
 		return nil, refused()
 	}
-	if total > s.opts.maxSetBytes {
+	if !single && total > s.opts.maxSetBytes {
 		return nil, fmt.Errorf("%w: the change set writes %d bytes, over the %d-byte limit for one set; split it", workspace.ErrTooLarge, total, s.opts.maxSetBytes)
 	}
-	resp := &hashlinev1.ApplyResponse{DryRun: dryRun}
-	for _, c := range changes {
-		resp.Results = append(resp.Results, c.result(dryRun))
+	res := &ApplyResult{DryRun: dryRun, Results: make([]ChangeResult, len(changes))}
+	if dryRun || !single {
+		for i, c := range changes {
+			res.Results[i] = c.plan.result(c, dryRun)
+		}
 	}
-	if size := proto.Size(resp) + len(changes)*versionFieldBound; size > s.opts.maxResponseBytes {
-		return nil, fmt.Errorf("%w: the response would be %d bytes, over the %d-byte limit; nothing was written. Retry with smaller contexts, without full, or as smaller sets",
-			workspace.ErrTooLarge, size, s.opts.maxResponseBytes)
+	if size := s.opts.responseSize; !single && size != nil {
+		if n := size(res) + len(changes)*versionFieldBound; n > s.opts.maxResponseBytes {
+			return nil, fmt.Errorf("%w: the response would be %d bytes, over the %d-byte limit; nothing was written. Retry with smaller contexts, without full, or as smaller sets",
+				workspace.ErrTooLarge, n, s.opts.maxResponseBytes)
+		}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	if dryRun {
-		return resp, nil
+		return res, nil
 	}
 	set := ""
 	if len(changes) == 1 {
-		err = s.commitOne(changes[0])
+		err = changes[0].plan.commit(s, changes[0])
 	} else {
 		set = newChangeSetID()
 		err = s.commitSet(ctx, set, changes)
@@ -197,12 +323,26 @@ func (s *Engine) Apply(ctx context.Context, reqs []*hashlinev1.Change, dryRun, s
 	if err != nil {
 		return nil, err
 	}
-	resp.ChangeSet = set
+	res.ChangeSet = set
 	for i, c := range changes {
-		resp.Results[i] = s.committed(ctx, c, set)
+		res.Results[i] = c.plan.committed(ctx, s, c, set)
 	}
-	s.opts.logger.DebugContext(ctx, "apply", "changes", len(changes), "changeSet", set)
-	return resp, nil
+	if !single {
+		s.opts.logger.DebugContext(ctx, "apply", "changes", len(changes), "changeSet", set)
+	}
+	return res, nil
+}
+
+// callName names a call of its own in an error about the memory it waits
+// for.
+func callName(c *change) string {
+	switch c.plan.(type) {
+	case *editPlan:
+		return "this Edit of " + c.path
+	case *writePlan:
+		return "this Write of " + c.path
+	}
+	return "this " + c.plan.kind()
 }
 
 // setBytes estimates, from the files' metadata and the request alone,
@@ -211,20 +351,9 @@ func (s *Engine) Apply(ctx context.Context, reqs []*hashlinev1.Change, dryRun, s
 // memory it holds while it is planned and committed (see memory.go).
 func (s *Engine) setBytes(changes []*change) (writes, hold int64) {
 	for _, c := range changes {
-		switch c.kind {
-		case "edit":
-			n := s.fileBytes(c.rel)
-			writes += n
-			hold += n * editHoldFactor
-		case "write":
-			n := int64(len(c.write.req.GetContent()))
-			writes += n
-			hold += n*writeHoldFactor + s.fileBytes(c.rel)*readHoldFactor
-		case "delete":
-			hold += s.fileBytes(c.rel) * readHoldFactor
-		case "move":
-			hold += (s.fileBytes(c.rel) + s.fileBytes(c.toRel)) * readHoldFactor
-		}
+		w, h := c.plan.sizes(s, c)
+		writes += w
+		hold += h
 	}
 	return writes, hold
 }
@@ -232,68 +361,55 @@ func (s *Engine) setBytes(changes []*change) (writes, hold int64) {
 // newChangeSetID returns a new random change set id.
 func newChangeSetID() string { return rand.Text() }
 
-// resolveChange checks a change's fields and cleans its paths, before
-// anything is locked or read.
-func (s *Engine) resolveChange(c *change, r *hashlinev1.Change) error {
+// resolveChange checks the fields of r, change i of its set, and cleans
+// its paths, before anything is locked or read.
+func (s *Engine) resolveChange(i int, r Change) (*change, error) {
+	c := &change{index: i}
 	var err error
-	switch ch := r.GetChange().(type) {
-	case *hashlinev1.Change_Edit:
-		req := ch.Edit
-		c.kind, c.path = "edit", req.GetPath()
-		if n := len(req.GetEdits()); n > s.opts.maxEdits {
-			return BadRequest("edits", "%d edits in one batch; the most is %d, split the batch", n, s.opts.maxEdits)
+	switch r := r.(type) {
+	case *EditRequest:
+		c.path = r.Path
+		p, err := s.newEditPlan(r)
+		if err != nil {
+			return c, err
 		}
-		c.context = DefaultContext
-		if req.Context != nil {
-			if req.GetContext() < 0 {
-				return BadRequest("context", "context %d is negative; use 0 for no context lines", req.GetContext())
-			}
-			c.context = int(req.GetContext())
+		c.plan = p
+		c.rel, c.key, err = s.resolve(r.Path)
+		return c, err
+	case *WriteRequest:
+		c.path = r.Path
+		if err := checkWrite(r); err != nil {
+			return c, err
 		}
-		c.edits = toCoreEdits(req.GetEdits())
-		if err := checkEditTexts(c.edits); err != nil {
-			return err
+		c.plan = &writePlan{req: r}
+		c.rel, c.key, err = s.resolve(r.Path)
+		return c, err
+	case *DeleteRequest:
+		c.path = r.Path
+		c.plan = &deletePlan{req: r}
+		if c.rel, c.key, err = s.resolve(r.Path); err == nil && c.rel == "." {
+			return c, errRoot
 		}
-		c.rel, c.key, err = s.resolve(req.GetPath())
-	case *hashlinev1.Change_Write:
-		c.kind, c.path = "write", ch.Write.GetPath()
-		if err := checkWrite(ch.Write); err != nil {
-			return err
-		}
-		c.rel, c.key, err = s.resolve(ch.Write.GetPath())
-	case *hashlinev1.Change_Delete:
-		c.kind, c.path = "delete", ch.Delete.GetPath()
-		c.del = &deletePlan{req: ch.Delete}
-		if c.rel, c.key, err = s.resolve(ch.Delete.GetPath()); err == nil && c.rel == "." {
-			return errRoot
-		}
-	case *hashlinev1.Change_Move:
-		c.kind, c.path = "move", ch.Move.GetFrom()
-		c.move = &movePlan{req: ch.Move}
-		if c.rel, c.key, err = s.resolve(ch.Move.GetFrom()); err != nil {
-			return err
+		return c, err
+	case *MoveRequest:
+		c.path = r.From
+		m := &movePlan{req: r}
+		c.plan = m
+		if c.rel, c.key, err = s.resolve(r.From); err != nil {
+			return c, err
 		}
 		if c.rel == "." {
-			return errRoot
+			return c, errRoot
 		}
-		if c.toRel, c.toKey, err = s.resolve(ch.Move.GetTo()); err != nil {
-			c.path = ch.Move.GetTo()
-			return err
+		if m.dest, m.destKey, err = s.resolve(r.To); err != nil {
+			return c, named(r.To, err)
 		}
-		if c.toRel == c.rel || c.toKey == c.key {
-			return BadRequest("to", "%s: a file cannot be moved onto itself; give another path as to", c.rel)
+		if m.dest == c.rel || m.destKey == c.key {
+			return c, BadRequest("to", "%s: a file cannot be moved onto itself; give another path as to", c.rel)
 		}
-	default:
-		c.kind = "change"
-		return BadRequest("changes", "change %d has none of edit, write, delete or move; set one", c.index)
+		return c, nil
 	}
-	if err == nil && c.kind == "edit" {
-		c.edit = &editPlan{req: r.GetEdit()}
-	}
-	if err == nil && c.kind == "write" {
-		c.write = &writePlan{req: r.GetWrite()}
-	}
-	return err
+	return c, BadRequest("changes", "change %d has none of edit, write, delete or move; set one", i)
 }
 
 // errRoot refuses a delete or move of the workspace root.
@@ -310,9 +426,8 @@ var errRoot = fmt.Errorf("%w: the path names the workspace root itself, which ca
 func conflicts(changes []*change) []ChangeFailure {
 	touching := map[string][]int{} // key -> the changes that touch it
 	for _, c := range changes {
-		touching[c.key] = append(touching[c.key], c.index)
-		if c.toKey != "" && c.toKey != c.key {
-			touching[c.toKey] = append(touching[c.toKey], c.index)
+		for _, k := range c.keys() {
+			touching[k] = append(touching[k], c.index)
 		}
 	}
 	with := map[int][]int{} // change index -> the changes it conflicts with
@@ -349,7 +464,7 @@ func conflicts(changes []*change) []ChangeFailure {
 		}
 		out = append(out, ChangeFailure{Index: c.index, Path: c.path, Err: invalid(ReasonConflictingChanges, "changes",
 			"change %d (%s %s) touches the same path as change(s) %s (or one inside the other); a path may be touched by one change of a set only (a move touches both its paths): merge them into one change, or send them as separate sets",
-			c.index, c.kind, c.path, strings.Join(names, ", "))})
+			c.index, c.plan.kind(), c.path, strings.Join(names, ", "))})
 	}
 	return out
 }
@@ -357,7 +472,7 @@ func conflicts(changes []*change) []ChangeFailure {
 // removesDir reports whether a delete of the set names a directory now.
 func (s *Engine) removesDir(changes []*change) bool {
 	for _, c := range changes {
-		if c.kind != "delete" {
+		if _, ok := c.plan.(*deletePlan); !ok {
 			continue
 		}
 		if _, _, fi, err := s.ws.Entry(c.rel); err == nil && fi != nil && fi.IsDir() {
@@ -377,10 +492,7 @@ var errNeedTree = errors.New("a directory delete needs the tree lock")
 func (s *Engine) lockAll(ctx context.Context, changes []*change, exclusive bool) (func(), error) {
 	var keys []string
 	for _, c := range changes {
-		keys = append(keys, c.key)
-		if c.toKey != "" {
-			keys = append(keys, c.toKey)
-		}
+		keys = append(keys, c.keys()...)
 	}
 	slices.Sort(keys)
 	keys = slices.Compact(keys)
@@ -416,101 +528,31 @@ func (s *Engine) lockAll(ctx context.Context, changes []*change, exclusive bool)
 }
 
 // planChange checks a change against the disk, under the set's locks, and
-// computes what it will write.
-// exclusive says whether the set holds the tree lock exclusively, as a
-// directory delete must.
-func (s *Engine) planChange(ctx context.Context, c *change, exclusive bool) error {
-	var err error
-	switch c.kind {
-	case "edit":
-		c.edit, err = s.planEdit(ctx, c.edit.req, c.edits, c.context, c.rel, c.key)
-	case "write":
-		c.write, err = s.planWrite(ctx, c.write.req, c.rel, c.key)
-	case "delete":
-		c.del = &deletePlan{req: c.del.req}
-		err = s.planDelete(c, exclusive)
-	case "move":
-		c.move = &movePlan{req: c.move.req}
-		c.path = c.move.req.GetFrom()
-		err = s.planMove(c)
+// computes what it will write. exclusive says whether the set holds the
+// tree lock exclusively, as a directory delete must; single that the set
+// is a call of its own.
+func (s *Engine) planChange(ctx context.Context, c *change, exclusive, single bool) error {
+	if err := c.plan.check(ctx, s, c, exclusive); err != nil {
+		return err
 	}
-	if err == nil && (c.edit != nil || c.write != nil) {
+	if p, ok := c.plan.(contentPlan); ok && !single {
 		// The mode, size, encoding and permissions are checked when the
 		// content is written; a set checks them here, before any change is.
-		text, opts := c.content()
-		err = s.ws.CheckWrite(c.rel, text, opts)
+		text, opts := p.content()
+		return s.ws.CheckWrite(c.rel, text, opts)
 	}
-	return err
-}
-
-// content is the new content of an edit or write change and how it is
-// written.
-func (c *change) content() ([]byte, workspace.WriteOptions) {
-	if c.edit != nil {
-		return c.edit.out, c.edit.writeOptions()
-	}
-	return c.write.content, c.write.opts
+	return nil
 }
 
 // newBytes is what the change will write.
 func (c *change) newBytes() int64 {
-	switch {
-	case c.edit != nil:
-		return int64(len(c.edit.raw))
-	case c.write != nil:
-		return int64(len(c.write.content))
+	switch p := c.plan.(type) {
+	case *editPlan:
+		return int64(len(p.raw))
+	case *writePlan:
+		return int64(len(p.text))
 	}
 	return 0
-}
-
-// result is the change's result before it is committed (a dry run's).
-func (c *change) result(dryRun bool) *hashlinev1.ChangeResult {
-	switch c.kind {
-	case "edit":
-		if dryRun && c.edit.resp.Version == "" {
-			c.edit.resp.Version = workspace.Version(c.edit.raw)
-		}
-		return &hashlinev1.ChangeResult{Result: &hashlinev1.ChangeResult_Edit{Edit: c.edit.resp}}
-	case "write":
-		r := &hashlinev1.WriteResponse{Path: c.rel, Created: !c.write.exists,
-			TotalLines: int32(hashline.ParseText(c.write.req.GetContent()).Len())}
-		if raw, err := workspace.Encode(c.write.content, c.write.opts.Encoding); err == nil {
-			r.Version = workspace.Version(raw)
-		}
-		return &hashlinev1.ChangeResult{Result: &hashlinev1.ChangeResult_Write{Write: r}}
-	case "delete":
-		return &hashlinev1.ChangeResult{Result: &hashlinev1.ChangeResult_Delete{Delete: c.del.response()}}
-	default:
-		return &hashlinev1.ChangeResult{Result: &hashlinev1.ChangeResult_Move{Move: c.move.response()}}
-	}
-}
-
-// commitOne commits a set of one change by the single call's own atomic
-// write, removal or rename: it needs no intent record.
-func (s *Engine) commitOne(c *change) error {
-	switch c.kind {
-	case "edit", "write":
-		text, opts := c.content()
-		var err error
-		c.wr, err = s.ws.WriteFile(c.rel, text, opts)
-		return err
-	case "delete":
-		return s.ws.Remove(c.del.rel, c.del.target)
-	default:
-		m := c.move
-		return s.ws.Rename(m.fromRel, m.from, m.to, m.req.GetOverwrite())
-	}
-}
-
-// stage writes the new content of an edit or write change beside its file.
-func (s *Engine) stage(c *change) (*workspace.Staged, error) {
-	text, opts := c.content()
-	return s.ws.Stage(c.rel, text, opts)
-}
-
-// writeOptions are the options of an edit's write.
-func (p *editPlan) writeOptions() workspace.WriteOptions {
-	return workspace.WriteOptions{Mode: workspace.ReplaceOnly, Encoding: p.f.Encoding}
 }
 
 // maxParallelStages bounds the files one set writes and syncs at once.
@@ -529,22 +571,24 @@ func (s *Engine) commitSet(ctx context.Context, set string, changes []*change) e
 	sem := make(chan struct{}, maxParallelStages)
 	errs := make([]error, len(changes))
 	for i, c := range changes {
-		if c.edit == nil && c.write == nil {
+		p, ok := c.plan.(contentPlan)
+		if !ok {
 			continue
 		}
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			c.staged, errs[i] = s.stage(c)
+			text, opts := p.content()
+			p.writing().staged, errs[i] = s.ws.Stage(c.rel, text, opts)
 		})
 	}
 	wg.Wait()
 	discard := func() {
 		var staged []*workspace.Staged
 		for _, c := range changes {
-			if c.staged != nil {
-				staged = append(staged, c.staged)
-				c.staged = nil
+			if p, ok := c.plan.(contentPlan); ok && p.writing().staged != nil {
+				staged = append(staged, p.writing().staged)
+				p.writing().staged = nil
 			}
 		}
 		s.ws.Discard(staged...)
@@ -557,22 +601,15 @@ func (s *Engine) commitSet(ctx context.Context, set string, changes []*change) e
 	// steps[i] is the step of changes[i]: each change has exactly one.
 	steps := make([]workspace.Step, 0, len(changes))
 	for _, c := range changes {
-		switch {
-		case c.staged != nil:
-			dirs = append(dirs, c.staged.SyncBefore()...)
-			replaces, err := s.replacedVersion(c)
-			if err != nil {
-				discard()
-				return err
-			}
-			steps = append(steps, c.staged.Step(replaces))
-		case c.del != nil:
-			steps = append(steps, workspace.Step{Kind: workspace.StepRemove, Path: c.del.rel, To: c.del.target, Version: c.del.version})
-		case c.move != nil:
-			m := c.move
-			steps = append(steps, workspace.Step{Kind: workspace.StepRename, Path: m.fromRel, From: m.from, To: m.to, Version: m.version,
-				New: m.version, Replaces: m.replacedVersion})
+		if p, ok := c.plan.(contentPlan); ok {
+			dirs = append(dirs, p.writing().staged.SyncBefore()...)
 		}
+		st, err := c.plan.step(s, c)
+		if err != nil {
+			discard()
+			return err
+		}
+		steps = append(steps, st)
 	}
 	if err := s.ws.SyncDirs(dirs); err != nil {
 		discard()
@@ -602,21 +639,6 @@ func (s *Engine) commitSet(ctx context.Context, set string, changes []*change) e
 	return nil
 }
 
-// replacedVersion is the version of the file an edit or write change
-// replaces, "" when it creates one: its step renames over nothing else.
-func (s *Engine) replacedVersion(c *change) (string, error) {
-	switch {
-	case c.staged.Created:
-		return "", nil
-	case c.edit != nil:
-		return c.edit.f.Version, nil
-	case c.write.cur != nil:
-		return c.write.cur.Version, nil
-	}
-	// A file the plan could not read as text (binary, too large).
-	return s.ws.FileVersion(c.rel)
-}
-
 // finishSet is a set whose Commit failed past the commit point (err). Its
 // locks are still held, so every step is tried again now (Redo: done
 // steps are found done, and nothing is renamed over a change made by
@@ -628,7 +650,7 @@ func (s *Engine) finishSet(ctx context.Context, set string, changes []*change, s
 	left := false
 	for i, st := range steps {
 		c := changes[i]
-		name := fmt.Sprintf("%d (%s %s)", c.index, c.kind, c.path)
+		name := fmt.Sprintf("%d (%s %s)", c.index, c.plan.kind(), c.path)
 		out, why, err := s.ws.Redo(st)
 		switch {
 		case err != nil:
@@ -639,8 +661,8 @@ func (s *Engine) finishSet(ctx context.Context, set string, changes []*change, s
 		default:
 			missed = append(missed, fmt.Sprintf("%s: %s", name, why))
 			s.opts.logger.ErrorContext(ctx, "apply: a change of a committed set could not be applied", "changeSet", set, "path", c.path, "why", why)
-			if c.staged != nil {
-				s.ws.Discard(c.staged)
+			if p, ok := c.plan.(contentPlan); ok && p.writing().staged != nil {
+				s.ws.Discard(p.writing().staged)
 			}
 		}
 	}
@@ -681,47 +703,115 @@ func intentSteps(steps []workspace.Step) []state.IntentStep {
 	return out
 }
 
-// committed records a committed change (of set set, if any) as the single
-// call does: the Watch event, the views, and its result.
-func (s *Engine) committed(ctx context.Context, c *change, set string) *hashlinev1.ChangeResult {
-	switch c.kind {
-	case "edit":
-		s.editWritten(ctx, c.edit, c.writeResult(), set)
-		return &hashlinev1.ChangeResult{Result: &hashlinev1.ChangeResult_Edit{Edit: c.edit.resp}}
-	case "write":
-		return &hashlinev1.ChangeResult{Result: &hashlinev1.ChangeResult_Write{Write: s.written(ctx, c.write, c.writeResult(), set)}}
-	case "delete":
-		d := c.del
-		if !d.dir {
-			s.views.Forget(c.key)
-			s.latest.Forget(c.key)
-			s.publishDelete(ctx, d.target, d.state, set)
-		}
-		return &hashlinev1.ChangeResult{Result: &hashlinev1.ChangeResult_Delete{Delete: d.response()}}
-	default:
-		m := c.move
-		// The key of the new path is taken again: a directory the move
-		// created has its own real name now.
-		to := s.viewKey(m.toRel)
-		s.views.Move(c.key, to)
-		s.latest.Move(c.key, to)
-		s.publishMove(ctx, m.from, m.to, m.state, set)
-		return &hashlinev1.ChangeResult{Result: &hashlinev1.ChangeResult_Move{Move: m.response()}}
-	}
+// The edit change (edit.go: planEdit).
+
+func (*editPlan) kind() string { return "edit" }
+
+func (p *editPlan) sizes(s *Engine, c *change) (writes, hold int64) {
+	n := s.fileBytes(c.rel)
+	return n, n * editHoldFactor
 }
 
-// writeResult is what an edit or write change wrote.
-func (c *change) writeResult() *workspace.WriteResult {
-	if c.wr != nil {
-		return c.wr
-	}
-	st := c.staged
-	return &workspace.WriteResult{Path: st.Path, Raw: st.Raw, Version: st.Version, Created: st.Created}
+func (p *editPlan) check(ctx context.Context, s *Engine, c *change, _ bool) error {
+	return s.planEdit(ctx, p, c.rel, c.key)
 }
 
-// deletePlan is a Delete checked against the disk.
+func (p *editPlan) result(_ *change, dryRun bool) ChangeResult {
+	if dryRun && p.reply.Version == "" {
+		p.reply.Version = workspace.Version(p.raw)
+	}
+	return p.reply
+}
+
+func (p *editPlan) content() ([]byte, workspace.WriteOptions) {
+	return p.out, workspace.WriteOptions{Mode: workspace.ReplaceOnly, Encoding: p.f.Encoding}
+}
+
+func (p *editPlan) commit(s *Engine, c *change) error { return s.commitContent(c, p) }
+
+func (p *editPlan) step(_ *Engine, _ *change) (workspace.Step, error) {
+	replaces := p.f.Version
+	if p.staged.Created {
+		replaces = ""
+	}
+	return p.staged.Step(replaces), nil
+}
+
+func (p *editPlan) committed(ctx context.Context, s *Engine, _ *change, set string) ChangeResult {
+	s.editWritten(ctx, p, p.wrote(), set)
+	return p.reply
+}
+
+// The write change (write.go: planWrite).
+
+func (*writePlan) kind() string { return "write" }
+
+func (p *writePlan) sizes(s *Engine, c *change) (writes, hold int64) {
+	n := int64(len(p.req.Content))
+	return n, n*writeHoldFactor + s.fileBytes(c.rel)*readHoldFactor
+}
+
+func (p *writePlan) check(ctx context.Context, s *Engine, c *change, _ bool) error {
+	return s.planWrite(ctx, p, c.rel, c.key)
+}
+
+func (p *writePlan) result(c *change, _ bool) ChangeResult {
+	r := &WriteResult{Path: c.rel, Created: !p.exists, TotalLines: hashline.ParseText(p.req.Content).Len()}
+	if raw, err := workspace.Encode(p.text, p.opts.Encoding); err == nil {
+		r.Version = workspace.Version(raw)
+	}
+	return r
+}
+
+func (p *writePlan) content() ([]byte, workspace.WriteOptions) { return p.text, p.opts }
+
+func (p *writePlan) commit(s *Engine, c *change) error { return s.commitContent(c, p) }
+
+func (p *writePlan) step(s *Engine, c *change) (workspace.Step, error) {
+	switch {
+	case p.staged.Created:
+		return p.staged.Step(""), nil
+	case p.cur != nil:
+		return p.staged.Step(p.cur.Version), nil
+	}
+	// A file the plan could not read as text (binary, too large).
+	v, err := s.ws.FileVersion(c.rel)
+	return p.staged.Step(v), err
+}
+
+func (p *writePlan) committed(ctx context.Context, s *Engine, _ *change, set string) ChangeResult {
+	return s.writeWritten(ctx, p, p.wrote(), set)
+}
+
+// DeleteRequest is a Delete: of a file or an empty directory.
+type DeleteRequest struct {
+	// Path is the file or directory, relative to the workspace root.
+	Path string
+	// ExpectedVersion, if set, is the version the file must have
+	// (compare-and-swap).
+	ExpectedVersion string
+}
+
+// DeleteResult is what a Delete removed.
+type DeleteResult struct {
+	// Path is the cleaned path; Version the deleted file's ("" for a
+	// directory).
+	Path, Version string
+	Directory     bool
+}
+
+func (*DeleteRequest) isChange()      {}
+func (*DeleteResult) isChangeResult() {}
+
+// Delete removes a file or an empty directory: a change set of one change.
+func (s *Engine) Delete(ctx context.Context, req *DeleteRequest) (*DeleteResult, error) {
+	return applyOne[*DeleteResult](ctx, s, req, false)
+}
+
+// deletePlan is a delete change: its request, and once planned (check)
+// what it removes.
 type deletePlan struct {
-	req     *hashlinev1.DeleteRequest
+	req     *DeleteRequest
 	rel     string
 	target  string
 	dir     bool
@@ -729,14 +819,16 @@ type deletePlan struct {
 	state   watch.State // the deleted file, for its Watch event
 }
 
-func (d *deletePlan) response() *hashlinev1.DeleteResponse {
-	return &hashlinev1.DeleteResponse{Path: d.rel, Version: d.version, Directory: d.dir}
+func (*deletePlan) kind() string { return "delete" }
+
+func (d *deletePlan) sizes(s *Engine, c *change) (writes, hold int64) {
+	return 0, s.fileBytes(c.rel) * readHoldFactor
 }
 
-// planDelete checks a delete: a file (of the version expected, if given)
-// or an empty directory, named as Entry names it.
-func (s *Engine) planDelete(c *change, exclusive bool) error {
-	d := c.del
+// check checks a delete: a file (of the version expected, if given) or an
+// empty directory, named as Entry names it.
+func (d *deletePlan) check(_ context.Context, s *Engine, c *change, exclusive bool) error {
+	*d = deletePlan{req: d.req}
 	rel, target, fi, err := s.ws.Entry(c.rel)
 	if err != nil {
 		return err
@@ -767,11 +859,30 @@ func (s *Engine) planDelete(c *change, exclusive bool) error {
 		}
 		d.state, d.version = st, st.Version
 	}
-	if want := d.req.GetExpectedVersion(); want != "" && want != d.version {
+	if want := d.req.ExpectedVersion; want != "" && want != d.version {
 		return &VersionMismatchError{Path: rel, Expected: want, Current: d.version,
 			Hint: "someone changed the file since you read it; Read it again and decide again whether to delete it"}
 	}
 	return nil
+}
+
+func (d *deletePlan) result(*change, bool) ChangeResult {
+	return &DeleteResult{Path: d.rel, Version: d.version, Directory: d.dir}
+}
+
+func (d *deletePlan) commit(s *Engine, _ *change) error { return s.ws.Remove(d.rel, d.target) }
+
+func (d *deletePlan) step(*Engine, *change) (workspace.Step, error) {
+	return workspace.Step{Kind: workspace.StepRemove, Path: d.rel, To: d.target, Version: d.version}, nil
+}
+
+func (d *deletePlan) committed(ctx context.Context, s *Engine, c *change, set string) ChangeResult {
+	if !d.dir {
+		s.views.Forget(c.key)
+		s.latest.Forget(c.key)
+		s.publishDelete(ctx, d.target, d.state, set)
+	}
+	return d.result(c, false)
 }
 
 // emptyDir reports whether the directory target has no entries.
@@ -798,25 +909,58 @@ func (s *Engine) fileState(rel, key string) (watch.State, error) {
 	return watch.State{}, err
 }
 
-// movePlan is a Move checked against the disk.
+// MoveRequest is a Move: a file to another path.
+type MoveRequest struct {
+	// From and To are relative to the workspace root.
+	From, To string
+	// ExpectedVersion, if set, is the version the file must have
+	// (compare-and-swap).
+	ExpectedVersion string
+	// Overwrite replaces a file at To.
+	Overwrite bool
+}
+
+// MoveResult is what a Move did.
+type MoveResult struct {
+	// From and To are the cleaned paths; Version the moved file's;
+	// ReplacedVersion the version of the file it replaced, if any.
+	From, To, Version, ReplacedVersion string
+}
+
+func (*MoveRequest) isChange()      {}
+func (*MoveResult) isChangeResult() {}
+
+// Move renames a file inside the workspace, its history with it: a change
+// set of one change.
+func (s *Engine) Move(ctx context.Context, req *MoveRequest) (*MoveResult, error) {
+	return applyOne[*MoveResult](ctx, s, req, false)
+}
+
+// movePlan is a move change: its request, its target's cleaned path and
+// lock key, and once planned (check) the paths it renames.
 type movePlan struct {
-	req             *hashlinev1.MoveRequest
+	req           *MoveRequest
+	dest, destKey string // the target, from the request (resolveChange)
+	// fromRel and toRel are the paths as Entry names them; from and to
+	// their symlink-free forms.
 	fromRel, toRel  string
-	from, to        string // symlink-free
+	from, to        string
 	version         string
 	replacedVersion string
 	state           watch.State // the moved file
 }
 
-func (m *movePlan) response() *hashlinev1.MoveResponse {
-	return &hashlinev1.MoveResponse{From: m.fromRel, To: m.toRel, Version: m.version, ReplacedVersion: m.replacedVersion}
+func (*movePlan) kind() string { return "move" }
+
+func (m *movePlan) sizes(s *Engine, c *change) (writes, hold int64) {
+	return 0, (s.fileBytes(c.rel) + s.fileBytes(m.dest)) * readHoldFactor
 }
 
-// planMove checks a move: a regular file (of the version expected, if
-// given) to a path that is not a directory, where a file is replaced only
-// with overwrite.
-func (s *Engine) planMove(c *change) error {
-	m := c.move
+// check checks a move: a regular file (of the version expected, if given)
+// to a path that is not a directory, where a file is replaced only with
+// overwrite. Its errors about the target name the target.
+func (m *movePlan) check(_ context.Context, s *Engine, c *change, _ bool) error {
+	*m = movePlan{req: m.req, dest: m.dest, destKey: m.destKey}
 	fromRel, from, fi, err := s.ws.Entry(c.rel)
 	if err != nil {
 		return err
@@ -829,10 +973,9 @@ func (s *Engine) planMove(c *change) error {
 	case !fi.Mode().IsRegular():
 		return fmt.Errorf("%w: %s is not a regular file (a symbolic link, FIFO or device); hashline moves regular files only", workspace.ErrNotRegular, fromRel)
 	}
-	toRel, to, tfi, err := s.ws.Entry(c.toRel)
+	toRel, to, tfi, err := s.ws.Entry(m.dest)
 	if err != nil {
-		c.path = m.req.GetTo()
-		return err
+		return named(m.req.To, err)
 	}
 	m.fromRel, m.from, m.toRel, m.to = fromRel, from, toRel, to
 	if to == from {
@@ -842,34 +985,57 @@ func (s *Engine) planMove(c *change) error {
 	if err := s.ws.MayChange("move", fromRel, from); err != nil {
 		return err
 	}
+	source := c.path // what an error about the source names
 	if tfi != nil {
-		c.path = toRel
 		switch {
 		case tfi.IsDir():
-			return fmt.Errorf("%w: %s is a directory; give the new file's whole path as to (e.g. %s/%s)", workspace.ErrNotRegular, toRel, toRel, filepath.Base(from))
+			return named(toRel, fmt.Errorf("%w: %s is a directory; give the new file's whole path as to (e.g. %s/%s)", workspace.ErrNotRegular, toRel, toRel, filepath.Base(from)))
 		case !tfi.Mode().IsRegular():
-			return fmt.Errorf("%w: %s is not a regular file; hashline replaces regular files only", workspace.ErrNotRegular, toRel)
-		case !m.req.GetOverwrite():
-			return fmt.Errorf("%w: %s: a file is already there; move to another path, or set overwrite to replace it", workspace.ErrExists, toRel)
+			return named(toRel, fmt.Errorf("%w: %s is not a regular file; hashline replaces regular files only", workspace.ErrNotRegular, toRel))
+		case !m.req.Overwrite:
+			return named(toRel, fmt.Errorf("%w: %s: a file is already there; move to another path, or set overwrite to replace it", workspace.ErrExists, toRel))
 		}
 		if err := s.ws.MayChange("move", toRel, to); err != nil {
-			return err
+			return named(toRel, err)
 		}
-		st, err := s.fileState(toRel, c.toKey)
+		st, err := s.fileState(toRel, m.destKey)
 		if err != nil {
-			return err
+			return named(toRel, err)
 		}
 		m.replacedVersion = st.Version
-		c.path = fromRel
+		source = fromRel
 	}
 	st, err := s.fileState(fromRel, c.key)
 	if err != nil {
-		return err
+		return named(source, err)
 	}
 	m.state, m.version = st, st.Version
-	if want := m.req.GetExpectedVersion(); want != "" && want != m.version {
-		return &VersionMismatchError{Path: fromRel, Expected: want, Current: m.version,
-			Hint: "someone changed the file since you read it; Read it again and decide again whether to move it"}
+	if want := m.req.ExpectedVersion; want != "" && want != m.version {
+		return named(source, &VersionMismatchError{Path: fromRel, Expected: want, Current: m.version,
+			Hint: "someone changed the file since you read it; Read it again and decide again whether to move it"})
 	}
 	return nil
+}
+
+func (m *movePlan) result(*change, bool) ChangeResult {
+	return &MoveResult{From: m.fromRel, To: m.toRel, Version: m.version, ReplacedVersion: m.replacedVersion}
+}
+
+func (m *movePlan) commit(s *Engine, _ *change) error {
+	return s.ws.Rename(m.fromRel, m.from, m.to, m.req.Overwrite)
+}
+
+func (m *movePlan) step(*Engine, *change) (workspace.Step, error) {
+	return workspace.Step{Kind: workspace.StepRename, Path: m.fromRel, From: m.from, To: m.to, Version: m.version,
+		New: m.version, Replaces: m.replacedVersion}, nil
+}
+
+func (m *movePlan) committed(ctx context.Context, s *Engine, c *change, set string) ChangeResult {
+	// The key of the new path is taken again: a directory the move
+	// created has its own real name now.
+	to := s.viewKey(m.toRel)
+	s.views.Move(c.key, to)
+	s.latest.Move(c.key, to)
+	s.publishMove(ctx, m.from, m.to, m.state, set)
+	return m.result(c, false)
 }

@@ -12,11 +12,11 @@ import (
 func conflictSet(root string, names []string) []int {
 	changes := make([]*change, len(names))
 	for i, n := range names {
-		c := &change{index: i, kind: "write", path: n}
+		c := &change{index: i, path: n, plan: &writePlan{}}
 		from, to, move := strings.Cut(n, ">")
 		c.key = filepath.Join(root, filepath.FromSlash(from))
 		if move {
-			c.kind, c.toKey = "move", filepath.Join(root, filepath.FromSlash(to))
+			c.plan = &movePlan{destKey: filepath.Join(root, filepath.FromSlash(to))}
 		}
 		changes[i] = c
 	}

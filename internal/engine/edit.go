@@ -7,118 +7,141 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"google.golang.org/protobuf/proto"
-
-	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 	"github.com/hashline/hashline/internal/hashline"
 	"github.com/hashline/hashline/internal/versions"
 	"github.com/hashline/hashline/internal/workspace"
 )
 
+// EditRequest is an Edit: a batch of edits to one file, all or nothing.
+type EditRequest struct {
+	// Path is the file, relative to the workspace root.
+	Path  string
+	Edits []hashline.Edit
+	// BaseVersion is the version the references were read from; "" is the
+	// version this agent last saw.
+	BaseVersion string
+	// Context is the lines of context around each change (and each stale
+	// reference of a refusal); nil is DefaultContext.
+	Context *int
+	// Strict applies the texts exactly as sent, with no repairs.
+	Strict bool
+	// Full returns the whole new file in Lines.
+	Full bool
+	// DryRun checks and computes everything but writes nothing.
+	DryRun bool
+}
+
+// EditResult is what an Edit did (or, with DryRun, would do).
+type EditResult struct {
+	// Path is the cleaned path; Version the new file's.
+	Path, Version string
+	// Diff is a unified diff from the old file to the new one; TaggedDiff
+	// the changes with the references to use next.
+	Diff, TaggedDiff string
+	// Windows are fresh tagged lines around every change.
+	Windows []hashline.Window
+	// Replaced are the lines removed or overwritten, with their old numbers.
+	Replaced []hashline.TaggedLine
+	Warnings []string
+	// Lines is the whole new file, with Full.
+	Lines      []hashline.TaggedLine
+	TotalLines int
+	DryRun     bool
+	// RebasedFrom is the older version the references were rebased from,
+	// "" when none was; Moved the references whose numbers changed.
+	RebasedFrom string
+	Moved       []versions.Move
+	Repairs     []hashline.Repair
+	Shifts      []hashline.Shift
+}
+
+func (*EditRequest) isChange()      {}
+func (*EditResult) isChangeResult() {}
+
 // Edit checks every reference of the batch against the file, applies the
-// batch in memory and writes the file once. References made against an
-// older version (baseVersion, else the version this agent last saw) are
-// rebased onto the current file when the server holds that version, and
-// refused with fresh tags when it does not (versions.go rebase).
-// A request_id makes a retry return the first call's outcome (idempotency.go).
-func (s *Engine) Edit(ctx context.Context, req *hashlinev1.EditRequest) (*hashlinev1.EditResponse, error) {
-	if n := len(req.GetEdits()); n > s.opts.maxEdits {
+// batch in memory and writes the file once: a change set of one change
+// (change.go). References made against an older version (BaseVersion, else
+// the version this agent last saw) are rebased onto the current file when
+// the server holds that version, and refused with fresh tags when it does
+// not (versions.go rebase).
+func (s *Engine) Edit(ctx context.Context, req *EditRequest) (*EditResult, error) {
+	return applyOne[*EditResult](ctx, s, req, req.DryRun)
+}
+
+// editPlan is an edit change: its request, and once planned (planEdit)
+// the edit checked and applied in memory, not yet written.
+type editPlan struct {
+	req     *EditRequest
+	context int
+	key     string
+	f       *workspace.File
+	doc     *hashline.Document
+	res     *hashline.Result
+	hist    []versions.Seen
+	out     []byte // the new text
+	raw     []byte // the new file's bytes
+	reply   *EditResult
+	rb      *rebased
+	written
+}
+
+// newEditPlan checks what can be checked of an edit before anything is
+// read: the number of edits, the context and the texts.
+func (s *Engine) newEditPlan(req *EditRequest) (*editPlan, error) {
+	if n := len(req.Edits); n > s.opts.maxEdits {
 		return nil, BadRequest("edits", "%d edits in one batch; the most is %d, split the batch", n, s.opts.maxEdits)
 	}
 	context := DefaultContext
 	if req.Context != nil {
-		if req.GetContext() < 0 {
-			return nil, BadRequest("context", "context %d is negative; use 0 for no context lines", req.GetContext())
+		if *req.Context < 0 {
+			return nil, BadRequest("context", "context %d is negative; use 0 for no context lines", *req.Context)
 		}
-		context = int(req.GetContext())
+		context = *req.Context
 	}
-	edits := toCoreEdits(req.GetEdits())
-	if err := checkEditTexts(edits); err != nil {
+	if err := checkEditTexts(req.Edits); err != nil {
 		return nil, err
 	}
-	// Charged before the lock, so that no call waits for memory while it
-	// holds a path others wait for.
-	release, err := s.memory.acquire(ctx, "this Edit of "+req.GetPath(), s.fileBytes(req.GetPath())*editHoldFactor)
-	if err != nil {
-		return nil, err
-	}
-	defer release()
-	rel, key, unlock, err := s.lockPath(ctx, req.GetPath())
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
-	return s.editFile(ctx, req, edits, context, rel, key)
+	return &editPlan{req: req, context: context}, nil
 }
 
-// editPlan is an Edit checked and applied in memory, not yet written.
-type editPlan struct {
-	req  *hashlinev1.EditRequest
-	key  string
-	f    *workspace.File
-	doc  *hashline.Document
-	res  *hashline.Result
-	hist []versions.Seen
-	out  []byte // the new text
-	raw  []byte // the new file's bytes
-	resp *hashlinev1.EditResponse
-	rb   *rebased
-}
-
-// editFile is Edit of the file rel (view key key), under its lock: it
-// plans the edit (planEdit), writes it and responds.
-func (s *Engine) editFile(ctx context.Context, req *hashlinev1.EditRequest, edits []hashline.Edit, context int, rel, key string) (*hashlinev1.EditResponse, error) {
-	p, err := s.planEdit(ctx, req, edits, context, rel, key)
-	if err != nil {
-		return nil, err
-	}
-	if !req.GetDryRun() {
-		wr, err := s.ws.WriteFile(rel, p.out, workspace.WriteOptions{Mode: workspace.ReplaceOnly, Encoding: p.f.Encoding})
-		if err != nil {
-			return nil, err
-		}
-		s.editWritten(ctx, p, wr, "")
-	}
-	s.opts.logger.DebugContext(ctx, "edit", "path", p.f.Path, "edits", len(edits), "dryRun", req.GetDryRun(), "version", p.resp.Version, "rebasedFrom", p.rb.from)
-	return p.resp, nil
-}
-
-// editWritten records an Edit's write wr (of change set set, if any): the
-// version in its response, the Watch event, and what its author saw.
+// editWritten records an edit's write wr (of change set set, if any): the
+// version in its result, the Watch event, and what its author saw.
 func (s *Engine) editWritten(ctx context.Context, p *editPlan, wr *workspace.WriteResult, set string) {
-	p.resp.Version = wr.Version
+	p.reply.Version = wr.Version
 	s.publishEdit(ctx, p.f, wr, p.out, set)
-	s.saw(ctx, p.key, p.res.Doc, exactText(p.f.Encoding), versions.EditShown(wr.Version, p.doc, p.res, p.req.GetFull(), p.hist, p.f.Version))
+	s.saw(ctx, p.key, p.res.Doc, exactText(p.f.Encoding), versions.EditShown(wr.Version, p.doc, p.res, p.req.Full, p.hist, p.f.Version))
+	s.opts.logger.DebugContext(ctx, "edit", "path", p.f.Path, "edits", len(p.req.Edits), "changeSet", set, "version", wr.Version, "rebasedFrom", p.rb.from)
 }
 
-// planEdit is the part of Edit of the file rel (view key key) before the
-// write, under its lock: it loads the file, checks read-before-edit,
+// planEdit is the part of an edit of the file rel (view key key) before
+// the write, under its lock: it loads the file, checks read-before-edit,
 // rebases the batch, plans and applies it in memory, checks the result's
-// size and builds the response. Everything that can refuse the edit runs
+// size and builds the result. Everything that can refuse the edit runs
 // here, so an error means the file was not changed.
-func (s *Engine) planEdit(ctx context.Context, req *hashlinev1.EditRequest, edits []hashline.Edit, context int, rel, key string) (*editPlan, error) {
+func (s *Engine) planEdit(ctx context.Context, p *editPlan, rel, key string) error {
+	req, edits, context := p.req, p.req.Edits, p.context
 	f, doc, err := s.load(rel, key)
 	if err != nil {
 		if errors.Is(err, workspace.ErrNotFound) {
-			return nil, errors.Join(err, errors.New("Edit changes existing files; create it with Write"))
+			return errors.Join(err, errors.New("Edit changes existing files; create it with Write"))
 		}
-		return nil, err
+		return err
 	}
 	h := s.opts.hasher
 	agent := Agent(ctx)
 	hist := s.views.History(agent, key)
 	if i := needsRead(edits); s.opts.requireRead && len(hist) == 0 && i >= 0 {
-		return nil, &NotReadError{Path: f.Path, Agent: agent, Edit: i, Op: edits[i].Op}
+		return &NotReadError{Path: f.Path, Agent: agent, Edit: i, Op: edits[i].Op}
 	}
 	s.known(key, f.Version, doc, exactText(f.Encoding)) // a base for whoever reads it next
-	rb, err := s.rebase(req.GetBaseVersion(), f, doc, agent, key, hist, edits)
+	rb, err := s.rebase(req.BaseVersion, f, doc, agent, key, hist, edits)
 	if err != nil {
-		return nil, s.refused(agent, key, f.Version, staleContext(err, doc, h, context))
+		return s.refused(agent, key, f.Version, staleContext(err, doc, h, context))
 	}
-	plan, err := hashline.PlanEdits(doc, rb.edits, h, hashline.Strict(req.GetStrict()))
+	plan, err := hashline.PlanEdits(doc, rb.edits, h, hashline.Strict(req.Strict))
 	if err != nil {
 		markAsRead(err, hist, f.Version)
-		return nil, s.refused(agent, key, f.Version, s.planError(staleContext(err, doc, h, context), f.Version))
+		return s.refused(agent, key, f.Version, s.planError(staleContext(err, doc, h, context), f.Version))
 	}
 	res, err := plan.Apply(doc, hashline.ApplyOptions{
 		Hasher:       h,
@@ -129,7 +152,7 @@ func (s *Engine) planEdit(ctx context.Context, req *hashlinev1.EditRequest, edit
 	})
 	if err != nil {
 		// A no-op shows the lines it targeted, as a stale ref does.
-		return nil, s.refused(agent, key, f.Version, s.noteNoChange(agent, key, edits, s.planError(err, f.Version)))
+		return s.refused(agent, key, f.Version, s.noteNoChange(agent, key, edits, s.planError(err, f.Version)))
 	}
 	// The new document's bytes are written as they are, not copied: the
 	// write only reads them.
@@ -141,70 +164,74 @@ func (s *Engine) planEdit(ctx context.Context, req *hashlinev1.EditRequest, edit
 	raw := out
 	if f.Encoding != workspace.UTF8 {
 		if raw, err = workspace.Encode(out, f.Encoding); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	// Everything that can refuse the edit is checked before the write, so
 	// an error always means the file was not changed.
 	if limit := s.ws.MaxFileBytes(); int64(len(raw)) > limit {
-		return nil, fmt.Errorf("%w: %s would be %d bytes after this edit, over the %d-byte limit; split the file or write less",
+		return fmt.Errorf("%w: %s would be %d bytes after this edit, over the %d-byte limit; split the file or write less",
 			workspace.ErrTooLarge, f.Path, len(raw), limit)
 	}
-	resp := &hashlinev1.EditResponse{
+	result := &EditResult{
 		Path:        f.Path,
 		Diff:        res.Diff,
-		Replaced:    s.taggedCopy(res.Replaced),
+		Replaced:    s.editLines(res.Replaced, true),
 		Warnings:    append(rb.warnings, res.Warnings...),
-		TotalLines:  int32(res.Doc.Len()),
-		DryRun:      req.GetDryRun(),
+		TotalLines:  res.Doc.Len(),
+		DryRun:      req.DryRun,
 		RebasedFrom: rb.from,
-		Moved:       movedProto(rb.moved),
-		Repairs:     repairsProto(res.Repairs),
+		Moved:       rb.moved,
+		Repairs:     res.Repairs,
 		TaggedDiff:  res.TaggedDiff,
-		Shifts:      shiftsProto(res.Shifts),
+		Shifts:      res.Shifts,
 	}
-	for _, w := range res.Windows {
-		lines := s.taggedCopy(w.Lines)
-		resp.Windows = append(resp.Windows, &hashlinev1.Window{
-			Start: int32(w.Start),
-			End:   int32(w.End),
-			Lines: lines,
-			Text:  joinTagged(lines),
-		})
+	if len(res.Windows) > 0 {
+		result.Windows = make([]hashline.Window, len(res.Windows))
+		for i, w := range res.Windows {
+			result.Windows[i] = hashline.Window{Start: w.Start, End: w.End, Lines: s.editLines(w.Lines, true)}
+		}
 	}
-	if req.GetFull() {
-		resp.Lines = s.tagged(res.Doc.Tagged(h, 1, res.Doc.Len()))
+	if req.Full {
+		result.Lines = s.editLines(res.Doc.Tagged(h, 1, res.Doc.Len()), false)
 	}
-	// The new version is hashed by the write, while it waits for the disk,
-	// or here for a dry run. Until then the size check allows for it, and
-	// counts it exactly when the response is near the limit.
-	if req.GetDryRun() {
-		resp.Version = workspace.Version(raw)
+	// The new version is hashed once: by the write, while it waits for the
+	// disk, or here for a dry run. Until then the size check allows for it,
+	// and counts it exactly when the result is near the limit.
+	if req.DryRun {
+		result.Version = workspace.Version(raw)
 	}
-	size := proto.Size(resp)
-	if resp.Version == "" && size+versionFieldBound > s.opts.maxResponseBytes {
-		resp.Version = workspace.Version(raw)
-		size = proto.Size(resp)
-	}
-	if size > s.opts.maxResponseBytes {
-		return nil, fmt.Errorf("%w: the response would be %d bytes, over the %d-byte limit; nothing was written. Retry without full, with a smaller context, or as smaller batches",
-			workspace.ErrTooLarge, size, s.opts.maxResponseBytes)
+	if size := s.opts.responseSize; size != nil {
+		n := size(result)
+		if result.Version == "" && n+versionFieldBound > s.opts.maxResponseBytes {
+			result.Version = workspace.Version(raw)
+			n = size(result)
+		}
+		if n > s.opts.maxResponseBytes {
+			return fmt.Errorf("%w: the response would be %d bytes, over the %d-byte limit; nothing was written. Retry without full, with a smaller context, or as smaller batches",
+				workspace.ErrTooLarge, n, s.opts.maxResponseBytes)
+		}
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return err
 	}
-	return &editPlan{req: req, key: key, f: f, doc: doc, res: res, hist: hist, out: out, raw: raw, resp: resp, rb: rb}, nil
+	p.key, p.f, p.doc, p.res, p.hist, p.out, p.raw, p.reply, p.rb = key, f, doc, res, hist, out, raw, result, rb
+	return nil
 }
 
-// repairsProto converts the core's repairs; their sentences are among the
-// warnings already.
-func repairsProto(rs []hashline.Repair) []*hashlinev1.Repair {
-	if len(rs) == 0 {
-		return nil
-	}
-	out := make([]*hashlinev1.Repair, len(rs))
-	for i, r := range rs {
-		out[i] = &hashlinev1.Repair{Kind: string(r.Kind), EditIndex: int32(r.EditIndex), Line: int32(r.Line), Detail: r.Detail}
+// editLines are lines of an edit's result, their contents cut to the
+// engine's line limit; copied, for a few lines of a file: a result can
+// outlive its call (a request_id's outcome is kept, idempotency.go), and a
+// line that still pointed into the file's text would keep all of that text
+// alive with it.
+func (s *Engine) editLines(lines []hashline.TaggedLine, copied bool) []hashline.TaggedLine {
+	out := make([]hashline.TaggedLine, len(lines))
+	for i, l := range lines {
+		l.Content = hashline.CutLine(l.Content, s.opts.maxLineBytes)
+		if copied {
+			l.Content = strings.Clone(l.Content)
+		}
+		out[i] = l
 	}
 	return out
 }
@@ -268,25 +295,6 @@ func (s *Engine) planError(err error, version string) error {
 	return err
 }
 
-func shiftsProto(shifts []hashline.Shift) []*hashlinev1.LineShift {
-	out := make([]*hashlinev1.LineShift, len(shifts))
-	for i, sh := range shifts {
-		out[i] = &hashlinev1.LineShift{From: int32(sh.From), To: int32(sh.To), By: int32(sh.By)}
-	}
-	return out
-}
-
-func joinTagged(lines []*hashlinev1.Line) string {
-	var b strings.Builder
-	for i, l := range lines {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(hashline.TaggedLine{Number: int(l.Number), Hash: l.Hash, Content: l.Content}.String())
-	}
-	return b.String()
-}
-
 // checkEditTexts refuses, before anything is read or written, edits whose
 // texts are not UTF-8, and texts an edit would put into the file that have a
 // NUL byte, each of those at once (one EditError per edit, as the planner
@@ -329,29 +337,4 @@ func nulRefusal(text string) string {
 		return ""
 	}
 	return fmt.Sprintf("has a NUL byte at byte offset %d; hashline writes text files only (a NUL byte makes a file binary, and unreadable to every agent), so remove it, or write it as an escape sequence of the file's language such as \\0", at)
-}
-
-// toCoreEdits converts the API's oneof edits. An edit with no operation set
-// becomes Op 0, which the planner reports as INVALID_EDIT with its index.
-func toCoreEdits(in []*hashlinev1.FileEdit) []hashline.Edit {
-	out := make([]hashline.Edit, len(in))
-	for i, e := range in {
-		switch op := e.GetOp().(type) {
-		case *hashlinev1.FileEdit_Replace:
-			out[i] = hashline.Edit{Op: hashline.OpReplace, Start: op.Replace.GetStart(), End: op.Replace.GetEnd(), Text: op.Replace.GetText()}
-		case *hashlinev1.FileEdit_InsertAfter:
-			out[i] = hashline.Edit{Op: hashline.OpInsertAfter, Start: op.InsertAfter.GetAnchor(), Text: op.InsertAfter.GetText()}
-		case *hashlinev1.FileEdit_InsertBefore:
-			out[i] = hashline.Edit{Op: hashline.OpInsertBefore, Start: op.InsertBefore.GetAnchor(), Text: op.InsertBefore.GetText()}
-		case *hashlinev1.FileEdit_Delete:
-			out[i] = hashline.Edit{Op: hashline.OpDelete, Start: op.Delete.GetStart(), End: op.Delete.GetEnd()}
-		case *hashlinev1.FileEdit_Append:
-			out[i] = hashline.Edit{Op: hashline.OpAppend, Text: op.Append.GetText()}
-		case *hashlinev1.FileEdit_Prepend:
-			out[i] = hashline.Edit{Op: hashline.OpPrepend, Text: op.Prepend.GetText()}
-		case *hashlinev1.FileEdit_ReplaceText:
-			out[i] = hashline.Edit{Op: hashline.OpReplaceText, OldText: op.ReplaceText.GetOldText(), NewText: op.ReplaceText.GetNewText(), All: op.ReplaceText.GetAll()}
-		}
-	}
-	return out
 }

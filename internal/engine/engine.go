@@ -7,12 +7,9 @@ package engine
 import (
 	"context"
 	"log/slog"
-	"strings"
 	"sync"
 
-	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 	"github.com/hashline/hashline/internal/grep"
-	"github.com/hashline/hashline/internal/hashline"
 	"github.com/hashline/hashline/internal/versions"
 	"github.com/hashline/hashline/internal/workspace"
 )
@@ -71,31 +68,6 @@ func New(ws *workspace.Workspace, opts ...Option) *Engine {
 		s.requests.waiting = o.requestWaiting
 	}
 	return s
-}
-
-// tagged turns core tagged lines into API lines, cutting long content.
-func (s *Engine) tagged(lines []hashline.TaggedLine) []*hashlinev1.Line {
-	out := make([]*hashlinev1.Line, len(lines))
-	for i, l := range lines {
-		out[i] = &hashlinev1.Line{
-			Number:  int32(l.Number),
-			Hash:    l.Hash,
-			Content: hashline.CutLine(l.Content, s.opts.maxLineBytes),
-		}
-	}
-	return out
-}
-
-// taggedCopy is tagged for a few lines of a file, with their contents
-// copied: a response can outlive its call (a request_id's outcome is kept,
-// idempotency.go, and counted by its encoded size), and a line that still
-// pointed into the file's text would keep all of that text alive with it.
-func (s *Engine) taggedCopy(lines []hashline.TaggedLine) []*hashlinev1.Line {
-	out := s.tagged(lines)
-	for _, l := range out {
-		l.Content = strings.Clone(l.Content)
-	}
-	return out
 }
 
 // resolve cleans a request path to the workspace-relative path and the key

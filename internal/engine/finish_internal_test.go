@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 	"github.com/hashline/hashline/internal/state"
 	"github.com/hashline/hashline/internal/workspace"
 )
@@ -34,10 +33,10 @@ func TestASetWhoseCommitFailsSaysWhatWasAppliedAndLeavesNoRecord(t *testing.T) {
 		os.WriteFile(filepath.Join(a, "x"), []byte("x\n"), 0o644)
 	}))
 
-	_, err := s.Apply(context.Background(), []*hashlinev1.Change{
-		{Change: &hashlinev1.Change_Write{Write: &hashlinev1.WriteRequest{Path: "a.txt", Content: "new a\n"}}},
-		{Change: &hashlinev1.Change_Write{Write: &hashlinev1.WriteRequest{Path: "b.txt", Content: "new b\n"}}},
-	}, false, false)
+	_, err := s.Apply(context.Background(), &ApplyRequest{Changes: []Change{
+		&WriteRequest{Path: "a.txt", Content: "new a\n"},
+		&WriteRequest{Path: "b.txt", Content: "new b\n"},
+	}})
 	if err == nil {
 		t.Fatal("the set succeeded, though a.txt could not be written")
 	}

@@ -9,8 +9,6 @@ import (
 	"testing"
 	"unsafe"
 
-	"github.com/hashline/hashline/client"
-	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 	"github.com/hashline/hashline/internal/hashline"
 	"github.com/hashline/hashline/internal/workspace"
 )
@@ -40,33 +38,33 @@ func TestRememberedEditHoldsOnlyItsOwnLines(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		req := &hashlinev1.EditRequest{Path: "big.txt", RequestId: "k1",
-			Edits: []*hashlinev1.FileEdit{client.Replace(read.Lines[0].Tag(), "", "changed")}}
-		resp, _, err := Once(ctx, s, req.GetRequestId(), 1, false, func(*hashlinev1.EditResponse, error) int64 { return 0 }, func() (*hashlinev1.EditResponse, error) {
+		req := &EditRequest{Path: "big.txt",
+			Edits: []hashline.Edit{{Op: hashline.OpReplace, Start: read.Lines[0].Tag(), Text: "changed"}}}
+		resp, _, err := Once(ctx, s, "k1", 1, false, func(*EditResult, error) int64 { return 0 }, func() (*EditResult, error) {
 			return s.Edit(ctx, req)
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
 		s.requests.mu.Lock()
-		kept := s.requests.m[requestKey{agent: "agent", id: "k1"}].resp.(*hashlinev1.EditResponse)
+		kept := s.requests.m[requestKey{agent: "agent", id: "k1"}].resp.(*EditResult)
 		s.requests.mu.Unlock()
-		var lines []*hashlinev1.Line
-		lines = append(lines, kept.GetReplaced()...)
-		for _, w := range kept.GetWindows() {
-			lines = append(lines, w.GetLines()...)
+		var lines []hashline.TaggedLine
+		lines = append(lines, kept.Replaced...)
+		for _, w := range kept.Windows {
+			lines = append(lines, w.Lines...)
 		}
-		if len(kept.GetReplaced()) == 0 || len(kept.GetWindows()) == 0 {
-			t.Fatalf("the response shows %d replaced lines and %d windows; want some of each", len(kept.GetReplaced()), len(kept.GetWindows()))
+		if len(kept.Replaced) == 0 || len(kept.Windows) == 0 {
+			t.Fatalf("the response shows %d replaced lines and %d windows; want some of each", len(kept.Replaced), len(kept.Windows))
 		}
-		for _, v := range []string{read.Version, resp.GetVersion()} {
+		for _, v := range []string{read.Version, resp.Version} {
 			doc, ok := s.cache.Peek(v)
 			if !ok {
 				t.Fatalf("version %s is not in the cache", v)
 			}
 			for _, l := range lines {
-				if within(l.GetContent(), doc) {
-					t.Errorf("line %d of the kept response (%q) points into the text of version %s", l.GetNumber(), l.GetContent(), v)
+				if within(l.Content, doc) {
+					t.Errorf("line %d of the kept response (%q) points into the text of version %s", l.Number, l.Content, v)
 				}
 			}
 		}

@@ -86,10 +86,7 @@ func (s *Engine) keepRecord(ctx context.Context, set string, changes []*change, 
 	}
 	var keys []string
 	for _, c := range changes {
-		keys = append(keys, c.key)
-		if c.toKey != "" {
-			keys = append(keys, c.toKey)
-		}
+		keys = append(keys, c.keys()...)
 	}
 	for _, st := range steps {
 		keys = append(keys, s.ws.LockKey(st.To))

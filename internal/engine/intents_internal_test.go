@@ -10,7 +10,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 	"github.com/hashline/hashline/internal/workspace"
 )
 
@@ -46,10 +45,10 @@ func TestAnUnfinishedSetIsFinishedBeforeALaterChangeToItsPaths(t *testing.T) {
 		os.WriteFile(d, []byte("not a directory\n"), 0o644)
 	}))
 	ctx := context.Background()
-	_, err := s.Apply(ctx, []*hashlinev1.Change{
-		{Change: &hashlinev1.Change_Write{Write: &hashlinev1.WriteRequest{Path: "d/a.txt", Content: "new a\n"}}},
-		{Change: &hashlinev1.Change_Delete{Delete: &hashlinev1.DeleteRequest{Path: "c.txt"}}},
-	}, false, false)
+	_, err := s.Apply(ctx, &ApplyRequest{Changes: []Change{
+		&WriteRequest{Path: "d/a.txt", Content: "new a\n"},
+		&DeleteRequest{Path: "c.txt"},
+	}})
 	if err == nil || !strings.Contains(err.Error(), "Applied: 1 (delete c.txt)") {
 		t.Fatalf("the set answered %v, want it applied in part", err)
 	}
@@ -60,7 +59,7 @@ func TestAnUnfinishedSetIsFinishedBeforeALaterChangeToItsPaths(t *testing.T) {
 	// c.txt again, with its old content: refused while the set's other
 	// step still fails, since the set is not finished.
 	write := func() error {
-		_, err := s.Write(ctx, &hashlinev1.WriteRequest{Path: "c.txt", Content: c})
+		_, err := s.Write(ctx, &WriteRequest{Path: "c.txt", Content: c})
 		return err
 	}
 	if err := write(); err == nil || !errors.Is(err, workspace.ErrIO) || !strings.Contains(err.Error(), "applied only in part") {

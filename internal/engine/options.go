@@ -57,7 +57,6 @@ type options struct {
 	maxChanges       int
 	maxSetBytes      int64
 	memoryBudget     int64
-	responseSize     func(result any) int
 	// grepSearchBytes, for tests, replaces the bound of each Grep's own
 	// (grep.DefaultMaxHeldBytes).
 	grepSearchBytes int64
@@ -69,6 +68,9 @@ type options struct {
 	// treeWait, for tests, runs when a shared holder of the tree lock is
 	// about to wait (treelock.go).
 	treeWait func()
+	// responseSize measures a result as the transport sends it
+	// (WithResponseSize).
+	responseSize func(result any) int
 }
 
 func defaultOptions() options {
@@ -206,9 +208,10 @@ func WithMaxResponseBytes(n int) Option {
 	}
 }
 
-// WithResponseSize sets the measure of a result against the response
-// limit (WithMaxResponseBytes): f returns the size of the result as the
-// transport sends it. nil, the default, means no check.
+// WithResponseSize sets how the face measures a result as it sends it,
+// which the response size limit (WithMaxResponseBytes) is checked against
+// before anything is written: the limit is the transport's. nil, the
+// default, checks no size.
 func WithResponseSize(f func(result any) int) Option { return func(o *options) { o.responseSize = f } }
 
 // WithLogger sets the logger; the default discards.

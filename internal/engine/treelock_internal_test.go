@@ -5,8 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-
-	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 )
 
 // A Write into a directory that a change set deletes, landing after the
@@ -35,7 +33,7 @@ func TestADirectoryDeleteAndAWriteIntoItNeverTearTheSet(t *testing.T) {
 		}),
 		withRecorded(func(string) {
 			go func() {
-				_, err := s.Write(ctx, &hashlinev1.WriteRequest{Path: "d/f.txt", Content: "f\n"})
+				_, err := s.Write(ctx, &WriteRequest{Path: "d/f.txt", Content: "f\n"})
 				written <- err
 			}()
 			select {
@@ -45,10 +43,10 @@ func TestADirectoryDeleteAndAWriteIntoItNeverTearTheSet(t *testing.T) {
 			}
 		}))
 
-	_, err := s.Apply(ctx, []*hashlinev1.Change{
-		{Change: &hashlinev1.Change_Delete{Delete: &hashlinev1.DeleteRequest{Path: "d"}}},
-		{Change: &hashlinev1.Change_Write{Write: &hashlinev1.WriteRequest{Path: "other.txt", Content: "o\n"}}},
-	}, false, false)
+	_, err := s.Apply(ctx, &ApplyRequest{Changes: []Change{
+		&DeleteRequest{Path: "d"},
+		&WriteRequest{Path: "other.txt", Content: "o\n"},
+	}})
 	if werr := <-written; werr != nil {
 		t.Fatalf("the write into d: %v", werr)
 	}

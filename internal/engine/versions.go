@@ -5,7 +5,6 @@ import (
 	"errors"
 	"unicode/utf8"
 
-	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 	"github.com/hashline/hashline/internal/hashline"
 	"github.com/hashline/hashline/internal/versions"
 	"github.com/hashline/hashline/internal/workspace"
@@ -161,12 +160,4 @@ func (s *Engine) rebase(baseVersion string, f *workspace.File, doc *hashline.Doc
 		s.views.Use(agent, key, r.From)
 	}
 	return &rebased{edits: r.Edits, from: r.From, moved: r.Moved, warnings: r.Warnings}, nil
-}
-
-func movedProto(moved []versions.Move) []*hashlinev1.MovedRef {
-	out := make([]*hashlinev1.MovedRef, len(moved))
-	for i, m := range moved {
-		out[i] = &hashlinev1.MovedRef{Ref: m.Ref, From: int32(m.From), To: int32(m.To)}
-	}
-	return out
 }

@@ -4,82 +4,98 @@ import (
 	"context"
 	"errors"
 
-	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 	"github.com/hashline/hashline/internal/hashline"
 	"github.com/hashline/hashline/internal/versions"
 	"github.com/hashline/hashline/internal/workspace"
 )
 
-// Write creates or overwrites a whole file, atomically and durably.
-func (s *Engine) Write(ctx context.Context, req *hashlinev1.WriteRequest) (*hashlinev1.WriteResponse, error) {
-	if err := checkWrite(req); err != nil {
-		return nil, err
-	}
-	// The file replaced is read (its encoding, its version) as a Read
-	// reads it.
-	hold := s.fileBytes(req.GetPath())*readHoldFactor + int64(len(req.GetContent()))*writeHoldFactor
-	release, err := s.memory.acquire(ctx, "this Write of "+req.GetPath(), hold)
-	if err != nil {
-		return nil, err
-	}
-	defer release()
-	rel, key, unlock, err := s.lockPath(ctx, req.GetPath())
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
-	p, err := s.planWrite(ctx, req, rel, key)
-	if err != nil {
-		return nil, err
-	}
-	wr, err := s.ws.WriteFile(rel, p.content, p.opts)
-	if err != nil {
-		return nil, err
-	}
-	return s.written(ctx, p, wr, ""), nil
+// WriteMode is what a Write does about a file already at its path.
+type WriteMode int
+
+const (
+	// WriteUpsert creates the file or replaces the one there (the zero
+	// value).
+	WriteUpsert WriteMode = iota
+	// WriteCreate creates the file; one already there is an error.
+	WriteCreate
+	// WriteReplace replaces the file there; none there is an error.
+	WriteReplace
+)
+
+// WriteRequest is a Write: a whole file's new content.
+type WriteRequest struct {
+	// Path is the file, relative to the workspace root.
+	Path    string
+	Content string
+	Mode    WriteMode
+	// ExpectedVersion, if set, is the version the file must have
+	// (compare-and-swap).
+	ExpectedVersion string
+}
+
+// WriteResult is what a Write did (or, in a dry run of a set, would do).
+type WriteResult struct {
+	// Path is the cleaned path; Version the new file's.
+	Path, Version string
+	TotalLines    int
+	// Created says no file was there before.
+	Created bool
+}
+
+func (*WriteRequest) isChange()      {}
+func (*WriteResult) isChangeResult() {}
+
+// Write creates or overwrites a whole file, atomically and durably: a
+// change set of one change (change.go).
+func (s *Engine) Write(ctx context.Context, req *WriteRequest) (*WriteResult, error) {
+	return applyOne[*WriteResult](ctx, s, req, false)
 }
 
 // checkWrite checks what can be checked of a Write before anything is
 // read: the content and the mode.
-func checkWrite(req *hashlinev1.WriteRequest) error {
-	if refusal := nulRefusal(req.GetContent()); refusal != "" {
+func checkWrite(req *WriteRequest) error {
+	if refusal := nulRefusal(req.Content); refusal != "" {
 		return invalid(ReasonBinaryContent, "content", "content %s", refusal)
 	}
-	if _, err := writeMode(req.GetMode()); err != nil {
+	if _, err := writeMode(req.Mode); err != nil {
 		return err
 	}
 	return nil
 }
 
-func writeMode(m hashlinev1.WriteMode) (workspace.WriteMode, error) {
+// writeMode is the workspace's mode of m. A mode the engine does not know
+// keeps the number it was given, which the refusal names.
+func writeMode(m WriteMode) (workspace.WriteMode, error) {
 	switch m {
-	case hashlinev1.WriteMode_WRITE_MODE_UNSPECIFIED, hashlinev1.WriteMode_WRITE_MODE_UPSERT:
+	case WriteUpsert:
 		return workspace.Upsert, nil
-	case hashlinev1.WriteMode_WRITE_MODE_CREATE:
+	case WriteCreate:
 		return workspace.CreateOnly, nil
-	case hashlinev1.WriteMode_WRITE_MODE_REPLACE:
+	case WriteReplace:
 		return workspace.ReplaceOnly, nil
 	}
-	return 0, BadRequest("mode", "unknown write mode %d; use WRITE_MODE_UPSERT, WRITE_MODE_CREATE or WRITE_MODE_REPLACE", m)
+	return 0, BadRequest("mode", "unknown write mode %d; use WRITE_MODE_UPSERT, WRITE_MODE_CREATE or WRITE_MODE_REPLACE", int(m))
 }
 
-// writePlan is a Write checked against the file it replaces, not yet
-// written.
+// writePlan is a write change: its request, and once planned (planWrite)
+// the write checked against the file it replaces, not yet written.
 type writePlan struct {
-	req     *hashlinev1.WriteRequest
-	key     string
-	content []byte
-	opts    workspace.WriteOptions
-	cur     *workspace.File // the file replaced, when readable as text
-	exists  bool            // a file is there
+	req    *WriteRequest
+	key    string
+	text   []byte // the new content
+	opts   workspace.WriteOptions
+	cur    *workspace.File // the file replaced, when readable as text
+	exists bool            // a file is there
+	written
 }
 
-// planWrite checks a Write of the file rel (view key key) under its lock:
+// planWrite checks a write of the file rel (view key key) under its lock:
 // the mode and the compare-and-swap version against the file there.
-func (s *Engine) planWrite(ctx context.Context, req *hashlinev1.WriteRequest, rel, key string) (*writePlan, error) {
-	mode, err := writeMode(req.GetMode())
+func (s *Engine) planWrite(ctx context.Context, p *writePlan, rel, key string) error {
+	req := p.req
+	mode, err := writeMode(req.Mode)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	opts := workspace.WriteOptions{Mode: mode}
 	// Keep the encoding of a file being replaced, and check the caller's
@@ -96,42 +112,43 @@ func (s *Engine) planWrite(ctx context.Context, req *hashlinev1.WriteRequest, re
 		// A file we cannot show may still be replaced whole. Its version
 		// is only needed for a compare-and-swap, and then only if it is
 		// not too large to hash.
-		if req.GetExpectedVersion() != "" {
+		if req.ExpectedVersion != "" {
 			if errors.Is(err, workspace.ErrTooLarge) {
-				return nil, err
+				return err
 			}
 			v, verr := s.ws.FileVersion(rel)
 			if verr != nil {
-				return nil, err
+				return err
 			}
 			current = v
 		}
 	default:
-		return nil, err
+		return err
 	}
-	if want := req.GetExpectedVersion(); want != "" && want != current {
-		return nil, &VersionMismatchError{
+	if want := req.ExpectedVersion; want != "" && want != current {
+		return &VersionMismatchError{
 			Path: rel, Expected: want, Current: current,
 			Hint: "someone changed the file since you read it; Read it again, merge, and retry with the new version",
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return err
 	}
-	return &writePlan{req: req, key: key, content: []byte(req.GetContent()), opts: opts, cur: cur, exists: exists}, nil
+	p.key, p.text, p.opts, p.cur, p.exists = key, []byte(req.Content), opts, cur, exists
+	return nil
 }
 
-// written records a Write's write wr (of change set set, if any): the
-// Watch event, what its author saw, and the response.
-func (s *Engine) written(ctx context.Context, p *writePlan, wr *workspace.WriteResult, set string) *hashlinev1.WriteResponse {
-	s.publishWrite(ctx, p.cur, wr, p.content, set)
-	doc := hashline.ParseText(p.req.GetContent()) // no copy of the content
+// writeWritten records a Write's write wr (of change set set, if any): the
+// Watch event, what its author saw, and the result.
+func (s *Engine) writeWritten(ctx context.Context, p *writePlan, wr *workspace.WriteResult, set string) *WriteResult {
+	s.publishWrite(ctx, p.cur, wr, p.text, set)
+	doc := hashline.ParseText(p.req.Content) // no copy of the content
 	// Its author knows every line of what it wrote.
 	s.saw(ctx, p.key, doc, exactText(p.opts.Encoding), versions.Seen{Version: wr.Version, Lines: versions.Range(1, doc.Len())})
-	return &hashlinev1.WriteResponse{
+	return &WriteResult{
 		Path:       wr.Path,
 		Version:    wr.Version,
-		TotalLines: int32(doc.Len()),
+		TotalLines: doc.Len(),
 		Created:    wr.Created,
 	}
 }
