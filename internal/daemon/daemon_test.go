@@ -162,3 +162,40 @@ func TestAnIdleEngineStops(t *testing.T) {
 	}
 	embed(t, root) // the place is free
 }
+
+// The engine a daemon starts measures what its gRPC face sends: an Edit
+// whose response would pass --max-response-bytes is refused TOO_LARGE
+// before anything is written.
+func TestTheResponseLimitHolds(t *testing.T) {
+	isolate(t)
+	root := t.TempDir()
+	var b strings.Builder
+	for i := range 200 {
+		b.WriteString("line " + strconv.Itoa(i) + " of a file whose full response is large\n")
+	}
+	path := filepath.Join(root, "f.txt")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	embed(t, root, "--max-response-bytes", "4096")
+	c, err := Attach(t.Context(), root, Start{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	r, err := c.Read(t.Context(), &hashlinev1.ReadRequest{Path: "f.txt", Limit: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := r.GetLines()[0]
+	ref := strconv.Itoa(int(first.GetNumber())) + ":" + first.GetHash()
+	_, err = c.Edit(t.Context(), &hashlinev1.EditRequest{Path: "f.txt", Full: true, Edits: []*hashlinev1.FileEdit{
+		{Op: &hashlinev1.FileEdit_Replace{Replace: &hashlinev1.ReplaceOp{Start: ref, Text: "changed"}}},
+	}})
+	if err == nil || !strings.Contains(err.Error(), "4096-byte limit") {
+		t.Fatalf("a full Edit of 200 lines under a 4 KiB response limit: %v, want it refused", err)
+	}
+	if got, _ := os.ReadFile(path); string(got) != b.String() {
+		t.Error("the refused Edit changed the file")
+	}
+}
