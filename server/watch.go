@@ -43,24 +43,32 @@ func (s *Service) watchStream(req *hashlinev1.WatchRequest, stream hashlinev1.Fi
 		case <-sub.Done():
 			return engine.ErrShuttingDown
 		case <-sub.Ready():
-			for {
-				ev, ok := sub.Next()
-				if !ok {
-					break
-				}
-				ev = visibleMove(ctx, ev)
-				if !allowed(ctx, ev.Path) {
-					// A token limited to path prefixes sees only those
-					// files; a loss counted on a hidden event still counts.
-					carried += ev.Dropped
-					continue
-				}
-				ev.Dropped += carried
-				carried = 0
-				if err := stream.Send(watchResponse(ev)); err != nil {
-					return err
-				}
+			if err := sendEvents(ctx, sub, stream, &carried); err != nil {
+				return err
 			}
+		}
+	}
+}
+
+// sendEvents sends the events sub holds that the caller may see; carried
+// adds up the dropped counts of those it may not, for the next one it may.
+func sendEvents(ctx context.Context, sub *watch.Subscription, stream hashlinev1.FileService_WatchServer, carried *int64) error {
+	for {
+		ev, ok := sub.Next()
+		if !ok {
+			return nil
+		}
+		ev = visibleMove(ctx, ev)
+		if !allowed(ctx, ev.Path) {
+			// A token limited to path prefixes sees only those files; a
+			// loss counted on a hidden event still counts.
+			*carried += ev.Dropped
+			continue
+		}
+		ev.Dropped += *carried
+		*carried = 0
+		if err := stream.Send(watchResponse(ev)); err != nil {
+			return err
 		}
 	}
 }
