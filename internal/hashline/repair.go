@@ -318,11 +318,13 @@ func (r *resolver) markedIndent(lines []string, s span) bool {
 // markedShape reports whether the one "+" line of lines, replacing lines,
 // is the first replaced line changed, marked as a diff marks a new line:
 // after the "+" comes that line's indentation exactly, then the same first
-// word (a name or keyword: "+const x = 2" for "const x = 1"), and the rest
-// is not the replaced line itself (then adding the "+" is the change). A
-// word right after a "+" at the indentation of code is no content of any
-// language, while a "+" before a number or a space is (a phone number, a
-// list item), and so is one that makes the only difference.
+// token (a name or keyword: "+const x = 2" for "const x = 1", or a closing
+// bracket: "+}[2]" for "}[1]"), and the rest is not the replaced line
+// itself (then adding the "+" is the change). A word or a closing bracket
+// right after a "+" at the indentation of code is no content of any
+// language, while a "+" before a number, a space or an opening bracket may
+// be (a phone number, a list item, "+(44) 20"), and so is one that makes
+// the only difference.
 func (r *resolver) markedShape(lines []string, s span) bool {
 	if s.op != OpReplace || s.end <= s.at {
 		return false
@@ -336,15 +338,19 @@ func (r *resolver) markedShape(lines []string, s span) bool {
 		if lead(rest) != lead(old) || strings.TrimSpace(rest) == strings.TrimSpace(old) {
 			return false
 		}
-		w := firstWord(rest[len(lead(rest)):])
-		return w != "" && w == firstWord(old[len(lead(old)):])
+		w := firstToken(rest[len(lead(rest)):])
+		return w != "" && w == firstToken(old[len(lead(old)):])
 	}
 	return false
 }
 
-// firstWord is the name or keyword s starts with ("" if it starts with
-// anything else, a digit included).
-func firstWord(s string) string {
+// firstToken is the name or keyword s starts with, or its first character
+// if that is a closing bracket; "" if it starts with anything else, a
+// digit included.
+func firstToken(s string) string {
+	if s != "" && strings.IndexByte(")]}", s[0]) >= 0 {
+		return s[:1]
+	}
 	n := 0
 	for n < len(s) && (s[n] == '_' || s[n] == '$' || 'a' <= s[n]|0x20 && s[n]|0x20 <= 'z' || n > 0 && '0' <= s[n] && s[n] <= '9') {
 		n++
