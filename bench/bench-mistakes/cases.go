@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/hashline/hashline/internal/hashline"
@@ -21,6 +22,9 @@ type mcase struct {
 	orig  []byte // the file as it is written before the read
 	pre   []byte // the file as it is before the mistaken calls (after setup)
 	want  []byte // the intended result; pre where refusing is right
+	// sent is the file with the mistaken text written as sent: for a class
+	// whose mistake breaks the syntax, the broken file (nil for others).
+	sent []byte
 	// checks are tags the read must show ("LINE:HASH" by line): they
 	// prove the corpus hashes lines as both servers do.
 	checks map[int]string
@@ -47,9 +51,18 @@ type class struct {
 	// arguments are malformed, so applying them is a guess).
 	refusalOK bool
 	goOnly    bool // Go files only (tab-indented)
+	tsOnly    bool // TypeScript files only (where block comments are)
 	insert    bool // derived from an insertion, not a replacement
-	fits      func(b *builder) bool
-	derive    func(b *builder)
+	// broken: the mistaken text breaks the file's syntax where the intended
+	// one does not (an unclosed bracket, a lost closing line). No server
+	// can know the intended text; these classes count apart how often each
+	// writes the broken file without a word, flags it, or refuses it.
+	broken bool
+	// changes, if set, lists the changes of a source this class derives
+	// from, in place of candidates (the edits it needs are of other kinds).
+	changes func(src *source, rng *rand.Rand) []change
+	fits    func(b *builder) bool
+	derive  func(b *builder)
 }
 
 // A builder derives one case from a change: edits to send, the file before
@@ -64,6 +77,9 @@ type builder struct {
 	setup []any
 	calls []any
 	refs  map[int]string
+	// sent is the file with the mistaken text as sent, set by broken
+	// classes.
+	sent []string
 }
 
 func hashOf(s string) string { return hashline.Hasher{}.Sum(s) }
@@ -278,6 +294,108 @@ var classes = []*class{
 		delete(o, "end_anchor")
 		b.calls = append(b.calls, []any{it})
 	}},
+	// The classes below came after the ones above; each class's cases
+	// depend on its place in this list (its seed), so new ones go last.
+	{key: "diff-plus-one", name: "diff markers: `+` on a one-line replacement at column 0", fits: func(b *builder) bool {
+		return b.c.start == b.c.end && len(b.c.text) == 1 && indentOf(b.c.text[0]) == "" && indentOf(b.src.lines[b.c.start-1]) == ""
+	}, derive: func(b *builder) { b.send(prefixed("+", b.c.text)) }},
+	{key: "echo-comment", name: "boundary echo: a doc comment's `*/` before the range, or `/**` after it", tsOnly: true, fits: func(b *builder) bool {
+		return commentBefore(b) || commentAfter(b)
+	}, derive: func(b *builder) {
+		if commentBefore(b) {
+			b.send(append([]string{b.src.lines[b.c.start-2]}, b.c.text...))
+			return
+		}
+		b.send(append(slices.Clone(b.c.text), b.src.lines[b.c.end]))
+	}},
+	{key: "indent-blank", name: "lost indentation: a blank line replaced by a line flush left", changes: blankLines, derive: func(b *builder) {
+		b.send(mapLines(b.c.text, func(_ int, l string) string { return strings.TrimLeft(l, " \t") }))
+	}},
+	{key: "break-bracket", name: "breaks the syntax: an unclosed bracket", broken: true, changes: logLines, derive: func(b *builder) {
+		text := slices.Clone(b.c.text)
+		last := text[len(text)-1]
+		k := strings.LastIndex(last, ")")
+		text[len(text)-1] = last[:k] + last[k+1:]
+		b.send(text)
+		b.sent = (change{start: b.c.start, end: b.c.end, text: text}).apply(b.src.lines)
+	}},
+	{key: "break-closing", name: "breaks the syntax: a lost closing line", broken: true, changes: closingLines, derive: func(b *builder) {
+		text := b.c.text[:len(b.c.text)-1]
+		b.send(text)
+		b.sent = (change{start: b.c.start, end: b.c.end, text: text}).apply(b.src.lines)
+	}},
+}
+
+// commentBefore: the line before the change closes a block comment alone.
+func commentBefore(b *builder) bool {
+	return b.c.start > 1 && strings.TrimSpace(b.src.lines[b.c.start-2]) == "*/" && squeeze(b.c.text[0]) != "*/"
+}
+
+// commentAfter: the line after the change opens a doc comment alone.
+func commentAfter(b *builder) bool {
+	return b.c.end < len(b.src.lines) && slices.Contains([]string{"/**", "/*"}, strings.TrimSpace(b.src.lines[b.c.end])) &&
+		!strings.HasPrefix(strings.TrimSpace(b.c.text[len(b.c.text)-1]), "/*")
+}
+
+// blankLines: a blank line inside a block, between two code lines indented
+// alike, replaced by a log line at their indentation.
+func blankLines(src *source, rng *rand.Rand) []change {
+	var out []change
+	if src.decl {
+		return nil
+	}
+	for i := 1; i+1 < len(src.lines); i++ {
+		ind := indentOf(src.lines[i-1])
+		if src.lines[i] != "" || ind == "" || !src.isCode(i-1) || !src.isCode(i+1) || indentOf(src.lines[i+1]) != ind {
+			continue
+		}
+		out = append(out, change{kind: "log line for a blank line", start: i + 1, end: i + 1, text: []string{logLine(src, ind, i+1)}})
+	}
+	rng.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	return out
+}
+
+// logLines: the log line added after a statement (logAfter), alone.
+func logLines(src *source, rng *rand.Rand) []change {
+	var out []change
+	if src.decl {
+		return nil
+	}
+	for i := range src.lines {
+		if !src.isCode(i) {
+			continue
+		}
+		if c, ok := logAfter(src, i, rng); ok {
+			out = append(out, c)
+		}
+	}
+	rng.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	return out
+}
+
+// closers are the lines that only close a block.
+var closers = []string{"}", "})", "});", "};", "},", ")", "]", "];", "),"}
+
+// closingLines: a log line added after the last statement of a block,
+// as a replacement of the statement and the block's closing line, which
+// the text repeats.
+func closingLines(src *source, rng *rand.Rand) []change {
+	var out []change
+	if src.decl {
+		return nil
+	}
+	ls := src.lines
+	for i := 0; i+1 < len(ls); i++ {
+		l, next := ls[i], ls[i+1]
+		ind := indentOf(l)
+		if ind == "" || !src.isCode(i) || !slices.Contains(closers, strings.TrimSpace(next)) || len(indentOf(next)) >= len(ind) ||
+			!(strings.HasSuffix(l, ")") || strings.HasSuffix(l, ");") || strings.HasSuffix(l, ";")) {
+			continue
+		}
+		out = append(out, change{kind: "log line before a block's end", start: i + 1, end: i + 2, text: []string{l, logLine(src, ind, i+1), next}})
+	}
+	rng.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	return out
 }
 
 // topAnchor is where stale-numbers inserts: the last non-blank line among
@@ -313,6 +431,9 @@ func generate(paths map[string][]entry, perClass int, seed uint64) ([]*mcase, er
 			if cl.goOnly {
 				lang = "go"
 			}
+			if cl.tsOnly {
+				lang = "ts"
+			}
 			pool := paths[lang]
 			if len(pool) == 0 {
 				return nil, fmt.Errorf("no %s files to take changes from", lang)
@@ -327,7 +448,13 @@ func generate(paths map[string][]entry, perClass int, seed uint64) ([]*mcase, er
 				if src == nil || used[e.path] {
 					continue
 				}
-				for _, c := range candidates(src, rng, cl.insert) {
+				var cs []change
+				if cl.changes != nil {
+					cs = cl.changes(src, rng)
+				} else {
+					cs = candidates(src, rng, cl.insert)
+				}
+				for _, c := range cs {
 					b := &builder{src: src, c: c, n: n, rng: rng, refs: map[int]string{}}
 					if cl.fits != nil && !cl.fits(b) {
 						continue
@@ -362,6 +489,9 @@ func build(cl *class, n int, e entry, b *builder) *mcase {
 	}
 	if cl.expect == expectRefuse {
 		mc.want = mc.pre
+	}
+	if b.sent != nil {
+		mc.sent = join(b.sent)
 	}
 	return mc
 }

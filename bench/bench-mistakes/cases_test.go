@@ -16,7 +16,9 @@ import (
 
 // writeTree writes nGo Go files (tab-indented) and nTS TypeScript files
 // (two spaces) of small functions, each with a local used on a few lines,
-// a condition, a number, a call and blocks: every kind of change fits.
+// a condition, a number, a call and blocks, a blank line between two
+// statements, a constant at column 0 and (TypeScript) doc comments: every
+// kind of change fits.
 func writeTree(t *testing.T, nGo, nTS int) (goSrc, tsRoot string) {
 	t.Helper()
 	dir := t.TempDir()
@@ -34,6 +36,7 @@ func writeTree(t *testing.T, nGo, nTS int) (goSrc, tsRoot string) {
 		fmt.Fprintf(&b, "package p%d\n\nimport \"fmt\"\n", f)
 		for k := range 8 {
 			fmt.Fprintf(&b, "\n// F%[1]d doubles a and caps it.\nfunc F%[1]d(a int) int {\n\ttotal%[1]d := a * %[2]d\n\tif total%[1]d > 10 {\n\t\ttotal%[1]d = 10\n\t}\n\tfmt.Println(total%[1]d)\n\treturn total%[1]d\n}\n", k, f+2)
+			fmt.Fprintf(&b, "\nconst limit%[1]d = %[2]d\n\n// G%[1]d prints b.\nfunc G%[1]d(b int) {\n\tfmt.Println(b)\n\n\tfmt.Println(b + 1)\n\tif b > limit%[1]d {\n\t\tfmt.Println(b)\n\t}\n}\n", k, f+2)
 		}
 		put(filepath.Join(goSrc, fmt.Sprintf("p%d", f), "f.go"), b.String())
 	}
@@ -46,6 +49,7 @@ func writeTree(t *testing.T, nGo, nTS int) (goSrc, tsRoot string) {
 		b.WriteString("import { info } from \"./log\";\n")
 		for k := range 8 {
 			fmt.Fprintf(&b, "\n// f%[1]d doubles a and caps it.\nexport function f%[1]d(a: number): number {\n  let total%[1]d = a * %[2]d;\n  if (total%[1]d > 10) {\n    total%[1]d = 10;\n  }\n  info(total%[1]d);\n  return total%[1]d;\n}\n", k, f+2)
+			fmt.Fprintf(&b, "export const limit%[1]d = %[2]d;\n/**\n * g%[1]d logs b.\n */\nexport function g%[1]d(b: number): void {\n  info(b);\n\n  info(b + 1);\n  if (b > limit%[1]d) {\n    info(b);\n  }\n}\n", k, f+2)
 		}
 		put(filepath.Join(tsRoot, fmt.Sprintf("pkg%d", f), "src", "f.ts"), b.String())
 	}
@@ -184,6 +188,33 @@ func TestEachCaseSendsItsMistakeOfTheIntendedChange(t *testing.T) {
 				fmt.Sscanf(a, "%d:", &n)
 				if name != "insert_after" || newText(o)[0] != lines[n-1] {
 					t.Errorf("%s does not repeat its anchor line %q: %q", name, lines[n-1], newText(o))
+				}
+			case "diff-plus-one":
+				_, o := op1(t, c, 0)
+				if text := newText(o); len(text) != 1 || !strings.HasPrefix(text[0], "+") || indentOf(text[0][1:]) != "" {
+					t.Errorf("not one + line at column 0: %q", text)
+				}
+			case "echo-comment":
+				name, o := op1(t, c, 0)
+				text := newText(o)
+				first, last := strings.TrimSpace(text[0]), strings.TrimSpace(text[len(text)-1])
+				if name == "insert_after" || first != "*/" && last != "/**" && last != "/*" {
+					t.Errorf("%s does not echo a comment's */ or /**: %q", name, text)
+				}
+			case "indent-blank":
+				name, o := op1(t, c, 0)
+				var n int
+				fmt.Sscanf(refOf(o, "anchor"), "%d:", &n)
+				if name != "set_line" || lines[n-1] != "" || indentOf(newText(o)[0]) != "" || indentOf(lines[n-2]) == "" {
+					t.Errorf("%s of line %d (%q) is not a blank line in a block replaced flush left: %q", name, n, lines[n-1], newText(o))
+				}
+			case "break-bracket", "break-closing":
+				if c.sent == nil || string(c.sent) == string(c.want) || string(c.sent) == string(c.pre) {
+					t.Fatal("the broken file is missing, or is the intended or the first one")
+				}
+				closing := func(b []byte) int { return len(regexp.MustCompile(`[)\]}]`).FindAll(b, -1)) }
+				if cw, cs := closing(c.want), closing(c.sent); cs != cw-1 {
+					t.Errorf("the text as sent has %d closing brackets, the intended %d: one must be lost", cs, cw)
 				}
 			case "stale-numbers":
 				if len(c.setup) != 1 || string(c.pre) == string(c.orig) {

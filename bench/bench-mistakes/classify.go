@@ -40,3 +40,38 @@ func classify(expect expectation, pre, want, final []byte, refusals []bool) outc
 type tally [3]int
 
 func (t *tally) add(o outcome) { t[o]++ }
+
+// syntaxOutcome is how a server took a case whose mistaken text breaks
+// the file's syntax.
+type syntaxOutcome int
+
+const (
+	silent     syntaxOutcome = iota // the broken text written, and the reply says nothing of it
+	flagged                         // the broken text written, and the reply carries diagnostics
+	refusedSyn                      // refused with the file unchanged
+	otherSyn                        // anything else: the intended file, or other bytes
+)
+
+// classifySyntax judges a case of a broken class by the file before the
+// mistaken calls (pre), the file with the text as sent (sent), the file
+// after them (final), whether each call was refused, and whether any reply
+// carried diagnostics.
+func classifySyntax(pre, sent, final []byte, refusals []bool, diagnosed bool) syntaxOutcome {
+	allRefused := len(refusals) > 0
+	for _, r := range refusals {
+		allRefused = allRefused && r
+	}
+	switch {
+	case bytes.Equal(final, sent) && diagnosed:
+		return flagged
+	case bytes.Equal(final, sent):
+		return silent
+	case allRefused && bytes.Equal(final, pre):
+		return refusedSyn
+	default:
+		return otherSyn
+	}
+}
+
+// syntaxTally counts a broken class's outcomes on one server.
+type syntaxTally [4]int

@@ -157,3 +157,83 @@ func TestReportCountsAPeerGuessWeRefusedForUs(t *testing.T) {
 		t.Errorf("a class where the only loss is a refused guess failed its target: %s", j)
 	}
 }
+
+func TestClassifySyntaxJudgesABrokenText(t *testing.T) {
+	pre, sent, want := []byte("f(\n\tx)\n"), []byte("f(\n\tx\n"), []byte("f(\n\ty)\n")
+	for _, tc := range []struct {
+		name      string
+		final     []byte
+		refusals  []bool
+		diagnosed bool
+		out       syntaxOutcome
+	}{
+		{"the broken text written without diagnostics is silent", sent, []bool{false}, false, silent},
+		{"the broken text written with diagnostics is flagged", sent, []bool{false}, true, flagged},
+		{"a refusal with the file unchanged is refused", pre, []bool{true}, true, refusedSyn},
+		{"a success that changed nothing is other", pre, []bool{false}, false, otherSyn},
+		{"the intended file is other", want, []bool{false}, false, otherSyn},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := classifySyntax(pre, sent, tc.final, tc.refusals, tc.diagnosed); got != tc.out {
+				t.Errorf("got %v, want %v", got, tc.out)
+			}
+		})
+	}
+}
+
+func TestDiagnosticsAreFoundInTheStructuredContent(t *testing.T) {
+	for _, tc := range []struct {
+		json string
+		want bool
+	}{
+		{`{"diagnostics": [{"line": "3:ab", "message": "expected )"}]}`, true},
+		{`{"changes": [{"path": "a.go"}, {"path": "b.go", "diagnostics": [{"message": "x"}]}]}`, true},
+		{`{"diagnostics": []}`, false},
+		{`{"changes": [{"diagnostics": []}]}`, false},
+		{`{"text": "diagnostics"}`, false},
+		{`null`, false},
+	} {
+		var v any
+		if err := json.Unmarshal([]byte(tc.json), &v); err != nil {
+			t.Fatal(err)
+		}
+		if got := hasDiagnostics(v); got != tc.want {
+			t.Errorf("hasDiagnostics(%s) = %v, want %v", tc.json, got, tc.want)
+		}
+	}
+}
+
+func TestReportCountsBrokenSyntaxApart(t *testing.T) {
+	r := newReport()
+	var cl *class
+	for _, c := range classes {
+		if c.broken {
+			cl = c
+			break
+		}
+	}
+	if cl == nil {
+		t.Fatal("no class breaks the syntax")
+	}
+	mc := &mcase{class: cl, name: "c.go", calls: []any{[]any{}}}
+	res := func(o outcome, s syntaxOutcome) *result {
+		return &result{outcome: o, syntax: s, read: reply{bytes: 100}, replies: []reply{{refused: s == refusedSyn, text: "x", bytes: 10}}}
+	}
+	r.add(mc, map[string]*result{ours: res(corrupt, silent), peerName: res(corrupt, silent)})
+	r.add(mc, map[string]*result{ours: res(corrupt, flagged), peerName: res(corrupt, silent)})
+	r.add(mc, map[string]*result{ours: res(refused, refusedSyn), peerName: res(corrupt, silent)})
+	md := r.markdown()
+	for _, want := range []string{
+		"### Edits that break the syntax",
+		"| " + cell(cl.name) + " | 3 | 1 | 1 | 1 | 0 | 3 | 0 | 0 | 0 |",
+		"| every edit that breaks the syntax flagged by `hashline mcp` | 1 of 3 | **no** |",
+		"| corrupt 0 for `hashline mcp` in every class | none | yes |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the report lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "| "+cell(cl.name)+" | 3 | 0 |") {
+		t.Errorf("the broken class is in the outcome table:\n%s", md)
+	}
+}

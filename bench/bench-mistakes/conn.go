@@ -99,6 +99,9 @@ type reply struct {
 	refused bool   // a tool error, or a JSON-RPC error (arguments the server's schema refused)
 	text    string // the first text content, or the JSON-RPC error's message
 	bytes   int
+	// diagnosed: the reply's structured content carries a non-empty
+	// "diagnostics" list (what a syntax check found wrong in the edit).
+	diagnosed bool
 }
 
 // call invokes a tool with raw arguments. A JSON-RPC error is a refusal
@@ -115,7 +118,7 @@ func (s *server) call(tool string, args any) (reply, error) {
 		}
 		return reply{refused: true, text: we.Message, bytes: s.replyBytes()}, nil
 	}
-	r := reply{refused: res.IsError, bytes: s.replyBytes()}
+	r := reply{refused: res.IsError, bytes: s.replyBytes(), diagnosed: hasDiagnostics(res.StructuredContent)}
 	if len(res.Content) > 0 {
 		if tc, ok := res.Content[0].(*sdk.TextContent); ok {
 			r.text = tc.Text
@@ -132,4 +135,24 @@ func (s *server) listTools() (int, error) {
 		return 0, fmt.Errorf("%s tools/list: %w", s.name, err)
 	}
 	return s.replyBytes(), nil
+}
+
+// hasDiagnostics reports whether v, a reply's structured content, has a
+// non-empty "diagnostics" list: at its top level, or in one of its
+// "changes" (one per file of a batch).
+func hasDiagnostics(v any) bool {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return false
+	}
+	if d, ok := m["diagnostics"].([]any); ok && len(d) > 0 {
+		return true
+	}
+	cs, _ := m["changes"].([]any)
+	for _, c := range cs {
+		if hasDiagnostics(c) {
+			return true
+		}
+	}
+	return false
 }

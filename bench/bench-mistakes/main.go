@@ -182,6 +182,7 @@ const (
 // result is one server's answer to one case.
 type result struct {
 	outcome     outcome
+	syntax      syntaxOutcome // for a broken class
 	read        reply
 	setupFailed bool
 	replies     []reply // of the mistaken calls
@@ -229,6 +230,7 @@ func runCase(s *server, mc *mcase) (*result, error) {
 		return nil, err
 	}
 	var refusals []bool
+	diagnosed := false
 	for _, e := range mc.calls {
 		er, err := s.call("edit_file", map[string]any{"path": mc.name, "edits": e})
 		if err != nil {
@@ -236,12 +238,16 @@ func runCase(s *server, mc *mcase) (*result, error) {
 		}
 		r.replies = append(r.replies, er)
 		refusals = append(refusals, er.refused)
+		diagnosed = diagnosed || er.diagnosed
 	}
 	final, err := os.ReadFile(p)
 	if err != nil {
 		return nil, err
 	}
 	r.outcome = classify(mc.class.expect, pre, mc.want, final, refusals)
+	if mc.class.broken {
+		r.syntax = classifySyntax(pre, mc.sent, final, refusals, diagnosed)
+	}
 	return r, nil
 }
 

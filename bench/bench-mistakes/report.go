@@ -22,9 +22,10 @@ type classRow struct {
 	class  *class
 	cases  int
 	t      map[string]*tally
-	setup  map[string]int // cases whose correct setup call was refused
-	ceded  int            // ours refused where the peer wrote the intended file
-	ceding []string       // those cases' first lines of our refusal
+	syn    map[string]*syntaxTally // a broken class's outcomes
+	setup  map[string]int          // cases whose correct setup call was refused
+	ceded  int                     // ours refused where the peer wrote the intended file
+	ceding []string                // those cases' first lines of our refusal
 }
 
 type report struct {
@@ -42,9 +43,10 @@ func newReport() *report {
 	r := &report{byKey: map[string]*classRow{}, toolsList: map[string]int{},
 		reads: map[string][]int{}, controlEdits: map[string][]int{}, edits: map[string][]int{}, refusedEdits: map[string][]int{}}
 	for _, cl := range classes {
-		row := &classRow{class: cl, t: map[string]*tally{}, setup: map[string]int{}}
+		row := &classRow{class: cl, t: map[string]*tally{}, syn: map[string]*syntaxTally{}, setup: map[string]int{}}
 		for _, s := range serverNames {
 			row.t[s] = &tally{}
+			row.syn[s] = &syntaxTally{}
 		}
 		r.rows = append(r.rows, row)
 		r.byKey[cl.key] = row
@@ -58,6 +60,9 @@ func (r *report) add(mc *mcase, rs map[string]*result) {
 	row.cases++
 	for s, res := range rs {
 		row.t[s].add(res.outcome)
+		if mc.class.broken {
+			row.syn[s][res.syntax]++
+		}
 		if res.setupFailed {
 			row.setup[s]++
 		}
@@ -72,6 +77,16 @@ func (r *report) add(mc *mcase, rs map[string]*result) {
 		}
 	}
 	o, p := rs[ours], rs[peerName]
+	if mc.class.broken {
+		if o.syntax != flagged || p.syntax != o.syntax {
+			fmt.Fprintf(&r.details, "== %s %s, from %s: %s %s, %s %s\n", mc.class.key, mc.name, mc.src, ours, o.syntax, peerName, p.syntax)
+			for i, e := range mc.calls {
+				fmt.Fprintf(&r.details, "-- call %d edits: %s\n", i+1, jsonText(e))
+			}
+			r.details.WriteString("\n")
+		}
+		return
+	}
 	if o.outcome == refused && p.outcome == right {
 		row.ceded++
 		why, _, _ := strings.Cut(lastText(o), "\n")
@@ -140,7 +155,7 @@ func (r *report) targets() []target {
 	var corrupted []string
 	ourRight, peerRight := 0, 0
 	var behind []string
-	for _, row := range r.rows {
+	for _, row := range r.mistakeRows() {
 		o, p := row.t[ours], row.t[peerName]
 		ourRight += o[right]
 		peerRight += p[right]
@@ -150,6 +165,11 @@ func (r *report) targets() []target {
 		if o[right]+row.ceded < p[right] {
 			behind = append(behind, fmt.Sprintf("%s: %d < %d", row.class.key, o[right], p[right]))
 		}
+	}
+	broken, flaggedN := 0, 0
+	for _, row := range r.syntaxRows() {
+		broken += row.cases
+		flaggedN += row.syn[ours][flagged]
 	}
 	out = append(out,
 		target{"corrupt 0 for `hashline mcp` in every class", orNone(corrupted), len(corrupted) == 0},
@@ -163,7 +183,24 @@ func (r *report) targets() []target {
 	out = append(out, target{"tools/list reply <= the peer's", fmt.Sprintf("%d vs %d bytes", r.toolsList[ours], r.toolsList[peerName]), r.toolsList[ours] <= r.toolsList[peerName]})
 	atMost("read_file reply, median, <= the peer's", r.reads)
 	atMost("edit_file reply, applied control edits, median, <= the peer's", r.controlEdits)
+	if broken > 0 {
+		out = append(out, target{"every edit that breaks the syntax flagged by `hashline mcp`", fmt.Sprintf("%d of %d", flaggedN, broken), flaggedN == broken})
+	}
 	return out
+}
+
+// mistakeRows are the rows of the classes judged right, refused or
+// corrupt; syntaxRows those of the classes whose text breaks the syntax.
+func (r *report) mistakeRows() []*classRow {
+	return slices.DeleteFunc(slices.Clone(r.rows), func(row *classRow) bool { return row.class.broken })
+}
+
+func (r *report) syntaxRows() []*classRow {
+	return slices.DeleteFunc(slices.Clone(r.rows), func(row *classRow) bool { return !row.class.broken })
+}
+
+func (o syntaxOutcome) String() string {
+	return [...]string{"written broken without a word", "written broken and flagged", "refused", "other"}[o]
 }
 
 func orNone(s []string) string {
@@ -186,7 +223,7 @@ func (r *report) tables() string {
 	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
 	var tot [2]tally
 	cases, ceded := 0, 0
-	for _, row := range r.rows {
+	for _, row := range r.mistakeRows() {
 		o, p := row.t[ours], row.t[peerName]
 		fmt.Fprintf(&b, "| %s | %d | %d | %d | %s | %d | %d | %d | %d |\n", cell(row.class.name), row.cases, o[right], o[refused], bold(o[corrupt]), p[right], p[refused], p[corrupt], row.ceded)
 		for k := range 3 {
@@ -203,6 +240,27 @@ func (r *report) tables() string {
 				fmt.Fprintf(&b, "- %s: %s refused the correct setup edit in %d cases.\n", row.class.key, s, row.setup[s])
 			}
 		}
+	}
+	if rows := r.syntaxRows(); len(rows) > 0 {
+		b.WriteString("\n### Edits that break the syntax\n\n" +
+			"The text a model sends is itself wrong: it breaks the file's syntax where the intended change does not, so no server can write the intended file. " +
+			"**without a word**: the broken text written and the reply says nothing of it; " +
+			"**flagged**: the broken text written and the reply carries a non-empty `diagnostics` list in its structured content (at its top level or in one of its `changes`); " +
+			"**refused**: refused with the file unchanged; **other**: any other file.\n\n" +
+			"| class | cases | ours without a word | ours flagged | ours refused | ours other | peer without a word | peer flagged | peer refused | peer other |\n" +
+			"|---|---|---|---|---|---|---|---|---|---|\n")
+		var tot [2]syntaxTally
+		cases := 0
+		for _, row := range rows {
+			o, p := row.syn[ours], row.syn[peerName]
+			fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %d | %d | %d | %d |\n", cell(row.class.name), row.cases, o[silent], o[flagged], o[refusedSyn], o[otherSyn], p[silent], p[flagged], p[refusedSyn], p[otherSyn])
+			for k := range len(o) {
+				tot[0][k] += o[k]
+				tot[1][k] += p[k]
+			}
+			cases += row.cases
+		}
+		fmt.Fprintf(&b, "| **all** | %d | %d | %d | %d | %d | %d | %d | %d | %d |\n\n", cases, tot[0][silent], tot[0][flagged], tot[0][refusedSyn], tot[0][otherSyn], tot[1][silent], tot[1][flagged], tot[1][refusedSyn], tot[1][otherSyn])
 	}
 	b.WriteString("### Reply sizes\n\n" +
 		"Bytes of each JSON-RPC response's `result` (of its `error` where there is one) as the server sent it, the envelope aside; medians over the run's calls.\n\n" +

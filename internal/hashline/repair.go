@@ -161,8 +161,9 @@ func lead(l string) string {
 // elsewhere in the file the edit is refused with both readings. A marked
 // text whose "-" lines are not replaced lines is refused, and so is a lone
 // "+" line without a "-" line unless indentation like the file's follows
-// its "+" (see markedIndent): one line is too little to tell a diff from
-// content such as "+1 555 0100".
+// its "+" (see markedIndent) or its rest is the replaced line changed (see
+// markedShape): one line is too little to tell a diff from content such as
+// "+1 555 0100".
 func (r *resolver) diffMarkers(i int, lines []string, s span) ([]string, bool) {
 	if rest, ok := r.leadingMinus(i, lines, s); ok {
 		return rest, false
@@ -218,7 +219,7 @@ func (r *resolver) diffMarkers(i int, lines []string, s span) ([]string, bool) {
 			reading{"as sent", lines}, reading{"with the markers stripped", stripped})
 		return nil, true
 	}
-	if plus == 1 && minus == 0 && !r.markedIndent(lines, s) {
+	if plus == 1 && minus == 0 && !r.markedIndent(lines, s) && !r.markedShape(lines, s) {
 		r.refuse(i, s, `the text is one line starting with "+", which may be a diff's marker or content (a phone number, a "+" bullet); resend it without the "+", or with strict to write it as sent`,
 			reading{"as sent", lines}, reading{"with the marker stripped", stripped})
 		return nil, true
@@ -312,6 +313,49 @@ func (r *resolver) markedIndent(lines []string, s span) bool {
 		}
 	}
 	return false
+}
+
+// markedShape reports whether the one "+" line of lines, replacing lines,
+// is the first replaced line changed, marked as a diff marks a new line:
+// after the "+" comes that line's indentation exactly, then the same first
+// token (a name or keyword: "+const x = 2" for "const x = 1", or a closing
+// bracket: "+}[2]" for "}[1]"), and the rest is not the replaced line
+// itself (then adding the "+" is the change). A word or a closing bracket
+// right after a "+" at the indentation of code is no content of any
+// language, while a "+" before a number, a space or an opening bracket may
+// be (a phone number, a list item, "+(44) 20"), and so is one that makes
+// the only difference.
+func (r *resolver) markedShape(lines []string, s span) bool {
+	if s.op != OpReplace || s.end <= s.at {
+		return false
+	}
+	old := r.d.Line(s.at + 1)
+	for _, l := range lines {
+		if blank(l) {
+			continue
+		}
+		rest := l[1:]
+		if lead(rest) != lead(old) || strings.TrimSpace(rest) == strings.TrimSpace(old) {
+			return false
+		}
+		w := firstToken(rest[len(lead(rest)):])
+		return w != "" && w == firstToken(old[len(lead(old)):])
+	}
+	return false
+}
+
+// firstToken is the name or keyword s starts with, or its first character
+// if that is a closing bracket; "" if it starts with anything else, a
+// digit included.
+func firstToken(s string) string {
+	if s != "" && strings.IndexByte(")]}", s[0]) >= 0 {
+		return s[:1]
+	}
+	n := 0
+	for n < len(s) && (s[n] == '_' || s[n] == '$' || 'a' <= s[n]|0x20 && s[n]|0x20 <= 'z' || n > 0 && '0' <= s[n] && s[n] <= '9') {
+		n++
+	}
+	return s[:n]
 }
 
 // repeatsOld reports whether rest, a "-" line without its marker, is one

@@ -37,6 +37,42 @@ func balanceOf(lines []string) balance {
 	return b
 }
 
+// closers is the net count of the openings and closings that are not
+// brackets but pair up as brackets do: block comments ("/*" against "*/")
+// and tags ("<" before a name against the "/>" or "</" that closes it).
+// They decide only what brackets leave open: a lone "*/" or "/>" echoed
+// after a range closes nothing in the text, while a tag's "<" also opens
+// generics and a comment's marks also appear in strings and globs, so
+// they are weaker evidence than brackets.
+type closers struct{ comment, tag int }
+
+func (c closers) add(l string) closers {
+	for i := 0; i+1 < len(l); i++ {
+		switch a, b := l[i], l[i+1]; {
+		case a == '/' && b == '*':
+			c.comment++
+			i++
+		case a == '*' && b == '/':
+			c.comment--
+			i++
+		case a == '/' && b == '>', a == '<' && b == '/':
+			c.tag--
+			i++
+		case a == '<' && ('a' <= b|0x20 && b|0x20 <= 'z'):
+			c.tag++
+		}
+	}
+	return c
+}
+
+func closersOf(lines []string) closers {
+	var c closers
+	for _, l := range lines {
+		c = c.add(l)
+	}
+	return c
+}
+
 // echo is a line of the text that repeats the line beside the span.
 type echo struct {
 	index int  // in the text
@@ -79,6 +115,9 @@ func hasWord(l string) bool {
 //     subset of the candidates dropped), those that keep it decide every
 //     candidate they agree on; "func f() {" or a lone "}" repeated by
 //     mistake unbalances the text, repeated on purpose it does not.
+//     Where brackets leave a candidate open, block comments and tags
+//     are counted the same way: "*/" or "/>" repeated after the line
+//     that closes a comment or a tag closes nothing in the text.
 //  2. Words. A candidate the brackets leave open that has a letter or a
 //     digit is dropped if the text is longer than its range (an insert
 //     always is): a repeated statement is an echo far more often than it
@@ -121,10 +160,27 @@ func (r *resolver) echoes(i int, lines []string, s span) ([]string, bool) {
 	if a := s.end + 1; last && a <= r.d.Len() && !r.touchedByOther(i, a) && sameLine(lines[n-1], r.d.Line(a)) && (olds == 0 || !sameLine(lines[n-1], r.d.Line(s.end))) {
 		cands = append(cands, echo{index: n - 1, line: a, dropDefault: grows && hasWord(lines[n-1])})
 	}
-	if len(cands) == 0 || len(cands) >= n {
+	if len(cands) == 0 {
 		return lines, false
 	}
-	drop, open := decideEchoes(lines, cands, balanceOf(r.old(s)))
+	// Every line a candidate: the text is the two lines around a one-line
+	// range, say "a\nc" for the "b" of "a b c". One of them is the new
+	// line, and only brackets, comments or tags can tell which; the length
+	// of the text says nothing, and writing both would keep an echo.
+	whole := len(cands) >= n
+	drop, open := decideEchoes(lines, cands, r.old(s), whole)
+	if whole && len(open) > 0 {
+		var rs []reading
+		for k, c := range cands {
+			which := "last"
+			if c.first {
+				which = "first"
+			}
+			rs = append(rs, reading{fmt.Sprintf("dropping the %s line, repeating line %d", which, c.line), without(lines, cands, drop|1<<k)})
+		}
+		r.refuse(i, s, fmt.Sprintf("every line of the text repeats a line beside the range (lines %d and %d), so one of them is an echo, and nothing tells which; resend the text with only the new line, or set strict to write the text as sent", cands[0].line, cands[len(cands)-1].line), rs...)
+		return nil, true
+	}
 	if len(open) > 0 {
 		kept := without(lines, cands, drop)
 		dropped := without(lines, cands, drop|open.mask())
@@ -166,22 +222,26 @@ func (o openEchoes) mask() int {
 }
 
 // decideEchoes returns the candidates to drop, as a bit mask over cands,
-// and those no evidence decides (see echoes).
-func decideEchoes(lines []string, cands []echo, target balance) (drop int, open openEchoes) {
+// and those no evidence decides (see echoes). old are the replaced lines;
+// whole says that every line of the text is a candidate, so that at least
+// one must be kept and their words decide nothing.
+func decideEchoes(lines []string, cands []echo, old []string, whole bool) (drop int, open openEchoes) {
 	all := 1 << len(cands)
-	var pool []int
+	var readings []int
 	for m := range all {
-		if balanceOf(without(lines, cands, m)) == target {
-			pool = append(pool, m)
+		if !whole || m != all-1 {
+			readings = append(readings, m)
 		}
 	}
+	pool := filter(readings, func(m int) bool { return balanceOf(without(lines, cands, m)) == balanceOf(old) })
 	if len(pool) == 0 {
-		for m := range all {
-			pool = append(pool, m)
-		}
+		pool = readings
+	}
+	if kept := filter(pool, func(m int) bool { return closersOf(without(lines, cands, m)) == closersOf(old) }); len(kept) > 0 {
+		pool = kept
 	}
 	for k, c := range cands {
-		if c.dropDefault && !agreed(pool, k) {
+		if c.dropDefault && !whole && !agreed(pool, k) {
 			pool = filter(pool, func(m int) bool { return m&(1<<k) != 0 })
 		}
 	}

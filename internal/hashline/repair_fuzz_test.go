@@ -21,6 +21,15 @@ func FuzzRepairs(f *testing.F) {
 	f.Add([]byte("def f():\n    x = 1\n    return x\n"), []byte{0, 1, 1, 0, 0, 0, 1, 0, 0, 0})
 	f.Add([]byte("+ a\n+ b\n\nc\n"), []byte{2, 1, 0, 0, 0, 1, 0, 0, 0, 0})
 	f.Add([]byte("a\n}\n}\n"), []byte{0, 1, 0, 1, 1, 0, 0, 0, 0, 1})
+	// A lone "+" line at column 0, an echoed "*/" or "/>", a blank line
+	// replaced at column 0, a block shifted left.
+	f.Add([]byte(goConst), []byte{0, 2, 0, 0, 0, 11, 0, 0, 0, 1})
+	f.Add([]byte(tsDoc), []byte{0, 4, 0, 1, 0, 10, 0, 0, 1, 0, 0, 0})
+	f.Add([]byte(tsDoc), []byte{0, 1, 1, 0, 0, 0, 0, 1, 0, 0})
+	f.Add([]byte(jsx), []byte{0, 5, 0, 0, 1, 12, 0, 1, 0, 0, 0})
+	f.Add([]byte(goBlank), []byte{0, 2, 0, 0, 0, 0, 0, 0, 0, 2})
+	f.Add([]byte(pyBlank), []byte{0, 3, 0, 1, 0, 1, 0, 0, 0, 2})
+	f.Add([]byte(goSrc), []byte{0, 4, 2, 2, 0, 3, 0, 2, 0, 0, 0, 0, 5})
 	f.Fuzz(func(t *testing.T, doc, sc []byte) {
 		if len(doc) > 2048 || len(sc) > 64 {
 			return
@@ -92,7 +101,7 @@ func FuzzRepairs(f *testing.F) {
 // sloppyLines writes at least one line for an edit of [at, end) the way a
 // careless model might.
 func (s *script) sloppyLines(d *Document, at, end int) []string {
-	words := []string{"a", "if x {", "}", "\t", "  ", "+", "-", `\t`, "1:ab|", ""}
+	words := []string{"a", "if x {", "}", "\t", "  ", "+", "-", `\t`, "1:ab|", "", "*/", "const", "/>", "<a"}
 	var out []string
 	for range s.next(3) + 1 {
 		l := ""
@@ -122,6 +131,10 @@ func (s *script) sloppyLines(d *Document, at, end int) []string {
 			l = strings.ReplaceAll(l, "\t", `\t`)
 		case 4:
 			l = "9:ab|" + l
+		case 5:
+			if lead(l) != "" {
+				l = l[1:] // one level of the indentation lost
+			}
 		}
 		out[i] = l
 	}

@@ -213,12 +213,61 @@ func TestRepairDiffMarkers(t *testing.T) {
 			edits:  []Edit{{Op: OpReplace, Start: "@3", Text: "-item\n-other"}},
 			want:   "# L\n\n-item\n-other\nEnd\n",
 			asSent: "# L\n\n-item\n-other\nEnd\n"},
+		{name: "one plus line at column 0 whose rest is the replaced line changed is stripped", in: goConst,
+			edits: []Edit{{Op: OpReplace, Start: "@3", Text: "+const n = 33"}},
+			want:  strings.Replace(goConst, "const n = 32", "const n = 33", 1), kinds: []RepairKind{RepairDiffMarkersStripped}, lines: []int{3},
+			asSent: strings.Replace(goConst, "const n = 32", "+const n = 33", 1)},
+		{name: "one plus line replacing the first of several lines is stripped", in: goConst,
+			edits: []Edit{{Op: OpReplace, Start: "@3", End: "@4", Text: "+const n = 33"}},
+			want:  strings.Replace(goConst, "const n = 32\n\n", "const n = 33\n", 1), kinds: []RepairKind{RepairDiffMarkersStripped},
+			asSent: strings.Replace(goConst, "const n = 32\n\n", "+const n = 33\n", 1)},
+		{name: "one plus line whose rest starts with the replaced line's closing bracket is stripped", in: "type T = {\n  a: 1;\n}[K];\n",
+			edits: []Edit{{Op: OpReplace, Start: "@3", Text: "+}[L];"}},
+			want:  "type T = {\n  a: 1;\n}[L];\n", kinds: []RepairKind{RepairDiffMarkersStripped},
+			asSent: "type T = {\n  a: 1;\n+}[L];\n"},
+		{name: "a plus line before an opening bracket is a guess", in: "# Phones\n\n(44) 20 7946 0000\n",
+			edits:  []Edit{{Op: OpReplace, Start: "@3", Text: "+(44) 20 7946 0001"}},
+			refuse: []string{`the text is one line starting with "+"`},
+			asSent: "# Phones\n\n+(44) 20 7946 0001\n"},
+		{name: "a plus that is the only change is a guess", in: goConst,
+			edits:  []Edit{{Op: OpReplace, Start: "@3", Text: "+const n = 32"}},
+			refuse: []string{`the text is one line starting with "+"`, "    ++const n = 32", "    +const n = 32"},
+			asSent: strings.Replace(goConst, "const n = 32", "+const n = 32", 1)},
+		{name: "a plus line with another first word than the replaced line is a guess", in: goConst,
+			edits:  []Edit{{Op: OpReplace, Start: "@3", Text: "+var n = 33"}},
+			refuse: []string{`the text is one line starting with "+"`},
+			asSent: strings.Replace(goConst, "const n = 32", "+var n = 33", 1)},
+		{name: "a plus line before a number is a guess", in: "# Phones\n\n1 555 0199\n",
+			edits:  []Edit{{Op: OpReplace, Start: "@3", Text: "+1 555 0100"}},
+			refuse: []string{`the text is one line starting with "+"`, "    ++1 555 0100", "    +1 555 0100"},
+			asSent: "# Phones\n\n+1 555 0100\n"},
+		{name: "a plus line with a space after it is a guess", in: "# List\n\nitem one\n",
+			edits:  []Edit{{Op: OpReplace, Start: "@3", Text: "+ item two"}},
+			refuse: []string{`the text is one line starting with "+"`},
+			asSent: "# List\n\n+ item two\n"},
+		{name: "a plus line of the replaced line's shape in a file with plus lines is a guess", in: "+ x\n\n\n\nconst n = 1\n",
+			edits:  []Edit{{Op: OpReplace, Start: "@5", Text: "+const n = 2"}},
+			refuse: []string{`this file has lines that start with "+"`},
+			asSent: "+ x\n\n\n\n+const n = 2\n"},
+		{name: "one plus line inserted at column 0 is a guess", in: goConst,
+			edits:  []Edit{{Op: OpInsertAfter, Start: "@3", Text: "+const m = 1"}},
+			refuse: []string{`the text is one line starting with "+"`},
+			asSent: strings.Replace(goConst, "const n = 32\n", "const n = 32\n+const m = 1\n", 1)},
 		{name: "minus lines that are not the replaced lines are no diff of them", in: goSrc,
 			edits:  []Edit{{Op: OpReplace, Start: "@5", Text: "-\t\tz()\n+\t\tb()"}},
 			refuse: []string{`its "-" line is not a line of the range`, "    +-\t\tz()", "    ++\t\tb()", "     4:", "     6:"},
 			asSent: strings.Replace(goSrc, "\t\ta()", "-\t\tz()\n+\t\tb()", 1)},
 	})
 }
+
+// goConst is a Go file with a constant at column 0:
+//
+//	1 package main
+//	2
+//	3 const n = 32
+//	4
+//	5 func f() {}
+const goConst = "package main\n\nconst n = 32\n\nfunc f() {}\n"
 
 func TestRepairTabEscapes(t *testing.T) {
 	runRepairCases(t, []repairCase{
@@ -303,12 +352,66 @@ func TestRepairBoundaryEchoes(t *testing.T) {
 			edits:  []Edit{{Op: OpReplace, Start: "@2", Text: "b()\nc()"}},
 			refuse: []string{`its last line "c()" repeats both line 3, just after the range, and line 2`},
 			asSent: "a()\nb()\nc()\nc()\n"},
+		{name: "a comment's close echoed before the range is dropped", in: tsDoc,
+			edits: []Edit{{Op: OpReplace, Start: "@5", Text: "     */\n    readonly version: 2;"}},
+			want:  strings.Replace(tsDoc, "version: 1", "version: 2", 1), kinds: []RepairKind{RepairBoundaryEchoDropped}, lines: []int{4},
+			asSent: strings.Replace(tsDoc, "    readonly version: 1;", "     */\n    readonly version: 2;", 1)},
+		{name: "a comment's close echoed after the range is dropped", in: tsDoc,
+			edits: []Edit{{Op: OpReplace, Start: "@2", End: "@3", Text: "    /**\n     * The version, from 1.\n     */"}},
+			want:  strings.Replace(tsDoc, "The version.", "The version, from 1.", 1), kinds: []RepairKind{RepairBoundaryEchoDropped}, lines: []int{4},
+			asSent: strings.Replace(tsDoc, "     * The version.", "     * The version, from 1.\n     */", 1)},
+		{name: "a comment's opening echoed after the range is dropped", in: tsDoc,
+			edits: []Edit{{Op: OpReplace, Start: "@5", Text: "    readonly version: 2;\n    /**"}},
+			want:  strings.Replace(tsDoc, "version: 1", "version: 2", 1), kinds: []RepairKind{RepairBoundaryEchoDropped}, lines: []int{6},
+			asSent: strings.Replace(tsDoc, "    readonly version: 1;", "    readonly version: 2;\n    /**", 1)},
+		{name: "a comment's close that closes a comment the text opens is meant", in: tsDoc,
+			edits:  []Edit{{Op: OpReplace, Start: "@5", Text: "     */\n    /* old:"}},
+			want:   strings.Replace(tsDoc, "    readonly version: 1;", "     */\n    /* old:", 1),
+			asSent: strings.Replace(tsDoc, "    readonly version: 1;", "     */\n    /* old:", 1)},
+		{name: "a tag's close echoed before the range is dropped", in: jsx,
+			edits: []Edit{{Op: OpReplace, Start: "@6", Text: "    />\n    <p>y</p>"}},
+			want:  strings.Replace(jsx, "<p>x</p>", "<p>y</p>", 1), kinds: []RepairKind{RepairBoundaryEchoDropped}, lines: []int{5},
+			asSent: strings.Replace(jsx, "    <p>x</p>", "    />\n    <p>y</p>", 1)},
+		{name: "a tag's close that closes a tag the text opens is meant", in: jsx,
+			edits:  []Edit{{Op: OpReplace, Start: "@6", Text: "    />\n    <Bar"}},
+			want:   strings.Replace(jsx, "    <p>x</p>", "    />\n    <Bar", 1),
+			asSent: strings.Replace(jsx, "    <p>x</p>", "    />\n    <Bar", 1)},
+		{name: "a text of the two lines around its one line is a guess", in: "  | \"852\"\n  | \"855\"\n  | \"856\"\n",
+			edits:  []Edit{{Op: OpReplace, Start: "@2", Text: "  | \"852\"\n  | \"856\""}},
+			refuse: []string{"every line of the text repeats a line beside the range (lines 1 and 3)", "dropping the first line, repeating line 1:", "dropping the last line, repeating line 3:"},
+			asSent: "  | \"852\"\n  | \"852\"\n  | \"856\"\n  | \"856\"\n"},
 		{name: "a repeated line of punctuation is a guess", in: "a: 1\n---\nb: 2\n---\nc: 3\n",
 			edits:  []Edit{{Op: OpReplace, Start: "@3", Text: "b: 3\n---"}},
 			refuse: []string{`its last line "---" repeats line 4`},
 			asSent: "a: 1\n---\nb: 3\n---\n---\nc: 3\n"},
 	})
 }
+
+// tsDoc is a TypeScript interface with doc comments:
+//
+//	1 interface A {
+//	2     /**
+//	3      * The version.
+//	4      */
+//	5     readonly version: 1;
+//	6     /**
+//	7      * The name.
+//	8      */
+//	9     readonly name: string;
+//	10 }
+const tsDoc = "interface A {\n    /**\n     * The version.\n     */\n    readonly version: 1;\n    /**\n     * The name.\n     */\n    readonly name: string;\n}\n"
+
+// jsx is a JSX element with a multi-line self-closing tag:
+//
+//	1 return (
+//	2   <div>
+//	3     <Foo
+//	4       a={1}
+//	5     />
+//	6     <p>x</p>
+//	7   </div>
+//	8 );
+const jsx = "return (\n  <div>\n    <Foo\n      a={1}\n    />\n    <p>x</p>\n  </div>\n);\n"
 
 func TestRepairAnchorEchoes(t *testing.T) {
 	runRepairCases(t, []repairCase{
@@ -391,12 +494,86 @@ func TestRepairIndentation(t *testing.T) {
 			edits: []Edit{{Op: OpReplace, Start: "@7", Text: "log()\n\nreturn 2"}},
 			want:  strings.Replace(goSrc, "\treturn 1", "\tlog()\n\n\treturn 2", 1), kinds: []RepairKind{RepairIndentRestored},
 			asSent: strings.Replace(goSrc, "\treturn 1", "log()\n\nreturn 2", 1)},
+		{name: "a block that lost its indentation but kept its nesting gets it back, first line indented", in: goSrc,
+			edits: []Edit{{Op: OpReplace, Start: "@5", End: "@7", Text: "\tb()\n}\nreturn 2"}},
+			want:  strings.Replace(goSrc, "\t\ta()\n\t}\n\treturn 1", "\t\tb()\n\t}\n\treturn 2", 1), kinds: []RepairKind{RepairIndentRestored}, lines: []int{5},
+			asSent: strings.Replace(goSrc, "\t\ta()\n\t}\n\treturn 1", "\tb()\n}\nreturn 2", 1)},
+		{name: "a shifted block where the range ends its block is a guess", in: pyEnd,
+			edits:  []Edit{{Op: OpReplace, Start: "@3", End: "@4", Text: "    y = 3\nz = 2"}},
+			refuse: []string{`indented "    " less than the line it replaces (lines 3-4)`, "the range ends its block", "as sent:", "with the indentation restored:", "    +        y = 3"},
+			asSent: strings.Replace(pyEnd, "        y = 1\n    z = 2", "    y = 3\nz = 2", 1)},
+		{name: "lines shifted by different amounts are applied as sent", in: goSrc,
+			edits:  []Edit{{Op: OpReplace, Start: "@5", End: "@7", Text: "\tb()\n}\n\treturn 2"}},
+			want:   strings.Replace(goSrc, "\t\ta()\n\t}\n\treturn 1", "\tb()\n}\n\treturn 2", 1),
+			asSent: strings.Replace(goSrc, "\t\ta()\n\t}\n\treturn 1", "\tb()\n}\n\treturn 2", 1)},
+		{name: "one line dedented with a change is applied as sent", in: pyEnd,
+			edits:  []Edit{{Op: OpReplace, Start: "@3", Text: "    y = 2"}},
+			want:   strings.Replace(pyEnd, "        y = 1", "    y = 2", 1),
+			asSent: strings.Replace(pyEnd, "        y = 1", "    y = 2", 1)},
+		{name: "a blank line replaced by a line at column 0 gets the indentation around it", in: goBlank,
+			edits: []Edit{{Op: OpReplace, Start: "@3", Text: "log()"}},
+			want:  strings.Replace(goBlank, "\ta()\n\n", "\ta()\n\tlog()\n", 1), kinds: []RepairKind{RepairIndentRestored}, lines: []int{3},
+			asSent: strings.Replace(goBlank, "\ta()\n\n", "\ta()\nlog()\n", 1)},
+		{name: "blank lines replaced by a nested text keep its nesting", in: goBlank,
+			edits: []Edit{{Op: OpReplace, Start: "@3", Text: "if x {\n\tlog()\n}"}},
+			want:  strings.Replace(goBlank, "\ta()\n\n", "\ta()\n\tif x {\n\t\tlog()\n\t}\n", 1), kinds: []RepairKind{RepairIndentRestored},
+			asSent: strings.Replace(goBlank, "\ta()\n\n", "\ta()\nif x {\n\tlog()\n}\n", 1)},
+		{name: "a blank line after an opening brace takes the deeper line's indentation", in: "func f() {\n\n\ta()\n}\n",
+			edits: []Edit{{Op: OpReplace, Start: "@2", Text: "log()"}},
+			want:  "func f() {\n\tlog()\n\ta()\n}\n", kinds: []RepairKind{RepairIndentRestored},
+			asSent: "func f() {\nlog()\n\ta()\n}\n"},
+		{name: "a blank line before a closing brace takes the line before's indentation", in: "func f() {\n\ta()\n\n}\n",
+			edits: []Edit{{Op: OpReplace, Start: "@3", Text: "log()"}},
+			want:  "func f() {\n\ta()\n\tlog()\n}\n", kinds: []RepairKind{RepairIndentRestored},
+			asSent: "func f() {\n\ta()\nlog()\n}\n"},
+		{name: "a blank line between lines indented differently is a guess", in: pyBlank,
+			edits:  []Edit{{Op: OpReplace, Start: "@4", Text: "print(y)"}},
+			refuse: []string{`the lines around them are indented differently (line 3 with "        ", line 5 with "    ")`, "as sent:", "indented as line 3:", "indented as line 5:", "    +        print(y)", "    +    print(y)"},
+			asSent: strings.Replace(pyBlank, "\n\n    return", "\nprint(y)\n    return", 1)},
+		{name: "a blank line next to a line at column 0 leaves the text as sent", in: py,
+			edits:  []Edit{{Op: OpReplace, Start: "@5", Text: "x = 1"}},
+			want:   strings.Replace(py, "\n\ndef g", "\nx = 1\ndef g", 1),
+			asSent: strings.Replace(py, "\n\ndef g", "\nx = 1\ndef g", 1)},
+		{name: "a blank line between tab-indented lines replaced by space-indented lines is a guess", in: goBlank,
+			edits:  []Edit{{Op: OpReplace, Start: "@3", Text: "if x {\n    log()\n}"}},
+			refuse: []string{"other indentation characters"},
+			asSent: strings.Replace(goBlank, "\ta()\n\n", "\ta()\nif x {\n    log()\n}\n", 1)},
 		{name: "an insert at column 0 after an indented line is meant", in: py,
 			edits:  []Edit{{Op: OpInsertAfter, Start: "@4", Text: "\nx = f()"}},
 			want:   strings.Replace(py, "    return y\n", "    return y\n\nx = f()\n", 1),
 			asSent: strings.Replace(py, "    return y\n", "    return y\n\nx = f()\n", 1)},
 	})
 }
+
+// goBlank is a Go function with a blank line between two statements:
+//
+//	1 func f() {
+//	2 	a()
+//	3
+//	4 	b()
+//	5 }
+const goBlank = "func f() {\n\ta()\n\n\tb()\n}\n"
+
+// pyEnd is Python whose line 4 ends the function's block:
+//
+//	1 def f():
+//	2     if x:
+//	3         y = 1
+//	4     z = 2
+//	5
+//	6 def g():
+//	7     pass
+const pyEnd = "def f():\n    if x:\n        y = 1\n    z = 2\n\ndef g():\n    pass\n"
+
+// pyBlank is Python with a blank line between an inner block and the
+// outer one:
+//
+//	1 def f():
+//	2     if x:
+//	3         y = 1
+//	4
+//	5     return y
+const pyBlank = "def f():\n    if x:\n        y = 1\n\n    return y\n"
 
 func TestRepairsCombine(t *testing.T) {
 	runRepairCases(t, []repairCase{
