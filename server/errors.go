@@ -92,12 +92,6 @@ func coreReason(r hashline.Reason) hashlinev1.ErrorReason {
 	return ReasonInternal
 }
 
-// problemReason is reason as a core one, for a problem the server finds in
-// an edit and reports the way the core reports its own (EditError details).
-func problemReason(reason hashlinev1.ErrorReason) hashline.Reason {
-	return hashline.Reason(wire.ReasonName(reason))
-}
-
 // staleReason is the StaleRef.reason of a reason of the rebaser
 // (versions.ReasonChanged and the others), checked like coreReason.
 func staleReason(r string) string {

@@ -80,36 +80,6 @@ func (s *Engine) resolve(path string) (rel, key string, err error) {
 	return rel, s.viewKey(rel), nil
 }
 
-// lockPath resolves a request path and takes its edit lock (after the
-// tree lock, shared); every change to a file happens between this and the
-// returned unlock. The lock is keyed on the file the path resolves to, so a
-// symlink and its target share one.
-func (s *Engine) lockPath(ctx context.Context, path string) (rel, key string, unlock func(), err error) {
-	if rel, key, err = s.resolve(path); err != nil {
-		return "", "", nil, err
-	}
-	untree, err := s.tree.lock(ctx, false)
-	if err != nil {
-		return "", "", nil, err
-	}
-	unpath, err := s.locks.lock(ctx, key)
-	if err != nil {
-		untree()
-		return "", "", nil, err
-	}
-	unlock = func() { unpath(); untree() }
-	// A caller that gave up while queued must not have its change written.
-	if err := ctx.Err(); err != nil {
-		unlock()
-		return "", "", nil, err
-	}
-	if err := s.settleRecords(ctx, []string{key}); err != nil {
-		unlock()
-		return "", "", nil, err
-	}
-	return rel, key, unlock, nil
-}
-
 // pathLocks serialises edits and writes per path without a global lock.
 // Entries are reference counted so the map does not grow with every path
 // ever touched.
