@@ -9,7 +9,6 @@ import (
 	"go/token"
 	"io"
 	"regexp"
-	"strconv"
 	"unsafe"
 
 	"github.com/evanw/esbuild/pkg/api"
@@ -161,11 +160,13 @@ func stripJSONC(src []byte) []byte {
 	return out
 }
 
-// yamlLine finds the line in go.yaml.in/yaml's error texts ("yaml: line 3:
-// did not find expected key"); they give no column.
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
+// yamlPrefix strips the place from go.yaml.in/yaml's error texts ("yaml:
+// line 3: did not find expected key"): the line it gives is where the
+// enclosing collection starts, not where the parser stopped.
+var yamlPrefix = regexp.MustCompile(`^yaml: (line \d+: )?`)
 
-func parseYAML(src []byte) []Diagnostic {
+// yamlError is the first error of the YAML stream src, if any.
+func yamlError(src []byte) (string, bool) {
 	dec := yaml.NewDecoder(bytes.NewReader(src))
 	for {
 		var n yaml.Node
@@ -174,18 +175,45 @@ func parseYAML(src []byte) []Diagnostic {
 			continue
 		}
 		if errors.Is(err, io.EOF) {
-			return nil
+			return "", false
 		}
-		msg := err.Error()
-		line := 1
-		if m := yamlLine.FindStringSubmatch(msg); m != nil {
-			line, _ = strconv.Atoi(m[1])
-			msg = msg[len(m[0]):]
-		} else if len(msg) > 6 && msg[:6] == "yaml: " {
-			msg = msg[6:]
-		}
-		return []Diagnostic{{Line: clampLine(src, line), Message: msg, Checker: CheckerYAML}}
+		return yamlPrefix.ReplaceAllString(err.Error(), ""), true
 	}
+}
+
+// parseYAML finds where the parser stops as the first line at which a
+// prefix of the file fails with the same error as the whole of it, by
+// bisection (a few more parses, on files with an error only).
+func parseYAML(src []byte) []Diagnostic {
+	msg, bad := yamlError(src)
+	if !bad {
+		return nil
+	}
+	ends := lineEnds(src)
+	lo, hi := 1, len(ends)
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if m, bad := yamlError(src[:ends[mid-1]]); bad && m == msg {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return []Diagnostic{{Line: lo, Message: msg, Checker: CheckerYAML}}
+}
+
+// lineEnds is the offset just past each line of src.
+func lineEnds(src []byte) []int {
+	var ends []int
+	for i, c := range src {
+		if c == '\n' {
+			ends = append(ends, i+1)
+		}
+	}
+	if len(src) == 0 || src[len(src)-1] != '\n' {
+		ends = append(ends, len(src))
+	}
+	return ends
 }
 
 // lineCol is the 1-based line and byte column of offset off in src.
