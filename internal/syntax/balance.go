@@ -286,7 +286,7 @@ func balance(name string, before, after []byte) []Diagnostic {
 		}
 		diag(pos, what)
 	}
-	return out
+	return finish(out, after)
 }
 
 // unpaired finds, among the hunk's events of the bracket o, the last

@@ -160,11 +160,31 @@ func finish(ds []Diagnostic, src []byte) []Diagnostic {
 	}
 	n := lineCount(src)
 	for i := range ds {
-		ds[i].Line = min(max(ds[i].Line, 1), n)
-		ds[i].Column = max(ds[i].Column, 0)
+		d := &ds[i]
+		if d.Line > n {
+			// Past the end of the file (the parser's EOF): its last line's end.
+			d.Line, d.Column = n, len(lineAt(src, n))+1
+		}
+		d.Line = max(d.Line, 1)
+		d.Column = min(max(d.Column, 0), len(lineAt(src, d.Line))+1)
 	}
 	slices.SortStableFunc(ds, func(a, b Diagnostic) int {
 		return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column))
 	})
 	return ds
+}
+
+// lineAt is line n (1-based) of src, without its newline.
+func lineAt(src []byte, n int) []byte {
+	for ; n > 1; n-- {
+		i := bytes.IndexByte(src, '\n')
+		if i < 0 {
+			return nil
+		}
+		src = src[i+1:]
+	}
+	if i := bytes.IndexByte(src, '\n'); i >= 0 {
+		return src[:i]
+	}
+	return src
 }
