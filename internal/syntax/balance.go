@@ -20,6 +20,30 @@ type profile struct {
 	quotes       string      // single-line string delimiters, backslash escapes
 	triple       bool        // """ and ''' open strings that span lines
 	brackets     string      // the opening brackets counted, of "([{"
+
+	starts [256]bool // the bytes lex stops at; built by init
+}
+
+func init() {
+	all := []*profile{&plain, &shell}
+	for _, p := range profiles {
+		all = append(all, p)
+	}
+	for _, p := range profilesByName {
+		all = append(all, p)
+	}
+	for _, p := range all {
+		for _, c := range []byte("()[]{}" + p.quotes) {
+			p.starts[c] = true
+		}
+		p.starts['#'] = p.hashComment
+		for _, lc := range p.lineComments {
+			p.starts[lc[0]] = true
+		}
+		for _, b := range p.blocks {
+			p.starts[b[0][0]] = true
+		}
+	}
 }
 
 var (
@@ -93,6 +117,9 @@ func lex(src []byte, p *profile, visit func(event)) {
 	n := len(src)
 	for i := 0; i < n; i++ {
 		c := src[i]
+		if !p.starts[c] {
+			continue
+		}
 		switch {
 		case c == '(' || c == '[' || c == '{':
 			if strings.IndexByte(p.brackets, c) >= 0 {
@@ -246,7 +273,7 @@ func balance(name string, before, after []byte) []Diagnostic {
 	}
 	p := profileOf(name)
 	h := hunkOf(before, after)
-	if bytes.IndexAny(before[h.start:h.bEnd], p.special()) < 0 && bytes.IndexAny(after[h.start:h.aEnd], p.special()) < 0 {
+	if !bytes.ContainsAny(before[h.start:h.bEnd], p.special()) && !bytes.ContainsAny(after[h.start:h.aEnd], p.special()) {
 		return nil // the edit added and removed no bracket, quote or comment
 	}
 	tb := tallyOf(before, p, h.start, h.bEnd)

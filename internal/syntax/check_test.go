@@ -121,11 +121,9 @@ func TestParserFails(t *testing.T) {
 		reason string
 	}{
 		{"panics", func([]byte) []syntax.Diagnostic { panic("boom") }, "the parser failed: boom"},
-		{"nil map write", func([]byte) []syntax.Diagnostic {
-			var m map[int]int
-			m[1] = 1
-			return nil
-		}, "the parser failed: assignment to entry in nil map"},
+		{"runtime error", func(src []byte) []syntax.Diagnostic {
+			return []syntax.Diagnostic{{Line: int(src[len(src)])}}
+		}, "the parser failed: runtime error: index out of range [2] with length 2"},
 		{"blocks", func([]byte) []syntax.Diagnostic {
 			running.Add(1)
 			<-release

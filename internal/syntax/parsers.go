@@ -223,13 +223,6 @@ func lineCol(src []byte, off int) (line, col int) {
 	return line, off - (bytes.LastIndexByte(src[:off], '\n') + 1) + 1
 }
 
-// clampLine keeps a checker's line inside src: a parser may name the line
-// after the last newline of a file that ends with one.
-func clampLine(src []byte, line int) int {
-	n := lineCount(src)
-	return min(max(line, 1), n)
-}
-
 // lineCount is the number of lines of src: a last line without a newline
 // counts; an empty file has one (empty) line.
 func lineCount(src []byte) int {
