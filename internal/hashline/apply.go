@@ -254,11 +254,7 @@ func (p *Plan) Apply(d *Document, opts ApplyOptions) (*Result, error) {
 	if oldLabel == "" && newLabel == "" {
 		oldLabel, newLabel = "old", "new"
 	}
-	diff, err := unifiedDiff(oldLabel, newLabel, d, edits, ctx)
-	if err != nil {
-		return nil, fmt.Errorf("hashline: building diff: %w", err) // a bug: edits come from valid segments
-	}
-	res.Diff = diff
+	res.Diff = unifiedDiff(oldLabel, newLabel, d, edits, ctx)
 	res.TaggedDiff, res.Shifts = taggedDiff(d, res.Doc, segs, changed, opts, ctx)
 	res.Windows = windows(res.Doc, segs, changed, opts, ctx)
 	for _, r := range replaced {

@@ -4,88 +4,88 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-
-	udiff "github.com/aymanbagabas/go-udiff"
 )
 
-// lineEdit is a byte-offset edit of the old text together with the old
-// lines [from, to) it replaces.
+// lineEdit is a byte-offset edit of the old text, [Start, End) replaced
+// by New, together with the old lines [from, to) it replaces.
 type lineEdit struct {
-	udiff.Edit
-	from, to int
+	Start, End int
+	New        string
+	from, to   int
 }
 
-// unifiedDiff renders the unified diff of edits against d's text.
-//
-// go-udiff groups the edits into hunks with context, but it splits the whole
-// text into lines first, which dominates an edit of a large file; so edits
-// are first clustered (edits closer than twice the context always share a
-// cluster, as they would share a hunk) and each cluster is diffed on just
-// its lines. Its hunk headers also do not count context lines between two
-// edits of one hunk on the new side (v0.4.1), so the new side is recomputed
-// here from the old side and the lines added or removed before it.
-// Zero-length sides are written the GNU way ("-5,0": after line 5).
-func unifiedDiff(oldLabel, newLabel string, d *Document, edits []lineEdit, context int) (string, error) {
-	var hunks []*udiff.Hunk
-	for i := 0; i < len(edits); {
-		j, end := i+1, edits[i].to
-		for j < len(edits) && edits[j].from <= end+2*context+1 {
-			end = max(end, edits[j].to)
-			j++
-		}
-		lo, hi := max(edits[i].from-context, 0), min(end+context, d.Len())
-		base := d.starts[lo]
-		part := make([]udiff.Edit, 0, j-i)
-		for _, e := range edits[i:j] {
-			part = append(part, udiff.Edit{Start: e.Start - base, End: e.End - base, New: e.New})
-		}
-		u, err := udiff.ToUnifiedDiff(oldLabel, newLabel, d.text[base:d.starts[hi]], part, context)
-		if err != nil {
-			return "", err
-		}
-		for _, h := range u.Hunks {
-			h.FromLine += lo
-			hunks = append(hunks, h)
-		}
-		i = j
-	}
-	if len(hunks) == 0 {
-		return "", nil
+// unifiedDiff renders the unified diff of edits against d's text, which
+// are in order and replace whole lines. Edits closer than twice the
+// context share a hunk; edits that touch are one block of removed lines
+// followed by the added ones, as diff tools write them (a last line
+// without newline can then only come last). Zero-length sides are written
+// the GNU way ("-5,0": after line 5).
+func unifiedDiff(oldLabel, newLabel string, d *Document, edits []lineEdit, context int) string {
+	if len(edits) == 0 {
+		return ""
 	}
 	var b strings.Builder
 	b.WriteString("--- " + oldLabel + "\n+++ " + newLabel + "\n")
-	shift := 0 // lines added minus lines removed by earlier hunks
-	for _, h := range hunks {
-		fromCount, toCount := 0, 0
-		for _, l := range h.Lines {
-			switch l.Kind {
-			case udiff.Delete:
-				fromCount++
-			case udiff.Insert:
-				toCount++
-			default:
-				fromCount++
-				toCount++
-			}
-		}
-		b.WriteString("@@ -" + hunkRange(h.FromLine, fromCount) + " +" + hunkRange(h.FromLine+shift, toCount) + " @@\n")
-		shift += toCount - fromCount
-		for _, l := range h.Lines {
-			switch l.Kind {
-			case udiff.Delete:
-				b.WriteByte('-')
-			case udiff.Insert:
-				b.WriteByte('+')
-			default:
-				b.WriteByte(' ')
-			}
-			b.WriteString(l.Content)
-			if !strings.HasSuffix(l.Content, "\n") {
-				b.WriteString("\n\\ No newline at end of file\n")
-			}
+	line := func(prefix byte, l string) {
+		b.WriteByte(prefix)
+		b.WriteString(l)
+		if !strings.HasSuffix(l, "\n") {
+			b.WriteString("\n\\ No newline at end of file\n")
 		}
 	}
-	return b.String(), nil
+	shift := 0 // lines added minus lines removed by earlier hunks
+	for i := 0; i < len(edits); {
+		j, added, removed := i, 0, 0
+		for ; j < len(edits) && (j == i || edits[j].from <= edits[j-1].to+2*context); j++ {
+			added += lineCount(edits[j].New)
+			removed += edits[j].to - edits[j].from
+		}
+		lo, hi := max(edits[i].from-context, 0), min(edits[j-1].to+context, d.Len())
+		oldCount := hi - lo
+		newCount := oldCount - removed + added
+		b.WriteString("@@ -" + hunkRange(lo+1, oldCount) + " +" + hunkRange(lo+1+shift, newCount) + " @@\n")
+		shift += newCount - oldCount
+		n := lo
+		for k := i; k < j; {
+			// Edits that touch are one block: its removed lines, then its
+			// added ones.
+			l := k + 1
+			for l < j && edits[l].from == edits[l-1].to {
+				l++
+			}
+			for ; n < edits[k].from; n++ {
+				line(' ', d.text[d.starts[n]:d.starts[n+1]])
+			}
+			for ; n < edits[l-1].to; n++ {
+				line('-', d.text[d.starts[n]:d.starts[n+1]])
+			}
+			for _, e := range edits[k:l] {
+				for s := e.New; s != ""; {
+					c := strings.IndexByte(s, '\n') + 1
+					if c == 0 {
+						c = len(s)
+					}
+					line('+', s[:c])
+					s = s[c:]
+				}
+			}
+			k = l
+		}
+		for ; n < hi; n++ {
+			line(' ', d.text[d.starts[n]:d.starts[n+1]])
+		}
+		i = j
+	}
+	return b.String()
+}
+
+// lineCount counts the lines of s, a last one without newline included.
+func lineCount(s string) int {
+	n := strings.Count(s, "\n")
+	if s != "" && s[len(s)-1] != '\n' {
+		n++
+	}
+	return n
 }
 
 // hunkRange formats one side of a hunk header.
@@ -128,7 +128,7 @@ func diffEdits(d *Document, segs []segment, newText string) (edits []lineEdit, c
 			s.outStart += lastStart - oldStart
 			oldStart = lastStart
 		}
-		e.Edit = udiff.Edit{Start: oldStart, End: oldEnd, New: newText[s.outStart:s.outEnd]}
+		e.Start, e.End, e.New = oldStart, oldEnd, newText[s.outStart:s.outEnd]
 		if oldStart == len(d.text) && !d.FinalNewline() {
 			// Lines added after a last line without newline start with
 			// that line's new ending: show the line itself as changed,

@@ -12,7 +12,7 @@ var hunkHeader = regexp.MustCompile(`^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@
 
 // checkDiff applies a unified diff to old strictly, checking both sides of
 // every hunk header and every context and deleted line, and fails unless the
-// result is new. It is deliberately independent of go-udiff.
+// result is new. It is deliberately independent of the code that writes the diff.
 func checkDiff(t testing.TB, old, new, diff string) {
 	t.Helper()
 	got, err := applyUnified(old, diff)

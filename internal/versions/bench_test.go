@@ -58,11 +58,11 @@ func BenchmarkRebaseVsDurableWrite(b *testing.B) {
 
 // BenchmarkDiffScattered is the diff alone over a 10k-line file with k
 // scattered one-line changes: the go-udiff path below 50, diffmatchpatch
-// above.
+// above (1000: a rebase across a thousand scattered changes).
 func BenchmarkDiffScattered(b *testing.B) {
 	lines := file10K()
 	base := doc(lines...)
-	for _, k := range []int{1, 10, 100} {
+	for _, k := range []int{1, 10, 100, 1000} {
 		other := slices.Clone(lines)
 		for i := range k {
 			other[(i*7919)%len(other)] = strings.ToUpper(other[(i*7919)%len(other)])

@@ -123,3 +123,22 @@ func BenchmarkRanges10kLines(b *testing.B) {
 		Ranges(old, new)
 	}
 }
+
+// Ten one-line changes scattered over a large file: the line diff spans
+// nearly all of it.
+func BenchmarkRanges10kLines10Changes(b *testing.B) {
+	var buf bytes.Buffer
+	for i := range 10000 {
+		fmt.Fprintf(&buf, "line %d of a fairly ordinary source file\n", i)
+	}
+	old := buf.Bytes()
+	new := old
+	for i := range 10 {
+		l := fmt.Sprintf("line %d of", 13+i*997)
+		new = bytes.Replace(new, []byte(l), bytes.ToUpper([]byte(l)), 1)
+	}
+	b.SetBytes(int64(len(old)))
+	for b.Loop() {
+		Ranges(old, new)
+	}
+}
