@@ -474,7 +474,16 @@ def _free_port() -> int:
 class ConnectTest(unittest.TestCase):
     def test_calls_before_the_server_listens_are_retried(self):
         port = _free_port()
-        c = Client(f"127.0.0.1:{port}", retry=RetryPolicy(max_attempts=30, initial_backoff=0.05, max_backoff=0.2))
+        attempts = []
+
+        class Count(grpc.UnaryUnaryClientInterceptor):
+            def intercept_unary_unary(self, continuation, details, request):
+                attempts.append(details.method)
+                return continuation(details, request)
+
+        # Retries until the 30 s deadline, however long the server takes to start.
+        c = Client(f"127.0.0.1:{port}", interceptors=[Count()],
+                   retry=RetryPolicy(max_attempts=1000, initial_backoff=0.05, max_backoff=0.2))
         self.addCleanup(c.close)
         out = {}
 
@@ -486,12 +495,14 @@ class ConnectTest(unittest.TestCase):
 
         t = threading.Thread(target=read)
         t.start()
-        time.sleep(0.3)
+        while len(attempts) < 3 and t.is_alive():
+            time.sleep(0.01)
         server = Server({"f.txt": "one\n"}, "--listen", f"127.0.0.1:{port}")
         self.addCleanup(server.stop)
-        t.join(30)
+        t.join(40)
         self.assertNotIn("err", out)
         self.assertEqual(out["r"].lines[0].content, "one")
+        self.assertGreater(len(attempts), 3)
 
     def test_a_server_that_is_down_is_unavailable_after_the_retries(self):
         c = Client(f"127.0.0.1:{_free_port()}", retry=FAST_RETRY)
