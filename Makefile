@@ -36,7 +36,7 @@ release: ## dist/: hashlined and hashline for linux, darwin, windows x amd64, ar
 	go run ./scripts/release -version '$(VERSION)' -commit '$(COMMIT)' -time "$$(git log -1 --format=%ct)" -out dist
 
 .PHONY: test
-test: checkgenerate lint crossbuild breaking unit bench-check smoke test-ts ## Everything CI runs: generated code current, lint, cross-builds, API compatibility, race tests, the bench module built and vetted, grpcurl smoke test, TypeScript client tests
+test: checkgenerate lint crossbuild breaking unit bench-check smoke test-ts test-python ## Everything CI runs: generated code current, lint, cross-builds, API compatibility, race tests, the bench module built and vetted, grpcurl smoke test, TypeScript and Python client tests
 
 .PHONY: unit
 unit: ## go test -race ./... (fuzz seed corpora and examples included)
@@ -65,9 +65,28 @@ client/ts/node_modules: client/ts/package.json client/ts/package-lock.json
 test-ts: client/ts/node_modules ## TypeScript client (client/ts): tsc build of the package, then node --test against the real hashlined
 	cd client/ts && npm test
 
+# The Python client needs grpcio and protobuf: Debian's python3-grpcio and
+# python3-protobuf (what .ci/run installs) are importable only by Debian's
+# own /usr/bin/python3, which need not be the first python3 on PATH (a
+# pyenv one, say), so the first of the two that imports both is used.
+# PYTHON=... overrides.
+PYTHON ?= $(shell for p in python3 /usr/bin/python3; do $$p -c 'import grpc, google.protobuf' >/dev/null 2>&1 && { echo $$p; break; }; done)
+
+.PHONY: test-python
+test-python: ## Python client (client/python): unittest against the real hashlined, with the README's Python quickstart and the examples
+	@if [ -z "$(PYTHON)" ]; then echo "test-python: no python3 imports grpc and google.protobuf; install python3-grpcio and python3-protobuf (Debian), or grpcio and protobuf, or set PYTHON"; exit 1; fi
+	tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	go build -o "$$tmp/hashlined" ./cmd/hashlined; \
+	cd client/python && HASHLINED_BIN="$$tmp/hashlined" PYTHONDONTWRITEBYTECODE=1 $(PYTHON) -m unittest discover -s tests -t . -v
+
 .PHONY: test-cli
 test-cli: ## hashline CLI: golden transcripts against a real hashlined and --local, and the docs/agents.md examples
 	go test -race -count=1 ./cmd/hashline/
+
+# The Python stubs live inside their package (client/python/src/hashline_client/_gen),
+# and relimports.py makes their imports of each other relative (it says why).
+PY_GEN := client/python/src/hashline_client/_gen
+PY_RELIMPORTS := python3 client/python/scripts/relimports.py
 
 # server/reflection/descriptors.binpb: proto/ with its comments, which the
 # reflection service serves so that `grpcurl describe` shows the docs (the
@@ -78,8 +97,9 @@ test-cli: ## hashline CLI: golden transcripts against a real hashlined and --loc
 REFLECTION_SET := server/reflection/descriptors.binpb
 
 .PHONY: generate
-generate: tools/ts/node_modules ## Regenerate gen/go and gen/ts from proto/, the reflection descriptors and the Go client's sentinels
+generate: tools/ts/node_modules ## Regenerate gen/go, gen/ts and the Python client's stubs from proto/, the reflection descriptors and the Go client's sentinels
 	$(BUF) generate
+	$(PY_RELIMPORTS) $(PY_GEN)
 	$(BUF) build --exclude-imports --as-file-descriptor-set -o $(REFLECTION_SET)
 	go test ./client -count=1 -run '^TestSentinelsAreGenerated$$' -update
 
@@ -87,12 +107,15 @@ generate: tools/ts/node_modules ## Regenerate gen/go and gen/ts from proto/, the
 # and clean: true then empties only the temporary copies), so that checking
 # never rewrites the work tree.
 .PHONY: checkgenerate
-checkgenerate: tools/ts/node_modules ## Fail if gen/ or the reflection descriptors are not what proto/ generates (the work tree is left untouched)
+checkgenerate: tools/ts/node_modules ## Fail if gen/, the Python stubs or the reflection descriptors are not what proto/ generates (the work tree is left untouched)
 	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
 	$(BUF) generate -o "$$tmp"; \
+	$(PY_RELIMPORTS) "$$tmp/$(PY_GEN)"; \
 	if ! git diff --no-index --quiet -- gen "$$tmp/gen"; then \
 		echo "generated code is stale; run 'make generate' and commit gen/ (left: gen/, right: what proto/ generates):"; \
 		git diff --no-index --stat -- gen "$$tmp/gen" || true; exit 1; fi; \
+	if ! diff -r -q -x __pycache__ $(PY_GEN) "$$tmp/$(PY_GEN)"; then \
+		echo "$(PY_GEN) is stale; run 'make generate' and commit it"; exit 1; fi; \
 	$(BUF) build --exclude-imports --as-file-descriptor-set -o "$$tmp/reflection.binpb"; \
 	if ! cmp -s $(REFLECTION_SET) "$$tmp/reflection.binpb"; then \
 		echo "$(REFLECTION_SET) is stale; run 'make generate' and commit it"; exit 1; fi
