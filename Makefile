@@ -61,9 +61,14 @@ client/ts/node_modules: client/ts/package.json client/ts/package-lock.json
 	cd client/ts && npm ci --no-audit --no-fund
 	touch client/ts/node_modules
 
+# Each test file is a node process of its own, and would build hashlined
+# itself without HASHLINED_BIN; go run -exec cp takes the binary from the
+# build cache when it is there.
 .PHONY: test-ts
 test-ts: client/ts/node_modules ## TypeScript client (client/ts): tsc build of the package, then node --test against the real hashlined
-	cd client/ts && npm test
+	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	go run -exec cp ./cmd/hashlined "$$tmp/hashlined"; \
+	cd client/ts && HASHLINED_BIN="$$tmp/hashlined" npm test
 
 # The Python client needs grpcio and protobuf: Debian's python3-grpcio and
 # python3-protobuf (what .ci/run installs) are importable only by Debian's

@@ -7,7 +7,9 @@ GRPCURL=(go tool -modfile=tools/grpcurl/go.mod grpcurl)
 tmp=$(mktemp -d)
 trap 'kill "${pid:-}" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$tmp"' EXIT
 
-go build -o "$tmp/hashlined" ./cmd/hashlined
+# go run keeps the executable it links in the build cache (go build relinks
+# every time); -exec cp copies it here.
+go run -exec cp ./cmd/hashlined "$tmp/hashlined"
 "${GRPCURL[@]}" -version >/dev/null 2>&1 || true
 mkdir "$tmp/ws"
 printf 'package main\n\nfunc main() {\n\tprintln("hi")\n}\n' >"$tmp/ws/main.go"

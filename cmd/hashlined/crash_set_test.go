@@ -26,6 +26,9 @@ import (
 // must all carry the same marker, and that marker must be the last
 // acknowledged set's or the one in flight: never a mix.
 func TestKillNineNeverTearsAChangeSet(t *testing.T) {
+	// Most of its time is spent waiting on its own server: it overlaps with
+	// the other tests that do.
+	t.Parallel()
 	bin := buildPlain(t)
 	kills := crashKills(t)
 	seed := uint64(time.Now().UnixNano())

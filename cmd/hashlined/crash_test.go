@@ -72,6 +72,9 @@ type fileModel struct {
 // kill -9 tests atomicity (rename over a complete, closed temp file), not
 // durability across power loss, which needs the fsyncs this cannot observe.
 func TestKillNineNeverTearsAFile(t *testing.T) {
+	// Most of its time is spent waiting on its own server: it overlaps with
+	// the other tests that do.
+	t.Parallel()
 	bin := buildPlain(t)
 	kills := crashKills(t)
 	seed := uint64(time.Now().UnixNano())

@@ -44,6 +44,9 @@ const (
 // caches' small bounds; every call succeeds or is refused with a reason
 // that says why, and a refused one leaves the disk as it was.
 func TestMemoryBudgetBoundsTheServer(t *testing.T) {
+	// Most of its time is spent waiting on its own server: it overlaps with
+	// the other tests that do.
+	t.Parallel()
 	bin, err := binarytest.Build(binarytest.Hashlined)
 	if err != nil {
 		t.Fatal(err)

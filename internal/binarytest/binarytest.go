@@ -60,12 +60,18 @@ type result struct {
 }
 
 // Build returns the binary of the main package pkg (an import path, or a
-// directory relative to the working directory) built with go build and
-// flags, building it on the first call for that pkg and those flags in this
-// process; later calls return the same file. go build runs in the working
-// directory, so a test builds with this module's go.mod and the benchmarks
-// with the bench module's, which requires this one. The error carries go
-// build's output. Cleanup removes the binaries.
+// directory relative to the working directory) built with flags, building
+// it on the first call for that pkg and those flags in this process; later
+// calls return the same file. The go command runs in the working directory,
+// so a test builds with this module's go.mod and the benchmarks with the
+// bench module's, which requires this one. The error carries the go
+// command's output. Cleanup removes the binaries.
+//
+// Where cp exists, the binary comes from go run -exec cp, which copies the
+// executable go run links to out: go run keeps its executables in the build
+// cache, so the test processes of other packages, and later runs, reuse the
+// link that go build would redo each time (a -race link of hashlined is
+// seconds of CPU, and a go test ./... has several processes asking).
 func Build(pkg string, flags ...string) (string, error) {
 	built.Lock()
 	defer built.Unlock()
@@ -91,9 +97,15 @@ func Build(pkg string, flags ...string) (string, error) {
 	}
 	out := filepath.Join(built.dir, strconv.Itoa(len(built.bins)), name)
 	args := append(append([]string{"build"}, flags...), "-o", out, pkg)
+	if cp, e := exec.LookPath("cp"); e == nil && runtime.GOOS != "windows" {
+		if e := os.MkdirAll(filepath.Dir(out), 0o755); e != nil {
+			return "", e
+		}
+		args = append(append([]string{"run"}, flags...), "-exec", cp, pkg, out)
+	}
 	var err error
 	if b, e := exec.Command("go", args...).CombinedOutput(); e != nil {
-		err = fmt.Errorf("go build %s: %v\n%s", pkg, e, b)
+		err = fmt.Errorf("go %s %s: %v\n%s", args[0], pkg, e, b)
 	}
 	built.bins[key] = result{out, err}
 	return out, err

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf8"
 
@@ -92,25 +93,48 @@ func naiveLines(data []byte) []string {
 	return parts
 }
 
+// naiveMemo holds what naiveMatches and naiveSpans computed, by pattern and
+// text: the reference tests search one tree with each pattern under several
+// contexts and limits, and the per-line regexp calls are their cost. Under
+// -race each call may allocate and free the backtracker's 32 KiB bit vector
+// (the race detector's sync.Pool drops a quarter of what is put back), so
+// computing each answer once matters. The results are only read.
+var naiveMemo sync.Map // naiveKey -> []int or []Span
+
+type naiveKey struct {
+	spans      bool
+	expr, text string
+}
+
 // naiveMatches returns the numbers of the lines of data that re matches.
 func naiveMatches(re *regexp.Regexp, data []byte) []int {
+	key := naiveKey{expr: re.String(), text: string(data)}
+	if v, ok := naiveMemo.Load(key); ok {
+		return v.([]int)
+	}
 	var out []int
 	for i, l := range naiveLines(data) {
 		if re.MatchString(l) {
 			out = append(out, i+1)
 		}
 	}
+	naiveMemo.Store(key, out)
 	return out
 }
 
 // naiveSpans returns the non-empty matches of re in line.
 func naiveSpans(re *regexp.Regexp, line string) []Span {
+	key := naiveKey{spans: true, expr: re.String(), text: line}
+	if v, ok := naiveMemo.Load(key); ok {
+		return v.([]Span)
+	}
 	var out []Span
 	for _, loc := range re.FindAllStringIndex(line, -1) {
 		if loc[1] > loc[0] {
 			out = append(out, Span{loc[0], loc[1]})
 		}
 	}
+	naiveMemo.Store(key, out)
 	return out
 }
 

@@ -70,7 +70,10 @@ func TestSearchMatchesNaiveScan(t *testing.T) {
 					Before: c.before, After: c.after, MaxMatches: limit, Hidden: true, NoIgnore: true,
 				}
 				name := fmt.Sprintf("%q literal=%v i=%v context=%d,%d limit=%d", p.pattern, p.literal, p.ignore, c.before, c.after, limit)
-				t.Run(name, func(t *testing.T) { compareWithNaive(t, dir, files, opts) })
+				t.Run(name, func(t *testing.T) {
+					t.Parallel()
+					compareWithNaive(t, dir, files, opts)
+				})
 			}
 		}
 	}
@@ -113,6 +116,7 @@ func TestFiltersMatchNaiveScan(t *testing.T) {
 				opts.Pattern, opts.CaseInsensitive = p.Pattern, p.CaseInsensitive
 				opts.Before, opts.After, opts.MaxMatches = 1, 1, limit
 				t.Run(fmt.Sprintf("%s, %q i=%v limit=%d", f.name, p.Pattern, p.CaseInsensitive, limit), func(t *testing.T) {
+					t.Parallel()
 					compareWithNaive(t, dir, files, opts)
 				})
 			}
