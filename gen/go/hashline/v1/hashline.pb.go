@@ -3653,7 +3653,8 @@ type HistoryRequest struct {
 	Since *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=since,proto3" json:"since,omitempty"`
 	// Only changes made before this time.
 	Until *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=until,proto3" json:"until,omitempty"`
-	// The most entries to return; 0 means the server default (100).
+	// The most entries to return; 0 means the server default (100); at
+	// most 1000.
 	MaxEntries int32 `protobuf:"varint,5,opt,name=max_entries,json=maxEntries,proto3" json:"max_entries,omitempty"`
 	// next_page_token of the previous page, to continue it.
 	PageToken string `protobuf:"bytes,6,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
@@ -3749,7 +3750,9 @@ type HistoryFile struct {
 	Path string `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
 	// For a move, the path the file had before.
 	FromPath string `protobuf:"bytes,2,opt,name=from_path,json=fromPath,proto3" json:"from_path,omitempty"`
-	// The file's version before the change; empty when it did not exist.
+	// The file's version before the change; empty when it did not exist
+	// (or, for a change made outside the server, when the server did not
+	// know the file before).
 	OldVersion string `protobuf:"bytes,3,opt,name=old_version,json=oldVersion,proto3" json:"old_version,omitempty"`
 	// The file's version after the change; empty when the change removed it.
 	NewVersion string `protobuf:"bytes,4,opt,name=new_version,json=newVersion,proto3" json:"new_version,omitempty"`
@@ -3760,7 +3763,12 @@ type HistoryFile struct {
 	// With include_diff: the change's hunks as a unified diff whose lines
 	// carry the tags they had ("-" lines, in old_version) or got ("+" lines,
 	// in new_version).
-	Diff          string `protobuf:"bytes,7,opt,name=diff,proto3" json:"diff,omitempty"`
+	Diff string `protobuf:"bytes,7,opt,name=diff,proto3" json:"diff,omitempty"`
+	// With include_diff: true when the history kept only the places of the
+	// change's hunks, not their lines (a change too large for the log, or
+	// one made outside the server whose earlier content the server no longer
+	// held), so diff is empty although lines changed.
+	DiffOmitted   bool `protobuf:"varint,8,opt,name=diff_omitted,json=diffOmitted,proto3" json:"diff_omitted,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3842,6 +3850,13 @@ func (x *HistoryFile) GetDiff() string {
 		return x.Diff
 	}
 	return ""
+}
+
+func (x *HistoryFile) GetDiffOmitted() bool {
+	if x != nil {
+		return x.DiffOmitted
+	}
+	return false
 }
 
 // HistoryEntry is one committed change.
@@ -3953,8 +3968,9 @@ type HistoryResponse struct {
 	Entries []*HistoryEntry `protobuf:"bytes,1,rep,name=entries,proto3" json:"entries,omitempty"`
 	// Set when there are more entries: pass it as page_token.
 	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
-	// True when the history was bounded (by age or bytes) and older changes
-	// of this path existed but are no longer held.
+	// Set on the last page when the history has let older changes go (past
+	// its age or byte bound): changes older than the oldest listed may have
+	// existed and are no longer held.
 	OlderDropped  bool `protobuf:"varint,3,opt,name=older_dropped,json=olderDropped,proto3" json:"older_dropped,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -4651,7 +4667,7 @@ const file_hashline_v1_hashline_proto_rawDesc = "" +
 	"maxEntries\x12\x1d\n" +
 	"\n" +
 	"page_token\x18\x06 \x01(\tR\tpageToken\x12!\n" +
-	"\finclude_diff\x18\a \x01(\bR\vincludeDiff\"\xda\x01\n" +
+	"\finclude_diff\x18\a \x01(\bR\vincludeDiff\"\xfd\x01\n" +
 	"\vHistoryFile\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x12\x1b\n" +
 	"\tfrom_path\x18\x02 \x01(\tR\bfromPath\x12\x1f\n" +
@@ -4662,7 +4678,8 @@ const file_hashline_v1_hashline_proto_rawDesc = "" +
 	"\vlines_added\x18\x05 \x01(\x05R\n" +
 	"linesAdded\x12#\n" +
 	"\rlines_removed\x18\x06 \x01(\x05R\flinesRemoved\x12\x12\n" +
-	"\x04diff\x18\a \x01(\tR\x04diff\"\x87\x02\n" +
+	"\x04diff\x18\a \x01(\tR\x04diff\x12!\n" +
+	"\fdiff_omitted\x18\b \x01(\bR\vdiffOmitted\"\x87\x02\n" +
 	"\fHistoryEntry\x12\x1b\n" +
 	"\tchange_id\x18\x01 \x01(\tR\bchangeId\x12\x14\n" +
 	"\x05agent\x18\x02 \x01(\tR\x05agent\x12.\n" +
