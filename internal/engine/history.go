@@ -381,14 +381,17 @@ func (s *Engine) noticeRead(ctx context.Context, rel, key string, f *workspace.F
 // (view key key), which is now st (created: it was seen to appear), and
 // returns its id: "" when there is no history, the version is the one the
 // engine last knew (its own write, or a change a read recorded), or the
-// engine cannot compare (it knew the file as decoded text only). Called
+// file is not UTF-8 text. Called
 // with the file's edit lock held.
 func (s *Engine) noticeObserved(ctx context.Context, rel, key string, st watch.State, created bool, exact bool) string {
 	if s.opts.history == nil {
 		return ""
 	}
-	old, known := s.latest.Get(key)
-	if known && old == "" || old == st.Version || st.Version != "" && !st.HasText {
+	// A file the engine knew only as decoded text (UTF-16) has no latest
+	// version (known), so its changes, the engine's own writes among
+	// them, cannot be told apart: only UTF-8 files' are recorded.
+	old, _ := s.latest.Get(key)
+	if old == st.Version || st.Version != "" && (!st.HasText || !exact) {
 		return ""
 	}
 	var doc *hashline.Document
