@@ -69,11 +69,13 @@ func History(r *hashlinev1.HistoryResponse, o Options) string {
 // Blame renders a Blame page: a header naming the file, as Read's does,
 // then per line the change that last wrote it (id, agent, date) and the
 // line tagged as Read shows it; a line older than the history has "-"
-// in the change's columns. Columns are padded to the page's widest.
+// for each of the change's three fields. The fields are separated by one
+// space, unpadded, so that a line splits on spaces as a shell pipes it
+// (cut, awk), as long as the agents' names have none.
 //
 //	File: main.go (3 lines, version v2-e2a1…)
-//	c3-9f3a11be alice      2026-03-01 1:c9|package main
-//	-           -          -          2:00|
+//	c3-9f3a11be alice 2026-03-01 1:c9|package main
+//	- - - 2:00|
 func Blame(r *hashlinev1.BlameResponse, o Options) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "File: %s (%s, version %s)", r.GetPath(), plural(int(r.GetTotalLines()), "line"), r.GetVersion())
@@ -88,17 +90,13 @@ func Blame(r *hashlinev1.BlameResponse, o Options) string {
 			ls[0].GetLine().GetNumber(), last, r.GetTotalLines()-last, next)
 	}
 	b.WriteByte('\n')
-	idW, agentW := 1, 1
-	for _, l := range ls {
-		idW, agentW = max(idW, len(l.GetChangeId())), max(agentW, len(l.GetAgent()))
-	}
 	for _, l := range ls {
 		id, agent, date := "-", "-", "-"
 		if !l.GetBeforeHistory() {
 			id, agent, date = l.GetChangeId(), l.GetAgent(), l.GetTime().AsTime().UTC().Format(time.DateOnly)
 		}
 		ln := l.GetLine()
-		fmt.Fprintf(&b, "%-*s %-*s %-10s %d:%s|%s\n", idW, id, agentW, agent, date, ln.GetNumber(), ln.GetHash(), ln.GetContent())
+		fmt.Fprintf(&b, "%s %s %s %d:%s|%s\n", id, agent, date, ln.GetNumber(), ln.GetHash(), ln.GetContent())
 	}
 	return b.String()
 }
