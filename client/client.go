@@ -390,6 +390,35 @@ func (c *Client) List(ctx context.Context, req *hashlinev1.ListRequest) (*hashli
 	return resp, c.fromStatus(err)
 }
 
+// History returns a page of the change history of req's path (a file, a
+// directory, or "" for the whole workspace), newest first: who made each
+// change, when, and with IncludeDiff its lines as a tagged diff. Continue
+// with NextPageToken as PageToken. Retried like Read: it changes nothing.
+func (c *Client) History(ctx context.Context, req *hashlinev1.HistoryRequest) (*hashlinev1.HistoryResponse, error) {
+	ctx, cancel := c.callCtx(ctx)
+	defer cancel()
+	var resp *hashlinev1.HistoryResponse
+	err := c.retry.do(ctx, unavailable, func(ctx context.Context) (err error) {
+		resp, err = c.rpc.History(ctx, req)
+		return err
+	})
+	return resp, c.fromStatus(err)
+}
+
+// Blame returns a page of a file's lines, tagged as Read shows them, each
+// with the change that last wrote it (its id, agent and time) or marked
+// before the history. Retried like Read.
+func (c *Client) Blame(ctx context.Context, req *hashlinev1.BlameRequest) (*hashlinev1.BlameResponse, error) {
+	ctx, cancel := c.callCtx(ctx)
+	defer cancel()
+	var resp *hashlinev1.BlameResponse
+	err := c.retry.do(ctx, unavailable, func(ctx context.Context) (err error) {
+		resp, err = c.rpc.Blame(ctx, req)
+		return err
+	})
+	return resp, c.fromStatus(err)
+}
+
 // ListAllPage is the page size ListAll asks for when req sets none: the
 // most entries the server gives in one page (it also ends a page before
 // the response would pass its byte limit). Fewer calls list a whole tree

@@ -170,3 +170,22 @@ func (e *Error) why() string {
 	}
 	return render.CodeName(e.Code)
 }
+
+// FormatHistory renders a History page: one line per change, newest
+// first (id, time, agent, kind, files with the lines removed and added),
+// with diff each file's tagged diff after its change, then how to ask for
+// the next page.
+//
+//	c7-9f3a11be 2026-03-01T09:02:00Z alice edit main.go -1 +2
+func FormatHistory(r *hashlinev1.HistoryResponse, diff bool) string {
+	return render.History(r, render.Options{Face: render.Client, Diff: diff})
+}
+
+// FormatBlame renders a Blame page: a header as FormatRead's, then per
+// line the change that last wrote it (id, agent, date; "-" for a line
+// older than the history) and the tagged line.
+//
+//	c3-9f3a11be alice 2026-03-01 1:c9|package main
+func FormatBlame(r *hashlinev1.BlameResponse) string {
+	return render.Blame(r, render.Options{Face: render.Client})
+}

@@ -91,6 +91,14 @@ var (
 	ErrDirectoryNotEmpty = sentinel(hashlinev1.ErrorReason_ERROR_REASON_DIRECTORY_NOT_EMPTY)
 	// ErrConflictingChanges matches reason CONFLICTING_CHANGES, which comes with code InvalidArgument.
 	ErrConflictingChanges = sentinel(hashlinev1.ErrorReason_ERROR_REASON_CONFLICTING_CHANGES)
+	// ErrMalformedChangeID matches reason MALFORMED_CHANGE_ID, which comes with code InvalidArgument.
+	ErrMalformedChangeID = sentinel(hashlinev1.ErrorReason_ERROR_REASON_MALFORMED_CHANGE_ID)
+	// ErrUnknownChange matches reason UNKNOWN_CHANGE, which comes with code NotFound.
+	ErrUnknownChange = sentinel(hashlinev1.ErrorReason_ERROR_REASON_UNKNOWN_CHANGE)
+	// ErrChangeExpired matches reason CHANGE_EXPIRED, which comes with code NotFound.
+	ErrChangeExpired = sentinel(hashlinev1.ErrorReason_ERROR_REASON_CHANGE_EXPIRED)
+	// ErrRevertConflict matches reason REVERT_CONFLICT, which comes with code Aborted.
+	ErrRevertConflict = sentinel(hashlinev1.ErrorReason_ERROR_REASON_REVERT_CONFLICT)
 )
 
 // sentinels is every sentinel by its reason.
@@ -134,4 +142,8 @@ var sentinels = map[hashlinev1.ErrorReason]*Error{
 	hashlinev1.ErrorReason_ERROR_REASON_WATCH_UNAVAILABLE:   ErrWatchUnavailable,
 	hashlinev1.ErrorReason_ERROR_REASON_DIRECTORY_NOT_EMPTY: ErrDirectoryNotEmpty,
 	hashlinev1.ErrorReason_ERROR_REASON_CONFLICTING_CHANGES: ErrConflictingChanges,
+	hashlinev1.ErrorReason_ERROR_REASON_MALFORMED_CHANGE_ID: ErrMalformedChangeID,
+	hashlinev1.ErrorReason_ERROR_REASON_UNKNOWN_CHANGE:      ErrUnknownChange,
+	hashlinev1.ErrorReason_ERROR_REASON_CHANGE_EXPIRED:      ErrChangeExpired,
+	hashlinev1.ErrorReason_ERROR_REASON_REVERT_CONFLICT:     ErrRevertConflict,
 }

@@ -256,22 +256,26 @@ func (e *accessError) Error() string { return e.msg }
 // Methods by what they need. Read methods only look; anything else, including
 // a method added later and not listed here, needs write permission.
 var readMethods = map[string]bool{
-	hashlinev1.FileService_Read_FullMethodName:   true,
-	hashlinev1.FileService_Grep_FullMethodName:   true,
-	hashlinev1.FileService_Watch_FullMethodName:  true,
-	hashlinev1.FileService_Status_FullMethodName: true,
-	hashlinev1.FileService_List_FullMethodName:   true,
+	hashlinev1.FileService_Read_FullMethodName:    true,
+	hashlinev1.FileService_Grep_FullMethodName:    true,
+	hashlinev1.FileService_Watch_FullMethodName:   true,
+	hashlinev1.FileService_Status_FullMethodName:  true,
+	hashlinev1.FileService_List_FullMethodName:    true,
+	hashlinev1.FileService_History_FullMethodName: true,
+	hashlinev1.FileService_Blame_FullMethodName:   true,
 }
 
 // searchMethods take a directory and filter what they find by the grant
-// (Grep and List walk searchFS, Watch drops events allowed rejects), so their path
+// (Grep and List walk searchFS, Watch drops events allowed rejects, History
+// shows only the files allowed lets it), so their path
 // may also be a directory above an allowed prefix ("" or "." for the whole
 // workspace). Every other method's path must itself be allowed. A method
 // added here must filter its results the same way.
 var searchMethods = map[string]bool{
-	hashlinev1.FileService_Grep_FullMethodName:  true,
-	hashlinev1.FileService_Watch_FullMethodName: true,
-	hashlinev1.FileService_List_FullMethodName:  true,
+	hashlinev1.FileService_Grep_FullMethodName:    true,
+	hashlinev1.FileService_Watch_FullMethodName:   true,
+	hashlinev1.FileService_List_FullMethodName:    true,
+	hashlinev1.FileService_History_FullMethodName: true,
 }
 
 // pathRequest is every request message with a path.
@@ -285,7 +289,8 @@ type pathRequest interface{ GetPath() string }
 //     (READ_ONLY);
 //   - with path prefixes, the request path, and the file it resolves to
 //     through symlinks, must lie inside one (PATH_NOT_ALLOWED): both ends
-//     of a Move, and every path of an Apply.
+//     of a Move, every path of an Apply, and every path of the change a
+//     Revert undoes.
 type access struct {
 	svc *Service
 }
@@ -304,7 +309,7 @@ func (a *access) check(ctx context.Context, method string, req any) error {
 	if method == hashlinev1.FileService_Status_FullMethodName {
 		return nil // names no file: any grant may ask (status.go)
 	}
-	if paths, ok := changePaths(req); ok {
+	if paths, ok := a.changePaths(req); ok {
 		// Both ends of a move, and every path of a change set, are
 		// checked as the path of a single call would be.
 		for _, p := range paths {
@@ -324,10 +329,15 @@ func (a *access) check(ctx context.Context, method string, req any) error {
 	return a.checkPath(g, method, pr.GetPath())
 }
 
-// changePaths returns the paths a Move or Apply request names, and false
-// for any other request.
-func changePaths(req any) ([]string, bool) {
+// changePaths returns the paths a Move or Apply request names, or those
+// of the change a Revert names (as the history holds it; none for an id it
+// cannot name, which the call itself then reports), and false for any
+// other request.
+func (a *access) changePaths(req any) ([]string, bool) {
 	switch r := req.(type) {
+	case *hashlinev1.RevertRequest:
+		paths, _ := a.svc.e.ChangePaths(r.GetChangeId())
+		return paths, true
 	case *hashlinev1.MoveRequest:
 		return []string{r.GetFrom(), r.GetTo()}, true
 	case *hashlinev1.ApplyRequest:

@@ -17,6 +17,7 @@ import (
 	"github.com/hashline/hashline/internal/engine"
 	"github.com/hashline/hashline/internal/grep"
 	"github.com/hashline/hashline/internal/hashline"
+	"github.com/hashline/hashline/internal/history"
 	"github.com/hashline/hashline/internal/versions"
 	"github.com/hashline/hashline/internal/wire"
 	"github.com/hashline/hashline/internal/workspace"
@@ -68,6 +69,10 @@ const (
 	// Delete and change sets (Apply).
 	ReasonDirectoryNotEmpty  = hashlinev1.ErrorReason_ERROR_REASON_DIRECTORY_NOT_EMPTY
 	ReasonConflictingChanges = hashlinev1.ErrorReason_ERROR_REASON_CONFLICTING_CHANGES
+	// The change history (history.go).
+	ReasonMalformedChangeID = hashlinev1.ErrorReason_ERROR_REASON_MALFORMED_CHANGE_ID
+	ReasonUnknownChange     = hashlinev1.ErrorReason_ERROR_REASON_UNKNOWN_CHANGE
+	ReasonChangeExpired     = hashlinev1.ErrorReason_ERROR_REASON_CHANGE_EXPIRED
 )
 
 // reasonCode is the gRPC code reason always comes with, so a client may
@@ -183,8 +188,8 @@ func toStatus(err error) error {
 	return newStatus(ReasonInternal, err.Error(), nil)
 }
 
-// workspaceErrors maps the workspace sentinels; errors.Is sees through any
-// wrapping added on the way up.
+// workspaceErrors maps the workspace's sentinels and the history's;
+// errors.Is sees through any wrapping added on the way up.
 var workspaceErrors = []struct {
 	sentinel error
 	reason   hashlinev1.ErrorReason
@@ -202,6 +207,10 @@ var workspaceErrors = []struct {
 	{workspace.ErrNotWritable, ReasonNotWritable},
 	{workspace.ErrNotEmpty, ReasonDirectoryNotEmpty},
 	{workspace.ErrIO, ReasonIO},
+	// A change id the history cannot name.
+	{history.ErrMalformed, ReasonMalformedChangeID},
+	{history.ErrUnknown, ReasonUnknownChange},
+	{history.ErrExpired, ReasonChangeExpired},
 	// Grep reports a missing search path as the fs error itself.
 	{fs.ErrNotExist, ReasonNotFound},
 }

@@ -144,3 +144,23 @@ func (s *Service) Status(ctx context.Context, _ *hashlinev1.StatusRequest) (*has
 	}
 	return statusResponse(res), nil
 }
+
+// History lists the committed changes of a file, a directory or the
+// workspace, newest first, those the caller's token may see.
+func (s *Service) History(ctx context.Context, req *hashlinev1.HistoryRequest) (*hashlinev1.HistoryResponse, error) {
+	res, err := s.e.History(call(ctx), historyRequest(ctx, req))
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return historyResponse(res), nil
+}
+
+// Blame returns a page of a file's lines, each with the change that last
+// wrote it.
+func (s *Service) Blame(ctx context.Context, req *hashlinev1.BlameRequest) (*hashlinev1.BlameResponse, error) {
+	res, err := s.e.Blame(call(ctx), blameRequest(req))
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return blameResponse(res), nil
+}

@@ -109,6 +109,7 @@ func watchResponse(ev watch.Event) *hashlinev1.WatchResponse {
 		Time:       timestamppb.New(ev.Time),
 		FromPath:   ev.From,
 		ChangeSet:  ev.ChangeSet,
+		ChangeId:   ev.ChangeID,
 	}
 	if len(ev.Changed) > 0 {
 		r.Changed = make([]*hashlinev1.LineRange, len(ev.Changed))

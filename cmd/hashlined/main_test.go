@@ -201,6 +201,8 @@ func TestBadSettingsFailWithExitOne(t *testing.T) {
 		{"serve", "--cache-bytes", "-1", "--listen", "127.0.0.1:0"},
 		{"serve", "--view-entries", "0", "--listen", "127.0.0.1:0"},
 		{"serve", "--state-bytes", "-1", "--listen", "127.0.0.1:0"},
+		{"serve", "--history-bytes", "100", "--listen", "127.0.0.1:0"},
+		{"serve", "--history-age", "0s", "--listen", "127.0.0.1:0"},
 		{"serve", "--request-id-ttl", "-1s", "--listen", "127.0.0.1:0"},
 		{"serve", "--request-id-bytes", "0", "--listen", "127.0.0.1:0"},
 		{"serve", "--view-bytes", "0", "--listen", "127.0.0.1:0"},

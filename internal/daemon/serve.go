@@ -109,12 +109,14 @@ type config struct {
 	cleanTemp        bool
 
 	// Versions and the multi-agent model.
-	cacheBytes  int64
-	viewEntries int
-	viewBytes   int64
-	requireRead bool
-	stateDir    string
-	stateBytes  int64
+	cacheBytes   int64
+	viewEntries  int
+	viewBytes    int64
+	requireRead  bool
+	stateDir     string
+	stateBytes   int64
+	historyBytes int64
+	historyAge   time.Duration
 
 	// Idempotency keys of Edit and Write (request_id).
 	requestIDTTL   time.Duration
@@ -173,6 +175,8 @@ func flags(fs *flag.FlagSet) *config {
 	fs.Int64Var(&c.cacheBytes, "cache-bytes", d.CacheBytes, "bytes of file snapshots kept in memory to rebase edits made against older versions (LRU, shared by all agents; 0 = none); an edit whose base is neither here nor in the state store is refused (STALE_REF) unless it has no line references")
 	fs.StringVar(&c.stateDir, "state-dir", "", "directory of the server's own state, outside the workspace (refused inside it): the intent log that makes change sets (Apply) all or nothing across a crash, and snapshots that memory let go, for rebases, kept across restarts (default: hashline/<hash of the root> under $XDG_STATE_HOME, else ~/.local/state, %LocalAppData% on Windows, ~/Library/Application Support on macOS)")
 	fs.Int64Var(&c.stateBytes, "state-bytes", d.StateBytes, "bytes of snapshots kept in --state-dir, oldest out (0 = none: an edit whose base memory let go is then refused unless it has no line references)")
+	fs.Int64Var(&c.historyBytes, "history-bytes", d.HistoryBytes, "bytes of the change history kept in --state-dir (who changed what, when: History, Blame), oldest changes out")
+	fs.DurationVar(&c.historyAge, "history-age", d.HistoryAge, "how long a change stays in the change history; older ones are no longer shown and their files are removed")
 	fs.IntVar(&c.viewEntries, "view-entries", d.ViewEntries, "(agent, file) pairs whose last seen versions (4 each) and the lines shown of each are remembered (LRU); a forgotten pair must Read again")
 	fs.DurationVar(&c.requestIDTTL, "request-id-ttl", d.RequestIDTTL, "how long the outcome of an Edit or Write with a request_id is remembered, so that a retry with the same key gets it instead of applying again (0 = off: retries apply again)")
 	fs.Int64Var(&c.requestIDBytes, "request-id-bytes", d.RequestIDBytes, "memory for remembered request_id outcomes; past it the oldest are forgotten first")
@@ -353,6 +357,9 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 	if c.stateBytes < 0 {
 		return fmt.Errorf("--state-bytes %d: want bytes >= 0 (0 = no snapshots on disk)", c.stateBytes)
 	}
+	if c.historyBytes < 4096 || c.historyAge <= 0 {
+		return fmt.Errorf("--history-bytes %d --history-age %s: want bytes >= 4096 and a duration > 0", c.historyBytes, c.historyAge)
+	}
 	cfg := engineConfig(c, logger)
 	if c.extras.TuneRuntime != nil {
 		c.extras.TuneRuntime(cfg.LiveBytes() + runtimeAllowance)
@@ -531,6 +538,8 @@ func engineConfig(c *config, logger *slog.Logger) engine.Config {
 		MaxPatternBytes:  c.maxPatternBytes,
 		GrepBytes:        c.grepBytes,
 		MemoryBudget:     c.memoryBudget,
+		HistoryBytes:     c.historyBytes,
+		HistoryAge:       c.historyAge,
 		Logger:           logger,
 		// The gRPC face measures what it sends, for the response limit.
 		Options: server.EngineOptions(),
@@ -538,7 +547,7 @@ func engineConfig(c *config, logger *slog.Logger) engine.Config {
 }
 
 // settingFlags are the flags of the engine's settings Open can refuse.
-var settingFlags = map[string]string{"Root": "--root", "StateDir": "--state-dir", "HashLen": "--hash-len"}
+var settingFlags = map[string]string{"Root": "--root", "StateDir": "--state-dir", "HashLen": "--hash-len", "HistoryBytes": "--history-bytes"}
 
 // flagError names the flag of a setting engine.Open refused, as serve's
 // other errors do.

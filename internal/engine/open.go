@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hashline/hashline/internal/hashline"
+	"github.com/hashline/hashline/internal/history"
 	"github.com/hashline/hashline/internal/state"
 	"github.com/hashline/hashline/internal/versions"
 	"github.com/hashline/hashline/internal/workspace"
@@ -96,6 +97,12 @@ type Config struct {
 	// stops the start. Close calls the release it returns last, once the
 	// engine has let go of the root and the state directory.
 	Hold func(root string) (release func(), err error)
+	// HistoryBytes bounds the change history's files in StateDir, oldest
+	// out (history.DefaultMaxBytes), and HistoryAge the age of the
+	// changes it keeps (history.DefaultMaxAge).
+	HistoryBytes int64
+	HistoryAge   time.Duration
+
 	// Options are applied to New after those Config's fields make (a
 	// face's measure of responses, test hooks). They must not set the
 	// snapshot disk or the intent log, which Open owns.
@@ -124,6 +131,8 @@ func DefaultConfig() Config {
 		MaxPatternBytes:  DefaultMaxPatternBytes,
 		GrepBytes:        DefaultGrepBytes,
 		MemoryBudget:     DefaultMemoryBudget,
+		HistoryBytes:     history.DefaultMaxBytes,
+		HistoryAge:       history.DefaultMaxAge,
 	}
 }
 
@@ -166,6 +175,10 @@ func (c Config) withDefaults() Config {
 	orInt(&c.MaxPatternBytes, d.MaxPatternBytes)
 	orInt64(&c.GrepBytes, d.GrepBytes)
 	orInt64(&c.MemoryBudget, d.MemoryBudget)
+	orInt64(&c.HistoryBytes, d.HistoryBytes)
+	if c.HistoryAge <= 0 {
+		c.HistoryAge = d.HistoryAge
+	}
 	return c
 }
 
@@ -195,6 +208,7 @@ type opened struct {
 	stateDir    string
 	recovered   Recovered // what Recover did at start
 	disk        *versions.Disk
+	history     *history.Log
 	releaseLog  func() error
 	releaseHold func()
 	stopSweep   func()
@@ -205,7 +219,8 @@ type opened struct {
 // Open starts an engine as c says: it opens the workspace, claims it
 // (c.Hold), opens the state directory and takes its intent log's lock (one
 // engine at a time replays and commits through a log), finishes the change
-// sets a crash left committed (Recover), opens the snapshot store, and
+// sets a crash left committed (Recover), opens the snapshot store and the change
+// history (its "history" subdirectory), and
 // starts removing, in the background, the temporary files interrupted
 // writes left. Recovery runs before the sweep, which would remove a
 // committed set's staged files, and both before Open returns, so nothing
@@ -236,6 +251,9 @@ func Open(c Config) (*Engine, error) {
 	// undo lets go of what was started, in reverse order, when a later
 	// step fails.
 	undo := func() {
+		if o.history != nil {
+			o.history.Close()
+		}
 		if o.disk != nil {
 			o.disk.Close()
 		}
@@ -286,6 +304,16 @@ func Open(c Config) (*Engine, error) {
 			return nil, stateErr(err)
 		}
 	}
+	// The history is written without a sync per change: a crash loses at
+	// most the last few milliseconds of it (history.Options.Fsync).
+	histDir, err := sd.Sub("history")
+	if err != nil {
+		return nil, stateErr(err)
+	}
+	if o.history, err = history.Open(histDir, history.Options{MaxBytes: c.HistoryBytes, MaxAge: c.HistoryAge}); err != nil {
+		undo()
+		return nil, &SettingError{Setting: "HistoryBytes", Err: err}
+	}
 	opts := []Option{
 		WithHasher(hasher),
 		WithReadLimit(c.ReadLimit),
@@ -305,6 +333,7 @@ func Open(c Config) (*Engine, error) {
 		WithRequestIDBytes(c.RequestIDBytes),
 		WithIntentLog(intents),
 		WithMemoryBudget(c.MemoryBudget),
+		WithHistory(o.history),
 	}
 	e := New(ws, append(opts, c.Options...)...)
 	e.opened = o
@@ -326,8 +355,8 @@ func Open(c Config) (*Engine, error) {
 
 // Close stops an engine of Open: it ends the Watch streams (Shutdown),
 // stops the temp sweep, saves the snapshots held in memory to the state
-// directory for the next engine (SaveSnapshots), closes the snapshot
-// store, which writes them, lets go of the intent log's lock, closes the
+// directory for the next engine (SaveSnapshots), closes the change
+// history and the snapshot store, which writes them, lets go of the intent log's lock, closes the
 // workspace and then releases the hold on the root (Config.Hold): nothing
 // of this engine touches the root or the state directory once another may
 // have them. Call it once every call to the engine has returned. A second
@@ -345,6 +374,9 @@ func (s *Engine) Close() error {
 		o.stopSweep()
 		s.SaveSnapshots()
 		var errs []error
+		if err := o.history.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("history: %w", err))
+		}
 		if o.disk != nil {
 			if err := o.disk.Close(); err != nil {
 				errs = append(errs, fmt.Errorf("snapshot store: %w", err))

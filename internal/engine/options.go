@@ -6,6 +6,7 @@ import (
 
 	"github.com/hashline/hashline/internal/grep"
 	"github.com/hashline/hashline/internal/hashline"
+	"github.com/hashline/hashline/internal/history"
 	"github.com/hashline/hashline/internal/state"
 	"github.com/hashline/hashline/internal/versions"
 )
@@ -57,6 +58,7 @@ type options struct {
 	maxChanges       int
 	maxSetBytes      int64
 	memoryBudget     int64
+	history          *history.Log
 	// grepSearchBytes, for tests, replaces the bound of each Grep's own
 	// (grep.DefaultMaxHeldBytes).
 	grepSearchBytes int64
@@ -154,6 +156,12 @@ func WithMaxSetBytes(n int64) Option {
 		}
 	}
 }
+
+// WithHistory gives the engine the change history it records changes in
+// and answers History and Blame from (internal/history; Open opens the
+// state directory's). Without one, History and Blame are refused, saying
+// the history is off. The caller closes l after the engine.
+func WithHistory(l *history.Log) Option { return func(o *options) { o.history = l } }
 
 // WithHasher sets the line hasher (and so the hash length) of every tag the
 // service prints and checks.

@@ -72,6 +72,7 @@ func (s *Engine) Read(ctx context.Context, req ReadRequest) (*ReadResult, error)
 	if err != nil {
 		return nil, err
 	}
+	s.noticeRead(ctx, rel, key, f, doc)
 	total := doc.Len()
 
 	first := max(req.Offset, 1)

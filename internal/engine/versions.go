@@ -110,6 +110,17 @@ func (s *Engine) sawGrep(ctx context.Context, f GrepFile, raw []byte) {
 	if !s.cache.Touch(f.Version) && exact {
 		doc = hashline.ParseDocument(raw)
 	}
+	if s.opts.history != nil && exact {
+		// A Grep, like a Read, may be the first to find a file changed
+		// outside the server.
+		d := doc
+		if d == nil {
+			d, _ = s.cache.Peek(f.Version)
+		}
+		if d != nil {
+			s.noticeRead(ctx, f.Path, s.viewKey(f.Path), &workspace.File{Path: f.Path, Version: f.Version, Text: raw}, d)
+		}
+	}
 	nums := make([]int, len(f.Lines))
 	for i, l := range f.Lines {
 		nums[i] = l.Number

@@ -215,14 +215,15 @@ func (s *Engine) external(ctx context.Context, b watch.Batch) {
 	}
 }
 
-// observe publishes the current state of one path changed outside.
+// observe publishes the current state of one path changed outside, and
+// records it in the history (noticeObserved).
 func (s *Engine) observe(ctx context.Context, rel string, op watch.Op) {
 	unlock, err := s.locks.lock(ctx, s.ws.LockKey(rel))
 	if err != nil {
 		return
 	}
 	defer unlock()
-	st, ok := s.stateOf(rel)
+	st, exact, ok := s.stateOf(rel)
 	if !ok {
 		return
 	}
@@ -231,27 +232,29 @@ func (s *Engine) observe(ctx context.Context, rel string, op watch.Op) {
 	// file that is gone and was seen to appear came and went: no event
 	// unless the hub knew it.
 	created := op&watch.OpCreate != 0 && (!st.Exists() || op&watch.OpRemove == 0)
-	s.watchHub().Publish(watch.Change{Path: rel, External: true, New: st, Created: created})
+	id := s.noticeObserved(ctx, rel, s.ws.LockKey(rel), st, created, exact)
+	s.watchHub().Publish(watch.Change{Path: rel, External: true, New: st, Created: created, ChangeID: id})
 }
 
-// stateOf reads what a path is now. ok is false for what is not a file
-// the server could report on (a directory, a FIFO, a link out of the
-// root, an unreadable file).
-func (s *Engine) stateOf(rel string) (st watch.State, ok bool) {
+// stateOf reads what a path is now; exact says its text is its bytes
+// (UTF-8, see exactText). ok is false for what is not a file the server
+// could report on (a directory, a FIFO, a link out of the root, an
+// unreadable file).
+func (s *Engine) stateOf(rel string) (st watch.State, exact, ok bool) {
 	f, err := s.ws.ReadFile(rel)
 	switch {
 	case err == nil:
-		return watch.State{Version: f.Version, Text: f.Text, HasText: true}, true
+		return watch.State{Version: f.Version, Text: f.Text, HasText: true}, exactText(f.Encoding), true
 	case errors.Is(err, workspace.ErrNotFound):
-		return watch.State{}, true
+		return watch.State{}, false, true
 	case errors.Is(err, workspace.ErrBinary), errors.Is(err, workspace.ErrNotText), errors.Is(err, workspace.ErrTooLarge):
 		v, err := s.ws.FileVersion(rel)
 		if errors.Is(err, workspace.ErrNotFound) {
-			return watch.State{}, true
+			return watch.State{}, false, true
 		}
-		return watch.State{Version: v}, err == nil
+		return watch.State{Version: v}, false, err == nil
 	}
-	return watch.State{}, false
+	return watch.State{}, false, false
 }
 
 // publishDelete reports a file deleted through the server (of change set

@@ -3,6 +3,7 @@ package history
 import (
 	"slices"
 	"testing"
+	"time"
 )
 
 // Blame walks hunks backwards; the test replays them forwards, line by
@@ -144,5 +145,67 @@ func TestBlameCases(t *testing.T) {
 				t.Errorf("the forward replay = %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// A change that rewrote a file without hunks (an external change whose
+// earlier content the engine no longer held) says the file changed, not
+// which lines: blame attributes none of the lines left to it or to the
+// changes before it.
+func TestBlameStopsAtAChangeWithoutHunks(t *testing.T) {
+	t.Parallel()
+	l := openLog(t, t.TempDir(), Options{})
+	old := []string{"a", "b", "c"}
+	mid := []string{"a", "B", "c"}
+	nw := []string{"a", "B", "c", "d"}
+	if _, err := l.Append(Change{Kind: KindEdit, Agent: "x", Files: []File{{Path: "f", Before: version(old), After: version(mid), Hunks: HunksOf(doc(old), doc(mid))}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Append(Change{Kind: KindExternal, Agent: External, Files: []File{{Path: "f", Before: version(mid), After: version(nw)}}}); err != nil {
+		t.Fatal(err)
+	}
+	spans, err := l.Blame("f", len(nw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(spans) != 1 || !spans[0].ID.IsZero() || spans[0].Start != 1 || spans[0].End != 4 {
+		t.Fatalf("blame = %+v, want lines 1-4 older than the history", spans)
+	}
+	// A later edit with hunks is still attributed above it.
+	last := []string{"a", "B", "c", "d", "e"}
+	c, err := l.Append(Change{Kind: KindEdit, Agent: "y", Files: []File{{Path: "f", Before: version(nw), After: version(last), Hunks: HunksOf(doc(nw), doc(last))}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spans, err = l.Blame("f", len(last))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := perLine(t, spans, len(last)); !slices.Equal(got, []uint64{0, 0, 0, 0, c.ID.seq}) {
+		t.Fatalf("blame = %v", got)
+	}
+}
+
+func TestHorizon(t *testing.T) {
+	t.Parallel()
+	clk := newClock()
+	l := openLog(t, t.TempDir(), Options{MaxAge: time.Hour, Now: clk.Now})
+	if h := l.Horizon(); h != 1 {
+		t.Fatalf("empty log: horizon %d, want 1", h)
+	}
+	for range 3 {
+		if _, err := l.Append(Change{Kind: KindWrite, Agent: "x", Files: []File{{Path: "f", After: "v2-0"}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if h := l.Horizon(); h != 1 {
+		t.Fatalf("nothing dropped: horizon %d, want 1", h)
+	}
+	clk.Advance(2 * time.Hour)
+	if _, err := l.Append(Change{Kind: KindWrite, Agent: "x", Files: []File{{Path: "f", After: "v2-1"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if h := l.Horizon(); h != 4 {
+		t.Fatalf("three changes aged out: horizon %d, want 4", h)
 	}
 }

@@ -528,11 +528,22 @@ type BlameSpan struct {
 	Time  time.Time
 }
 
+// Horizon returns the sequence number of the oldest change the log still
+// shows: 1 while it has let nothing go, more once changes were dropped
+// past its bounds in bytes or age, so that older changes of any path may
+// have existed. (Changes lost to a damaged file are counted by Stats.)
+func (l *Log) Horizon() uint64 {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return l.liveLocked()
+}
+
 // Blame returns, for each line of the file now at path, which has lines
 // lines, the change that last wrote it, as runs of lines in order. It
 // walks the file's changes back from the newest, following each hunk
 // (no version is diffed), through the moves that brought the file to
-// path, and stops at the change that created the file.
+// path, and stops at the change that created the file, or at one that
+// changed it without hunks (the lines it wrote are not known).
 func (l *Log) Blame(path string, lines int) ([]BlameSpan, error) {
 	if !validPath(path) {
 		return nil, fmt.Errorf("history: %q: want a clean relative path inside the workspace", path)
@@ -600,6 +611,13 @@ walk:
 			if f == nil || f.Path != cur || f.After == "" {
 				// The file now at path was moved away or deleted: it was
 				// created after, by a change the history did not see.
+				break walk
+			}
+			if len(f.Hunks) == 0 && f.From == "" && f.Before != "" && f.Before != f.After {
+				// The file changed without hunks (a change made outside
+				// the server whose earlier content was not held): which
+				// lines it wrote is not known, so the lines left are
+				// not attributed to it or to anything before it.
 				break walk
 			}
 			if len(f.Hunks) > 0 {

@@ -124,6 +124,25 @@ var kinds = map[string][]variant{
 			return Status(a.Where, decode(t, a.Status, &hashlinev1.StatusResponse{}))
 		}},
 	},
+	"history": {
+		{"cli", func(t *testing.T, in []byte) string {
+			return History(decode(t, in, &hashlinev1.HistoryResponse{}), Options{})
+		}},
+		{"cli-diff", func(t *testing.T, in []byte) string {
+			return History(decode(t, in, &hashlinev1.HistoryResponse{}), Options{Diff: true})
+		}},
+		{"client", func(t *testing.T, in []byte) string {
+			return History(decode(t, in, &hashlinev1.HistoryResponse{}), Options{Face: Client})
+		}},
+	},
+	"blame": {
+		{"cli", func(t *testing.T, in []byte) string {
+			return Blame(decode(t, in, &hashlinev1.BlameResponse{}), Options{})
+		}},
+		{"client", func(t *testing.T, in []byte) string {
+			return Blame(decode(t, in, &hashlinev1.BlameResponse{}), Options{Face: Client})
+		}},
+	},
 	"stale": {
 		{"cli", func(t *testing.T, in []byte) string {
 			a := decodeStale(t, in)

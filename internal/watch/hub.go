@@ -60,6 +60,9 @@ type Event struct {
 	From string
 	// ChangeSet names the change set the change belongs to, if any.
 	ChangeSet string
+	// ChangeID is the id the change history recorded the change under
+	// (internal/history), "" when it recorded none.
+	ChangeID string
 
 	diff *pendingRanges // the contents to compute Changed from
 }
@@ -89,6 +92,9 @@ type Change struct {
 	From string
 	// ChangeSet names the change set the change belongs to, if any.
 	ChangeSet string
+	// ChangeID is the id the change history recorded the change under,
+	// "" when it recorded none; the event carries it.
+	ChangeID string
 }
 
 // Defaults of NewHub.
@@ -333,7 +339,7 @@ func (h *Hub) Publish(c Change) {
 		old, oldKnown = h.withText(*c.Old), true
 	}
 	if ev, ok := newEvent(c.Path, c.Agent, c.External, old, oldKnown, c.New, c.Created); ok {
-		ev.ChangeSet = c.ChangeSet
+		ev.ChangeSet, ev.ChangeID = c.ChangeSet, c.ChangeID
 		evs = append(evs, ev)
 	}
 	st := c.New
@@ -380,7 +386,7 @@ func (h *Hub) publishMove(c Change, now time.Time) {
 		old, _ = h.known.get(c.From)
 		old = h.withText(old)
 	}
-	ev := Event{Path: c.Path, From: c.From, Kind: Moved, Agent: c.Agent, ChangeSet: c.ChangeSet,
+	ev := Event{Path: c.Path, From: c.From, Kind: Moved, Agent: c.Agent, ChangeSet: c.ChangeSet, ChangeID: c.ChangeID,
 		OldVersion: old.Version, NewVersion: c.New.Version, Time: now}
 	if old.HasText && c.New.HasText {
 		ev.diff = &pendingRanges{old.Text, c.New.Text}

@@ -144,6 +144,22 @@ func TestPublish(t *testing.T) {
 			want: []Event{{Path: "f", Kind: Modified, Agent: "x", OldVersion: "v1", NewVersion: "v2"}},
 		},
 		{
+			name: "a change's id is carried by its event, not by the unreported change before it",
+			changes: []Change{
+				{Path: "f", Agent: "x", Old: ptr(text("v1", "a\n")), New: text("v2", "b\n"), ChangeID: "c1-0000000a"},
+				{Path: "f", External: true, New: text("v3", "c\n"), ChangeID: "c2-0000000a"},
+				{Path: "f", Agent: "y", Old: ptr(text("v4", "d\n")), New: text("v5", "e\n"), ChangeID: "c4-0000000a"},
+				{Path: "g", From: "f", Agent: "y", Old: ptr(text("v5", "e\n")), New: text("v5", "e\n"), ChangeID: "c5-0000000a"},
+			},
+			want: []Event{
+				{Path: "f", Kind: Modified, Agent: "x", OldVersion: "v1", NewVersion: "v2", Changed: []Range{{1, 1, 1, 1}}, ChangeID: "c1-0000000a"},
+				{Path: "f", Kind: Modified, External: true, OldVersion: "v2", NewVersion: "v3", Changed: []Range{{1, 1, 1, 1}}, ChangeID: "c2-0000000a"},
+				{Path: "f", Kind: Modified, External: true, OldVersion: "v3", NewVersion: "v4", Changed: []Range{{1, 1, 1, 1}}},
+				{Path: "f", Kind: Modified, Agent: "y", OldVersion: "v4", NewVersion: "v5", Changed: []Range{{1, 1, 1, 1}}, ChangeID: "c4-0000000a"},
+				{Path: "g", From: "f", Kind: Moved, Agent: "y", OldVersion: "v5", NewVersion: "v5", Changed: []Range{}, ChangeID: "c5-0000000a"},
+			},
+		},
+		{
 			name: "only the version changed: ranges known and empty",
 			changes: []Change{
 				{Path: "f", Agent: "x", Old: ptr(text("v1", "a\n")), New: text("v2", "a\n")},

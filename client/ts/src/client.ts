@@ -4,6 +4,7 @@ import { connect as netConnect, isIP } from "node:net";
 import { connect as tlsConnect } from "node:tls";
 import type * as http2 from "node:http2";
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, createClient as createConnectClient, type Client, type Interceptor } from "@connectrpc/connect";
 import { createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
 import {
@@ -19,6 +20,8 @@ import {
   GrepRequestSchema,
   type GrepSummary,
   type Entry,
+  type BlameResponse,
+  type HistoryResponse,
   type ListResponse,
   type ReadResponse,
   type StatusResponse,
@@ -426,6 +429,30 @@ export interface ListOptions extends CallOptions {
   pageToken?: string;
 }
 
+/** Options of history. */
+export interface HistoryOptions extends CallOptions {
+  /** Only the changes of this agent ("(external)" for those made outside the server). */
+  agent?: string;
+  /** Only changes made at or after this time. */
+  since?: Date;
+  /** Only changes made before this time. */
+  until?: Date;
+  /** The most entries of one page (default 100, at most 1000). */
+  maxEntries?: number;
+  /** The nextPageToken of the previous page: continue after it. */
+  pageToken?: string;
+  /** Return each file's change as a diff of tagged lines (HistoryFile.diff). */
+  includeDiff?: boolean;
+}
+
+/** Options of blame. */
+export interface BlameOptions extends CallOptions {
+  /** The first line, 1-based (default 1). */
+  offset?: number;
+  /** The most lines (default the server's, 2000). */
+  limit?: number;
+}
+
 function globs(v: string | string[] | undefined): string[] {
   return v === undefined ? [] : Array.isArray(v) ? v : [v];
 }
@@ -695,6 +722,29 @@ export class HashlineClient {
     const { recursive = false, glob, maxEntries = 0, hidden = false, noIgnore = false, includeVersions = false, pageToken = "", ...call } = opts;
     const req = { path, recursive, glob: globs(glob), maxEntries, hidden, noIgnore, includeVersions, pageToken };
     return retrying(this.retry, call.signal, () => this.rpc.list(req, wholeMs(call)));
+  }
+
+  /**
+   * Lists a page of the change history of a file (followed back through
+   * its moves), a directory or ("") the whole workspace, newest first:
+   * each change's changeId, agent, time, kind and files; when
+   * nextPageToken is set, pass it as pageToken for the next page. Retried
+   * like read.
+   */
+  history(path: string, opts: HistoryOptions = {}): Promise<HistoryResponse> {
+    const { agent = "", since, until, maxEntries = 0, pageToken = "", includeDiff = false, ...call } = opts;
+    const req = { path, agent, since: since && timestampFromDate(since), until: until && timestampFromDate(until), maxEntries, pageToken, includeDiff };
+    return retrying(this.retry, call.signal, () => this.rpc.history(req, wholeMs(call)));
+  }
+
+  /**
+   * Reads a page of a file as read does, each line with the change that
+   * last wrote it (changeId, agent, time) or beforeHistory. Retried like
+   * read.
+   */
+  blame(path: string, opts: BlameOptions = {}): Promise<BlameResponse> {
+    const { offset = 0, limit = 0, ...call } = opts;
+    return retrying(this.retry, call.signal, () => this.rpc.blame({ path, offset, limit }, wholeMs(call)));
   }
 
   /**

@@ -35,6 +35,8 @@ export {
   type WriteModeName,
   type GrepOptions,
   type ListOptions,
+  type HistoryOptions,
+  type BlameOptions,
   type DeleteOptions,
   type MoveOptions,
   type ApplyOptions,

@@ -31,6 +31,7 @@ import {
   staleRefs,
   EditResponseSchema,
   EntryType,
+  ChangeKind,
   GrepFileSchema,
   GrepStream,
   type HashlineClient,
@@ -340,6 +341,38 @@ describe("against a real hashlined", () => {
       c.close();
     }
     assert.deepEqual(sent, ["2501m", "20001m", "10000m"]);
+  });
+
+  test("history and blame show a change made outside the server, found by a read", async () => {
+    const before = await client.read("notes.txt");
+    writeFileSync(join(server.root, "notes.txt"), "keep\nadded outside\n");
+    const after = await client.read("notes.txt");
+    const h = await client.history("notes.txt", { includeDiff: true });
+    assert.equal(h.entries.length, 1);
+    const e = h.entries[0];
+    assert.equal(e.agent, "(external)");
+    assert.equal(e.kind, ChangeKind.EXTERNAL);
+    assert.match(e.changeId, /^c[0-9]+-[0-9a-f]{8}$/);
+    assert.equal(e.files[0].path, "notes.txt");
+    assert.equal(e.files[0].oldVersion, before.version);
+    assert.equal(e.files[0].newVersion, after.version);
+    assert.equal(e.files[0].linesAdded, 1);
+    assert.equal(e.files[0].diff, `@@ -1,0 +2,1 @@\n+${ref(after.lines[1])}|added outside\n`);
+    assert.equal((await client.history("", { agent: "nobody" })).entries.length, 0);
+    assert.equal((await client.history("", { since: new Date(Date.now() + 3_600_000) })).entries.length, 0);
+
+    const b = await client.blame("notes.txt");
+    assert.equal(b.version, after.version);
+    assert.deepEqual(
+      b.lines.map((l) => [l.line?.number, l.changeId, l.agent, l.beforeHistory]),
+      [
+        [1, "", "", true],
+        [2, e.changeId, "(external)", false],
+      ],
+    );
+    const page = await client.blame("notes.txt", { offset: 2, limit: 1 });
+    assert.equal(page.lines.length, 1);
+    assert.equal(page.lines[0].changeId, e.changeId);
   });
 });
 

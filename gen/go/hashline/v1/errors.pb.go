@@ -171,6 +171,18 @@ const (
 	// INVALID_ARGUMENT. Two changes of one change set touch the same path
 	// (a move touches both of its paths): merge them into one change.
 	ErrorReason_ERROR_REASON_CONFLICTING_CHANGES ErrorReason = 39
+	// INVALID_ARGUMENT. A change_id that is not of the form the server gives
+	// (History lists them): copy it from History, Blame or a Watch event.
+	ErrorReason_ERROR_REASON_MALFORMED_CHANGE_ID ErrorReason = 40
+	// NOT_FOUND. A change_id this workspace's history never held.
+	ErrorReason_ERROR_REASON_UNKNOWN_CHANGE ErrorReason = 41
+	// NOT_FOUND. A change_id the history held once and has let go (its age or
+	// byte bound): the change can no longer be shown or reverted by id.
+	ErrorReason_ERROR_REASON_CHANGE_EXPIRED ErrorReason = 42
+	// ABORTED. A revert met a later change to the same lines (or a path no
+	// longer free): the details name the later changes and show the lines
+	// with fresh tags; nothing was written.
+	ErrorReason_ERROR_REASON_REVERT_CONFLICT ErrorReason = 43
 )
 
 // Enum value maps for ErrorReason.
@@ -216,6 +228,10 @@ var (
 		37: "ERROR_REASON_WATCH_UNAVAILABLE",
 		38: "ERROR_REASON_DIRECTORY_NOT_EMPTY",
 		39: "ERROR_REASON_CONFLICTING_CHANGES",
+		40: "ERROR_REASON_MALFORMED_CHANGE_ID",
+		41: "ERROR_REASON_UNKNOWN_CHANGE",
+		42: "ERROR_REASON_CHANGE_EXPIRED",
+		43: "ERROR_REASON_REVERT_CONFLICT",
 	}
 	ErrorReason_value = map[string]int32{
 		"ERROR_REASON_UNSPECIFIED":         0,
@@ -258,6 +274,10 @@ var (
 		"ERROR_REASON_WATCH_UNAVAILABLE":   37,
 		"ERROR_REASON_DIRECTORY_NOT_EMPTY": 38,
 		"ERROR_REASON_CONFLICTING_CHANGES": 39,
+		"ERROR_REASON_MALFORMED_CHANGE_ID": 40,
+		"ERROR_REASON_UNKNOWN_CHANGE":      41,
+		"ERROR_REASON_CHANGE_EXPIRED":      42,
+		"ERROR_REASON_REVERT_CONFLICT":     43,
 	}
 )
 
@@ -943,6 +963,73 @@ func (x *ChangeError) GetCode() int32 {
 	return 0
 }
 
+// LaterChange names a change committed after the one a Revert undoes that
+// touched the same lines or paths: it comes as a detail of a
+// REVERT_CONFLICT error, one per later change, beside StaleRef details that
+// show the lines as they are now with fresh tags.
+type LaterChange struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The later change's id.
+	ChangeId string `protobuf:"bytes,1,opt,name=change_id,json=changeId,proto3" json:"change_id,omitempty"`
+	// The agent that made it.
+	Agent string `protobuf:"bytes,2,opt,name=agent,proto3" json:"agent,omitempty"`
+	// The path where it meets the revert.
+	Path          string `protobuf:"bytes,3,opt,name=path,proto3" json:"path,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LaterChange) Reset() {
+	*x = LaterChange{}
+	mi := &file_hashline_v1_errors_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LaterChange) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LaterChange) ProtoMessage() {}
+
+func (x *LaterChange) ProtoReflect() protoreflect.Message {
+	mi := &file_hashline_v1_errors_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LaterChange.ProtoReflect.Descriptor instead.
+func (*LaterChange) Descriptor() ([]byte, []int) {
+	return file_hashline_v1_errors_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *LaterChange) GetChangeId() string {
+	if x != nil {
+		return x.ChangeId
+	}
+	return ""
+}
+
+func (x *LaterChange) GetAgent() string {
+	if x != nil {
+		return x.Agent
+	}
+	return ""
+}
+
+func (x *LaterChange) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
 var file_hashline_v1_errors_proto_extTypes = []protoimpl.ExtensionInfo{
 	{
 		ExtendedType:  (*descriptorpb.EnumValueOptions)(nil),
@@ -1009,7 +1096,11 @@ const file_hashline_v1_errors_proto_rawDesc = "" +
 	"\x04path\x18\x02 \x01(\tR\x04path\x12\x16\n" +
 	"\x06reason\x18\x03 \x01(\tR\x06reason\x12\x18\n" +
 	"\amessage\x18\x04 \x01(\tR\amessage\x12\x12\n" +
-	"\x04code\x18\x05 \x01(\x05R\x04code*\xf7\v\n" +
+	"\x04code\x18\x05 \x01(\x05R\x04code\"T\n" +
+	"\vLaterChange\x12\x1b\n" +
+	"\tchange_id\x18\x01 \x01(\tR\bchangeId\x12\x14\n" +
+	"\x05agent\x18\x02 \x01(\tR\x05agent\x12\x12\n" +
+	"\x04path\x18\x03 \x01(\tR\x04path*\x99\r\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12 \n" +
 	"\x16ERROR_REASON_STALE_REF\x10\x01\x1a\x04\xd8\xe2\x18\n" +
@@ -1053,7 +1144,12 @@ const file_hashline_v1_errors_proto_rawDesc = "" +
 	"\x1aERROR_REASON_SHUTTING_DOWN\x10$\x1a\x04\xd8\xe2\x18\x0e\x12(\n" +
 	"\x1eERROR_REASON_WATCH_UNAVAILABLE\x10%\x1a\x04\xd8\xe2\x18\x0e\x12*\n" +
 	" ERROR_REASON_DIRECTORY_NOT_EMPTY\x10&\x1a\x04\xd8\xe2\x18\t\x12*\n" +
-	" ERROR_REASON_CONFLICTING_CHANGES\x10'\x1a\x04\xd8\xe2\x18\x03*\x85\x03\n" +
+	" ERROR_REASON_CONFLICTING_CHANGES\x10'\x1a\x04\xd8\xe2\x18\x03\x12*\n" +
+	" ERROR_REASON_MALFORMED_CHANGE_ID\x10(\x1a\x04\xd8\xe2\x18\x03\x12%\n" +
+	"\x1bERROR_REASON_UNKNOWN_CHANGE\x10)\x1a\x04\xd8\xe2\x18\x05\x12%\n" +
+	"\x1bERROR_REASON_CHANGE_EXPIRED\x10*\x1a\x04\xd8\xe2\x18\x05\x12&\n" +
+	"\x1cERROR_REASON_REVERT_CONFLICT\x10+\x1a\x04\xd8\xe2\x18\n" +
+	"*\x85\x03\n" +
 	"\bGrpcCode\x12\x19\n" +
 	"\x15GRPC_CODE_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13GRPC_CODE_CANCELLED\x10\x01\x12\x1e\n" +
@@ -1091,7 +1187,7 @@ func file_hashline_v1_errors_proto_rawDescGZIP() []byte {
 }
 
 var file_hashline_v1_errors_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_hashline_v1_errors_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
+var file_hashline_v1_errors_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
 var file_hashline_v1_errors_proto_goTypes = []any{
 	(ErrorReason)(0),                      // 0: hashline.v1.ErrorReason
 	(GrpcCode)(0),                         // 1: hashline.v1.GrpcCode
@@ -1102,15 +1198,16 @@ var file_hashline_v1_errors_proto_goTypes = []any{
 	(*LineSpan)(nil),                      // 6: hashline.v1.LineSpan
 	(*RetryInfo)(nil),                     // 7: hashline.v1.RetryInfo
 	(*ChangeError)(nil),                   // 8: hashline.v1.ChangeError
-	nil,                                   // 9: hashline.v1.ErrorInfo.MetadataEntry
-	(*durationpb.Duration)(nil),           // 10: google.protobuf.Duration
-	(*descriptorpb.EnumValueOptions)(nil), // 11: google.protobuf.EnumValueOptions
+	(*LaterChange)(nil),                   // 9: hashline.v1.LaterChange
+	nil,                                   // 10: hashline.v1.ErrorInfo.MetadataEntry
+	(*durationpb.Duration)(nil),           // 11: google.protobuf.Duration
+	(*descriptorpb.EnumValueOptions)(nil), // 12: google.protobuf.EnumValueOptions
 }
 var file_hashline_v1_errors_proto_depIdxs = []int32{
-	9,  // 0: hashline.v1.ErrorInfo.metadata:type_name -> hashline.v1.ErrorInfo.MetadataEntry
+	10, // 0: hashline.v1.ErrorInfo.metadata:type_name -> hashline.v1.ErrorInfo.MetadataEntry
 	6,  // 1: hashline.v1.EditError.text_at:type_name -> hashline.v1.LineSpan
-	10, // 2: hashline.v1.RetryInfo.retry_delay:type_name -> google.protobuf.Duration
-	11, // 3: hashline.v1.grpc_code:extendee -> google.protobuf.EnumValueOptions
+	11, // 2: hashline.v1.RetryInfo.retry_delay:type_name -> google.protobuf.Duration
+	12, // 3: hashline.v1.grpc_code:extendee -> google.protobuf.EnumValueOptions
 	1,  // 4: hashline.v1.grpc_code:type_name -> hashline.v1.GrpcCode
 	5,  // [5:5] is the sub-list for method output_type
 	5,  // [5:5] is the sub-list for method input_type
@@ -1130,7 +1227,7 @@ func file_hashline_v1_errors_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hashline_v1_errors_proto_rawDesc), len(file_hashline_v1_errors_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   7,
+			NumMessages:   8,
 			NumExtensions: 1,
 			NumServices:   0,
 		},

@@ -207,6 +207,80 @@ func (EntryType) EnumDescriptor() ([]byte, []int) {
 	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{2}
 }
 
+// ChangeKind is what a history entry did.
+type ChangeKind int32
+
+const (
+	// Never sent.
+	ChangeKind_CHANGE_KIND_UNSPECIFIED ChangeKind = 0
+	// An Edit.
+	ChangeKind_CHANGE_KIND_EDIT ChangeKind = 1
+	// A Write.
+	ChangeKind_CHANGE_KIND_WRITE ChangeKind = 2
+	// A Delete.
+	ChangeKind_CHANGE_KIND_DELETE ChangeKind = 3
+	// A Move.
+	ChangeKind_CHANGE_KIND_MOVE ChangeKind = 4
+	// An Apply: a change set of several changes, one entry with its files.
+	ChangeKind_CHANGE_KIND_SET ChangeKind = 5
+	// A Revert of an earlier change (HistoryEntry.reverts names it).
+	ChangeKind_CHANGE_KIND_REVERT ChangeKind = 6
+	// A change made outside the server, seen by Watch or by a read; its
+	// agent is "(external)".
+	ChangeKind_CHANGE_KIND_EXTERNAL ChangeKind = 7
+)
+
+// Enum value maps for ChangeKind.
+var (
+	ChangeKind_name = map[int32]string{
+		0: "CHANGE_KIND_UNSPECIFIED",
+		1: "CHANGE_KIND_EDIT",
+		2: "CHANGE_KIND_WRITE",
+		3: "CHANGE_KIND_DELETE",
+		4: "CHANGE_KIND_MOVE",
+		5: "CHANGE_KIND_SET",
+		6: "CHANGE_KIND_REVERT",
+		7: "CHANGE_KIND_EXTERNAL",
+	}
+	ChangeKind_value = map[string]int32{
+		"CHANGE_KIND_UNSPECIFIED": 0,
+		"CHANGE_KIND_EDIT":        1,
+		"CHANGE_KIND_WRITE":       2,
+		"CHANGE_KIND_DELETE":      3,
+		"CHANGE_KIND_MOVE":        4,
+		"CHANGE_KIND_SET":         5,
+		"CHANGE_KIND_REVERT":      6,
+		"CHANGE_KIND_EXTERNAL":    7,
+	}
+)
+
+func (x ChangeKind) Enum() *ChangeKind {
+	p := new(ChangeKind)
+	*p = x
+	return p
+}
+
+func (x ChangeKind) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (ChangeKind) Descriptor() protoreflect.EnumDescriptor {
+	return file_hashline_v1_hashline_proto_enumTypes[3].Descriptor()
+}
+
+func (ChangeKind) Type() protoreflect.EnumType {
+	return &file_hashline_v1_hashline_proto_enumTypes[3]
+}
+
+func (x ChangeKind) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use ChangeKind.Descriptor instead.
+func (ChangeKind) EnumDescriptor() ([]byte, []int) {
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{3}
+}
+
 // Line is one tagged line of a file.
 type Line struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -2400,7 +2474,11 @@ type WatchResponse struct {
 	FromPath string `protobuf:"bytes,10,opt,name=from_path,json=fromPath,proto3" json:"from_path,omitempty"`
 	// The change set (ApplyResponse.change_set) this change belongs to;
 	// empty for a single Edit, Write, Delete or Move.
-	ChangeSet     string `protobuf:"bytes,11,opt,name=change_set,json=changeSet,proto3" json:"change_set,omitempty"`
+	ChangeSet string `protobuf:"bytes,11,opt,name=change_set,json=changeSet,proto3" json:"change_set,omitempty"`
+	// The id of the committed change this event is part of (History lists
+	// it, Revert takes it); for a change made outside the server, the id the
+	// history recorded it under.
+	ChangeId      string `protobuf:"bytes,12,opt,name=change_id,json=changeId,proto3" json:"change_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2508,6 +2586,13 @@ func (x *WatchResponse) GetFromPath() string {
 func (x *WatchResponse) GetChangeSet() string {
 	if x != nil {
 		return x.ChangeSet
+	}
+	return ""
+}
+
+func (x *WatchResponse) GetChangeId() string {
+	if x != nil {
+		return x.ChangeId
 	}
 	return ""
 }
@@ -3556,6 +3641,772 @@ func (x *ApplyResponse) GetChangeSet() string {
 	return ""
 }
 
+// HistoryRequest asks for a page of the history.
+type HistoryRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// A file or a directory, relative to the workspace root; "" means the
+	// whole workspace.
+	Path string `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
+	// Only the changes of this agent; "" means every agent.
+	Agent string `protobuf:"bytes,2,opt,name=agent,proto3" json:"agent,omitempty"`
+	// Only changes made at or after this time.
+	Since *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=since,proto3" json:"since,omitempty"`
+	// Only changes made before this time.
+	Until *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=until,proto3" json:"until,omitempty"`
+	// The most entries to return; 0 means the server default (100); at
+	// most 1000.
+	MaxEntries int32 `protobuf:"varint,5,opt,name=max_entries,json=maxEntries,proto3" json:"max_entries,omitempty"`
+	// next_page_token of the previous page, to continue it.
+	PageToken string `protobuf:"bytes,6,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	// Return each file's hunks as a tagged diff (HistoryFile.diff).
+	IncludeDiff   bool `protobuf:"varint,7,opt,name=include_diff,json=includeDiff,proto3" json:"include_diff,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HistoryRequest) Reset() {
+	*x = HistoryRequest{}
+	mi := &file_hashline_v1_hashline_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HistoryRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HistoryRequest) ProtoMessage() {}
+
+func (x *HistoryRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hashline_v1_hashline_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HistoryRequest.ProtoReflect.Descriptor instead.
+func (*HistoryRequest) Descriptor() ([]byte, []int) {
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{39}
+}
+
+func (x *HistoryRequest) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *HistoryRequest) GetAgent() string {
+	if x != nil {
+		return x.Agent
+	}
+	return ""
+}
+
+func (x *HistoryRequest) GetSince() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Since
+	}
+	return nil
+}
+
+func (x *HistoryRequest) GetUntil() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Until
+	}
+	return nil
+}
+
+func (x *HistoryRequest) GetMaxEntries() int32 {
+	if x != nil {
+		return x.MaxEntries
+	}
+	return 0
+}
+
+func (x *HistoryRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
+func (x *HistoryRequest) GetIncludeDiff() bool {
+	if x != nil {
+		return x.IncludeDiff
+	}
+	return false
+}
+
+// HistoryFile is what one history entry did to one file.
+type HistoryFile struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The file's path after the change, relative to the workspace root.
+	Path string `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
+	// For a move, the path the file had before.
+	FromPath string `protobuf:"bytes,2,opt,name=from_path,json=fromPath,proto3" json:"from_path,omitempty"`
+	// The file's version before the change; empty when it did not exist
+	// (or, for a change made outside the server, when the server did not
+	// know the file before).
+	OldVersion string `protobuf:"bytes,3,opt,name=old_version,json=oldVersion,proto3" json:"old_version,omitempty"`
+	// The file's version after the change; empty when the change removed it.
+	NewVersion string `protobuf:"bytes,4,opt,name=new_version,json=newVersion,proto3" json:"new_version,omitempty"`
+	// Lines the change added.
+	LinesAdded int32 `protobuf:"varint,5,opt,name=lines_added,json=linesAdded,proto3" json:"lines_added,omitempty"`
+	// Lines the change removed.
+	LinesRemoved int32 `protobuf:"varint,6,opt,name=lines_removed,json=linesRemoved,proto3" json:"lines_removed,omitempty"`
+	// With include_diff: the change's hunks as a unified diff whose lines
+	// carry the tags they had ("-" lines, in old_version) or got ("+" lines,
+	// in new_version).
+	Diff string `protobuf:"bytes,7,opt,name=diff,proto3" json:"diff,omitempty"`
+	// With include_diff: true when the history kept only the places of the
+	// change's hunks, not their lines (a change too large for the log, or
+	// one made outside the server whose earlier content the server no longer
+	// held), so diff is empty although lines changed.
+	DiffOmitted   bool `protobuf:"varint,8,opt,name=diff_omitted,json=diffOmitted,proto3" json:"diff_omitted,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HistoryFile) Reset() {
+	*x = HistoryFile{}
+	mi := &file_hashline_v1_hashline_proto_msgTypes[40]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HistoryFile) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HistoryFile) ProtoMessage() {}
+
+func (x *HistoryFile) ProtoReflect() protoreflect.Message {
+	mi := &file_hashline_v1_hashline_proto_msgTypes[40]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HistoryFile.ProtoReflect.Descriptor instead.
+func (*HistoryFile) Descriptor() ([]byte, []int) {
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{40}
+}
+
+func (x *HistoryFile) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *HistoryFile) GetFromPath() string {
+	if x != nil {
+		return x.FromPath
+	}
+	return ""
+}
+
+func (x *HistoryFile) GetOldVersion() string {
+	if x != nil {
+		return x.OldVersion
+	}
+	return ""
+}
+
+func (x *HistoryFile) GetNewVersion() string {
+	if x != nil {
+		return x.NewVersion
+	}
+	return ""
+}
+
+func (x *HistoryFile) GetLinesAdded() int32 {
+	if x != nil {
+		return x.LinesAdded
+	}
+	return 0
+}
+
+func (x *HistoryFile) GetLinesRemoved() int32 {
+	if x != nil {
+		return x.LinesRemoved
+	}
+	return 0
+}
+
+func (x *HistoryFile) GetDiff() string {
+	if x != nil {
+		return x.Diff
+	}
+	return ""
+}
+
+func (x *HistoryFile) GetDiffOmitted() bool {
+	if x != nil {
+		return x.DiffOmitted
+	}
+	return false
+}
+
+// HistoryEntry is one committed change.
+type HistoryEntry struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The change's id: pass it to Revert. Watch events of the change carry it
+	// too.
+	ChangeId string `protobuf:"bytes,1,opt,name=change_id,json=changeId,proto3" json:"change_id,omitempty"`
+	// The agent that made the change; "(external)" for one made outside the
+	// server.
+	Agent string `protobuf:"bytes,2,opt,name=agent,proto3" json:"agent,omitempty"`
+	// When the change was committed.
+	Time *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=time,proto3" json:"time,omitempty"`
+	// What kind of change it was.
+	Kind ChangeKind `protobuf:"varint,4,opt,name=kind,proto3,enum=hashline.v1.ChangeKind" json:"kind,omitempty"`
+	// The files it changed, in path order.
+	Files []*HistoryFile `protobuf:"bytes,5,rep,name=files,proto3" json:"files,omitempty"`
+	// The request_id of the call that made it, if it had one.
+	RequestId string `protobuf:"bytes,6,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	// For a revert, the change_id it reverted.
+	Reverts       string `protobuf:"bytes,7,opt,name=reverts,proto3" json:"reverts,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HistoryEntry) Reset() {
+	*x = HistoryEntry{}
+	mi := &file_hashline_v1_hashline_proto_msgTypes[41]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HistoryEntry) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HistoryEntry) ProtoMessage() {}
+
+func (x *HistoryEntry) ProtoReflect() protoreflect.Message {
+	mi := &file_hashline_v1_hashline_proto_msgTypes[41]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HistoryEntry.ProtoReflect.Descriptor instead.
+func (*HistoryEntry) Descriptor() ([]byte, []int) {
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{41}
+}
+
+func (x *HistoryEntry) GetChangeId() string {
+	if x != nil {
+		return x.ChangeId
+	}
+	return ""
+}
+
+func (x *HistoryEntry) GetAgent() string {
+	if x != nil {
+		return x.Agent
+	}
+	return ""
+}
+
+func (x *HistoryEntry) GetTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Time
+	}
+	return nil
+}
+
+func (x *HistoryEntry) GetKind() ChangeKind {
+	if x != nil {
+		return x.Kind
+	}
+	return ChangeKind_CHANGE_KIND_UNSPECIFIED
+}
+
+func (x *HistoryEntry) GetFiles() []*HistoryFile {
+	if x != nil {
+		return x.Files
+	}
+	return nil
+}
+
+func (x *HistoryEntry) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+func (x *HistoryEntry) GetReverts() string {
+	if x != nil {
+		return x.Reverts
+	}
+	return ""
+}
+
+// HistoryResponse is a page of the history, newest first.
+type HistoryResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The entries of the page.
+	Entries []*HistoryEntry `protobuf:"bytes,1,rep,name=entries,proto3" json:"entries,omitempty"`
+	// Set when there are more entries: pass it as page_token.
+	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
+	// Set on the last page when the history has let older changes go (past
+	// its age or byte bound): changes older than the oldest listed may have
+	// existed and are no longer held.
+	OlderDropped  bool `protobuf:"varint,3,opt,name=older_dropped,json=olderDropped,proto3" json:"older_dropped,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HistoryResponse) Reset() {
+	*x = HistoryResponse{}
+	mi := &file_hashline_v1_hashline_proto_msgTypes[42]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HistoryResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HistoryResponse) ProtoMessage() {}
+
+func (x *HistoryResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hashline_v1_hashline_proto_msgTypes[42]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HistoryResponse.ProtoReflect.Descriptor instead.
+func (*HistoryResponse) Descriptor() ([]byte, []int) {
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{42}
+}
+
+func (x *HistoryResponse) GetEntries() []*HistoryEntry {
+	if x != nil {
+		return x.Entries
+	}
+	return nil
+}
+
+func (x *HistoryResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
+}
+
+func (x *HistoryResponse) GetOlderDropped() bool {
+	if x != nil {
+		return x.OlderDropped
+	}
+	return false
+}
+
+// BlameRequest asks who last wrote each line of a page of a file.
+type BlameRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The file, relative to the workspace root.
+	Path string `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
+	// The first line, 1-based; 0 means 1.
+	Offset int32 `protobuf:"varint,2,opt,name=offset,proto3" json:"offset,omitempty"`
+	// The most lines; 0 means the server default (2000).
+	Limit         int32 `protobuf:"varint,3,opt,name=limit,proto3" json:"limit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BlameRequest) Reset() {
+	*x = BlameRequest{}
+	mi := &file_hashline_v1_hashline_proto_msgTypes[43]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BlameRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BlameRequest) ProtoMessage() {}
+
+func (x *BlameRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hashline_v1_hashline_proto_msgTypes[43]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BlameRequest.ProtoReflect.Descriptor instead.
+func (*BlameRequest) Descriptor() ([]byte, []int) {
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{43}
+}
+
+func (x *BlameRequest) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *BlameRequest) GetOffset() int32 {
+	if x != nil {
+		return x.Offset
+	}
+	return 0
+}
+
+func (x *BlameRequest) GetLimit() int32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+// BlameLine is one line of the file as it is now and the change that last
+// wrote it.
+type BlameLine struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The line, tagged as Read shows it.
+	Line *Line `protobuf:"bytes,1,opt,name=line,proto3" json:"line,omitempty"`
+	// The change that last wrote the line; empty when the line is older than
+	// the history the server holds (before_history).
+	ChangeId string `protobuf:"bytes,2,opt,name=change_id,json=changeId,proto3" json:"change_id,omitempty"`
+	// The agent of that change.
+	Agent string `protobuf:"bytes,3,opt,name=agent,proto3" json:"agent,omitempty"`
+	// When that change was committed.
+	Time *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=time,proto3" json:"time,omitempty"`
+	// True when the line is older than the history the server holds.
+	BeforeHistory bool `protobuf:"varint,5,opt,name=before_history,json=beforeHistory,proto3" json:"before_history,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BlameLine) Reset() {
+	*x = BlameLine{}
+	mi := &file_hashline_v1_hashline_proto_msgTypes[44]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BlameLine) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BlameLine) ProtoMessage() {}
+
+func (x *BlameLine) ProtoReflect() protoreflect.Message {
+	mi := &file_hashline_v1_hashline_proto_msgTypes[44]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BlameLine.ProtoReflect.Descriptor instead.
+func (*BlameLine) Descriptor() ([]byte, []int) {
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{44}
+}
+
+func (x *BlameLine) GetLine() *Line {
+	if x != nil {
+		return x.Line
+	}
+	return nil
+}
+
+func (x *BlameLine) GetChangeId() string {
+	if x != nil {
+		return x.ChangeId
+	}
+	return ""
+}
+
+func (x *BlameLine) GetAgent() string {
+	if x != nil {
+		return x.Agent
+	}
+	return ""
+}
+
+func (x *BlameLine) GetTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Time
+	}
+	return nil
+}
+
+func (x *BlameLine) GetBeforeHistory() bool {
+	if x != nil {
+		return x.BeforeHistory
+	}
+	return false
+}
+
+// BlameResponse is a page of a file's lines with the change that last
+// wrote each.
+type BlameResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The cleaned path.
+	Path string `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
+	// The version the lines are of.
+	Version string `protobuf:"bytes,2,opt,name=version,proto3" json:"version,omitempty"`
+	// The lines of the page.
+	Lines []*BlameLine `protobuf:"bytes,3,rep,name=lines,proto3" json:"lines,omitempty"`
+	// The number of lines in the whole file.
+	TotalLines int32 `protobuf:"varint,4,opt,name=total_lines,json=totalLines,proto3" json:"total_lines,omitempty"`
+	// True when the page stops before the end of the file; ask again from
+	// next_offset.
+	Truncated bool `protobuf:"varint,5,opt,name=truncated,proto3" json:"truncated,omitempty"`
+	// The offset to ask for next when truncated, else 0.
+	NextOffset    int32 `protobuf:"varint,6,opt,name=next_offset,json=nextOffset,proto3" json:"next_offset,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BlameResponse) Reset() {
+	*x = BlameResponse{}
+	mi := &file_hashline_v1_hashline_proto_msgTypes[45]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BlameResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BlameResponse) ProtoMessage() {}
+
+func (x *BlameResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hashline_v1_hashline_proto_msgTypes[45]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BlameResponse.ProtoReflect.Descriptor instead.
+func (*BlameResponse) Descriptor() ([]byte, []int) {
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{45}
+}
+
+func (x *BlameResponse) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *BlameResponse) GetVersion() string {
+	if x != nil {
+		return x.Version
+	}
+	return ""
+}
+
+func (x *BlameResponse) GetLines() []*BlameLine {
+	if x != nil {
+		return x.Lines
+	}
+	return nil
+}
+
+func (x *BlameResponse) GetTotalLines() int32 {
+	if x != nil {
+		return x.TotalLines
+	}
+	return 0
+}
+
+func (x *BlameResponse) GetTruncated() bool {
+	if x != nil {
+		return x.Truncated
+	}
+	return false
+}
+
+func (x *BlameResponse) GetNextOffset() int32 {
+	if x != nil {
+		return x.NextOffset
+	}
+	return 0
+}
+
+// RevertRequest asks to undo one change or change set.
+type RevertRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The change to undo, as History, Blame or a Watch event names it.
+	ChangeId string `protobuf:"bytes,1,opt,name=change_id,json=changeId,proto3" json:"change_id,omitempty"`
+	// Plan the revert and return its diff without writing anything.
+	DryRun bool `protobuf:"varint,2,opt,name=dry_run,json=dryRun,proto3" json:"dry_run,omitempty"`
+	// Makes a retry return the first call's outcome instead of reverting
+	// twice, as in EditRequest.
+	RequestId     string `protobuf:"bytes,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RevertRequest) Reset() {
+	*x = RevertRequest{}
+	mi := &file_hashline_v1_hashline_proto_msgTypes[46]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RevertRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RevertRequest) ProtoMessage() {}
+
+func (x *RevertRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hashline_v1_hashline_proto_msgTypes[46]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RevertRequest.ProtoReflect.Descriptor instead.
+func (*RevertRequest) Descriptor() ([]byte, []int) {
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{46}
+}
+
+func (x *RevertRequest) GetChangeId() string {
+	if x != nil {
+		return x.ChangeId
+	}
+	return ""
+}
+
+func (x *RevertRequest) GetDryRun() bool {
+	if x != nil {
+		return x.DryRun
+	}
+	return false
+}
+
+func (x *RevertRequest) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+// RevertResponse describes the revert made (or, with dry_run, planned).
+type RevertResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The revert's own change id (empty with dry_run): it can be reverted in
+	// turn.
+	ChangeId string `protobuf:"bytes,1,opt,name=change_id,json=changeId,proto3" json:"change_id,omitempty"`
+	// The change that was reverted.
+	Reverted string `protobuf:"bytes,2,opt,name=reverted,proto3" json:"reverted,omitempty"`
+	// One result per file the revert changed, as Apply reports them.
+	Results []*ChangeResult `protobuf:"bytes,3,rep,name=results,proto3" json:"results,omitempty"`
+	// True when dry_run was set and nothing was written.
+	DryRun        bool `protobuf:"varint,4,opt,name=dry_run,json=dryRun,proto3" json:"dry_run,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RevertResponse) Reset() {
+	*x = RevertResponse{}
+	mi := &file_hashline_v1_hashline_proto_msgTypes[47]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RevertResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RevertResponse) ProtoMessage() {}
+
+func (x *RevertResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hashline_v1_hashline_proto_msgTypes[47]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RevertResponse.ProtoReflect.Descriptor instead.
+func (*RevertResponse) Descriptor() ([]byte, []int) {
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{47}
+}
+
+func (x *RevertResponse) GetChangeId() string {
+	if x != nil {
+		return x.ChangeId
+	}
+	return ""
+}
+
+func (x *RevertResponse) GetReverted() string {
+	if x != nil {
+		return x.Reverted
+	}
+	return ""
+}
+
+func (x *RevertResponse) GetResults() []*ChangeResult {
+	if x != nil {
+		return x.Results
+	}
+	return nil
+}
+
+func (x *RevertResponse) GetDryRun() bool {
+	if x != nil {
+		return x.DryRun
+	}
+	return false
+}
+
 var File_hashline_v1_hashline_proto protoreflect.FileDescriptor
 
 const file_hashline_v1_hashline_proto_rawDesc = "" +
@@ -3719,7 +4570,7 @@ const file_hashline_v1_hashline_proto_rawDesc = "" +
 	"\told_start\x18\x01 \x01(\x05R\boldStart\x12\x1b\n" +
 	"\told_count\x18\x02 \x01(\x05R\boldCount\x12\x1b\n" +
 	"\tnew_start\x18\x03 \x01(\x05R\bnewStart\x12\x1b\n" +
-	"\tnew_count\x18\x04 \x01(\x05R\bnewCount\"\x80\x03\n" +
+	"\tnew_count\x18\x04 \x01(\x05R\bnewCount\"\x9d\x03\n" +
 	"\rWatchResponse\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x12/\n" +
 	"\x04kind\x18\x02 \x01(\x0e2\x1b.hashline.v1.WatchEventKindR\x04kind\x12\x14\n" +
@@ -3735,7 +4586,8 @@ const file_hashline_v1_hashline_proto_rawDesc = "" +
 	"\tfrom_path\x18\n" +
 	" \x01(\tR\bfromPath\x12\x1d\n" +
 	"\n" +
-	"change_set\x18\v \x01(\tR\tchangeSet\"\x0f\n" +
+	"change_set\x18\v \x01(\tR\tchangeSet\x12\x1b\n" +
+	"\tchange_id\x18\f \x01(\tR\bchangeId\"\x0f\n" +
 	"\rStatusRequest\"|\n" +
 	"\x0eStatusResponse\x12\x12\n" +
 	"\x04root\x18\x01 \x01(\tR\x04root\x12\x18\n" +
@@ -3805,7 +4657,71 @@ const file_hashline_v1_hashline_proto_rawDesc = "" +
 	"\aresults\x18\x01 \x03(\v2\x19.hashline.v1.ChangeResultR\aresults\x12\x17\n" +
 	"\adry_run\x18\x02 \x01(\bR\x06dryRun\x12\x1d\n" +
 	"\n" +
-	"change_set\x18\x03 \x01(\tR\tchangeSet*m\n" +
+	"change_set\x18\x03 \x01(\tR\tchangeSet\"\x81\x02\n" +
+	"\x0eHistoryRequest\x12\x12\n" +
+	"\x04path\x18\x01 \x01(\tR\x04path\x12\x14\n" +
+	"\x05agent\x18\x02 \x01(\tR\x05agent\x120\n" +
+	"\x05since\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\x05since\x120\n" +
+	"\x05until\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\x05until\x12\x1f\n" +
+	"\vmax_entries\x18\x05 \x01(\x05R\n" +
+	"maxEntries\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\x06 \x01(\tR\tpageToken\x12!\n" +
+	"\finclude_diff\x18\a \x01(\bR\vincludeDiff\"\xfd\x01\n" +
+	"\vHistoryFile\x12\x12\n" +
+	"\x04path\x18\x01 \x01(\tR\x04path\x12\x1b\n" +
+	"\tfrom_path\x18\x02 \x01(\tR\bfromPath\x12\x1f\n" +
+	"\vold_version\x18\x03 \x01(\tR\n" +
+	"oldVersion\x12\x1f\n" +
+	"\vnew_version\x18\x04 \x01(\tR\n" +
+	"newVersion\x12\x1f\n" +
+	"\vlines_added\x18\x05 \x01(\x05R\n" +
+	"linesAdded\x12#\n" +
+	"\rlines_removed\x18\x06 \x01(\x05R\flinesRemoved\x12\x12\n" +
+	"\x04diff\x18\a \x01(\tR\x04diff\x12!\n" +
+	"\fdiff_omitted\x18\b \x01(\bR\vdiffOmitted\"\x87\x02\n" +
+	"\fHistoryEntry\x12\x1b\n" +
+	"\tchange_id\x18\x01 \x01(\tR\bchangeId\x12\x14\n" +
+	"\x05agent\x18\x02 \x01(\tR\x05agent\x12.\n" +
+	"\x04time\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\x12+\n" +
+	"\x04kind\x18\x04 \x01(\x0e2\x17.hashline.v1.ChangeKindR\x04kind\x12.\n" +
+	"\x05files\x18\x05 \x03(\v2\x18.hashline.v1.HistoryFileR\x05files\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x06 \x01(\tR\trequestId\x12\x18\n" +
+	"\areverts\x18\a \x01(\tR\areverts\"\x93\x01\n" +
+	"\x0fHistoryResponse\x123\n" +
+	"\aentries\x18\x01 \x03(\v2\x19.hashline.v1.HistoryEntryR\aentries\x12&\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\x12#\n" +
+	"\rolder_dropped\x18\x03 \x01(\bR\folderDropped\"P\n" +
+	"\fBlameRequest\x12\x12\n" +
+	"\x04path\x18\x01 \x01(\tR\x04path\x12\x16\n" +
+	"\x06offset\x18\x02 \x01(\x05R\x06offset\x12\x14\n" +
+	"\x05limit\x18\x03 \x01(\x05R\x05limit\"\xbc\x01\n" +
+	"\tBlameLine\x12%\n" +
+	"\x04line\x18\x01 \x01(\v2\x11.hashline.v1.LineR\x04line\x12\x1b\n" +
+	"\tchange_id\x18\x02 \x01(\tR\bchangeId\x12\x14\n" +
+	"\x05agent\x18\x03 \x01(\tR\x05agent\x12.\n" +
+	"\x04time\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\x12%\n" +
+	"\x0ebefore_history\x18\x05 \x01(\bR\rbeforeHistory\"\xcb\x01\n" +
+	"\rBlameResponse\x12\x12\n" +
+	"\x04path\x18\x01 \x01(\tR\x04path\x12\x18\n" +
+	"\aversion\x18\x02 \x01(\tR\aversion\x12,\n" +
+	"\x05lines\x18\x03 \x03(\v2\x16.hashline.v1.BlameLineR\x05lines\x12\x1f\n" +
+	"\vtotal_lines\x18\x04 \x01(\x05R\n" +
+	"totalLines\x12\x1c\n" +
+	"\ttruncated\x18\x05 \x01(\bR\ttruncated\x12\x1f\n" +
+	"\vnext_offset\x18\x06 \x01(\x05R\n" +
+	"nextOffset\"d\n" +
+	"\rRevertRequest\x12\x1b\n" +
+	"\tchange_id\x18\x01 \x01(\tR\bchangeId\x12\x17\n" +
+	"\adry_run\x18\x02 \x01(\bR\x06dryRun\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x03 \x01(\tR\trequestId\"\x97\x01\n" +
+	"\x0eRevertResponse\x12\x1b\n" +
+	"\tchange_id\x18\x01 \x01(\tR\bchangeId\x12\x1a\n" +
+	"\breverted\x18\x02 \x01(\tR\breverted\x123\n" +
+	"\aresults\x18\x03 \x03(\v2\x19.hashline.v1.ChangeResultR\aresults\x12\x17\n" +
+	"\adry_run\x18\x04 \x01(\bR\x06dryRun*m\n" +
 	"\tWriteMode\x12\x1a\n" +
 	"\x16WRITE_MODE_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11WRITE_MODE_UPSERT\x10\x01\x12\x15\n" +
@@ -3821,7 +4737,17 @@ const file_hashline_v1_hashline_proto_rawDesc = "" +
 	"\x16ENTRY_TYPE_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fENTRY_TYPE_FILE\x10\x01\x12\x12\n" +
 	"\x0eENTRY_TYPE_DIR\x10\x02\x12\x16\n" +
-	"\x12ENTRY_TYPE_SYMLINK\x10\x032\xa1\x05\n" +
+	"\x12ENTRY_TYPE_SYMLINK\x10\x03*\xcb\x01\n" +
+	"\n" +
+	"ChangeKind\x12\x1b\n" +
+	"\x17CHANGE_KIND_UNSPECIFIED\x10\x00\x12\x14\n" +
+	"\x10CHANGE_KIND_EDIT\x10\x01\x12\x15\n" +
+	"\x11CHANGE_KIND_WRITE\x10\x02\x12\x16\n" +
+	"\x12CHANGE_KIND_DELETE\x10\x03\x12\x14\n" +
+	"\x10CHANGE_KIND_MOVE\x10\x04\x12\x13\n" +
+	"\x0fCHANGE_KIND_SET\x10\x05\x12\x16\n" +
+	"\x12CHANGE_KIND_REVERT\x10\x06\x12\x18\n" +
+	"\x14CHANGE_KIND_EXTERNAL\x10\a2\xf4\x06\n" +
 	"\vFileService\x12@\n" +
 	"\x04Read\x12\x18.hashline.v1.ReadRequest\x1a\x19.hashline.v1.ReadResponse\"\x03\x90\x02\x01\x12;\n" +
 	"\x04Edit\x12\x18.hashline.v1.EditRequest\x1a\x19.hashline.v1.EditResponse\x12>\n" +
@@ -3832,7 +4758,10 @@ const file_hashline_v1_hashline_proto_rawDesc = "" +
 	"\x04List\x12\x18.hashline.v1.ListRequest\x1a\x19.hashline.v1.ListResponse\"\x03\x90\x02\x01\x12A\n" +
 	"\x06Delete\x12\x1a.hashline.v1.DeleteRequest\x1a\x1b.hashline.v1.DeleteResponse\x12;\n" +
 	"\x04Move\x12\x18.hashline.v1.MoveRequest\x1a\x19.hashline.v1.MoveResponse\x12>\n" +
-	"\x05Apply\x12\x19.hashline.v1.ApplyRequest\x1a\x1a.hashline.v1.ApplyResponseB\xa9\x01\n" +
+	"\x05Apply\x12\x19.hashline.v1.ApplyRequest\x1a\x1a.hashline.v1.ApplyResponse\x12I\n" +
+	"\aHistory\x12\x1b.hashline.v1.HistoryRequest\x1a\x1c.hashline.v1.HistoryResponse\"\x03\x90\x02\x01\x12C\n" +
+	"\x05Blame\x12\x19.hashline.v1.BlameRequest\x1a\x1a.hashline.v1.BlameResponse\"\x03\x90\x02\x01\x12A\n" +
+	"\x06Revert\x12\x1a.hashline.v1.RevertRequest\x1a\x1b.hashline.v1.RevertResponseB\xa9\x01\n" +
 	"\x0fcom.hashline.v1B\rHashlineProtoP\x01Z:github.com/hashline/hashline/gen/go/hashline/v1;hashlinev1\xa2\x02\x03HXX\xaa\x02\vHashline.V1\xca\x02\vHashline\\V1\xe2\x02\x17Hashline\\V1\\GPBMetadata\xea\x02\fHashline::V1b\x06proto3"
 
 var (
@@ -3847,117 +4776,143 @@ func file_hashline_v1_hashline_proto_rawDescGZIP() []byte {
 	return file_hashline_v1_hashline_proto_rawDescData
 }
 
-var file_hashline_v1_hashline_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_hashline_v1_hashline_proto_msgTypes = make([]protoimpl.MessageInfo, 39)
+var file_hashline_v1_hashline_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
+var file_hashline_v1_hashline_proto_msgTypes = make([]protoimpl.MessageInfo, 48)
 var file_hashline_v1_hashline_proto_goTypes = []any{
 	(WriteMode)(0),                // 0: hashline.v1.WriteMode
 	(WatchEventKind)(0),           // 1: hashline.v1.WatchEventKind
 	(EntryType)(0),                // 2: hashline.v1.EntryType
-	(*Line)(nil),                  // 3: hashline.v1.Line
-	(*ReadRequest)(nil),           // 4: hashline.v1.ReadRequest
-	(*ReadResponse)(nil),          // 5: hashline.v1.ReadResponse
-	(*ReplaceOp)(nil),             // 6: hashline.v1.ReplaceOp
-	(*InsertOp)(nil),              // 7: hashline.v1.InsertOp
-	(*DeleteOp)(nil),              // 8: hashline.v1.DeleteOp
-	(*TextOp)(nil),                // 9: hashline.v1.TextOp
-	(*ReplaceTextOp)(nil),         // 10: hashline.v1.ReplaceTextOp
-	(*FileEdit)(nil),              // 11: hashline.v1.FileEdit
-	(*EditRequest)(nil),           // 12: hashline.v1.EditRequest
-	(*Window)(nil),                // 13: hashline.v1.Window
-	(*EditResponse)(nil),          // 14: hashline.v1.EditResponse
-	(*Repair)(nil),                // 15: hashline.v1.Repair
-	(*LineShift)(nil),             // 16: hashline.v1.LineShift
-	(*MovedRef)(nil),              // 17: hashline.v1.MovedRef
-	(*WriteRequest)(nil),          // 18: hashline.v1.WriteRequest
-	(*WriteResponse)(nil),         // 19: hashline.v1.WriteResponse
-	(*GrepRequest)(nil),           // 20: hashline.v1.GrepRequest
-	(*Span)(nil),                  // 21: hashline.v1.Span
-	(*GrepLine)(nil),              // 22: hashline.v1.GrepLine
-	(*GrepFile)(nil),              // 23: hashline.v1.GrepFile
-	(*GrepSummary)(nil),           // 24: hashline.v1.GrepSummary
-	(*GrepResponse)(nil),          // 25: hashline.v1.GrepResponse
-	(*WatchRequest)(nil),          // 26: hashline.v1.WatchRequest
-	(*LineRange)(nil),             // 27: hashline.v1.LineRange
-	(*WatchResponse)(nil),         // 28: hashline.v1.WatchResponse
-	(*StatusRequest)(nil),         // 29: hashline.v1.StatusRequest
-	(*StatusResponse)(nil),        // 30: hashline.v1.StatusResponse
-	(*ListRequest)(nil),           // 31: hashline.v1.ListRequest
-	(*Entry)(nil),                 // 32: hashline.v1.Entry
-	(*ListResponse)(nil),          // 33: hashline.v1.ListResponse
-	(*DeleteRequest)(nil),         // 34: hashline.v1.DeleteRequest
-	(*DeleteResponse)(nil),        // 35: hashline.v1.DeleteResponse
-	(*MoveRequest)(nil),           // 36: hashline.v1.MoveRequest
-	(*MoveResponse)(nil),          // 37: hashline.v1.MoveResponse
-	(*Change)(nil),                // 38: hashline.v1.Change
-	(*ApplyRequest)(nil),          // 39: hashline.v1.ApplyRequest
-	(*ChangeResult)(nil),          // 40: hashline.v1.ChangeResult
-	(*ApplyResponse)(nil),         // 41: hashline.v1.ApplyResponse
-	(*durationpb.Duration)(nil),   // 42: google.protobuf.Duration
-	(*timestamppb.Timestamp)(nil), // 43: google.protobuf.Timestamp
+	(ChangeKind)(0),               // 3: hashline.v1.ChangeKind
+	(*Line)(nil),                  // 4: hashline.v1.Line
+	(*ReadRequest)(nil),           // 5: hashline.v1.ReadRequest
+	(*ReadResponse)(nil),          // 6: hashline.v1.ReadResponse
+	(*ReplaceOp)(nil),             // 7: hashline.v1.ReplaceOp
+	(*InsertOp)(nil),              // 8: hashline.v1.InsertOp
+	(*DeleteOp)(nil),              // 9: hashline.v1.DeleteOp
+	(*TextOp)(nil),                // 10: hashline.v1.TextOp
+	(*ReplaceTextOp)(nil),         // 11: hashline.v1.ReplaceTextOp
+	(*FileEdit)(nil),              // 12: hashline.v1.FileEdit
+	(*EditRequest)(nil),           // 13: hashline.v1.EditRequest
+	(*Window)(nil),                // 14: hashline.v1.Window
+	(*EditResponse)(nil),          // 15: hashline.v1.EditResponse
+	(*Repair)(nil),                // 16: hashline.v1.Repair
+	(*LineShift)(nil),             // 17: hashline.v1.LineShift
+	(*MovedRef)(nil),              // 18: hashline.v1.MovedRef
+	(*WriteRequest)(nil),          // 19: hashline.v1.WriteRequest
+	(*WriteResponse)(nil),         // 20: hashline.v1.WriteResponse
+	(*GrepRequest)(nil),           // 21: hashline.v1.GrepRequest
+	(*Span)(nil),                  // 22: hashline.v1.Span
+	(*GrepLine)(nil),              // 23: hashline.v1.GrepLine
+	(*GrepFile)(nil),              // 24: hashline.v1.GrepFile
+	(*GrepSummary)(nil),           // 25: hashline.v1.GrepSummary
+	(*GrepResponse)(nil),          // 26: hashline.v1.GrepResponse
+	(*WatchRequest)(nil),          // 27: hashline.v1.WatchRequest
+	(*LineRange)(nil),             // 28: hashline.v1.LineRange
+	(*WatchResponse)(nil),         // 29: hashline.v1.WatchResponse
+	(*StatusRequest)(nil),         // 30: hashline.v1.StatusRequest
+	(*StatusResponse)(nil),        // 31: hashline.v1.StatusResponse
+	(*ListRequest)(nil),           // 32: hashline.v1.ListRequest
+	(*Entry)(nil),                 // 33: hashline.v1.Entry
+	(*ListResponse)(nil),          // 34: hashline.v1.ListResponse
+	(*DeleteRequest)(nil),         // 35: hashline.v1.DeleteRequest
+	(*DeleteResponse)(nil),        // 36: hashline.v1.DeleteResponse
+	(*MoveRequest)(nil),           // 37: hashline.v1.MoveRequest
+	(*MoveResponse)(nil),          // 38: hashline.v1.MoveResponse
+	(*Change)(nil),                // 39: hashline.v1.Change
+	(*ApplyRequest)(nil),          // 40: hashline.v1.ApplyRequest
+	(*ChangeResult)(nil),          // 41: hashline.v1.ChangeResult
+	(*ApplyResponse)(nil),         // 42: hashline.v1.ApplyResponse
+	(*HistoryRequest)(nil),        // 43: hashline.v1.HistoryRequest
+	(*HistoryFile)(nil),           // 44: hashline.v1.HistoryFile
+	(*HistoryEntry)(nil),          // 45: hashline.v1.HistoryEntry
+	(*HistoryResponse)(nil),       // 46: hashline.v1.HistoryResponse
+	(*BlameRequest)(nil),          // 47: hashline.v1.BlameRequest
+	(*BlameLine)(nil),             // 48: hashline.v1.BlameLine
+	(*BlameResponse)(nil),         // 49: hashline.v1.BlameResponse
+	(*RevertRequest)(nil),         // 50: hashline.v1.RevertRequest
+	(*RevertResponse)(nil),        // 51: hashline.v1.RevertResponse
+	(*durationpb.Duration)(nil),   // 52: google.protobuf.Duration
+	(*timestamppb.Timestamp)(nil), // 53: google.protobuf.Timestamp
 }
 var file_hashline_v1_hashline_proto_depIdxs = []int32{
-	3,  // 0: hashline.v1.ReadResponse.lines:type_name -> hashline.v1.Line
-	6,  // 1: hashline.v1.FileEdit.replace:type_name -> hashline.v1.ReplaceOp
-	7,  // 2: hashline.v1.FileEdit.insert_after:type_name -> hashline.v1.InsertOp
-	7,  // 3: hashline.v1.FileEdit.insert_before:type_name -> hashline.v1.InsertOp
-	8,  // 4: hashline.v1.FileEdit.delete:type_name -> hashline.v1.DeleteOp
-	9,  // 5: hashline.v1.FileEdit.append:type_name -> hashline.v1.TextOp
-	9,  // 6: hashline.v1.FileEdit.prepend:type_name -> hashline.v1.TextOp
-	10, // 7: hashline.v1.FileEdit.replace_text:type_name -> hashline.v1.ReplaceTextOp
-	11, // 8: hashline.v1.EditRequest.edits:type_name -> hashline.v1.FileEdit
-	3,  // 9: hashline.v1.Window.lines:type_name -> hashline.v1.Line
-	13, // 10: hashline.v1.EditResponse.windows:type_name -> hashline.v1.Window
-	3,  // 11: hashline.v1.EditResponse.replaced:type_name -> hashline.v1.Line
-	3,  // 12: hashline.v1.EditResponse.lines:type_name -> hashline.v1.Line
-	17, // 13: hashline.v1.EditResponse.moved:type_name -> hashline.v1.MovedRef
-	15, // 14: hashline.v1.EditResponse.repairs:type_name -> hashline.v1.Repair
-	16, // 15: hashline.v1.EditResponse.shifts:type_name -> hashline.v1.LineShift
+	4,  // 0: hashline.v1.ReadResponse.lines:type_name -> hashline.v1.Line
+	7,  // 1: hashline.v1.FileEdit.replace:type_name -> hashline.v1.ReplaceOp
+	8,  // 2: hashline.v1.FileEdit.insert_after:type_name -> hashline.v1.InsertOp
+	8,  // 3: hashline.v1.FileEdit.insert_before:type_name -> hashline.v1.InsertOp
+	9,  // 4: hashline.v1.FileEdit.delete:type_name -> hashline.v1.DeleteOp
+	10, // 5: hashline.v1.FileEdit.append:type_name -> hashline.v1.TextOp
+	10, // 6: hashline.v1.FileEdit.prepend:type_name -> hashline.v1.TextOp
+	11, // 7: hashline.v1.FileEdit.replace_text:type_name -> hashline.v1.ReplaceTextOp
+	12, // 8: hashline.v1.EditRequest.edits:type_name -> hashline.v1.FileEdit
+	4,  // 9: hashline.v1.Window.lines:type_name -> hashline.v1.Line
+	14, // 10: hashline.v1.EditResponse.windows:type_name -> hashline.v1.Window
+	4,  // 11: hashline.v1.EditResponse.replaced:type_name -> hashline.v1.Line
+	4,  // 12: hashline.v1.EditResponse.lines:type_name -> hashline.v1.Line
+	18, // 13: hashline.v1.EditResponse.moved:type_name -> hashline.v1.MovedRef
+	16, // 14: hashline.v1.EditResponse.repairs:type_name -> hashline.v1.Repair
+	17, // 15: hashline.v1.EditResponse.shifts:type_name -> hashline.v1.LineShift
 	0,  // 16: hashline.v1.WriteRequest.mode:type_name -> hashline.v1.WriteMode
-	21, // 17: hashline.v1.GrepLine.submatches:type_name -> hashline.v1.Span
-	22, // 18: hashline.v1.GrepFile.lines:type_name -> hashline.v1.GrepLine
-	42, // 19: hashline.v1.GrepSummary.elapsed:type_name -> google.protobuf.Duration
-	23, // 20: hashline.v1.GrepResponse.file:type_name -> hashline.v1.GrepFile
-	24, // 21: hashline.v1.GrepResponse.summary:type_name -> hashline.v1.GrepSummary
+	22, // 17: hashline.v1.GrepLine.submatches:type_name -> hashline.v1.Span
+	23, // 18: hashline.v1.GrepFile.lines:type_name -> hashline.v1.GrepLine
+	52, // 19: hashline.v1.GrepSummary.elapsed:type_name -> google.protobuf.Duration
+	24, // 20: hashline.v1.GrepResponse.file:type_name -> hashline.v1.GrepFile
+	25, // 21: hashline.v1.GrepResponse.summary:type_name -> hashline.v1.GrepSummary
 	1,  // 22: hashline.v1.WatchResponse.kind:type_name -> hashline.v1.WatchEventKind
-	27, // 23: hashline.v1.WatchResponse.changed:type_name -> hashline.v1.LineRange
-	43, // 24: hashline.v1.WatchResponse.time:type_name -> google.protobuf.Timestamp
+	28, // 23: hashline.v1.WatchResponse.changed:type_name -> hashline.v1.LineRange
+	53, // 24: hashline.v1.WatchResponse.time:type_name -> google.protobuf.Timestamp
 	2,  // 25: hashline.v1.Entry.type:type_name -> hashline.v1.EntryType
-	32, // 26: hashline.v1.ListResponse.entries:type_name -> hashline.v1.Entry
-	12, // 27: hashline.v1.Change.edit:type_name -> hashline.v1.EditRequest
-	18, // 28: hashline.v1.Change.write:type_name -> hashline.v1.WriteRequest
-	34, // 29: hashline.v1.Change.delete:type_name -> hashline.v1.DeleteRequest
-	36, // 30: hashline.v1.Change.move:type_name -> hashline.v1.MoveRequest
-	38, // 31: hashline.v1.ApplyRequest.changes:type_name -> hashline.v1.Change
-	14, // 32: hashline.v1.ChangeResult.edit:type_name -> hashline.v1.EditResponse
-	19, // 33: hashline.v1.ChangeResult.write:type_name -> hashline.v1.WriteResponse
-	35, // 34: hashline.v1.ChangeResult.delete:type_name -> hashline.v1.DeleteResponse
-	37, // 35: hashline.v1.ChangeResult.move:type_name -> hashline.v1.MoveResponse
-	40, // 36: hashline.v1.ApplyResponse.results:type_name -> hashline.v1.ChangeResult
-	4,  // 37: hashline.v1.FileService.Read:input_type -> hashline.v1.ReadRequest
-	12, // 38: hashline.v1.FileService.Edit:input_type -> hashline.v1.EditRequest
-	18, // 39: hashline.v1.FileService.Write:input_type -> hashline.v1.WriteRequest
-	20, // 40: hashline.v1.FileService.Grep:input_type -> hashline.v1.GrepRequest
-	26, // 41: hashline.v1.FileService.Watch:input_type -> hashline.v1.WatchRequest
-	29, // 42: hashline.v1.FileService.Status:input_type -> hashline.v1.StatusRequest
-	31, // 43: hashline.v1.FileService.List:input_type -> hashline.v1.ListRequest
-	34, // 44: hashline.v1.FileService.Delete:input_type -> hashline.v1.DeleteRequest
-	36, // 45: hashline.v1.FileService.Move:input_type -> hashline.v1.MoveRequest
-	39, // 46: hashline.v1.FileService.Apply:input_type -> hashline.v1.ApplyRequest
-	5,  // 47: hashline.v1.FileService.Read:output_type -> hashline.v1.ReadResponse
-	14, // 48: hashline.v1.FileService.Edit:output_type -> hashline.v1.EditResponse
-	19, // 49: hashline.v1.FileService.Write:output_type -> hashline.v1.WriteResponse
-	25, // 50: hashline.v1.FileService.Grep:output_type -> hashline.v1.GrepResponse
-	28, // 51: hashline.v1.FileService.Watch:output_type -> hashline.v1.WatchResponse
-	30, // 52: hashline.v1.FileService.Status:output_type -> hashline.v1.StatusResponse
-	33, // 53: hashline.v1.FileService.List:output_type -> hashline.v1.ListResponse
-	35, // 54: hashline.v1.FileService.Delete:output_type -> hashline.v1.DeleteResponse
-	37, // 55: hashline.v1.FileService.Move:output_type -> hashline.v1.MoveResponse
-	41, // 56: hashline.v1.FileService.Apply:output_type -> hashline.v1.ApplyResponse
-	47, // [47:57] is the sub-list for method output_type
-	37, // [37:47] is the sub-list for method input_type
-	37, // [37:37] is the sub-list for extension type_name
-	37, // [37:37] is the sub-list for extension extendee
-	0,  // [0:37] is the sub-list for field type_name
+	33, // 26: hashline.v1.ListResponse.entries:type_name -> hashline.v1.Entry
+	13, // 27: hashline.v1.Change.edit:type_name -> hashline.v1.EditRequest
+	19, // 28: hashline.v1.Change.write:type_name -> hashline.v1.WriteRequest
+	35, // 29: hashline.v1.Change.delete:type_name -> hashline.v1.DeleteRequest
+	37, // 30: hashline.v1.Change.move:type_name -> hashline.v1.MoveRequest
+	39, // 31: hashline.v1.ApplyRequest.changes:type_name -> hashline.v1.Change
+	15, // 32: hashline.v1.ChangeResult.edit:type_name -> hashline.v1.EditResponse
+	20, // 33: hashline.v1.ChangeResult.write:type_name -> hashline.v1.WriteResponse
+	36, // 34: hashline.v1.ChangeResult.delete:type_name -> hashline.v1.DeleteResponse
+	38, // 35: hashline.v1.ChangeResult.move:type_name -> hashline.v1.MoveResponse
+	41, // 36: hashline.v1.ApplyResponse.results:type_name -> hashline.v1.ChangeResult
+	53, // 37: hashline.v1.HistoryRequest.since:type_name -> google.protobuf.Timestamp
+	53, // 38: hashline.v1.HistoryRequest.until:type_name -> google.protobuf.Timestamp
+	53, // 39: hashline.v1.HistoryEntry.time:type_name -> google.protobuf.Timestamp
+	3,  // 40: hashline.v1.HistoryEntry.kind:type_name -> hashline.v1.ChangeKind
+	44, // 41: hashline.v1.HistoryEntry.files:type_name -> hashline.v1.HistoryFile
+	45, // 42: hashline.v1.HistoryResponse.entries:type_name -> hashline.v1.HistoryEntry
+	4,  // 43: hashline.v1.BlameLine.line:type_name -> hashline.v1.Line
+	53, // 44: hashline.v1.BlameLine.time:type_name -> google.protobuf.Timestamp
+	48, // 45: hashline.v1.BlameResponse.lines:type_name -> hashline.v1.BlameLine
+	41, // 46: hashline.v1.RevertResponse.results:type_name -> hashline.v1.ChangeResult
+	5,  // 47: hashline.v1.FileService.Read:input_type -> hashline.v1.ReadRequest
+	13, // 48: hashline.v1.FileService.Edit:input_type -> hashline.v1.EditRequest
+	19, // 49: hashline.v1.FileService.Write:input_type -> hashline.v1.WriteRequest
+	21, // 50: hashline.v1.FileService.Grep:input_type -> hashline.v1.GrepRequest
+	27, // 51: hashline.v1.FileService.Watch:input_type -> hashline.v1.WatchRequest
+	30, // 52: hashline.v1.FileService.Status:input_type -> hashline.v1.StatusRequest
+	32, // 53: hashline.v1.FileService.List:input_type -> hashline.v1.ListRequest
+	35, // 54: hashline.v1.FileService.Delete:input_type -> hashline.v1.DeleteRequest
+	37, // 55: hashline.v1.FileService.Move:input_type -> hashline.v1.MoveRequest
+	40, // 56: hashline.v1.FileService.Apply:input_type -> hashline.v1.ApplyRequest
+	43, // 57: hashline.v1.FileService.History:input_type -> hashline.v1.HistoryRequest
+	47, // 58: hashline.v1.FileService.Blame:input_type -> hashline.v1.BlameRequest
+	50, // 59: hashline.v1.FileService.Revert:input_type -> hashline.v1.RevertRequest
+	6,  // 60: hashline.v1.FileService.Read:output_type -> hashline.v1.ReadResponse
+	15, // 61: hashline.v1.FileService.Edit:output_type -> hashline.v1.EditResponse
+	20, // 62: hashline.v1.FileService.Write:output_type -> hashline.v1.WriteResponse
+	26, // 63: hashline.v1.FileService.Grep:output_type -> hashline.v1.GrepResponse
+	29, // 64: hashline.v1.FileService.Watch:output_type -> hashline.v1.WatchResponse
+	31, // 65: hashline.v1.FileService.Status:output_type -> hashline.v1.StatusResponse
+	34, // 66: hashline.v1.FileService.List:output_type -> hashline.v1.ListResponse
+	36, // 67: hashline.v1.FileService.Delete:output_type -> hashline.v1.DeleteResponse
+	38, // 68: hashline.v1.FileService.Move:output_type -> hashline.v1.MoveResponse
+	42, // 69: hashline.v1.FileService.Apply:output_type -> hashline.v1.ApplyResponse
+	46, // 70: hashline.v1.FileService.History:output_type -> hashline.v1.HistoryResponse
+	49, // 71: hashline.v1.FileService.Blame:output_type -> hashline.v1.BlameResponse
+	51, // 72: hashline.v1.FileService.Revert:output_type -> hashline.v1.RevertResponse
+	60, // [60:73] is the sub-list for method output_type
+	47, // [47:60] is the sub-list for method input_type
+	47, // [47:47] is the sub-list for extension type_name
+	47, // [47:47] is the sub-list for extension extendee
+	0,  // [0:47] is the sub-list for field type_name
 }
 
 func init() { file_hashline_v1_hashline_proto_init() }
@@ -3996,8 +4951,8 @@ func file_hashline_v1_hashline_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hashline_v1_hashline_proto_rawDesc), len(file_hashline_v1_hashline_proto_rawDesc)),
-			NumEnums:      3,
-			NumMessages:   39,
+			NumEnums:      4,
+			NumMessages:   48,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

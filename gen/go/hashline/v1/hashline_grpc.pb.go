@@ -26,16 +26,19 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	FileService_Read_FullMethodName   = "/hashline.v1.FileService/Read"
-	FileService_Edit_FullMethodName   = "/hashline.v1.FileService/Edit"
-	FileService_Write_FullMethodName  = "/hashline.v1.FileService/Write"
-	FileService_Grep_FullMethodName   = "/hashline.v1.FileService/Grep"
-	FileService_Watch_FullMethodName  = "/hashline.v1.FileService/Watch"
-	FileService_Status_FullMethodName = "/hashline.v1.FileService/Status"
-	FileService_List_FullMethodName   = "/hashline.v1.FileService/List"
-	FileService_Delete_FullMethodName = "/hashline.v1.FileService/Delete"
-	FileService_Move_FullMethodName   = "/hashline.v1.FileService/Move"
-	FileService_Apply_FullMethodName  = "/hashline.v1.FileService/Apply"
+	FileService_Read_FullMethodName    = "/hashline.v1.FileService/Read"
+	FileService_Edit_FullMethodName    = "/hashline.v1.FileService/Edit"
+	FileService_Write_FullMethodName   = "/hashline.v1.FileService/Write"
+	FileService_Grep_FullMethodName    = "/hashline.v1.FileService/Grep"
+	FileService_Watch_FullMethodName   = "/hashline.v1.FileService/Watch"
+	FileService_Status_FullMethodName  = "/hashline.v1.FileService/Status"
+	FileService_List_FullMethodName    = "/hashline.v1.FileService/List"
+	FileService_Delete_FullMethodName  = "/hashline.v1.FileService/Delete"
+	FileService_Move_FullMethodName    = "/hashline.v1.FileService/Move"
+	FileService_Apply_FullMethodName   = "/hashline.v1.FileService/Apply"
+	FileService_History_FullMethodName = "/hashline.v1.FileService/History"
+	FileService_Blame_FullMethodName   = "/hashline.v1.FileService/Blame"
+	FileService_Revert_FullMethodName  = "/hashline.v1.FileService/Revert"
 )
 
 // FileServiceClient is the client API for FileService service.
@@ -79,6 +82,19 @@ type FileServiceClient interface {
 	// change, and after a crash a restarted server finds the set either fully
 	// applied or not at all.
 	Apply(ctx context.Context, in *ApplyRequest, opts ...grpc.CallOption) (*ApplyResponse, error)
+	// History lists the committed changes of a file, a directory or the
+	// workspace, newest first, paged: who made each, when, in which call, and
+	// on request its hunks as a tagged diff.
+	History(ctx context.Context, in *HistoryRequest, opts ...grpc.CallOption) (*HistoryResponse, error)
+	// Blame says, for each line of a file as it is now, which change last
+	// wrote it, by which agent and when.
+	Blame(ctx context.Context, in *BlameRequest, opts ...grpc.CallOption) (*BlameResponse, error)
+	// Revert undoes one change (or change set) by id, rebased over every
+	// change since: the inverse of its hunks applied to the files as they are
+	// now. A later change to the same lines makes it a conflict, refused with
+	// the later changes named; a revert is all or nothing and is a change of
+	// its own, with its own id.
+	Revert(ctx context.Context, in *RevertRequest, opts ...grpc.CallOption) (*RevertResponse, error)
 }
 
 type fileServiceClient struct {
@@ -207,6 +223,36 @@ func (c *fileServiceClient) Apply(ctx context.Context, in *ApplyRequest, opts ..
 	return out, nil
 }
 
+func (c *fileServiceClient) History(ctx context.Context, in *HistoryRequest, opts ...grpc.CallOption) (*HistoryResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(HistoryResponse)
+	err := c.cc.Invoke(ctx, FileService_History_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *fileServiceClient) Blame(ctx context.Context, in *BlameRequest, opts ...grpc.CallOption) (*BlameResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(BlameResponse)
+	err := c.cc.Invoke(ctx, FileService_Blame_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *fileServiceClient) Revert(ctx context.Context, in *RevertRequest, opts ...grpc.CallOption) (*RevertResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RevertResponse)
+	err := c.cc.Invoke(ctx, FileService_Revert_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // FileServiceServer is the server API for FileService service.
 // All implementations must embed UnimplementedFileServiceServer
 // for forward compatibility.
@@ -248,6 +294,19 @@ type FileServiceServer interface {
 	// change, and after a crash a restarted server finds the set either fully
 	// applied or not at all.
 	Apply(context.Context, *ApplyRequest) (*ApplyResponse, error)
+	// History lists the committed changes of a file, a directory or the
+	// workspace, newest first, paged: who made each, when, in which call, and
+	// on request its hunks as a tagged diff.
+	History(context.Context, *HistoryRequest) (*HistoryResponse, error)
+	// Blame says, for each line of a file as it is now, which change last
+	// wrote it, by which agent and when.
+	Blame(context.Context, *BlameRequest) (*BlameResponse, error)
+	// Revert undoes one change (or change set) by id, rebased over every
+	// change since: the inverse of its hunks applied to the files as they are
+	// now. A later change to the same lines makes it a conflict, refused with
+	// the later changes named; a revert is all or nothing and is a change of
+	// its own, with its own id.
+	Revert(context.Context, *RevertRequest) (*RevertResponse, error)
 	mustEmbedUnimplementedFileServiceServer()
 }
 
@@ -287,6 +346,15 @@ func (UnimplementedFileServiceServer) Move(context.Context, *MoveRequest) (*Move
 }
 func (UnimplementedFileServiceServer) Apply(context.Context, *ApplyRequest) (*ApplyResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Apply not implemented")
+}
+func (UnimplementedFileServiceServer) History(context.Context, *HistoryRequest) (*HistoryResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method History not implemented")
+}
+func (UnimplementedFileServiceServer) Blame(context.Context, *BlameRequest) (*BlameResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Blame not implemented")
+}
+func (UnimplementedFileServiceServer) Revert(context.Context, *RevertRequest) (*RevertResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Revert not implemented")
 }
 func (UnimplementedFileServiceServer) mustEmbedUnimplementedFileServiceServer() {}
 func (UnimplementedFileServiceServer) testEmbeddedByValue()                     {}
@@ -475,6 +543,60 @@ func _FileService_Apply_Handler(srv interface{}, ctx context.Context, dec func(i
 	return interceptor(ctx, in, info, handler)
 }
 
+func _FileService_History_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(HistoryRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(FileServiceServer).History(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: FileService_History_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(FileServiceServer).History(ctx, req.(*HistoryRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _FileService_Blame_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(BlameRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(FileServiceServer).Blame(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: FileService_Blame_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(FileServiceServer).Blame(ctx, req.(*BlameRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _FileService_Revert_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RevertRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(FileServiceServer).Revert(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: FileService_Revert_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(FileServiceServer).Revert(ctx, req.(*RevertRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // FileService_ServiceDesc is the grpc.ServiceDesc for FileService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -513,6 +635,18 @@ var FileService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Apply",
 			Handler:    _FileService_Apply_Handler,
+		},
+		{
+			MethodName: "History",
+			Handler:    _FileService_History_Handler,
+		},
+		{
+			MethodName: "Blame",
+			Handler:    _FileService_Blame_Handler,
+		},
+		{
+			MethodName: "Revert",
+			Handler:    _FileService_Revert_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

@@ -19,7 +19,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file hashline/v1/hashline.proto.
  */
 export const file_hashline_v1_hashline: GenFile = /*@__PURE__*/
-  fileDesc("ChpoYXNobGluZS92MS9oYXNobGluZS5wcm90bxILaGFzaGxpbmUudjEiNQoETGluZRIOCgZudW1iZXIYASABKAUSDAoEaGFzaBgCIAEoCRIPCgdjb250ZW50GAMgASgJIk4KC1JlYWRSZXF1ZXN0EgwKBHBhdGgYASABKAkSDgoGb2Zmc2V0GAIgASgFEg0KBWxpbWl0GAMgASgFEhIKCm9taXRfbGluZXMYBCABKAgixgEKDFJlYWRSZXNwb25zZRIMCgRwYXRoGAEgASgJEg8KB3ZlcnNpb24YAiABKAkSIAoFbGluZXMYAyADKAsyES5oYXNobGluZS52MS5MaW5lEgwKBHRleHQYBCABKAkSEwoLdG90YWxfbGluZXMYBSABKAUSEQoJdHJ1bmNhdGVkGAYgASgIEhMKC25leHRfb2Zmc2V0GAcgASgFEgsKA2VvbBgIIAEoCRILCgNib20YCSABKAgSEAoIZW5jb2RpbmcYCiABKAkiNQoJUmVwbGFjZU9wEg0KBXN0YXJ0GAEgASgJEgsKA2VuZBgCIAEoCRIMCgR0ZXh0GAMgASgJIigKCEluc2VydE9wEg4KBmFuY2hvchgBIAEoCRIMCgR0ZXh0GAIgASgJIiYKCERlbGV0ZU9wEg0KBXN0YXJ0GAEgASgJEgsKA2VuZBgCIAEoCSIWCgZUZXh0T3ASDAoEdGV4dBgBIAEoCSJACg1SZXBsYWNlVGV4dE9wEhAKCG9sZF90ZXh0GAEgASgJEhAKCG5ld190ZXh0GAIgASgJEgsKA2FsbBgDIAEoCCLGAgoIRmlsZUVkaXQSKQoHcmVwbGFjZRgBIAEoCzIWLmhhc2hsaW5lLnYxLlJlcGxhY2VPcEgAEi0KDGluc2VydF9hZnRlchgCIAEoCzIVLmhhc2hsaW5lLnYxLkluc2VydE9wSAASLgoNaW5zZXJ0X2JlZm9yZRgDIAEoCzIVLmhhc2hsaW5lLnYxLkluc2VydE9wSAASJwoGZGVsZXRlGAQgASgLMhUuaGFzaGxpbmUudjEuRGVsZXRlT3BIABIlCgZhcHBlbmQYBSABKAsyEy5oYXNobGluZS52MS5UZXh0T3BIABImCgdwcmVwZW5kGAYgASgLMhMuaGFzaGxpbmUudjEuVGV4dE9wSAASMgoMcmVwbGFjZV90ZXh0GAcgASgLMhouaGFzaGxpbmUudjEuUmVwbGFjZVRleHRPcEgAQgQKAm9wIrwBCgtFZGl0UmVxdWVzdBIMCgRwYXRoGAEgASgJEiQKBWVkaXRzGAIgAygLMhUuaGFzaGxpbmUudjEuRmlsZUVkaXQSFAoMYmFzZV92ZXJzaW9uGAMgASgJEg8KB2RyeV9ydW4YBCABKAgSFAoHY29udGV4dBgFIAEoBUgAiAEBEgwKBGZ1bGwYBiABKAgSEgoKcmVxdWVzdF9pZBgHIAEoCRIOCgZzdHJpY3QYCCABKAhCCgoIX2NvbnRleHQiVAoGV2luZG93Eg0KBXN0YXJ0GAEgASgFEgsKA2VuZBgCIAEoBRIgCgVsaW5lcxgDIAMoCzIRLmhhc2hsaW5lLnYxLkxpbmUSDAoEdGV4dBgEIAEoCSL/AgoMRWRpdFJlc3BvbnNlEgwKBHBhdGgYASABKAkSDwoHdmVyc2lvbhgCIAEoCRIMCgRkaWZmGAMgASgJEiQKB3dpbmRvd3MYBCADKAsyEy5oYXNobGluZS52MS5XaW5kb3cSIwoIcmVwbGFjZWQYBSADKAsyES5oYXNobGluZS52MS5MaW5lEhAKCHdhcm5pbmdzGAYgAygJEiAKBWxpbmVzGAcgAygLMhEuaGFzaGxpbmUudjEuTGluZRITCgt0b3RhbF9saW5lcxgIIAEoBRIPCgdkcnlfcnVuGAkgASgIEhQKDHJlYmFzZWRfZnJvbRgKIAEoCRIkCgVtb3ZlZBgLIAMoCzIVLmhhc2hsaW5lLnYxLk1vdmVkUmVmEiQKB3JlcGFpcnMYDCADKAsyEy5oYXNobGluZS52MS5SZXBhaXISEwoLdGFnZ2VkX2RpZmYYDSABKAkSJgoGc2hpZnRzGA4gAygLMhYuaGFzaGxpbmUudjEuTGluZVNoaWZ0IkgKBlJlcGFpchIMCgRraW5kGAEgASgJEhIKCmVkaXRfaW5kZXgYAiABKAUSDAoEbGluZRgDIAEoBRIOCgZkZXRhaWwYBCABKAkiMQoJTGluZVNoaWZ0EgwKBGZyb20YASABKAUSCgoCdG8YAiABKAUSCgoCYnkYAyABKAUiMQoITW92ZWRSZWYSCwoDcmVmGAEgASgJEgwKBGZyb20YAiABKAUSCgoCdG8YAyABKAUigQEKDFdyaXRlUmVxdWVzdBIMCgRwYXRoGAEgASgJEg8KB2NvbnRlbnQYAiABKAkSJAoEbW9kZRgDIAEoDjIWLmhhc2hsaW5lLnYxLldyaXRlTW9kZRIYChBleHBlY3RlZF92ZXJzaW9uGAQgASgJEhIKCnJlcXVlc3RfaWQYBSABKAkiVAoNV3JpdGVSZXNwb25zZRIMCgRwYXRoGAEgASgJEg8KB3ZlcnNpb24YAiABKAkSEwoLdG90YWxfbGluZXMYAyABKAUSDwoHY3JlYXRlZBgEIAEoCCLgAQoLR3JlcFJlcXVlc3QSDwoHcGF0dGVybhgBIAEoCRIMCgRwYXRoGAIgASgJEgwKBGdsb2IYAyADKAkSFAoMZXhjbHVkZV9nbG9iGAQgAygJEhgKEGNhc2VfaW5zZW5zaXRpdmUYBSABKAgSDwoHbGl0ZXJhbBgGIAEoCBIOCgZiZWZvcmUYByABKAUSDQoFYWZ0ZXIYCCABKAUSEwoLbWF4X21hdGNoZXMYCSABKAUSDAoEdHlwZRgKIAMoCRIOCgZoaWRkZW4YCyABKAgSEQoJbm9faWdub3JlGAwgASgIIiIKBFNwYW4SDQoFc3RhcnQYASABKAUSCwoDZW5kGAIgASgFIm8KCEdyZXBMaW5lEg4KBm51bWJlchgBIAEoBRIMCgRoYXNoGAIgASgJEg8KB2NvbnRlbnQYAyABKAkSDQoFbWF0Y2gYBCABKAgSJQoKc3VibWF0Y2hlcxgFIAMoCzIRLmhhc2hsaW5lLnYxLlNwYW4iTwoIR3JlcEZpbGUSDAoEcGF0aBgBIAEoCRIPCgd2ZXJzaW9uGAIgASgJEiQKBWxpbmVzGAMgAygLMhUuaGFzaGxpbmUudjEuR3JlcExpbmUiogEKC0dyZXBTdW1tYXJ5EhUKDWZpbGVzX3NjYW5uZWQYASABKAUSFQoNZmlsZXNfbWF0Y2hlZBgCIAEoBRIPCgdtYXRjaGVzGAMgASgFEhEKCXRydW5jYXRlZBgEIAEoCBIVCg1ieXRlc19zY2FubmVkGAUgASgDEioKB2VsYXBzZWQYBiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24ibAoMR3JlcFJlc3BvbnNlEiUKBGZpbGUYASABKAsyFS5oYXNobGluZS52MS5HcmVwRmlsZUgAEisKB3N1bW1hcnkYAiABKAsyGC5oYXNobGluZS52MS5HcmVwU3VtbWFyeUgAQggKBnJlc3VsdCIcCgxXYXRjaFJlcXVlc3QSDAoEcGF0aBgBIAEoCSJXCglMaW5lUmFuZ2USEQoJb2xkX3N0YXJ0GAEgASgFEhEKCW9sZF9jb3VudBgCIAEoBRIRCgluZXdfc3RhcnQYAyABKAUSEQoJbmV3X2NvdW50GAQgASgFIp4CCg1XYXRjaFJlc3BvbnNlEgwKBHBhdGgYASABKAkSKQoEa2luZBgCIAEoDjIbLmhhc2hsaW5lLnYxLldhdGNoRXZlbnRLaW5kEg0KBWFnZW50GAMgASgJEhAKCGV4dGVybmFsGAQgASgIEhMKC29sZF92ZXJzaW9uGAUgASgJEhMKC25ld192ZXJzaW9uGAYgASgJEicKB2NoYW5nZWQYByADKAsyFi5oYXNobGluZS52MS5MaW5lUmFuZ2USDwoHZHJvcHBlZBgIIAEoAxIoCgR0aW1lGAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIRCglmcm9tX3BhdGgYCiABKAkSEgoKY2hhbmdlX3NldBgLIAEoCSIPCg1TdGF0dXNSZXF1ZXN0IlcKDlN0YXR1c1Jlc3BvbnNlEgwKBHJvb3QYASABKAkSDwoHdmVyc2lvbhgCIAEoCRIQCghoYXNoX2xlbhgDIAEoBRIUCgxyZXF1aXJlX3JlYWQYBCABKAgiogEKC0xpc3RSZXF1ZXN0EgwKBHBhdGgYASABKAkSDAoEZ2xvYhgCIAMoCRIRCglyZWN1cnNpdmUYAyABKAgSEwoLbWF4X2VudHJpZXMYBCABKAUSDgoGaGlkZGVuGAUgASgIEhEKCW5vX2lnbm9yZRgGIAEoCBIYChBpbmNsdWRlX3ZlcnNpb25zGAcgASgIEhIKCnBhZ2VfdG9rZW4YCCABKAkiWgoFRW50cnkSDAoEcGF0aBgBIAEoCRIkCgR0eXBlGAIgASgOMhYuaGFzaGxpbmUudjEuRW50cnlUeXBlEgwKBHNpemUYAyABKAMSDwoHdmVyc2lvbhgEIAEoCSJtCgxMaXN0UmVzcG9uc2USDAoEcGF0aBgBIAEoCRIjCgdlbnRyaWVzGAIgAygLMhIuaGFzaGxpbmUudjEuRW50cnkSEQoJdHJ1bmNhdGVkGAMgASgIEhcKD25leHRfcGFnZV90b2tlbhgEIAEoCSJLCg1EZWxldGVSZXF1ZXN0EgwKBHBhdGgYASABKAkSGAoQZXhwZWN0ZWRfdmVyc2lvbhgCIAEoCRISCgpyZXF1ZXN0X2lkGAMgASgJIkIKDkRlbGV0ZVJlc3BvbnNlEgwKBHBhdGgYASABKAkSDwoHdmVyc2lvbhgCIAEoCRIRCglkaXJlY3RvcnkYAyABKAgiaAoLTW92ZVJlcXVlc3QSDAoEZnJvbRgBIAEoCRIKCgJ0bxgCIAEoCRIYChBleHBlY3RlZF92ZXJzaW9uGAMgASgJEhEKCW92ZXJ3cml0ZRgEIAEoCBISCgpyZXF1ZXN0X2lkGAUgASgJIlMKDE1vdmVSZXNwb25zZRIMCgRmcm9tGAEgASgJEgoKAnRvGAIgASgJEg8KB3ZlcnNpb24YAyABKAkSGAoQcmVwbGFjZWRfdmVyc2lvbhgEIAEoCSLAAQoGQ2hhbmdlEigKBGVkaXQYASABKAsyGC5oYXNobGluZS52MS5FZGl0UmVxdWVzdEgAEioKBXdyaXRlGAIgASgLMhkuaGFzaGxpbmUudjEuV3JpdGVSZXF1ZXN0SAASLAoGZGVsZXRlGAMgASgLMhouaGFzaGxpbmUudjEuRGVsZXRlUmVxdWVzdEgAEigKBG1vdmUYBCABKAsyGC5oYXNobGluZS52MS5Nb3ZlUmVxdWVzdEgAQggKBmNoYW5nZSJZCgxBcHBseVJlcXVlc3QSJAoHY2hhbmdlcxgBIAMoCzITLmhhc2hsaW5lLnYxLkNoYW5nZRIPCgdkcnlfcnVuGAIgASgIEhIKCnJlcXVlc3RfaWQYAyABKAkiygEKDENoYW5nZVJlc3VsdBIpCgRlZGl0GAEgASgLMhkuaGFzaGxpbmUudjEuRWRpdFJlc3BvbnNlSAASKwoFd3JpdGUYAiABKAsyGi5oYXNobGluZS52MS5Xcml0ZVJlc3BvbnNlSAASLQoGZGVsZXRlGAMgASgLMhsuaGFzaGxpbmUudjEuRGVsZXRlUmVzcG9uc2VIABIpCgRtb3ZlGAQgASgLMhkuaGFzaGxpbmUudjEuTW92ZVJlc3BvbnNlSABCCAoGcmVzdWx0ImAKDUFwcGx5UmVzcG9uc2USKgoHcmVzdWx0cxgBIAMoCzIZLmhhc2hsaW5lLnYxLkNoYW5nZVJlc3VsdBIPCgdkcnlfcnVuGAIgASgIEhIKCmNoYW5nZV9zZXQYAyABKAkqbQoJV3JpdGVNb2RlEhoKFldSSVRFX01PREVfVU5TUEVDSUZJRUQQABIVChFXUklURV9NT0RFX1VQU0VSVBABEhUKEVdSSVRFX01PREVfQ1JFQVRFEAISFgoSV1JJVEVfTU9ERV9SRVBMQUNFEAMqqQEKDldhdGNoRXZlbnRLaW5kEiAKHFdBVENIX0VWRU5UX0tJTkRfVU5TUEVDSUZJRUQQABIcChhXQVRDSF9FVkVOVF9LSU5EX0NSRUFURUQQARIdChlXQVRDSF9FVkVOVF9LSU5EX01PRElGSUVEEAISHAoYV0FUQ0hfRVZFTlRfS0lORF9ERUxFVEVEEAMSGgoWV0FUQ0hfRVZFTlRfS0lORF9NT1ZFRBAEKmgKCUVudHJ5VHlwZRIaChZFTlRSWV9UWVBFX1VOU1BFQ0lGSUVEEAASEwoPRU5UUllfVFlQRV9GSUxFEAESEgoORU5UUllfVFlQRV9ESVIQAhIWChJFTlRSWV9UWVBFX1NZTUxJTksQAzKhBQoLRmlsZVNlcnZpY2USQAoEUmVhZBIYLmhhc2hsaW5lLnYxLlJlYWRSZXF1ZXN0GhkuaGFzaGxpbmUudjEuUmVhZFJlc3BvbnNlIgOQAgESOwoERWRpdBIYLmhhc2hsaW5lLnYxLkVkaXRSZXF1ZXN0GhkuaGFzaGxpbmUudjEuRWRpdFJlc3BvbnNlEj4KBVdyaXRlEhkuaGFzaGxpbmUudjEuV3JpdGVSZXF1ZXN0GhouaGFzaGxpbmUudjEuV3JpdGVSZXNwb25zZRJCCgRHcmVwEhguaGFzaGxpbmUudjEuR3JlcFJlcXVlc3QaGS5oYXNobGluZS52MS5HcmVwUmVzcG9uc2UiA5ACATABEkUKBVdhdGNoEhkuaGFzaGxpbmUudjEuV2F0Y2hSZXF1ZXN0GhouaGFzaGxpbmUudjEuV2F0Y2hSZXNwb25zZSIDkAIBMAESRgoGU3RhdHVzEhouaGFzaGxpbmUudjEuU3RhdHVzUmVxdWVzdBobLmhhc2hsaW5lLnYxLlN0YXR1c1Jlc3BvbnNlIgOQAgESQAoETGlzdBIYLmhhc2hsaW5lLnYxLkxpc3RSZXF1ZXN0GhkuaGFzaGxpbmUudjEuTGlzdFJlc3BvbnNlIgOQAgESQQoGRGVsZXRlEhouaGFzaGxpbmUudjEuRGVsZXRlUmVxdWVzdBobLmhhc2hsaW5lLnYxLkRlbGV0ZVJlc3BvbnNlEjsKBE1vdmUSGC5oYXNobGluZS52MS5Nb3ZlUmVxdWVzdBoZLmhhc2hsaW5lLnYxLk1vdmVSZXNwb25zZRI+CgVBcHBseRIZLmhhc2hsaW5lLnYxLkFwcGx5UmVxdWVzdBoaLmhhc2hsaW5lLnYxLkFwcGx5UmVzcG9uc2VCqQEKD2NvbS5oYXNobGluZS52MUINSGFzaGxpbmVQcm90b1ABWjpnaXRodWIuY29tL2hhc2hsaW5lL2hhc2hsaW5lL2dlbi9nby9oYXNobGluZS92MTtoYXNobGluZXYxogIDSFhYqgILSGFzaGxpbmUuVjHKAgtIYXNobGluZVxWMeICF0hhc2hsaW5lXFYxXEdQQk1ldGFkYXRh6gIMSGFzaGxpbmU6OlYxYgZwcm90bzM", [file_google_protobuf_duration, file_google_protobuf_timestamp]);
+  fileDesc("ChpoYXNobGluZS92MS9oYXNobGluZS5wcm90bxILaGFzaGxpbmUudjEiNQoETGluZRIOCgZudW1iZXIYASABKAUSDAoEaGFzaBgCIAEoCRIPCgdjb250ZW50GAMgASgJIk4KC1JlYWRSZXF1ZXN0EgwKBHBhdGgYASABKAkSDgoGb2Zmc2V0GAIgASgFEg0KBWxpbWl0GAMgASgFEhIKCm9taXRfbGluZXMYBCABKAgixgEKDFJlYWRSZXNwb25zZRIMCgRwYXRoGAEgASgJEg8KB3ZlcnNpb24YAiABKAkSIAoFbGluZXMYAyADKAsyES5oYXNobGluZS52MS5MaW5lEgwKBHRleHQYBCABKAkSEwoLdG90YWxfbGluZXMYBSABKAUSEQoJdHJ1bmNhdGVkGAYgASgIEhMKC25leHRfb2Zmc2V0GAcgASgFEgsKA2VvbBgIIAEoCRILCgNib20YCSABKAgSEAoIZW5jb2RpbmcYCiABKAkiNQoJUmVwbGFjZU9wEg0KBXN0YXJ0GAEgASgJEgsKA2VuZBgCIAEoCRIMCgR0ZXh0GAMgASgJIigKCEluc2VydE9wEg4KBmFuY2hvchgBIAEoCRIMCgR0ZXh0GAIgASgJIiYKCERlbGV0ZU9wEg0KBXN0YXJ0GAEgASgJEgsKA2VuZBgCIAEoCSIWCgZUZXh0T3ASDAoEdGV4dBgBIAEoCSJACg1SZXBsYWNlVGV4dE9wEhAKCG9sZF90ZXh0GAEgASgJEhAKCG5ld190ZXh0GAIgASgJEgsKA2FsbBgDIAEoCCLGAgoIRmlsZUVkaXQSKQoHcmVwbGFjZRgBIAEoCzIWLmhhc2hsaW5lLnYxLlJlcGxhY2VPcEgAEi0KDGluc2VydF9hZnRlchgCIAEoCzIVLmhhc2hsaW5lLnYxLkluc2VydE9wSAASLgoNaW5zZXJ0X2JlZm9yZRgDIAEoCzIVLmhhc2hsaW5lLnYxLkluc2VydE9wSAASJwoGZGVsZXRlGAQgASgLMhUuaGFzaGxpbmUudjEuRGVsZXRlT3BIABIlCgZhcHBlbmQYBSABKAsyEy5oYXNobGluZS52MS5UZXh0T3BIABImCgdwcmVwZW5kGAYgASgLMhMuaGFzaGxpbmUudjEuVGV4dE9wSAASMgoMcmVwbGFjZV90ZXh0GAcgASgLMhouaGFzaGxpbmUudjEuUmVwbGFjZVRleHRPcEgAQgQKAm9wIrwBCgtFZGl0UmVxdWVzdBIMCgRwYXRoGAEgASgJEiQKBWVkaXRzGAIgAygLMhUuaGFzaGxpbmUudjEuRmlsZUVkaXQSFAoMYmFzZV92ZXJzaW9uGAMgASgJEg8KB2RyeV9ydW4YBCABKAgSFAoHY29udGV4dBgFIAEoBUgAiAEBEgwKBGZ1bGwYBiABKAgSEgoKcmVxdWVzdF9pZBgHIAEoCRIOCgZzdHJpY3QYCCABKAhCCgoIX2NvbnRleHQiVAoGV2luZG93Eg0KBXN0YXJ0GAEgASgFEgsKA2VuZBgCIAEoBRIgCgVsaW5lcxgDIAMoCzIRLmhhc2hsaW5lLnYxLkxpbmUSDAoEdGV4dBgEIAEoCSL/AgoMRWRpdFJlc3BvbnNlEgwKBHBhdGgYASABKAkSDwoHdmVyc2lvbhgCIAEoCRIMCgRkaWZmGAMgASgJEiQKB3dpbmRvd3MYBCADKAsyEy5oYXNobGluZS52MS5XaW5kb3cSIwoIcmVwbGFjZWQYBSADKAsyES5oYXNobGluZS52MS5MaW5lEhAKCHdhcm5pbmdzGAYgAygJEiAKBWxpbmVzGAcgAygLMhEuaGFzaGxpbmUudjEuTGluZRITCgt0b3RhbF9saW5lcxgIIAEoBRIPCgdkcnlfcnVuGAkgASgIEhQKDHJlYmFzZWRfZnJvbRgKIAEoCRIkCgVtb3ZlZBgLIAMoCzIVLmhhc2hsaW5lLnYxLk1vdmVkUmVmEiQKB3JlcGFpcnMYDCADKAsyEy5oYXNobGluZS52MS5SZXBhaXISEwoLdGFnZ2VkX2RpZmYYDSABKAkSJgoGc2hpZnRzGA4gAygLMhYuaGFzaGxpbmUudjEuTGluZVNoaWZ0IkgKBlJlcGFpchIMCgRraW5kGAEgASgJEhIKCmVkaXRfaW5kZXgYAiABKAUSDAoEbGluZRgDIAEoBRIOCgZkZXRhaWwYBCABKAkiMQoJTGluZVNoaWZ0EgwKBGZyb20YASABKAUSCgoCdG8YAiABKAUSCgoCYnkYAyABKAUiMQoITW92ZWRSZWYSCwoDcmVmGAEgASgJEgwKBGZyb20YAiABKAUSCgoCdG8YAyABKAUigQEKDFdyaXRlUmVxdWVzdBIMCgRwYXRoGAEgASgJEg8KB2NvbnRlbnQYAiABKAkSJAoEbW9kZRgDIAEoDjIWLmhhc2hsaW5lLnYxLldyaXRlTW9kZRIYChBleHBlY3RlZF92ZXJzaW9uGAQgASgJEhIKCnJlcXVlc3RfaWQYBSABKAkiVAoNV3JpdGVSZXNwb25zZRIMCgRwYXRoGAEgASgJEg8KB3ZlcnNpb24YAiABKAkSEwoLdG90YWxfbGluZXMYAyABKAUSDwoHY3JlYXRlZBgEIAEoCCLgAQoLR3JlcFJlcXVlc3QSDwoHcGF0dGVybhgBIAEoCRIMCgRwYXRoGAIgASgJEgwKBGdsb2IYAyADKAkSFAoMZXhjbHVkZV9nbG9iGAQgAygJEhgKEGNhc2VfaW5zZW5zaXRpdmUYBSABKAgSDwoHbGl0ZXJhbBgGIAEoCBIOCgZiZWZvcmUYByABKAUSDQoFYWZ0ZXIYCCABKAUSEwoLbWF4X21hdGNoZXMYCSABKAUSDAoEdHlwZRgKIAMoCRIOCgZoaWRkZW4YCyABKAgSEQoJbm9faWdub3JlGAwgASgIIiIKBFNwYW4SDQoFc3RhcnQYASABKAUSCwoDZW5kGAIgASgFIm8KCEdyZXBMaW5lEg4KBm51bWJlchgBIAEoBRIMCgRoYXNoGAIgASgJEg8KB2NvbnRlbnQYAyABKAkSDQoFbWF0Y2gYBCABKAgSJQoKc3VibWF0Y2hlcxgFIAMoCzIRLmhhc2hsaW5lLnYxLlNwYW4iTwoIR3JlcEZpbGUSDAoEcGF0aBgBIAEoCRIPCgd2ZXJzaW9uGAIgASgJEiQKBWxpbmVzGAMgAygLMhUuaGFzaGxpbmUudjEuR3JlcExpbmUiogEKC0dyZXBTdW1tYXJ5EhUKDWZpbGVzX3NjYW5uZWQYASABKAUSFQoNZmlsZXNfbWF0Y2hlZBgCIAEoBRIPCgdtYXRjaGVzGAMgASgFEhEKCXRydW5jYXRlZBgEIAEoCBIVCg1ieXRlc19zY2FubmVkGAUgASgDEioKB2VsYXBzZWQYBiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24ibAoMR3JlcFJlc3BvbnNlEiUKBGZpbGUYASABKAsyFS5oYXNobGluZS52MS5HcmVwRmlsZUgAEisKB3N1bW1hcnkYAiABKAsyGC5oYXNobGluZS52MS5HcmVwU3VtbWFyeUgAQggKBnJlc3VsdCIcCgxXYXRjaFJlcXVlc3QSDAoEcGF0aBgBIAEoCSJXCglMaW5lUmFuZ2USEQoJb2xkX3N0YXJ0GAEgASgFEhEKCW9sZF9jb3VudBgCIAEoBRIRCgluZXdfc3RhcnQYAyABKAUSEQoJbmV3X2NvdW50GAQgASgFIrECCg1XYXRjaFJlc3BvbnNlEgwKBHBhdGgYASABKAkSKQoEa2luZBgCIAEoDjIbLmhhc2hsaW5lLnYxLldhdGNoRXZlbnRLaW5kEg0KBWFnZW50GAMgASgJEhAKCGV4dGVybmFsGAQgASgIEhMKC29sZF92ZXJzaW9uGAUgASgJEhMKC25ld192ZXJzaW9uGAYgASgJEicKB2NoYW5nZWQYByADKAsyFi5oYXNobGluZS52MS5MaW5lUmFuZ2USDwoHZHJvcHBlZBgIIAEoAxIoCgR0aW1lGAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIRCglmcm9tX3BhdGgYCiABKAkSEgoKY2hhbmdlX3NldBgLIAEoCRIRCgljaGFuZ2VfaWQYDCABKAkiDwoNU3RhdHVzUmVxdWVzdCJXCg5TdGF0dXNSZXNwb25zZRIMCgRyb290GAEgASgJEg8KB3ZlcnNpb24YAiABKAkSEAoIaGFzaF9sZW4YAyABKAUSFAoMcmVxdWlyZV9yZWFkGAQgASgIIqIBCgtMaXN0UmVxdWVzdBIMCgRwYXRoGAEgASgJEgwKBGdsb2IYAiADKAkSEQoJcmVjdXJzaXZlGAMgASgIEhMKC21heF9lbnRyaWVzGAQgASgFEg4KBmhpZGRlbhgFIAEoCBIRCglub19pZ25vcmUYBiABKAgSGAoQaW5jbHVkZV92ZXJzaW9ucxgHIAEoCBISCgpwYWdlX3Rva2VuGAggASgJIloKBUVudHJ5EgwKBHBhdGgYASABKAkSJAoEdHlwZRgCIAEoDjIWLmhhc2hsaW5lLnYxLkVudHJ5VHlwZRIMCgRzaXplGAMgASgDEg8KB3ZlcnNpb24YBCABKAkibQoMTGlzdFJlc3BvbnNlEgwKBHBhdGgYASABKAkSIwoHZW50cmllcxgCIAMoCzISLmhhc2hsaW5lLnYxLkVudHJ5EhEKCXRydW5jYXRlZBgDIAEoCBIXCg9uZXh0X3BhZ2VfdG9rZW4YBCABKAkiSwoNRGVsZXRlUmVxdWVzdBIMCgRwYXRoGAEgASgJEhgKEGV4cGVjdGVkX3ZlcnNpb24YAiABKAkSEgoKcmVxdWVzdF9pZBgDIAEoCSJCCg5EZWxldGVSZXNwb25zZRIMCgRwYXRoGAEgASgJEg8KB3ZlcnNpb24YAiABKAkSEQoJZGlyZWN0b3J5GAMgASgIImgKC01vdmVSZXF1ZXN0EgwKBGZyb20YASABKAkSCgoCdG8YAiABKAkSGAoQZXhwZWN0ZWRfdmVyc2lvbhgDIAEoCRIRCglvdmVyd3JpdGUYBCABKAgSEgoKcmVxdWVzdF9pZBgFIAEoCSJTCgxNb3ZlUmVzcG9uc2USDAoEZnJvbRgBIAEoCRIKCgJ0bxgCIAEoCRIPCgd2ZXJzaW9uGAMgASgJEhgKEHJlcGxhY2VkX3ZlcnNpb24YBCABKAkiwAEKBkNoYW5nZRIoCgRlZGl0GAEgASgLMhguaGFzaGxpbmUudjEuRWRpdFJlcXVlc3RIABIqCgV3cml0ZRgCIAEoCzIZLmhhc2hsaW5lLnYxLldyaXRlUmVxdWVzdEgAEiwKBmRlbGV0ZRgDIAEoCzIaLmhhc2hsaW5lLnYxLkRlbGV0ZVJlcXVlc3RIABIoCgRtb3ZlGAQgASgLMhguaGFzaGxpbmUudjEuTW92ZVJlcXVlc3RIAEIICgZjaGFuZ2UiWQoMQXBwbHlSZXF1ZXN0EiQKB2NoYW5nZXMYASADKAsyEy5oYXNobGluZS52MS5DaGFuZ2USDwoHZHJ5X3J1bhgCIAEoCBISCgpyZXF1ZXN0X2lkGAMgASgJIsoBCgxDaGFuZ2VSZXN1bHQSKQoEZWRpdBgBIAEoCzIZLmhhc2hsaW5lLnYxLkVkaXRSZXNwb25zZUgAEisKBXdyaXRlGAIgASgLMhouaGFzaGxpbmUudjEuV3JpdGVSZXNwb25zZUgAEi0KBmRlbGV0ZRgDIAEoCzIbLmhhc2hsaW5lLnYxLkRlbGV0ZVJlc3BvbnNlSAASKQoEbW92ZRgEIAEoCzIZLmhhc2hsaW5lLnYxLk1vdmVSZXNwb25zZUgAQggKBnJlc3VsdCJgCg1BcHBseVJlc3BvbnNlEioKB3Jlc3VsdHMYASADKAsyGS5oYXNobGluZS52MS5DaGFuZ2VSZXN1bHQSDwoHZHJ5X3J1bhgCIAEoCBISCgpjaGFuZ2Vfc2V0GAMgASgJIsIBCg5IaXN0b3J5UmVxdWVzdBIMCgRwYXRoGAEgASgJEg0KBWFnZW50GAIgASgJEikKBXNpbmNlGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIpCgV1bnRpbBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEwoLbWF4X2VudHJpZXMYBSABKAUSEgoKcGFnZV90b2tlbhgGIAEoCRIUCgxpbmNsdWRlX2RpZmYYByABKAgiqAEKC0hpc3RvcnlGaWxlEgwKBHBhdGgYASABKAkSEQoJZnJvbV9wYXRoGAIgASgJEhMKC29sZF92ZXJzaW9uGAMgASgJEhMKC25ld192ZXJzaW9uGAQgASgJEhMKC2xpbmVzX2FkZGVkGAUgASgFEhUKDWxpbmVzX3JlbW92ZWQYBiABKAUSDAoEZGlmZhgHIAEoCRIUCgxkaWZmX29taXR0ZWQYCCABKAgizwEKDEhpc3RvcnlFbnRyeRIRCgljaGFuZ2VfaWQYASABKAkSDQoFYWdlbnQYAiABKAkSKAoEdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASJQoEa2luZBgEIAEoDjIXLmhhc2hsaW5lLnYxLkNoYW5nZUtpbmQSJwoFZmlsZXMYBSADKAsyGC5oYXNobGluZS52MS5IaXN0b3J5RmlsZRISCgpyZXF1ZXN0X2lkGAYgASgJEg8KB3JldmVydHMYByABKAkibQoPSGlzdG9yeVJlc3BvbnNlEioKB2VudHJpZXMYASADKAsyGS5oYXNobGluZS52MS5IaXN0b3J5RW50cnkSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJEhUKDW9sZGVyX2Ryb3BwZWQYAyABKAgiOwoMQmxhbWVSZXF1ZXN0EgwKBHBhdGgYASABKAkSDgoGb2Zmc2V0GAIgASgFEg0KBWxpbWl0GAMgASgFIpABCglCbGFtZUxpbmUSHwoEbGluZRgBIAEoCzIRLmhhc2hsaW5lLnYxLkxpbmUSEQoJY2hhbmdlX2lkGAIgASgJEg0KBWFnZW50GAMgASgJEigKBHRpbWUYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhYKDmJlZm9yZV9oaXN0b3J5GAUgASgIIpIBCg1CbGFtZVJlc3BvbnNlEgwKBHBhdGgYASABKAkSDwoHdmVyc2lvbhgCIAEoCRIlCgVsaW5lcxgDIAMoCzIWLmhhc2hsaW5lLnYxLkJsYW1lTGluZRITCgt0b3RhbF9saW5lcxgEIAEoBRIRCgl0cnVuY2F0ZWQYBSABKAgSEwoLbmV4dF9vZmZzZXQYBiABKAUiRwoNUmV2ZXJ0UmVxdWVzdBIRCgljaGFuZ2VfaWQYASABKAkSDwoHZHJ5X3J1bhgCIAEoCBISCgpyZXF1ZXN0X2lkGAMgASgJInIKDlJldmVydFJlc3BvbnNlEhEKCWNoYW5nZV9pZBgBIAEoCRIQCghyZXZlcnRlZBgCIAEoCRIqCgdyZXN1bHRzGAMgAygLMhkuaGFzaGxpbmUudjEuQ2hhbmdlUmVzdWx0Eg8KB2RyeV9ydW4YBCABKAgqbQoJV3JpdGVNb2RlEhoKFldSSVRFX01PREVfVU5TUEVDSUZJRUQQABIVChFXUklURV9NT0RFX1VQU0VSVBABEhUKEVdSSVRFX01PREVfQ1JFQVRFEAISFgoSV1JJVEVfTU9ERV9SRVBMQUNFEAMqqQEKDldhdGNoRXZlbnRLaW5kEiAKHFdBVENIX0VWRU5UX0tJTkRfVU5TUEVDSUZJRUQQABIcChhXQVRDSF9FVkVOVF9LSU5EX0NSRUFURUQQARIdChlXQVRDSF9FVkVOVF9LSU5EX01PRElGSUVEEAISHAoYV0FUQ0hfRVZFTlRfS0lORF9ERUxFVEVEEAMSGgoWV0FUQ0hfRVZFTlRfS0lORF9NT1ZFRBAEKmgKCUVudHJ5VHlwZRIaChZFTlRSWV9UWVBFX1VOU1BFQ0lGSUVEEAASEwoPRU5UUllfVFlQRV9GSUxFEAESEgoORU5UUllfVFlQRV9ESVIQAhIWChJFTlRSWV9UWVBFX1NZTUxJTksQAyrLAQoKQ2hhbmdlS2luZBIbChdDSEFOR0VfS0lORF9VTlNQRUNJRklFRBAAEhQKEENIQU5HRV9LSU5EX0VESVQQARIVChFDSEFOR0VfS0lORF9XUklURRACEhYKEkNIQU5HRV9LSU5EX0RFTEVURRADEhQKEENIQU5HRV9LSU5EX01PVkUQBBITCg9DSEFOR0VfS0lORF9TRVQQBRIWChJDSEFOR0VfS0lORF9SRVZFUlQQBhIYChRDSEFOR0VfS0lORF9FWFRFUk5BTBAHMvQGCgtGaWxlU2VydmljZRJACgRSZWFkEhguaGFzaGxpbmUudjEuUmVhZFJlcXVlc3QaGS5oYXNobGluZS52MS5SZWFkUmVzcG9uc2UiA5ACARI7CgRFZGl0EhguaGFzaGxpbmUudjEuRWRpdFJlcXVlc3QaGS5oYXNobGluZS52MS5FZGl0UmVzcG9uc2USPgoFV3JpdGUSGS5oYXNobGluZS52MS5Xcml0ZVJlcXVlc3QaGi5oYXNobGluZS52MS5Xcml0ZVJlc3BvbnNlEkIKBEdyZXASGC5oYXNobGluZS52MS5HcmVwUmVxdWVzdBoZLmhhc2hsaW5lLnYxLkdyZXBSZXNwb25zZSIDkAIBMAESRQoFV2F0Y2gSGS5oYXNobGluZS52MS5XYXRjaFJlcXVlc3QaGi5oYXNobGluZS52MS5XYXRjaFJlc3BvbnNlIgOQAgEwARJGCgZTdGF0dXMSGi5oYXNobGluZS52MS5TdGF0dXNSZXF1ZXN0GhsuaGFzaGxpbmUudjEuU3RhdHVzUmVzcG9uc2UiA5ACARJACgRMaXN0EhguaGFzaGxpbmUudjEuTGlzdFJlcXVlc3QaGS5oYXNobGluZS52MS5MaXN0UmVzcG9uc2UiA5ACARJBCgZEZWxldGUSGi5oYXNobGluZS52MS5EZWxldGVSZXF1ZXN0GhsuaGFzaGxpbmUudjEuRGVsZXRlUmVzcG9uc2USOwoETW92ZRIYLmhhc2hsaW5lLnYxLk1vdmVSZXF1ZXN0GhkuaGFzaGxpbmUudjEuTW92ZVJlc3BvbnNlEj4KBUFwcGx5EhkuaGFzaGxpbmUudjEuQXBwbHlSZXF1ZXN0GhouaGFzaGxpbmUudjEuQXBwbHlSZXNwb25zZRJJCgdIaXN0b3J5EhsuaGFzaGxpbmUudjEuSGlzdG9yeVJlcXVlc3QaHC5oYXNobGluZS52MS5IaXN0b3J5UmVzcG9uc2UiA5ACARJDCgVCbGFtZRIZLmhhc2hsaW5lLnYxLkJsYW1lUmVxdWVzdBoaLmhhc2hsaW5lLnYxLkJsYW1lUmVzcG9uc2UiA5ACARJBCgZSZXZlcnQSGi5oYXNobGluZS52MS5SZXZlcnRSZXF1ZXN0GhsuaGFzaGxpbmUudjEuUmV2ZXJ0UmVzcG9uc2VCqQEKD2NvbS5oYXNobGluZS52MUINSGFzaGxpbmVQcm90b1ABWjpnaXRodWIuY29tL2hhc2hsaW5lL2hhc2hsaW5lL2dlbi9nby9oYXNobGluZS92MTtoYXNobGluZXYxogIDSFhYqgILSGFzaGxpbmUuVjHKAgtIYXNobGluZVxWMeICF0hhc2hsaW5lXFYxXEdQQk1ldGFkYXRh6gIMSGFzaGxpbmU6OlYxYgZwcm90bzM", [file_google_protobuf_duration, file_google_protobuf_timestamp]);
 
 /**
  * Line is one tagged line of a file.
@@ -1384,6 +1384,15 @@ export type WatchResponse = Message<"hashline.v1.WatchResponse"> & {
    * @generated from field: string change_set = 11;
    */
   changeSet: string;
+
+  /**
+   * The id of the committed change this event is part of (History lists
+   * it, Revert takes it); for a change made outside the server, the id the
+   * history recorded it under.
+   *
+   * @generated from field: string change_id = 12;
+   */
+  changeId: string;
 };
 
 /**
@@ -1968,6 +1977,473 @@ export const ApplyResponseSchema: GenMessage<ApplyResponse> = /*@__PURE__*/
   messageDesc(file_hashline_v1_hashline, 38);
 
 /**
+ * HistoryRequest asks for a page of the history.
+ *
+ * @generated from message hashline.v1.HistoryRequest
+ */
+export type HistoryRequest = Message<"hashline.v1.HistoryRequest"> & {
+  /**
+   * A file or a directory, relative to the workspace root; "" means the
+   * whole workspace.
+   *
+   * @generated from field: string path = 1;
+   */
+  path: string;
+
+  /**
+   * Only the changes of this agent; "" means every agent.
+   *
+   * @generated from field: string agent = 2;
+   */
+  agent: string;
+
+  /**
+   * Only changes made at or after this time.
+   *
+   * @generated from field: google.protobuf.Timestamp since = 3;
+   */
+  since?: Timestamp | undefined;
+
+  /**
+   * Only changes made before this time.
+   *
+   * @generated from field: google.protobuf.Timestamp until = 4;
+   */
+  until?: Timestamp | undefined;
+
+  /**
+   * The most entries to return; 0 means the server default (100); at
+   * most 1000.
+   *
+   * @generated from field: int32 max_entries = 5;
+   */
+  maxEntries: number;
+
+  /**
+   * next_page_token of the previous page, to continue it.
+   *
+   * @generated from field: string page_token = 6;
+   */
+  pageToken: string;
+
+  /**
+   * Return each file's hunks as a tagged diff (HistoryFile.diff).
+   *
+   * @generated from field: bool include_diff = 7;
+   */
+  includeDiff: boolean;
+};
+
+/**
+ * Describes the message hashline.v1.HistoryRequest.
+ * Use `create(HistoryRequestSchema)` to create a new message.
+ */
+export const HistoryRequestSchema: GenMessage<HistoryRequest> = /*@__PURE__*/
+  messageDesc(file_hashline_v1_hashline, 39);
+
+/**
+ * HistoryFile is what one history entry did to one file.
+ *
+ * @generated from message hashline.v1.HistoryFile
+ */
+export type HistoryFile = Message<"hashline.v1.HistoryFile"> & {
+  /**
+   * The file's path after the change, relative to the workspace root.
+   *
+   * @generated from field: string path = 1;
+   */
+  path: string;
+
+  /**
+   * For a move, the path the file had before.
+   *
+   * @generated from field: string from_path = 2;
+   */
+  fromPath: string;
+
+  /**
+   * The file's version before the change; empty when it did not exist
+   * (or, for a change made outside the server, when the server did not
+   * know the file before).
+   *
+   * @generated from field: string old_version = 3;
+   */
+  oldVersion: string;
+
+  /**
+   * The file's version after the change; empty when the change removed it.
+   *
+   * @generated from field: string new_version = 4;
+   */
+  newVersion: string;
+
+  /**
+   * Lines the change added.
+   *
+   * @generated from field: int32 lines_added = 5;
+   */
+  linesAdded: number;
+
+  /**
+   * Lines the change removed.
+   *
+   * @generated from field: int32 lines_removed = 6;
+   */
+  linesRemoved: number;
+
+  /**
+   * With include_diff: the change's hunks as a unified diff whose lines
+   * carry the tags they had ("-" lines, in old_version) or got ("+" lines,
+   * in new_version).
+   *
+   * @generated from field: string diff = 7;
+   */
+  diff: string;
+
+  /**
+   * With include_diff: true when the history kept only the places of the
+   * change's hunks, not their lines (a change too large for the log, or
+   * one made outside the server whose earlier content the server no longer
+   * held), so diff is empty although lines changed.
+   *
+   * @generated from field: bool diff_omitted = 8;
+   */
+  diffOmitted: boolean;
+};
+
+/**
+ * Describes the message hashline.v1.HistoryFile.
+ * Use `create(HistoryFileSchema)` to create a new message.
+ */
+export const HistoryFileSchema: GenMessage<HistoryFile> = /*@__PURE__*/
+  messageDesc(file_hashline_v1_hashline, 40);
+
+/**
+ * HistoryEntry is one committed change.
+ *
+ * @generated from message hashline.v1.HistoryEntry
+ */
+export type HistoryEntry = Message<"hashline.v1.HistoryEntry"> & {
+  /**
+   * The change's id: pass it to Revert. Watch events of the change carry it
+   * too.
+   *
+   * @generated from field: string change_id = 1;
+   */
+  changeId: string;
+
+  /**
+   * The agent that made the change; "(external)" for one made outside the
+   * server.
+   *
+   * @generated from field: string agent = 2;
+   */
+  agent: string;
+
+  /**
+   * When the change was committed.
+   *
+   * @generated from field: google.protobuf.Timestamp time = 3;
+   */
+  time?: Timestamp | undefined;
+
+  /**
+   * What kind of change it was.
+   *
+   * @generated from field: hashline.v1.ChangeKind kind = 4;
+   */
+  kind: ChangeKind;
+
+  /**
+   * The files it changed, in path order.
+   *
+   * @generated from field: repeated hashline.v1.HistoryFile files = 5;
+   */
+  files: HistoryFile[];
+
+  /**
+   * The request_id of the call that made it, if it had one.
+   *
+   * @generated from field: string request_id = 6;
+   */
+  requestId: string;
+
+  /**
+   * For a revert, the change_id it reverted.
+   *
+   * @generated from field: string reverts = 7;
+   */
+  reverts: string;
+};
+
+/**
+ * Describes the message hashline.v1.HistoryEntry.
+ * Use `create(HistoryEntrySchema)` to create a new message.
+ */
+export const HistoryEntrySchema: GenMessage<HistoryEntry> = /*@__PURE__*/
+  messageDesc(file_hashline_v1_hashline, 41);
+
+/**
+ * HistoryResponse is a page of the history, newest first.
+ *
+ * @generated from message hashline.v1.HistoryResponse
+ */
+export type HistoryResponse = Message<"hashline.v1.HistoryResponse"> & {
+  /**
+   * The entries of the page.
+   *
+   * @generated from field: repeated hashline.v1.HistoryEntry entries = 1;
+   */
+  entries: HistoryEntry[];
+
+  /**
+   * Set when there are more entries: pass it as page_token.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
+
+  /**
+   * Set on the last page when the history has let older changes go (past
+   * its age or byte bound): changes older than the oldest listed may have
+   * existed and are no longer held.
+   *
+   * @generated from field: bool older_dropped = 3;
+   */
+  olderDropped: boolean;
+};
+
+/**
+ * Describes the message hashline.v1.HistoryResponse.
+ * Use `create(HistoryResponseSchema)` to create a new message.
+ */
+export const HistoryResponseSchema: GenMessage<HistoryResponse> = /*@__PURE__*/
+  messageDesc(file_hashline_v1_hashline, 42);
+
+/**
+ * BlameRequest asks who last wrote each line of a page of a file.
+ *
+ * @generated from message hashline.v1.BlameRequest
+ */
+export type BlameRequest = Message<"hashline.v1.BlameRequest"> & {
+  /**
+   * The file, relative to the workspace root.
+   *
+   * @generated from field: string path = 1;
+   */
+  path: string;
+
+  /**
+   * The first line, 1-based; 0 means 1.
+   *
+   * @generated from field: int32 offset = 2;
+   */
+  offset: number;
+
+  /**
+   * The most lines; 0 means the server default (2000).
+   *
+   * @generated from field: int32 limit = 3;
+   */
+  limit: number;
+};
+
+/**
+ * Describes the message hashline.v1.BlameRequest.
+ * Use `create(BlameRequestSchema)` to create a new message.
+ */
+export const BlameRequestSchema: GenMessage<BlameRequest> = /*@__PURE__*/
+  messageDesc(file_hashline_v1_hashline, 43);
+
+/**
+ * BlameLine is one line of the file as it is now and the change that last
+ * wrote it.
+ *
+ * @generated from message hashline.v1.BlameLine
+ */
+export type BlameLine = Message<"hashline.v1.BlameLine"> & {
+  /**
+   * The line, tagged as Read shows it.
+   *
+   * @generated from field: hashline.v1.Line line = 1;
+   */
+  line?: Line | undefined;
+
+  /**
+   * The change that last wrote the line; empty when the line is older than
+   * the history the server holds (before_history).
+   *
+   * @generated from field: string change_id = 2;
+   */
+  changeId: string;
+
+  /**
+   * The agent of that change.
+   *
+   * @generated from field: string agent = 3;
+   */
+  agent: string;
+
+  /**
+   * When that change was committed.
+   *
+   * @generated from field: google.protobuf.Timestamp time = 4;
+   */
+  time?: Timestamp | undefined;
+
+  /**
+   * True when the line is older than the history the server holds.
+   *
+   * @generated from field: bool before_history = 5;
+   */
+  beforeHistory: boolean;
+};
+
+/**
+ * Describes the message hashline.v1.BlameLine.
+ * Use `create(BlameLineSchema)` to create a new message.
+ */
+export const BlameLineSchema: GenMessage<BlameLine> = /*@__PURE__*/
+  messageDesc(file_hashline_v1_hashline, 44);
+
+/**
+ * BlameResponse is a page of a file's lines with the change that last
+ * wrote each.
+ *
+ * @generated from message hashline.v1.BlameResponse
+ */
+export type BlameResponse = Message<"hashline.v1.BlameResponse"> & {
+  /**
+   * The cleaned path.
+   *
+   * @generated from field: string path = 1;
+   */
+  path: string;
+
+  /**
+   * The version the lines are of.
+   *
+   * @generated from field: string version = 2;
+   */
+  version: string;
+
+  /**
+   * The lines of the page.
+   *
+   * @generated from field: repeated hashline.v1.BlameLine lines = 3;
+   */
+  lines: BlameLine[];
+
+  /**
+   * The number of lines in the whole file.
+   *
+   * @generated from field: int32 total_lines = 4;
+   */
+  totalLines: number;
+
+  /**
+   * True when the page stops before the end of the file; ask again from
+   * next_offset.
+   *
+   * @generated from field: bool truncated = 5;
+   */
+  truncated: boolean;
+
+  /**
+   * The offset to ask for next when truncated, else 0.
+   *
+   * @generated from field: int32 next_offset = 6;
+   */
+  nextOffset: number;
+};
+
+/**
+ * Describes the message hashline.v1.BlameResponse.
+ * Use `create(BlameResponseSchema)` to create a new message.
+ */
+export const BlameResponseSchema: GenMessage<BlameResponse> = /*@__PURE__*/
+  messageDesc(file_hashline_v1_hashline, 45);
+
+/**
+ * RevertRequest asks to undo one change or change set.
+ *
+ * @generated from message hashline.v1.RevertRequest
+ */
+export type RevertRequest = Message<"hashline.v1.RevertRequest"> & {
+  /**
+   * The change to undo, as History, Blame or a Watch event names it.
+   *
+   * @generated from field: string change_id = 1;
+   */
+  changeId: string;
+
+  /**
+   * Plan the revert and return its diff without writing anything.
+   *
+   * @generated from field: bool dry_run = 2;
+   */
+  dryRun: boolean;
+
+  /**
+   * Makes a retry return the first call's outcome instead of reverting
+   * twice, as in EditRequest.
+   *
+   * @generated from field: string request_id = 3;
+   */
+  requestId: string;
+};
+
+/**
+ * Describes the message hashline.v1.RevertRequest.
+ * Use `create(RevertRequestSchema)` to create a new message.
+ */
+export const RevertRequestSchema: GenMessage<RevertRequest> = /*@__PURE__*/
+  messageDesc(file_hashline_v1_hashline, 46);
+
+/**
+ * RevertResponse describes the revert made (or, with dry_run, planned).
+ *
+ * @generated from message hashline.v1.RevertResponse
+ */
+export type RevertResponse = Message<"hashline.v1.RevertResponse"> & {
+  /**
+   * The revert's own change id (empty with dry_run): it can be reverted in
+   * turn.
+   *
+   * @generated from field: string change_id = 1;
+   */
+  changeId: string;
+
+  /**
+   * The change that was reverted.
+   *
+   * @generated from field: string reverted = 2;
+   */
+  reverted: string;
+
+  /**
+   * One result per file the revert changed, as Apply reports them.
+   *
+   * @generated from field: repeated hashline.v1.ChangeResult results = 3;
+   */
+  results: ChangeResult[];
+
+  /**
+   * True when dry_run was set and nothing was written.
+   *
+   * @generated from field: bool dry_run = 4;
+   */
+  dryRun: boolean;
+};
+
+/**
+ * Describes the message hashline.v1.RevertResponse.
+ * Use `create(RevertResponseSchema)` to create a new message.
+ */
+export const RevertResponseSchema: GenMessage<RevertResponse> = /*@__PURE__*/
+  messageDesc(file_hashline_v1_hashline, 47);
+
+/**
  * WriteMode says whether Write may create and whether it may overwrite.
  *
  * @generated from enum hashline.v1.WriteMode
@@ -2100,6 +2576,76 @@ export const EntryTypeSchema: GenEnum<EntryType> = /*@__PURE__*/
   enumDesc(file_hashline_v1_hashline, 2);
 
 /**
+ * ChangeKind is what a history entry did.
+ *
+ * @generated from enum hashline.v1.ChangeKind
+ */
+export enum ChangeKind {
+  /**
+   * Never sent.
+   *
+   * @generated from enum value: CHANGE_KIND_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * An Edit.
+   *
+   * @generated from enum value: CHANGE_KIND_EDIT = 1;
+   */
+  EDIT = 1,
+
+  /**
+   * A Write.
+   *
+   * @generated from enum value: CHANGE_KIND_WRITE = 2;
+   */
+  WRITE = 2,
+
+  /**
+   * A Delete.
+   *
+   * @generated from enum value: CHANGE_KIND_DELETE = 3;
+   */
+  DELETE = 3,
+
+  /**
+   * A Move.
+   *
+   * @generated from enum value: CHANGE_KIND_MOVE = 4;
+   */
+  MOVE = 4,
+
+  /**
+   * An Apply: a change set of several changes, one entry with its files.
+   *
+   * @generated from enum value: CHANGE_KIND_SET = 5;
+   */
+  SET = 5,
+
+  /**
+   * A Revert of an earlier change (HistoryEntry.reverts names it).
+   *
+   * @generated from enum value: CHANGE_KIND_REVERT = 6;
+   */
+  REVERT = 6,
+
+  /**
+   * A change made outside the server, seen by Watch or by a read; its
+   * agent is "(external)".
+   *
+   * @generated from enum value: CHANGE_KIND_EXTERNAL = 7;
+   */
+  EXTERNAL = 7,
+}
+
+/**
+ * Describes the enum hashline.v1.ChangeKind.
+ */
+export const ChangeKindSchema: GenEnum<ChangeKind> = /*@__PURE__*/
+  enumDesc(file_hashline_v1_hashline, 3);
+
+/**
  * FileService reads, edits, writes and searches files under the workspace
  * root the server was started on. Every path is relative to that root.
  *
@@ -2219,6 +2765,43 @@ export const FileService: GenService<{
     methodKind: "unary";
     input: typeof ApplyRequestSchema;
     output: typeof ApplyResponseSchema;
+  },
+  /**
+   * History lists the committed changes of a file, a directory or the
+   * workspace, newest first, paged: who made each, when, in which call, and
+   * on request its hunks as a tagged diff.
+   *
+   * @generated from rpc hashline.v1.FileService.History
+   */
+  history: {
+    methodKind: "unary";
+    input: typeof HistoryRequestSchema;
+    output: typeof HistoryResponseSchema;
+  },
+  /**
+   * Blame says, for each line of a file as it is now, which change last
+   * wrote it, by which agent and when.
+   *
+   * @generated from rpc hashline.v1.FileService.Blame
+   */
+  blame: {
+    methodKind: "unary";
+    input: typeof BlameRequestSchema;
+    output: typeof BlameResponseSchema;
+  },
+  /**
+   * Revert undoes one change (or change set) by id, rebased over every
+   * change since: the inverse of its hunks applied to the files as they are
+   * now. A later change to the same lines makes it a conflict, refused with
+   * the later changes named; a revert is all or nothing and is a change of
+   * its own, with its own id.
+   *
+   * @generated from rpc hashline.v1.FileService.Revert
+   */
+  revert: {
+    methodKind: "unary";
+    input: typeof RevertRequestSchema;
+    output: typeof RevertResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_hashline_v1_hashline, 0);

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"context"
+	"flag"
+
+	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/render"
+)
+
+func init() {
+	register(&command{name: "blame", summary: "print a file's lines with the change that last wrote each", run: runBlame})
+}
+
+const blameUsage = `usage: hashline blame FILE [--offset N] [--limit N]
+
+Prints FILE's lines, tagged as read prints them, each after the change that
+last wrote it: its change id, agent and date. A line older than the history
+the server keeps shows "-" there.
+
+  File: main.go (5 lines, version v2-e2a1…)
+  c3-9f3a11be alice 2026-03-01 1:c9|package main
+
+A page holds at most --limit lines (server default 2000) and 256 KiB; a
+partial page says so in the header and names the offset to continue from.
+
+flags:
+  --offset N      first line to print, 1-based (default 1)
+  --limit N       most lines to print (default: the server's, 2000)
+` + connHelp
+
+func runBlame(ctx context.Context, io stdio, args []string) int {
+	fs := flag.NewFlagSet("blame", flag.ContinueOnError)
+	var cf connFlags
+	cf.register(fs, io)
+	offset := fs.Int("offset", 0, "")
+	limit := fs.Int("limit", 0, "")
+	pos, code := parse(fs, io, blameUsage, args)
+	if code >= 0 {
+		return code
+	}
+	if len(pos) != 1 {
+		return usageError(io, "blame", "want exactly one FILE, got %d arguments", len(pos))
+	}
+	if *offset < 0 || *limit < 0 {
+		return usageError(io, "blame", "--offset and --limit must not be negative")
+	}
+	c, done, err := cf.connect(ctx)
+	if err != nil {
+		return fail(io, "blame", err)
+	}
+	defer done()
+	r, err := c.Blame(ctx, &hashlinev1.BlameRequest{Path: pos[0], Offset: int32(*offset), Limit: int32(*limit)})
+	if err != nil {
+		return fail(io, "blame", err)
+	}
+	return printResult(io, "blame", cf.json, r, func() string { return render.Blame(r, render.Options{}) })
+}
