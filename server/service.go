@@ -56,6 +56,12 @@ func call(ctx context.Context) context.Context {
 	return engine.WithAgent(ctx, AgentID(ctx))
 }
 
+// change is call for a call that changes files: the request_id it
+// carries goes into the change history with its change.
+func change(ctx context.Context, req interface{ GetRequestId() string }) context.Context {
+	return engine.WithRequestID(call(ctx), req.GetRequestId())
+}
+
 // Read returns a page of a file as tagged lines.
 func (s *Service) Read(ctx context.Context, req *hashlinev1.ReadRequest) (*hashlinev1.ReadResponse, error) {
 	res, err := s.e.Read(call(ctx), readRequest(req))
@@ -69,7 +75,7 @@ func (s *Service) Read(ctx context.Context, req *hashlinev1.ReadRequest) (*hashl
 // when it was made against an older version, and writes the file once. A
 // request_id makes a retry return the first call's outcome.
 func (s *Service) Edit(ctx context.Context, req *hashlinev1.EditRequest) (*hashlinev1.EditResponse, error) {
-	ctx = call(ctx)
+	ctx = change(ctx, req)
 	return once(ctx, s, req, req.GetRequestId(), req.GetDryRun(), func() (*hashlinev1.EditResponse, error) {
 		r, err := s.e.Edit(ctx, editRequest(req))
 		return answer(r, err, editResponse)
@@ -78,7 +84,7 @@ func (s *Service) Edit(ctx context.Context, req *hashlinev1.EditRequest) (*hashl
 
 // Write creates or overwrites a whole file, atomically and durably.
 func (s *Service) Write(ctx context.Context, req *hashlinev1.WriteRequest) (*hashlinev1.WriteResponse, error) {
-	ctx = call(ctx)
+	ctx = change(ctx, req)
 	return once(ctx, s, req, req.GetRequestId(), false, func() (*hashlinev1.WriteResponse, error) {
 		r, err := s.e.Write(ctx, writeRequest(req))
 		return answer(r, err, writeResponse)
@@ -87,7 +93,7 @@ func (s *Service) Write(ctx context.Context, req *hashlinev1.WriteRequest) (*has
 
 // Delete removes a file or an empty directory.
 func (s *Service) Delete(ctx context.Context, req *hashlinev1.DeleteRequest) (*hashlinev1.DeleteResponse, error) {
-	ctx = call(ctx)
+	ctx = change(ctx, req)
 	return once(ctx, s, req, req.GetRequestId(), false, func() (*hashlinev1.DeleteResponse, error) {
 		r, err := s.e.Delete(ctx, deleteRequest(req))
 		return answer(r, err, deleteResponse)
@@ -96,7 +102,7 @@ func (s *Service) Delete(ctx context.Context, req *hashlinev1.DeleteRequest) (*h
 
 // Move renames a file inside the workspace; its history moves with it.
 func (s *Service) Move(ctx context.Context, req *hashlinev1.MoveRequest) (*hashlinev1.MoveResponse, error) {
-	ctx = call(ctx)
+	ctx = change(ctx, req)
 	return once(ctx, s, req, req.GetRequestId(), false, func() (*hashlinev1.MoveResponse, error) {
 		r, err := s.e.Move(ctx, moveRequest(req))
 		return answer(r, err, moveResponse)
@@ -105,7 +111,7 @@ func (s *Service) Move(ctx context.Context, req *hashlinev1.MoveRequest) (*hashl
 
 // Apply makes a change set all or nothing.
 func (s *Service) Apply(ctx context.Context, req *hashlinev1.ApplyRequest) (*hashlinev1.ApplyResponse, error) {
-	ctx = call(ctx)
+	ctx = change(ctx, req)
 	return once(ctx, s, req, req.GetRequestId(), req.GetDryRun(), func() (*hashlinev1.ApplyResponse, error) {
 		r, err := s.e.Apply(ctx, applyRequest(req))
 		return answer(r, err, applyResponse)

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/hashline/hashline/internal/hashline"
+	"github.com/hashline/hashline/internal/history"
 	"github.com/hashline/hashline/internal/state"
 	"github.com/hashline/hashline/internal/watch"
 	"github.com/hashline/hashline/internal/workspace"
@@ -112,6 +113,10 @@ type plan interface {
 	// committed records the committed change (of set set, if any): the
 	// Watch event, the views, and its result.
 	committed(ctx context.Context, s *Engine, c *change, set string) ChangeResult
+	// recorded is the change's file in the change history and the kind
+	// of a set of it alone; false for what the history does not record
+	// (record.go).
+	recorded(s *Engine, c *change) (history.File, history.Kind, bool)
 }
 
 // contentPlan is a plan that writes a new content: an edit or a write.
@@ -324,6 +329,7 @@ func (s *Engine) apply(ctx context.Context, reqs []Change, dryRun, single bool) 
 		return nil, err
 	}
 	res.ChangeSet = set
+	ctx = s.recordSet(ctx, changes)
 	for i, c := range changes {
 		res.Results[i] = c.plan.committed(ctx, s, c, set)
 	}

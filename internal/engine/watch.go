@@ -176,6 +176,7 @@ func (s *Engine) publish(ctx context.Context, rel string, old *watch.State, wr *
 		Old:       old,
 		New:       watch.State{Version: wr.Version, Text: text, HasText: true},
 		ChangeSet: set,
+		ChangeID:  changeID(ctx),
 	})
 }
 
@@ -264,7 +265,7 @@ func (s *Engine) publishDelete(ctx context.Context, rel string, old watch.State,
 	if !hub.Active() {
 		return
 	}
-	hub.Publish(watch.Change{Path: rel, Agent: Agent(ctx), Old: &old, ChangeSet: set})
+	hub.Publish(watch.Change{Path: rel, Agent: Agent(ctx), Old: &old, ChangeSet: set, ChangeID: changeID(ctx)})
 }
 
 // publishMove reports a file moved from from to to through the server (of
@@ -274,7 +275,7 @@ func (s *Engine) publishMove(ctx context.Context, from, to string, st watch.Stat
 	if !hub.Active() {
 		return
 	}
-	hub.Publish(watch.Change{Path: to, From: from, Agent: Agent(ctx), Old: &st, New: st, ChangeSet: set})
+	hub.Publish(watch.Change{Path: to, From: from, Agent: Agent(ctx), Old: &st, New: st, ChangeSet: set, ChangeID: changeID(ctx)})
 }
 
 // WatchState reports how many Watch streams are subscribed and whether the
