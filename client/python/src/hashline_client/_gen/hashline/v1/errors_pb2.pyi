@@ -12,6 +12,7 @@ ERROR_REASON_AMBIGUOUS_TEXT: ErrorReason
 ERROR_REASON_BINARY_CONTENT: ErrorReason
 ERROR_REASON_BINARY_FILE: ErrorReason
 ERROR_REASON_CANCELED: ErrorReason
+ERROR_REASON_CHANGE_EXPIRED: ErrorReason
 ERROR_REASON_CONFLICTING_CHANGES: ErrorReason
 ERROR_REASON_DEADLINE_EXCEEDED: ErrorReason
 ERROR_REASON_DIRECTORY_NOT_EMPTY: ErrorReason
@@ -24,6 +25,7 @@ ERROR_REASON_INVALID_PATTERN: ErrorReason
 ERROR_REASON_INVALID_REF: ErrorReason
 ERROR_REASON_IO_ERROR: ErrorReason
 ERROR_REASON_LINE_OUT_OF_RANGE: ErrorReason
+ERROR_REASON_MALFORMED_CHANGE_ID: ErrorReason
 ERROR_REASON_NOT_FOUND: ErrorReason
 ERROR_REASON_NOT_READ: ErrorReason
 ERROR_REASON_NOT_REGULAR_FILE: ErrorReason
@@ -37,12 +39,14 @@ ERROR_REASON_PERMISSION_DENIED: ErrorReason
 ERROR_REASON_RATE_LIMITED: ErrorReason
 ERROR_REASON_READ_ONLY: ErrorReason
 ERROR_REASON_REQUEST_ID_REUSED: ErrorReason
+ERROR_REASON_REVERT_CONFLICT: ErrorReason
 ERROR_REASON_SHUTTING_DOWN: ErrorReason
 ERROR_REASON_STALE_REF: ErrorReason
 ERROR_REASON_TEXT_NOT_FOUND: ErrorReason
 ERROR_REASON_TOO_LARGE: ErrorReason
 ERROR_REASON_TOO_MANY_STREAMS: ErrorReason
 ERROR_REASON_UNAUTHENTICATED: ErrorReason
+ERROR_REASON_UNKNOWN_CHANGE: ErrorReason
 ERROR_REASON_UNSPECIFIED: ErrorReason
 ERROR_REASON_VCS_METADATA: ErrorReason
 ERROR_REASON_VERSION_MISMATCH: ErrorReason
@@ -116,6 +120,16 @@ class ErrorInfo(_message.Message):
     metadata: _containers.ScalarMap[str, str]
     reason: str
     def __init__(self, reason: _Optional[str] = ..., domain: _Optional[str] = ..., metadata: _Optional[_Mapping[str, str]] = ...) -> None: ...
+
+class LaterChange(_message.Message):
+    __slots__ = ["agent", "change_id", "path"]
+    AGENT_FIELD_NUMBER: _ClassVar[int]
+    CHANGE_ID_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    agent: str
+    change_id: str
+    path: str
+    def __init__(self, change_id: _Optional[str] = ..., agent: _Optional[str] = ..., path: _Optional[str] = ...) -> None: ...
 
 class LineSpan(_message.Message):
     __slots__ = ["end", "start"]

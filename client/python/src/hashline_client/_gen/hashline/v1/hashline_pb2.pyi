@@ -6,6 +6,14 @@ from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from typing import ClassVar as _ClassVar, Iterable as _Iterable, Mapping as _Mapping, Optional as _Optional, Union as _Union
 
+CHANGE_KIND_DELETE: ChangeKind
+CHANGE_KIND_EDIT: ChangeKind
+CHANGE_KIND_EXTERNAL: ChangeKind
+CHANGE_KIND_MOVE: ChangeKind
+CHANGE_KIND_REVERT: ChangeKind
+CHANGE_KIND_SET: ChangeKind
+CHANGE_KIND_UNSPECIFIED: ChangeKind
+CHANGE_KIND_WRITE: ChangeKind
 DESCRIPTOR: _descriptor.FileDescriptor
 ENTRY_TYPE_DIR: EntryType
 ENTRY_TYPE_FILE: EntryType
@@ -40,6 +48,46 @@ class ApplyResponse(_message.Message):
     dry_run: bool
     results: _containers.RepeatedCompositeFieldContainer[ChangeResult]
     def __init__(self, results: _Optional[_Iterable[_Union[ChangeResult, _Mapping]]] = ..., dry_run: bool = ..., change_set: _Optional[str] = ...) -> None: ...
+
+class BlameLine(_message.Message):
+    __slots__ = ["agent", "before_history", "change_id", "line", "time"]
+    AGENT_FIELD_NUMBER: _ClassVar[int]
+    BEFORE_HISTORY_FIELD_NUMBER: _ClassVar[int]
+    CHANGE_ID_FIELD_NUMBER: _ClassVar[int]
+    LINE_FIELD_NUMBER: _ClassVar[int]
+    TIME_FIELD_NUMBER: _ClassVar[int]
+    agent: str
+    before_history: bool
+    change_id: str
+    line: Line
+    time: _timestamp_pb2.Timestamp
+    def __init__(self, line: _Optional[_Union[Line, _Mapping]] = ..., change_id: _Optional[str] = ..., agent: _Optional[str] = ..., time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., before_history: bool = ...) -> None: ...
+
+class BlameRequest(_message.Message):
+    __slots__ = ["limit", "offset", "path"]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    OFFSET_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    limit: int
+    offset: int
+    path: str
+    def __init__(self, path: _Optional[str] = ..., offset: _Optional[int] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class BlameResponse(_message.Message):
+    __slots__ = ["lines", "next_offset", "path", "total_lines", "truncated", "version"]
+    LINES_FIELD_NUMBER: _ClassVar[int]
+    NEXT_OFFSET_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_LINES_FIELD_NUMBER: _ClassVar[int]
+    TRUNCATED_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    lines: _containers.RepeatedCompositeFieldContainer[BlameLine]
+    next_offset: int
+    path: str
+    total_lines: int
+    truncated: bool
+    version: str
+    def __init__(self, path: _Optional[str] = ..., version: _Optional[str] = ..., lines: _Optional[_Iterable[_Union[BlameLine, _Mapping]]] = ..., total_lines: _Optional[int] = ..., truncated: bool = ..., next_offset: _Optional[int] = ...) -> None: ...
 
 class Change(_message.Message):
     __slots__ = ["delete", "edit", "move", "write"]
@@ -251,6 +299,72 @@ class GrepSummary(_message.Message):
     truncated: bool
     def __init__(self, files_scanned: _Optional[int] = ..., files_matched: _Optional[int] = ..., matches: _Optional[int] = ..., truncated: bool = ..., bytes_scanned: _Optional[int] = ..., elapsed: _Optional[_Union[_duration_pb2.Duration, _Mapping]] = ...) -> None: ...
 
+class HistoryEntry(_message.Message):
+    __slots__ = ["agent", "change_id", "files", "kind", "request_id", "reverts", "time"]
+    AGENT_FIELD_NUMBER: _ClassVar[int]
+    CHANGE_ID_FIELD_NUMBER: _ClassVar[int]
+    FILES_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    REVERTS_FIELD_NUMBER: _ClassVar[int]
+    TIME_FIELD_NUMBER: _ClassVar[int]
+    agent: str
+    change_id: str
+    files: _containers.RepeatedCompositeFieldContainer[HistoryFile]
+    kind: ChangeKind
+    request_id: str
+    reverts: str
+    time: _timestamp_pb2.Timestamp
+    def __init__(self, change_id: _Optional[str] = ..., agent: _Optional[str] = ..., time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., kind: _Optional[_Union[ChangeKind, str]] = ..., files: _Optional[_Iterable[_Union[HistoryFile, _Mapping]]] = ..., request_id: _Optional[str] = ..., reverts: _Optional[str] = ...) -> None: ...
+
+class HistoryFile(_message.Message):
+    __slots__ = ["diff", "diff_omitted", "from_path", "lines_added", "lines_removed", "new_version", "old_version", "path"]
+    DIFF_FIELD_NUMBER: _ClassVar[int]
+    DIFF_OMITTED_FIELD_NUMBER: _ClassVar[int]
+    FROM_PATH_FIELD_NUMBER: _ClassVar[int]
+    LINES_ADDED_FIELD_NUMBER: _ClassVar[int]
+    LINES_REMOVED_FIELD_NUMBER: _ClassVar[int]
+    NEW_VERSION_FIELD_NUMBER: _ClassVar[int]
+    OLD_VERSION_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    diff: str
+    diff_omitted: bool
+    from_path: str
+    lines_added: int
+    lines_removed: int
+    new_version: str
+    old_version: str
+    path: str
+    def __init__(self, path: _Optional[str] = ..., from_path: _Optional[str] = ..., old_version: _Optional[str] = ..., new_version: _Optional[str] = ..., lines_added: _Optional[int] = ..., lines_removed: _Optional[int] = ..., diff: _Optional[str] = ..., diff_omitted: bool = ...) -> None: ...
+
+class HistoryRequest(_message.Message):
+    __slots__ = ["agent", "include_diff", "max_entries", "page_token", "path", "since", "until"]
+    AGENT_FIELD_NUMBER: _ClassVar[int]
+    INCLUDE_DIFF_FIELD_NUMBER: _ClassVar[int]
+    MAX_ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    SINCE_FIELD_NUMBER: _ClassVar[int]
+    UNTIL_FIELD_NUMBER: _ClassVar[int]
+    agent: str
+    include_diff: bool
+    max_entries: int
+    page_token: str
+    path: str
+    since: _timestamp_pb2.Timestamp
+    until: _timestamp_pb2.Timestamp
+    def __init__(self, path: _Optional[str] = ..., agent: _Optional[str] = ..., since: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., until: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., max_entries: _Optional[int] = ..., page_token: _Optional[str] = ..., include_diff: bool = ...) -> None: ...
+
+class HistoryResponse(_message.Message):
+    __slots__ = ["entries", "next_page_token", "older_dropped"]
+    ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    OLDER_DROPPED_FIELD_NUMBER: _ClassVar[int]
+    entries: _containers.RepeatedCompositeFieldContainer[HistoryEntry]
+    next_page_token: str
+    older_dropped: bool
+    def __init__(self, entries: _Optional[_Iterable[_Union[HistoryEntry, _Mapping]]] = ..., next_page_token: _Optional[str] = ..., older_dropped: bool = ...) -> None: ...
+
 class InsertOp(_message.Message):
     __slots__ = ["anchor", "text"]
     ANCHOR_FIELD_NUMBER: _ClassVar[int]
@@ -423,6 +537,28 @@ class ReplaceTextOp(_message.Message):
     old_text: str
     def __init__(self, old_text: _Optional[str] = ..., new_text: _Optional[str] = ..., all: bool = ...) -> None: ...
 
+class RevertRequest(_message.Message):
+    __slots__ = ["change_id", "dry_run", "request_id"]
+    CHANGE_ID_FIELD_NUMBER: _ClassVar[int]
+    DRY_RUN_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    change_id: str
+    dry_run: bool
+    request_id: str
+    def __init__(self, change_id: _Optional[str] = ..., dry_run: bool = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class RevertResponse(_message.Message):
+    __slots__ = ["change_id", "dry_run", "results", "reverted"]
+    CHANGE_ID_FIELD_NUMBER: _ClassVar[int]
+    DRY_RUN_FIELD_NUMBER: _ClassVar[int]
+    RESULTS_FIELD_NUMBER: _ClassVar[int]
+    REVERTED_FIELD_NUMBER: _ClassVar[int]
+    change_id: str
+    dry_run: bool
+    results: _containers.RepeatedCompositeFieldContainer[ChangeResult]
+    reverted: str
+    def __init__(self, change_id: _Optional[str] = ..., reverted: _Optional[str] = ..., results: _Optional[_Iterable[_Union[ChangeResult, _Mapping]]] = ..., dry_run: bool = ...) -> None: ...
+
 class Span(_message.Message):
     __slots__ = ["end", "start"]
     END_FIELD_NUMBER: _ClassVar[int]
@@ -460,9 +596,10 @@ class WatchRequest(_message.Message):
     def __init__(self, path: _Optional[str] = ...) -> None: ...
 
 class WatchResponse(_message.Message):
-    __slots__ = ["agent", "change_set", "changed", "dropped", "external", "from_path", "kind", "new_version", "old_version", "path", "time"]
+    __slots__ = ["agent", "change_id", "change_set", "changed", "dropped", "external", "from_path", "kind", "new_version", "old_version", "path", "time"]
     AGENT_FIELD_NUMBER: _ClassVar[int]
     CHANGED_FIELD_NUMBER: _ClassVar[int]
+    CHANGE_ID_FIELD_NUMBER: _ClassVar[int]
     CHANGE_SET_FIELD_NUMBER: _ClassVar[int]
     DROPPED_FIELD_NUMBER: _ClassVar[int]
     EXTERNAL_FIELD_NUMBER: _ClassVar[int]
@@ -473,6 +610,7 @@ class WatchResponse(_message.Message):
     PATH_FIELD_NUMBER: _ClassVar[int]
     TIME_FIELD_NUMBER: _ClassVar[int]
     agent: str
+    change_id: str
     change_set: str
     changed: _containers.RepeatedCompositeFieldContainer[LineRange]
     dropped: int
@@ -483,7 +621,7 @@ class WatchResponse(_message.Message):
     old_version: str
     path: str
     time: _timestamp_pb2.Timestamp
-    def __init__(self, path: _Optional[str] = ..., kind: _Optional[_Union[WatchEventKind, str]] = ..., agent: _Optional[str] = ..., external: bool = ..., old_version: _Optional[str] = ..., new_version: _Optional[str] = ..., changed: _Optional[_Iterable[_Union[LineRange, _Mapping]]] = ..., dropped: _Optional[int] = ..., time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., from_path: _Optional[str] = ..., change_set: _Optional[str] = ...) -> None: ...
+    def __init__(self, path: _Optional[str] = ..., kind: _Optional[_Union[WatchEventKind, str]] = ..., agent: _Optional[str] = ..., external: bool = ..., old_version: _Optional[str] = ..., new_version: _Optional[str] = ..., changed: _Optional[_Iterable[_Union[LineRange, _Mapping]]] = ..., dropped: _Optional[int] = ..., time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., from_path: _Optional[str] = ..., change_set: _Optional[str] = ..., change_id: _Optional[str] = ...) -> None: ...
 
 class Window(_message.Message):
     __slots__ = ["end", "lines", "start", "text"]
@@ -530,4 +668,7 @@ class WatchEventKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []
 
 class EntryType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []
+
+class ChangeKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []

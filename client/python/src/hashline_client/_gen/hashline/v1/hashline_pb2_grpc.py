@@ -66,6 +66,21 @@ class FileServiceStub(object):
                 request_serializer=hashline_dot_v1_dot_hashline__pb2.ApplyRequest.SerializeToString,
                 response_deserializer=hashline_dot_v1_dot_hashline__pb2.ApplyResponse.FromString,
                 )
+        self.History = channel.unary_unary(
+                '/hashline.v1.FileService/History',
+                request_serializer=hashline_dot_v1_dot_hashline__pb2.HistoryRequest.SerializeToString,
+                response_deserializer=hashline_dot_v1_dot_hashline__pb2.HistoryResponse.FromString,
+                )
+        self.Blame = channel.unary_unary(
+                '/hashline.v1.FileService/Blame',
+                request_serializer=hashline_dot_v1_dot_hashline__pb2.BlameRequest.SerializeToString,
+                response_deserializer=hashline_dot_v1_dot_hashline__pb2.BlameResponse.FromString,
+                )
+        self.Revert = channel.unary_unary(
+                '/hashline.v1.FileService/Revert',
+                request_serializer=hashline_dot_v1_dot_hashline__pb2.RevertRequest.SerializeToString,
+                response_deserializer=hashline_dot_v1_dot_hashline__pb2.RevertResponse.FromString,
+                )
 
 
 class FileServiceServicer(object):
@@ -157,6 +172,34 @@ class FileServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def History(self, request, context):
+        """History lists the committed changes of a file, a directory or the
+        workspace, newest first, paged: who made each, when, in which call, and
+        on request its hunks as a tagged diff.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Blame(self, request, context):
+        """Blame says, for each line of a file as it is now, which change last
+        wrote it, by which agent and when.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Revert(self, request, context):
+        """Revert undoes one change (or change set) by id, rebased over every
+        change since: the inverse of its hunks applied to the files as they are
+        now. A later change to the same lines makes it a conflict, refused with
+        the later changes named; a revert is all or nothing and is a change of
+        its own, with its own id.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_FileServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -209,6 +252,21 @@ def add_FileServiceServicer_to_server(servicer, server):
                     servicer.Apply,
                     request_deserializer=hashline_dot_v1_dot_hashline__pb2.ApplyRequest.FromString,
                     response_serializer=hashline_dot_v1_dot_hashline__pb2.ApplyResponse.SerializeToString,
+            ),
+            'History': grpc.unary_unary_rpc_method_handler(
+                    servicer.History,
+                    request_deserializer=hashline_dot_v1_dot_hashline__pb2.HistoryRequest.FromString,
+                    response_serializer=hashline_dot_v1_dot_hashline__pb2.HistoryResponse.SerializeToString,
+            ),
+            'Blame': grpc.unary_unary_rpc_method_handler(
+                    servicer.Blame,
+                    request_deserializer=hashline_dot_v1_dot_hashline__pb2.BlameRequest.FromString,
+                    response_serializer=hashline_dot_v1_dot_hashline__pb2.BlameResponse.SerializeToString,
+            ),
+            'Revert': grpc.unary_unary_rpc_method_handler(
+                    servicer.Revert,
+                    request_deserializer=hashline_dot_v1_dot_hashline__pb2.RevertRequest.FromString,
+                    response_serializer=hashline_dot_v1_dot_hashline__pb2.RevertResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -389,5 +447,56 @@ class FileService(object):
         return grpc.experimental.unary_unary(request, target, '/hashline.v1.FileService/Apply',
             hashline_dot_v1_dot_hashline__pb2.ApplyRequest.SerializeToString,
             hashline_dot_v1_dot_hashline__pb2.ApplyResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def History(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/hashline.v1.FileService/History',
+            hashline_dot_v1_dot_hashline__pb2.HistoryRequest.SerializeToString,
+            hashline_dot_v1_dot_hashline__pb2.HistoryResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def Blame(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/hashline.v1.FileService/Blame',
+            hashline_dot_v1_dot_hashline__pb2.BlameRequest.SerializeToString,
+            hashline_dot_v1_dot_hashline__pb2.BlameResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def Revert(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/hashline.v1.FileService/Revert',
+            hashline_dot_v1_dot_hashline__pb2.RevertRequest.SerializeToString,
+            hashline_dot_v1_dot_hashline__pb2.RevertResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
