@@ -91,6 +91,8 @@ var (
 	ErrDirectoryNotEmpty = sentinel(hashlinev1.ErrorReason_ERROR_REASON_DIRECTORY_NOT_EMPTY)
 	// ErrConflictingChanges matches reason CONFLICTING_CHANGES, which comes with code InvalidArgument.
 	ErrConflictingChanges = sentinel(hashlinev1.ErrorReason_ERROR_REASON_CONFLICTING_CHANGES)
+	// ErrSyntaxError matches reason SYNTAX_ERROR, which comes with code FailedPrecondition.
+	ErrSyntaxError = sentinel(hashlinev1.ErrorReason_ERROR_REASON_SYNTAX_ERROR)
 )
 
 // sentinels is every sentinel by its reason.
@@ -134,4 +136,5 @@ var sentinels = map[hashlinev1.ErrorReason]*Error{
 	hashlinev1.ErrorReason_ERROR_REASON_WATCH_UNAVAILABLE:   ErrWatchUnavailable,
 	hashlinev1.ErrorReason_ERROR_REASON_DIRECTORY_NOT_EMPTY: ErrDirectoryNotEmpty,
 	hashlinev1.ErrorReason_ERROR_REASON_CONFLICTING_CHANGES: ErrConflictingChanges,
+	hashlinev1.ErrorReason_ERROR_REASON_SYNTAX_ERROR:        ErrSyntaxError,
 }

@@ -171,6 +171,12 @@ const (
 	// INVALID_ARGUMENT. Two changes of one change set touch the same path
 	// (a move touches both of its paths): merge them into one change.
 	ErrorReason_ERROR_REASON_CONFLICTING_CHANGES ErrorReason = 39
+	// FAILED_PRECONDITION. The edit or write would introduce syntax errors
+	// into the file, and strict syntax checking is on for it (the request's
+	// strict_syntax, or the server's --syntax and --syntax-strict). One
+	// SyntaxError per error carries its line's fresh ref in the content that
+	// would have been written; fix the edit and send it again.
+	ErrorReason_ERROR_REASON_SYNTAX_ERROR ErrorReason = 40
 )
 
 // Enum value maps for ErrorReason.
@@ -216,6 +222,7 @@ var (
 		37: "ERROR_REASON_WATCH_UNAVAILABLE",
 		38: "ERROR_REASON_DIRECTORY_NOT_EMPTY",
 		39: "ERROR_REASON_CONFLICTING_CHANGES",
+		40: "ERROR_REASON_SYNTAX_ERROR",
 	}
 	ErrorReason_value = map[string]int32{
 		"ERROR_REASON_UNSPECIFIED":         0,
@@ -258,6 +265,7 @@ var (
 		"ERROR_REASON_WATCH_UNAVAILABLE":   37,
 		"ERROR_REASON_DIRECTORY_NOT_EMPTY": 38,
 		"ERROR_REASON_CONFLICTING_CHANGES": 39,
+		"ERROR_REASON_SYNTAX_ERROR":        40,
 	}
 )
 
@@ -943,6 +951,118 @@ func (x *ChangeError) GetCode() int32 {
 	return 0
 }
 
+// SyntaxError is one syntax error a refused edit or write would have
+// introduced, attached per error to a FAILED_PRECONDITION error with
+// reason SYNTAX_ERROR. Its line is in the content that would have been
+// written, which was not: the file is as it was.
+type SyntaxError struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The line's reference in that content, "LINE:HASH".
+	Ref string `protobuf:"bytes,1,opt,name=ref,proto3" json:"ref,omitempty"`
+	// The line number (1-based) in that content.
+	Line int32 `protobuf:"varint,2,opt,name=line,proto3" json:"line,omitempty"`
+	// The column (1-based, in bytes); 0 when the checker gives none.
+	Column int32 `protobuf:"varint,3,opt,name=column,proto3" json:"column,omitempty"`
+	// The checker's message.
+	Message string `protobuf:"bytes,4,opt,name=message,proto3" json:"message,omitempty"`
+	// The checker that found it, as Diagnostic.checker.
+	Checker string `protobuf:"bytes,5,opt,name=checker,proto3" json:"checker,omitempty"`
+	// The line's content, cut as in EditResponse.windows.
+	Content string `protobuf:"bytes,6,opt,name=content,proto3" json:"content,omitempty"`
+	// The file, as the request named it.
+	Path string `protobuf:"bytes,7,opt,name=path,proto3" json:"path,omitempty"`
+	// In an Apply refusal: the index of the change in ApplyRequest.changes.
+	ChangeIndex   int32 `protobuf:"varint,8,opt,name=change_index,json=changeIndex,proto3" json:"change_index,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SyntaxError) Reset() {
+	*x = SyntaxError{}
+	mi := &file_hashline_v1_errors_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SyntaxError) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SyntaxError) ProtoMessage() {}
+
+func (x *SyntaxError) ProtoReflect() protoreflect.Message {
+	mi := &file_hashline_v1_errors_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SyntaxError.ProtoReflect.Descriptor instead.
+func (*SyntaxError) Descriptor() ([]byte, []int) {
+	return file_hashline_v1_errors_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *SyntaxError) GetRef() string {
+	if x != nil {
+		return x.Ref
+	}
+	return ""
+}
+
+func (x *SyntaxError) GetLine() int32 {
+	if x != nil {
+		return x.Line
+	}
+	return 0
+}
+
+func (x *SyntaxError) GetColumn() int32 {
+	if x != nil {
+		return x.Column
+	}
+	return 0
+}
+
+func (x *SyntaxError) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *SyntaxError) GetChecker() string {
+	if x != nil {
+		return x.Checker
+	}
+	return ""
+}
+
+func (x *SyntaxError) GetContent() string {
+	if x != nil {
+		return x.Content
+	}
+	return ""
+}
+
+func (x *SyntaxError) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *SyntaxError) GetChangeIndex() int32 {
+	if x != nil {
+		return x.ChangeIndex
+	}
+	return 0
+}
+
 var file_hashline_v1_errors_proto_extTypes = []protoimpl.ExtensionInfo{
 	{
 		ExtendedType:  (*descriptorpb.EnumValueOptions)(nil),
@@ -1009,7 +1129,16 @@ const file_hashline_v1_errors_proto_rawDesc = "" +
 	"\x04path\x18\x02 \x01(\tR\x04path\x12\x16\n" +
 	"\x06reason\x18\x03 \x01(\tR\x06reason\x12\x18\n" +
 	"\amessage\x18\x04 \x01(\tR\amessage\x12\x12\n" +
-	"\x04code\x18\x05 \x01(\x05R\x04code*\xf7\v\n" +
+	"\x04code\x18\x05 \x01(\x05R\x04code\"\xd0\x01\n" +
+	"\vSyntaxError\x12\x10\n" +
+	"\x03ref\x18\x01 \x01(\tR\x03ref\x12\x12\n" +
+	"\x04line\x18\x02 \x01(\x05R\x04line\x12\x16\n" +
+	"\x06column\x18\x03 \x01(\x05R\x06column\x12\x18\n" +
+	"\amessage\x18\x04 \x01(\tR\amessage\x12\x18\n" +
+	"\achecker\x18\x05 \x01(\tR\achecker\x12\x18\n" +
+	"\acontent\x18\x06 \x01(\tR\acontent\x12\x12\n" +
+	"\x04path\x18\a \x01(\tR\x04path\x12!\n" +
+	"\fchange_index\x18\b \x01(\x05R\vchangeIndex*\x9c\f\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12 \n" +
 	"\x16ERROR_REASON_STALE_REF\x10\x01\x1a\x04\xd8\xe2\x18\n" +
@@ -1053,7 +1182,8 @@ const file_hashline_v1_errors_proto_rawDesc = "" +
 	"\x1aERROR_REASON_SHUTTING_DOWN\x10$\x1a\x04\xd8\xe2\x18\x0e\x12(\n" +
 	"\x1eERROR_REASON_WATCH_UNAVAILABLE\x10%\x1a\x04\xd8\xe2\x18\x0e\x12*\n" +
 	" ERROR_REASON_DIRECTORY_NOT_EMPTY\x10&\x1a\x04\xd8\xe2\x18\t\x12*\n" +
-	" ERROR_REASON_CONFLICTING_CHANGES\x10'\x1a\x04\xd8\xe2\x18\x03*\x85\x03\n" +
+	" ERROR_REASON_CONFLICTING_CHANGES\x10'\x1a\x04\xd8\xe2\x18\x03\x12#\n" +
+	"\x19ERROR_REASON_SYNTAX_ERROR\x10(\x1a\x04\xd8\xe2\x18\t*\x85\x03\n" +
 	"\bGrpcCode\x12\x19\n" +
 	"\x15GRPC_CODE_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13GRPC_CODE_CANCELLED\x10\x01\x12\x1e\n" +
@@ -1091,7 +1221,7 @@ func file_hashline_v1_errors_proto_rawDescGZIP() []byte {
 }
 
 var file_hashline_v1_errors_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_hashline_v1_errors_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
+var file_hashline_v1_errors_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
 var file_hashline_v1_errors_proto_goTypes = []any{
 	(ErrorReason)(0),                      // 0: hashline.v1.ErrorReason
 	(GrpcCode)(0),                         // 1: hashline.v1.GrpcCode
@@ -1102,15 +1232,16 @@ var file_hashline_v1_errors_proto_goTypes = []any{
 	(*LineSpan)(nil),                      // 6: hashline.v1.LineSpan
 	(*RetryInfo)(nil),                     // 7: hashline.v1.RetryInfo
 	(*ChangeError)(nil),                   // 8: hashline.v1.ChangeError
-	nil,                                   // 9: hashline.v1.ErrorInfo.MetadataEntry
-	(*durationpb.Duration)(nil),           // 10: google.protobuf.Duration
-	(*descriptorpb.EnumValueOptions)(nil), // 11: google.protobuf.EnumValueOptions
+	(*SyntaxError)(nil),                   // 9: hashline.v1.SyntaxError
+	nil,                                   // 10: hashline.v1.ErrorInfo.MetadataEntry
+	(*durationpb.Duration)(nil),           // 11: google.protobuf.Duration
+	(*descriptorpb.EnumValueOptions)(nil), // 12: google.protobuf.EnumValueOptions
 }
 var file_hashline_v1_errors_proto_depIdxs = []int32{
-	9,  // 0: hashline.v1.ErrorInfo.metadata:type_name -> hashline.v1.ErrorInfo.MetadataEntry
+	10, // 0: hashline.v1.ErrorInfo.metadata:type_name -> hashline.v1.ErrorInfo.MetadataEntry
 	6,  // 1: hashline.v1.EditError.text_at:type_name -> hashline.v1.LineSpan
-	10, // 2: hashline.v1.RetryInfo.retry_delay:type_name -> google.protobuf.Duration
-	11, // 3: hashline.v1.grpc_code:extendee -> google.protobuf.EnumValueOptions
+	11, // 2: hashline.v1.RetryInfo.retry_delay:type_name -> google.protobuf.Duration
+	12, // 3: hashline.v1.grpc_code:extendee -> google.protobuf.EnumValueOptions
 	1,  // 4: hashline.v1.grpc_code:type_name -> hashline.v1.GrpcCode
 	5,  // [5:5] is the sub-list for method output_type
 	5,  // [5:5] is the sub-list for method input_type
@@ -1130,7 +1261,7 @@ func file_hashline_v1_errors_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hashline_v1_errors_proto_rawDesc), len(file_hashline_v1_errors_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   7,
+			NumMessages:   8,
 			NumExtensions: 1,
 			NumServices:   0,
 		},
