@@ -7,6 +7,7 @@ import (
 	"github.com/hashline/hashline/internal/grep"
 	"github.com/hashline/hashline/internal/hashline"
 	"github.com/hashline/hashline/internal/state"
+	"github.com/hashline/hashline/internal/syntax"
 	"github.com/hashline/hashline/internal/versions"
 )
 
@@ -71,6 +72,10 @@ type options struct {
 	// responseSize measures a result as the transport sends it
 	// (WithResponseSize).
 	responseSize func(result any) int
+	// The syntax check of changes (WithSyntax, WithSyntaxOptions).
+	syntaxMode    SyntaxMode
+	syntaxStrict  []string
+	syntaxOptions syntax.Options
 }
 
 func defaultOptions() options {

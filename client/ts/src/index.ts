@@ -63,6 +63,7 @@ export {
   formatEdit,
   formatShifts,
   formatWrite,
+  formatSyntax,
   formatGrepFile,
   formatGrepSummary,
   pageBounds,
