@@ -145,10 +145,10 @@ func sizeBool(num protowire.Number, b bool) int {
 
 func editRequest(req *hashlinev1.EditRequest) *engine.EditRequest {
 	r := &engine.EditRequest{
-		Path:        req.GetPath(),
-		Edits:       toCoreEdits(req.GetEdits()),
-		BaseVersion: req.GetBaseVersion(),
-		Strict:      req.GetStrict(),
+		Path:         req.GetPath(),
+		Edits:        toCoreEdits(req.GetEdits()),
+		BaseVersion:  req.GetBaseVersion(),
+		Strict:       req.GetStrict(),
 		Full:         req.GetFull(),
 		DryRun:       req.GetDryRun(),
 		StrictSyntax: req.GetStrictSyntax(),

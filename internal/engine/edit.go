@@ -94,7 +94,7 @@ type editPlan struct {
 	syntaxState
 }
 
-func (p *editPlan) before() []byte            { return p.f.Text }
+func (p *editPlan) before() []byte             { return p.f.Text }
 func (p *editPlan) newDoc() *hashline.Document { return p.res.Doc }
 
 // newEditPlan checks what can be checked of an edit before anything is
