@@ -238,3 +238,27 @@ func TestSyntaxCheckOfAWrite(t *testing.T) {
 		t.Errorf("the refused write made the file: %q", got)
 	}
 }
+
+// TestSyntaxDiagnosticsFitTheResponseLimit: diagnostics found beside the
+// write, after the response's size was checked, are left out of a reply
+// they would take over the limit, which then says so; the edit is written.
+func TestSyntaxDiagnosticsFitTheResponseLimit(t *testing.T) {
+	t.Parallel()
+	size := func(r any) int {
+		if e, ok := r.(*engine.EditResult); ok && len(e.Diagnostics) > 0 {
+			return 1000
+		}
+		return 10
+	}
+	e, root := changeEngine(t, map[string]string{"main.go": goodGo}, engine.WithResponseSize(size), engine.WithMaxResponseBytes(100))
+	r, err := e.Edit(t.Context(), &engine.EditRequest{Path: "main.go", Edits: breakGo()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Diagnostics) != 0 || len(r.Warnings) != 1 || !strings.HasPrefix(r.Warnings[0], "2 syntax errors found were left out of this reply") {
+		t.Errorf("diagnostics %+v, warnings %q", r.Diagnostics, r.Warnings)
+	}
+	if readFile(t, root, "main.go") != brokenGo {
+		t.Error("the edit was not written")
+	}
+}
