@@ -969,7 +969,7 @@ type SyntaxError struct {
 	Checker string `protobuf:"bytes,5,opt,name=checker,proto3" json:"checker,omitempty"`
 	// The line's content, cut as in EditResponse.windows.
 	Content string `protobuf:"bytes,6,opt,name=content,proto3" json:"content,omitempty"`
-	// The file, as the request named it.
+	// The file's path, cleaned.
 	Path string `protobuf:"bytes,7,opt,name=path,proto3" json:"path,omitempty"`
 	// In an Apply refusal: the index of the change in ApplyRequest.changes.
 	ChangeIndex   int32 `protobuf:"varint,8,opt,name=change_index,json=changeIndex,proto3" json:"change_index,omitempty"`

@@ -364,7 +364,7 @@ export type SyntaxError = Message<"hashline.v1.SyntaxError"> & {
   content: string;
 
   /**
-   * The file, as the request named it.
+   * The file's path, cleaned.
    *
    * @generated from field: string path = 7;
    */
