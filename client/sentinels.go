@@ -99,6 +99,8 @@ var (
 	ErrChangeExpired = sentinel(hashlinev1.ErrorReason_ERROR_REASON_CHANGE_EXPIRED)
 	// ErrRevertConflict matches reason REVERT_CONFLICT, which comes with code Aborted.
 	ErrRevertConflict = sentinel(hashlinev1.ErrorReason_ERROR_REASON_REVERT_CONFLICT)
+	// ErrSyntaxError matches reason SYNTAX_ERROR, which comes with code FailedPrecondition.
+	ErrSyntaxError = sentinel(hashlinev1.ErrorReason_ERROR_REASON_SYNTAX_ERROR)
 )
 
 // sentinels is every sentinel by its reason.
@@ -146,4 +148,5 @@ var sentinels = map[hashlinev1.ErrorReason]*Error{
 	hashlinev1.ErrorReason_ERROR_REASON_UNKNOWN_CHANGE:      ErrUnknownChange,
 	hashlinev1.ErrorReason_ERROR_REASON_CHANGE_EXPIRED:      ErrChangeExpired,
 	hashlinev1.ErrorReason_ERROR_REASON_REVERT_CONFLICT:     ErrRevertConflict,
+	hashlinev1.ErrorReason_ERROR_REASON_SYNTAX_ERROR:        ErrSyntaxError,
 }

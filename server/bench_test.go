@@ -9,6 +9,7 @@ import (
 
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/engine"
 	"github.com/hashline/hashline/internal/floor"
 )
 
@@ -62,6 +63,75 @@ func BenchmarkReadSmallFile(b *testing.B) {
 	for b.Loop() {
 		if _, err := e.c.Read(e.ctx, &hashlinev1.ReadRequest{Path: "f.go"}); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// syntaxSource is a gofmt'd Go file, or the same in TypeScript, of about
+// lines lines: functions of ten lines each.
+func syntaxSource(ts bool, lines int) string {
+	var b strings.Builder
+	if !ts {
+		b.WriteString("package bench\n\n")
+	}
+	for i := 0; b.Len() == 0 || strings.Count(b.String(), "\n") < lines-10; i++ {
+		if ts {
+			fmt.Fprintf(&b, "export function f%d(x: number): number {\n\tlet total = 0;\n\tfor (let i = 0; i < x; i++) {\n\t\ttotal += i * %d;\n\t}\n\tif (total > %d) {\n\t\treturn total - %d;\n\t}\n\treturn total;\n}\n", i, i, i, i)
+		} else {
+			fmt.Fprintf(&b, "func f%d(x int) int {\n\ttotal := 0\n\tfor i := 0; i < x; i++ {\n\t\ttotal += i * %d\n\t}\n\tif total > %d {\n\t\treturn total - %d\n\t}\n\treturn total\n}\n", i, i, i, i)
+		}
+	}
+	return b.String()
+}
+
+// BenchmarkEditSyntax measures what the syntax check adds to an Edit: one
+// line of a Go or TypeScript file of 100 or 10k lines replaced, through the
+// full gRPC stack, by three servers in turn in one loop (so that the load
+// of a shared machine falls on all alike): with the check off, advisory
+// (the default, beside the durable write) and strict (before it). The
+// edit keeps the file parsing, the common case.
+func BenchmarkEditSyntax(b *testing.B) {
+	for _, lang := range []string{"go", "ts"} {
+		for _, lines := range []int{100, 10_000} {
+			b.Run(fmt.Sprintf("%s-%d", lang, lines), func(b *testing.B) {
+				content := syntaxSource(lang == "ts", lines)
+				name := "f." + lang
+				// A line near the middle, within the first page the seed's
+				// Read shows.
+				n := min(strings.Count(content[:len(content)/2], "\n")+1, 1503)
+				line := strings.Split(content, "\n")[n-1]
+				texts := [2]string{line + " ", line}
+				modes := []engine.SyntaxMode{engine.SyntaxOff, engine.SyntaxAdvisory, engine.SyntaxStrict}
+				envs := make([]*env, len(modes))
+				refs := make([]string, len(modes))
+				times := make([][]time.Duration, len(modes))
+				for i, m := range modes {
+					envs[i] = newEnv(b, engine.WithSyntax(m))
+					envs[i].seed(name, content)
+					refs[i] = tag(content, n)
+				}
+				for k := 0; b.Loop(); k++ {
+					for i, e := range envs {
+						t0 := time.Now()
+						resp, err := e.c.Edit(e.ctx, &hashlinev1.EditRequest{Path: name, Context: new(int32),
+							Edits: []*hashlinev1.FileEdit{client.Replace(refs[i], "", texts[k%2])}})
+						if err != nil {
+							b.Fatal(err)
+						}
+						times[i] = append(times[i], time.Since(t0))
+						if len(resp.GetDiagnostics()) > 0 {
+							b.Fatalf("the edit broke the file: %v", resp.GetDiagnostics())
+						}
+						refs[i] = client.Ref(resp.GetWindows()[0].GetLines()[0])
+					}
+				}
+				off := floor.Median(times[0])
+				for i, m := range modes {
+					b.ReportMetric(float64(floor.Median(times[i]).Microseconds()), m.String()+"-p50-µs")
+				}
+				b.ReportMetric(float64(floor.Median(times[1])-off)/float64(off)*100, "advisory-%")
+				b.ReportMetric(float64(floor.Median(times[2])-off)/float64(off)*100, "strict-%")
+			})
 		}
 	}
 }

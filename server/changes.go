@@ -79,7 +79,10 @@ func editResponseSize(r *engine.EditResult) int {
 	for _, sh := range r.Shifts {
 		n += sizeMessage(14, sizeInt(1, sh.From)+sizeInt(2, sh.To)+sizeInt(3, sh.By))
 	}
-	return n
+	for _, d := range r.Diagnostics {
+		n += sizeMessage(15, proto.Size(diagnostic(d)))
+	}
+	return n + sizeString(16, r.SyntaxNotChecked)
 }
 
 // applyResponseSize is proto.Size(applyResponse(r)), its edits counted as
@@ -142,12 +145,13 @@ func sizeBool(num protowire.Number, b bool) int {
 
 func editRequest(req *hashlinev1.EditRequest) *engine.EditRequest {
 	r := &engine.EditRequest{
-		Path:        req.GetPath(),
-		Edits:       toCoreEdits(req.GetEdits()),
-		BaseVersion: req.GetBaseVersion(),
-		Strict:      req.GetStrict(),
-		Full:        req.GetFull(),
-		DryRun:      req.GetDryRun(),
+		Path:         req.GetPath(),
+		Edits:        toCoreEdits(req.GetEdits()),
+		BaseVersion:  req.GetBaseVersion(),
+		Strict:       req.GetStrict(),
+		Full:         req.GetFull(),
+		DryRun:       req.GetDryRun(),
+		StrictSyntax: req.GetStrictSyntax(),
 	}
 	if req.Context != nil {
 		n := int(req.GetContext())
@@ -207,7 +211,24 @@ func editResponse(r *engine.EditResult) *hashlinev1.EditResponse {
 	for _, sh := range r.Shifts {
 		resp.Shifts = append(resp.Shifts, &hashlinev1.LineShift{From: int32(sh.From), To: int32(sh.To), By: int32(sh.By)})
 	}
+	resp.Diagnostics, resp.SyntaxNotChecked = diagnostics(r.Diagnostics), r.SyntaxNotChecked
 	return resp
+}
+
+// diagnostics are a result's syntax errors as the API's.
+func diagnostics(ds []engine.Diagnostic) []*hashlinev1.Diagnostic {
+	if len(ds) == 0 {
+		return nil
+	}
+	out := make([]*hashlinev1.Diagnostic, len(ds))
+	for i, d := range ds {
+		out[i] = diagnostic(d)
+	}
+	return out
+}
+
+func diagnostic(d engine.Diagnostic) *hashlinev1.Diagnostic {
+	return &hashlinev1.Diagnostic{Ref: d.Line.Tag(), Line: int32(d.Line.Number), Column: int32(d.Column), Message: d.Message, Checker: d.Checker, Content: d.Line.Content}
 }
 
 // editLines are an edit result's lines (cut by the engine already) as the
@@ -247,11 +268,12 @@ func writeRequest(req *hashlinev1.WriteRequest) *engine.WriteRequest {
 	case hashlinev1.WriteMode_WRITE_MODE_REPLACE:
 		mode = engine.WriteReplace
 	}
-	return &engine.WriteRequest{Path: req.GetPath(), Content: req.GetContent(), Mode: mode, ExpectedVersion: req.GetExpectedVersion()}
+	return &engine.WriteRequest{Path: req.GetPath(), Content: req.GetContent(), Mode: mode, ExpectedVersion: req.GetExpectedVersion(), StrictSyntax: req.GetStrictSyntax()}
 }
 
 func writeResponse(r *engine.WriteResult) *hashlinev1.WriteResponse {
-	return &hashlinev1.WriteResponse{Path: r.Path, Version: r.Version, TotalLines: int32(r.TotalLines), Created: r.Created}
+	return &hashlinev1.WriteResponse{Path: r.Path, Version: r.Version, TotalLines: int32(r.TotalLines), Created: r.Created,
+		Diagnostics: diagnostics(r.Diagnostics), SyntaxNotChecked: r.SyntaxNotChecked}
 }
 
 func deleteRequest(req *hashlinev1.DeleteRequest) *engine.DeleteRequest {
@@ -286,7 +308,7 @@ func applyRequest(req *hashlinev1.ApplyRequest) *engine.ApplyRequest {
 			changes[i] = moveRequest(ch.Move)
 		}
 	}
-	return &engine.ApplyRequest{Changes: changes, DryRun: req.GetDryRun()}
+	return &engine.ApplyRequest{Changes: changes, DryRun: req.GetDryRun(), StrictSyntax: req.GetStrictSyntax()}
 }
 
 func applyResponse(r *engine.ApplyResult) *hashlinev1.ApplyResponse {

@@ -73,6 +73,8 @@ const (
 	ReasonMalformedChangeID = hashlinev1.ErrorReason_ERROR_REASON_MALFORMED_CHANGE_ID
 	ReasonUnknownChange     = hashlinev1.ErrorReason_ERROR_REASON_UNKNOWN_CHANGE
 	ReasonChangeExpired     = hashlinev1.ErrorReason_ERROR_REASON_CHANGE_EXPIRED
+	// The syntax check, strict (engine/syntax.go).
+	ReasonSyntaxError = hashlinev1.ErrorReason_ERROR_REASON_SYNTAX_ERROR
 )
 
 // reasonCode is the gRPC code reason always comes with, so a client may
@@ -126,6 +128,7 @@ func toStatus(err error) error {
 		runE  *engine.RequestRunningError
 		repE  *engine.RepeatedNoChangeError
 		setE  *engine.ChangeSetError
+		synE  *engine.SyntaxError
 	)
 	switch {
 	case errors.As(err, &setE):
@@ -140,6 +143,8 @@ func toStatus(err error) error {
 		return batchStatus(batch, batch.Error(), "", "", nil)
 	case errors.As(err, &conE):
 		return conflictStatus(conE)
+	case errors.As(err, &synE):
+		return syntaxStatus(synE)
 	case errors.As(err, &nrE):
 		return newStatus(ReasonNotRead, err.Error(), map[string]string{"path": nrE.Path, "agent": nrE.Agent})
 	case errors.As(err, &reqE):
@@ -240,6 +245,9 @@ func changeSetStatus(e *engine.ChangeSetError) error {
 				d.ChangeIndex = int32(f.Index)
 				own = append(own, protoadapt.MessageV1Of(d))
 			case *hashlinev1.EditError:
+				d.ChangeIndex = int32(f.Index)
+				own = append(own, protoadapt.MessageV1Of(d))
+			case *hashlinev1.SyntaxError:
 				d.ChangeIndex = int32(f.Index)
 				own = append(own, protoadapt.MessageV1Of(d))
 			}
@@ -410,4 +418,18 @@ func notShownStatus(e *engine.StaleError) error {
 		}
 	}
 	return withDetails(status.FromProto(pb), out...)
+}
+
+// syntaxStatus is the refusal of a change that would have introduced
+// syntax errors: one SyntaxError per error, its line as it would have
+// been written.
+func syntaxStatus(e *engine.SyntaxError) error {
+	details := []protoadapt.MessageV1{errorInfo(ReasonSyntaxError, map[string]string{"path": e.Path})}
+	for _, d := range e.Diagnostics {
+		details = append(details, protoadapt.MessageV1Of(&hashlinev1.SyntaxError{
+			Ref: d.Line.Tag(), Line: int32(d.Line.Number), Column: int32(d.Column), Message: d.Message,
+			Checker: d.Checker, Content: d.Line.Content, Path: e.Path,
+		}))
+	}
+	return withDetails(status.New(reasonCode(ReasonSyntaxError), e.Error()), details...)
 }

@@ -128,6 +128,31 @@ type config struct {
 
 	// Memory that Read, Edit, Write and Apply calls hold at once.
 	memoryBudget int64
+
+	// The syntax check of edits and writes.
+	syntax       syntaxFlag
+	syntaxStrict globsFlag
+}
+
+// syntaxFlag is --syntax: off, advisory or strict.
+type syntaxFlag struct{ mode engine.SyntaxMode }
+
+func (f *syntaxFlag) String() string { return f.mode.String() }
+func (f *syntaxFlag) Set(v string) (err error) {
+	f.mode, err = engine.ParseSyntaxMode(v)
+	return err
+}
+
+// globsFlag is a repeatable flag of globs, one a use.
+type globsFlag []string
+
+func (g *globsFlag) String() string { return strings.Join(*g, " ") }
+func (g *globsFlag) Set(v string) error {
+	if err := engine.CheckSyntaxGlobs([]string{v}); err != nil {
+		return err
+	}
+	*g = append(*g, v)
+	return nil
 }
 
 // runtimeAllowance is what the soft memory limit allows besides the
@@ -184,6 +209,9 @@ func flags(fs *flag.FlagSet) *config {
 	fs.IntVar(&c.maxPatternBytes, "max-pattern-bytes", d.MaxPatternBytes, "longest Grep pattern; a longer one is refused INVALID_ARGUMENT before it is compiled")
 	fs.Int64Var(&c.grepBytes, "grep-bytes", d.GrepBytes, "bytes all Greps may hold at once (files found and not yet sent; each Grep holds at most "+strconv.Itoa(grep.DefaultMaxHeldBytes>>20)+" MiB of them, or one larger file); past it Greps wait for bytes, until their deadline, rather than fail")
 	fs.Int64Var(&c.memoryBudget, "memory-budget", d.MemoryBudget, "bytes that Read, Edit, Write and Apply calls may hold at once, all together, each charged before it reads anything with the size of the files it reads times "+strconv.Itoa(engine.MemoryHoldFactor)+" at most; past it calls wait, until their deadline, and one call larger than it all is refused TOO_LARGE. The Go runtime's soft memory limit is set to it plus the caches' bounds (--cache-bytes twice, --view-bytes, --request-id-bytes, --grep-bytes) and 16 MiB, unless GOMEMLIMIT is set")
+	c.syntax.mode = d.Syntax
+	fs.Var(&c.syntax, "syntax", "`MODE` of the syntax check of every Edit, Write and Apply change, saying what a change that would introduce syntax errors into its file does: advisory writes it and lists the errors in the reply, strict refuses it (FAILED_PRECONDITION SYNTAX_ERROR) and writes nothing, off checks nothing (a request's strict_syntax still refuses)")
+	fs.Var(&c.syntaxStrict, "syntax-strict", "check the files matching `GLOB` strictly whatever --syntax (repeatable; a glob without / matches the file name anywhere, as Grep's)")
 	fs.BoolVar(&c.requireRead, "require-read", !d.NoRequireRead, "refuse replace/insert/delete/replaceText edits (NOT_READ) by an agent that has not seen the file through Read, Grep, Edit or Write")
 	return c
 }
@@ -540,6 +568,8 @@ func engineConfig(c *config, logger *slog.Logger) engine.Config {
 		MemoryBudget:     c.memoryBudget,
 		HistoryBytes:     c.historyBytes,
 		HistoryAge:       c.historyAge,
+		Syntax:           c.syntax.mode,
+		SyntaxStrict:     c.syntaxStrict,
 		Logger:           logger,
 		// The gRPC face measures what it sends, for the response limit.
 		Options: server.EngineOptions(),

@@ -48,6 +48,9 @@ type ApplyRequest struct {
 	Changes []Change
 	// DryRun checks and computes every change but writes nothing.
 	DryRun bool
+	// StrictSyntax refuses the set when an edit or write of it would
+	// introduce syntax errors, as each change's own StrictSyntax.
+	StrictSyntax bool
 }
 
 // ApplyResult is what a change set did.
@@ -62,13 +65,13 @@ type ApplyResult struct {
 
 // Apply makes a change set all or nothing.
 func (s *Engine) Apply(ctx context.Context, req *ApplyRequest) (*ApplyResult, error) {
-	return s.apply(ctx, req.Changes, req.DryRun, false)
+	return s.apply(ctx, req.Changes, req.DryRun, false, req.StrictSyntax)
 }
 
 // applyOne is a call of its own (Edit, Write, Delete, Move): the change
 // set of its one change c, whose one failure is its error as it is.
 func applyOne[R ChangeResult](ctx context.Context, s *Engine, c Change, dryRun bool) (R, error) {
-	res, err := s.apply(ctx, []Change{c}, dryRun, true)
+	res, err := s.apply(ctx, []Change{c}, dryRun, true, false)
 	if err != nil {
 		var none R
 		return none, err
@@ -202,8 +205,9 @@ func (e *ChangeSetError) Error() string {
 func (e *ChangeSetError) Unwrap() error { return e.Failures[0].Err }
 
 // apply is every call that changes files: Apply, and as a set of its
-// one change (single) Edit, Write, Delete and Move.
-func (s *Engine) apply(ctx context.Context, reqs []Change, dryRun, single bool) (*ApplyResult, error) {
+// one change (single) Edit, Write, Delete and Move. strictSyntax is the
+// set's StrictSyntax.
+func (s *Engine) apply(ctx context.Context, reqs []Change, dryRun, single, strictSyntax bool) (*ApplyResult, error) {
 	if len(reqs) == 0 {
 		return nil, BadRequest("changes", "the change set is empty; give at least one change")
 	}
@@ -229,6 +233,9 @@ func (s *Engine) apply(ctx context.Context, reqs []Change, dryRun, single bool) 
 	for i, r := range reqs {
 		c, err := s.resolveChange(i, r)
 		changes[i] = c
+		if err == nil {
+			s.syntaxMode(c, strictSyntax || askedStrictSyntax(r))
+		}
 		if err != nil {
 			fail(c, err)
 		} else if e, ok := r.(*EditRequest); ok && e.DryRun && !dryRun {
@@ -297,13 +304,26 @@ func (s *Engine) apply(ctx context.Context, reqs []Change, dryRun, single bool) 
 	if len(failures) > 0 {
 		return nil, refused()
 	}
+	// A strict check refuses before anything is written; a dry run's
+	// reply has what the checks find.
+	for _, c := range changes {
+		if st := syntaxOf(c); st != nil && (st.strict || dryRun) {
+			s.checkSyntax(c)
+			if err := s.syntaxRefusal(c); err != nil {
+				fail(c, err)
+			}
+		}
+	}
+	if len(failures) > 0 {
+		return nil, refused()
+	}
 	if !single && total > s.opts.maxSetBytes {
 		return nil, fmt.Errorf("%w: the change set writes %d bytes, over the %d-byte limit for one set; split it", workspace.ErrTooLarge, total, s.opts.maxSetBytes)
 	}
 	res := &ApplyResult{DryRun: dryRun, Results: make([]ChangeResult, len(changes))}
 	if dryRun || !single {
 		for i, c := range changes {
-			res.Results[i] = c.plan.result(c, dryRun)
+			res.Results[i] = s.withSyntax(c, c.plan.result(c, dryRun))
 		}
 	}
 	if size := s.opts.responseSize; !single && size != nil {
@@ -316,8 +336,12 @@ func (s *Engine) apply(ctx context.Context, reqs []Change, dryRun, single bool) 
 		return nil, err
 	}
 	if dryRun {
+		s.fitDiagnostics(res, single)
 		return res, nil
 	}
+	// The advisory checks run while the set is written, mostly a wait
+	// for the disk; the reply waits for both.
+	wait := s.checkSyntaxBeside(changes)
 	set := ""
 	if len(changes) == 1 {
 		err = changes[0].plan.commit(s, changes[0])
@@ -325,14 +349,16 @@ func (s *Engine) apply(ctx context.Context, reqs []Change, dryRun, single bool) 
 		set = newChangeSetID()
 		err = s.commitSet(ctx, set, changes)
 	}
+	wait()
 	if err != nil {
 		return nil, err
 	}
 	res.ChangeSet = set
 	ctx = s.recordSet(ctx, changes)
 	for i, c := range changes {
-		res.Results[i] = c.plan.committed(ctx, s, c, set)
+		res.Results[i] = s.withSyntax(c, c.plan.committed(ctx, s, c, set))
 	}
+	s.fitDiagnostics(res, single)
 	if !single {
 		s.opts.logger.DebugContext(ctx, "apply", "changes", len(changes), "changeSet", set)
 	}

@@ -29,6 +29,9 @@ type EditRequest struct {
 	Full bool
 	// DryRun checks and computes everything but writes nothing.
 	DryRun bool
+	// StrictSyntax refuses the edit, with a *SyntaxError, when it would
+	// introduce syntax errors, whatever the engine's mode (WithSyntax).
+	StrictSyntax bool
 }
 
 // EditResult is what an Edit did (or, with DryRun, would do).
@@ -53,6 +56,11 @@ type EditResult struct {
 	Moved       []versions.Move
 	Repairs     []hashline.Repair
 	Shifts      []hashline.Shift
+	// Diagnostics are the syntax errors the edit introduced (syntax.go);
+	// SyntaxNotChecked says why the file was not checked, when that
+	// matters.
+	Diagnostics      []Diagnostic
+	SyntaxNotChecked string
 }
 
 func (*EditRequest) isChange()      {}
@@ -83,7 +91,11 @@ type editPlan struct {
 	reply   *EditResult
 	rb      *rebased
 	written
+	syntaxState
 }
+
+func (p *editPlan) before() []byte             { return p.f.Text }
+func (p *editPlan) newDoc() *hashline.Document { return p.res.Doc }
 
 // newEditPlan checks what can be checked of an edit before anything is
 // read: the number of edits, the context and the texts.

@@ -88,6 +88,13 @@ type Config struct {
 	// (DefaultMemoryBudget).
 	MemoryBudget int64
 
+	// Syntax is what an edit or write that would introduce syntax errors
+	// does (SyntaxAdvisory, the zero value and default: written, and
+	// reported); SyntaxStrict lists globs of files checked strictly
+	// whatever the mode (WithSyntax).
+	Syntax       SyntaxMode
+	SyntaxStrict []string
+
 	// Logger receives the engine's log; nil discards it.
 	Logger *slog.Logger
 	// Hold, when set, is called with the workspace's directory once it is
@@ -133,6 +140,7 @@ func DefaultConfig() Config {
 		MemoryBudget:     DefaultMemoryBudget,
 		HistoryBytes:     history.DefaultMaxBytes,
 		HistoryAge:       history.DefaultMaxAge,
+		Syntax:           SyntaxAdvisory,
 	}
 }
 
@@ -236,6 +244,9 @@ func Open(c Config) (*Engine, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
+	if err := CheckSyntaxGlobs(c.SyntaxStrict); err != nil {
+		return nil, &SettingError{Setting: "SyntaxStrict", Err: err}
+	}
 	hasher, err := hashline.NewHasher(c.HashLen)
 	if err != nil {
 		return nil, &SettingError{Setting: "HashLen", Err: err}
@@ -334,6 +345,7 @@ func Open(c Config) (*Engine, error) {
 		WithIntentLog(intents),
 		WithMemoryBudget(c.MemoryBudget),
 		WithHistory(o.history),
+		WithSyntax(c.Syntax, c.SyntaxStrict...),
 	}
 	e := New(ws, append(opts, c.Options...)...)
 	e.opened = o

@@ -8,6 +8,7 @@ import (
 	"github.com/hashline/hashline/internal/hashline"
 	"github.com/hashline/hashline/internal/history"
 	"github.com/hashline/hashline/internal/state"
+	"github.com/hashline/hashline/internal/syntax"
 	"github.com/hashline/hashline/internal/versions"
 )
 
@@ -73,6 +74,10 @@ type options struct {
 	// responseSize measures a result as the transport sends it
 	// (WithResponseSize).
 	responseSize func(result any) int
+	// The syntax check of changes (WithSyntax, WithSyntaxOptions).
+	syntaxMode    SyntaxMode
+	syntaxStrict  []string
+	syntaxOptions syntax.Options
 }
 
 func defaultOptions() options {

@@ -31,6 +31,10 @@ type WriteRequest struct {
 	// ExpectedVersion, if set, is the version the file must have
 	// (compare-and-swap).
 	ExpectedVersion string
+	// StrictSyntax refuses the write, with a *SyntaxError, when its
+	// content would have syntax errors the file had not, whatever the
+	// engine's mode (WithSyntax).
+	StrictSyntax bool
 }
 
 // WriteResult is what a Write did (or, in a dry run of a set, would do).
@@ -40,6 +44,11 @@ type WriteResult struct {
 	TotalLines    int
 	// Created says no file was there before.
 	Created bool
+	// Diagnostics are the syntax errors the write introduced (those the
+	// file it replaced had not); SyntaxNotChecked says why the content
+	// was not checked, when that matters.
+	Diagnostics      []Diagnostic
+	SyntaxNotChecked string
 }
 
 func (*WriteRequest) isChange()      {}
@@ -87,7 +96,19 @@ type writePlan struct {
 	cur    *workspace.File // the file replaced, when readable as text
 	exists bool            // a file is there
 	written
+	syntaxState
 }
+
+// before is the replaced file's text; nil for none, or one not read as
+// text: then every error of the content is new.
+func (p *writePlan) before() []byte {
+	if p.cur == nil {
+		return nil
+	}
+	return p.cur.Text
+}
+
+func (p *writePlan) newDoc() *hashline.Document { return hashline.ParseText(p.req.Content) }
 
 // planWrite checks a write of the file rel (view key key) under its lock:
 // the mode and the compare-and-swap version against the file there.

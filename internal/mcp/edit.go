@@ -27,6 +27,8 @@ type editArgs struct {
 	Files []fileEdits `json:"files,omitempty"`
 	// Strict is the API's EditRequest.strict.
 	Strict bool `json:"strict,omitempty"`
+	// DryRun is the API's dry_run: the reply, nothing written.
+	DryRun bool `json:"dry_run,omitempty"`
 }
 
 // editSchemaArgs are edit_file's arguments as the input schema describes
@@ -39,6 +41,8 @@ type editSchemaArgs struct {
 	Files []fileEditsSchema `json:"files,omitempty"`
 	// Strict is the API's EditRequest.strict.
 	Strict bool `json:"strict,omitempty" jsonschema:"Write texts exactly as sent, no repairs"`
+	// DryRun is the API's dry_run.
+	DryRun bool `json:"dry_run,omitempty" jsonschema:"Write nothing"`
 }
 
 // editItem is one edit: exactly one field is set. The first four are the
@@ -221,7 +225,7 @@ func (t *tools) edit(ctx context.Context, req *sdk.CallToolRequest, a editArgs) 
 	for i, it := range items {
 		edits[i] = toFileEdit(it)
 	}
-	resp, err := t.c.Edit(t.ctx(ctx, req), &hashlinev1.EditRequest{Path: a.Path, Edits: edits, Strict: a.Strict})
+	resp, err := t.c.Edit(t.ctx(ctx, req), &hashlinev1.EditRequest{Path: a.Path, Edits: edits, Strict: a.Strict, DryRun: a.DryRun})
 	if err != nil {
 		res := failure("editing", a.Path, err)
 		if len(warnings) > 0 {

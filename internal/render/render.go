@@ -184,7 +184,11 @@ func Read(r *hashlinev1.ReadResponse, o Options) string {
 // text clients.
 func Edit(r *hashlinev1.EditResponse, o Options) string {
 	if o.Face == MCP {
-		return editMCP(r) + Repairs(r.GetRepairs())
+		s := editMCP(r)
+		if l := Syntax("edit", r.GetDryRun(), r.GetDiagnostics(), r.GetSyntaxNotChecked()); l != "" {
+			s += "\n" + l
+		}
+		return s + Repairs(r.GetRepairs())
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s (%s, version %s).", editVerb(r), r.GetPath(), plural(int(r.GetTotalLines()), "line"), r.GetVersion())
@@ -223,6 +227,9 @@ func Edit(r *hashlinev1.EditResponse, o Options) string {
 				b.WriteByte('\n')
 			}
 		}
+	}
+	if l := Syntax("edit", r.GetDryRun(), r.GetDiagnostics(), r.GetSyntaxNotChecked()); l != "" {
+		b.WriteString(l + "\n")
 	}
 	if o.Diff && r.GetDiff() != "" {
 		b.WriteString(r.GetDiff())
@@ -312,6 +319,31 @@ func Repairs(rs []*hashlinev1.Repair) string {
 	return b.String()
 }
 
+// Syntax says in one line what the syntax check of an edit or write
+// (what) found, after the change: the errors it introduced, each with its
+// line tagged (the fresh ref in the new file), or why the file was not
+// checked; "" when it introduced none. dry says the change was not
+// written.
+//
+//	Syntax: this edit introduced 1 error (go/parser): 4:1b|	println("hi" — missing ',' before newline in argument list
+func Syntax(what string, dry bool, ds []*hashlinev1.Diagnostic, notChecked string) string {
+	if len(ds) == 0 {
+		if notChecked == "" {
+			return ""
+		}
+		return "Syntax: not checked (" + notChecked + ")"
+	}
+	verb := "introduced"
+	if dry {
+		verb = "would introduce"
+	}
+	parts := make([]string, len(ds))
+	for i, d := range ds {
+		parts[i] = fmt.Sprintf("%s|%s — %s", d.GetRef(), d.GetContent(), d.GetMessage())
+	}
+	return fmt.Sprintf("Syntax: this %s %s %s (%s): %s", what, verb, plural(len(ds), "error"), ds[0].GetChecker(), strings.Join(parts, "; "))
+}
+
 // Shifts says in a sentence how an edit moved the lines it did not touch
 // (EditResponse.shifts), in the numbers of the file before the edit:
 //
@@ -364,14 +396,25 @@ func shifts(shifts []*hashlinev1.LineShift, total int32) string {
 	return strings.ToUpper(out[:1]) + out[1:] + "."
 }
 
-// Write renders a Write response in one line.
+// Write renders a Write response in one line, and a second for its
+// syntax check when that found something.
 //
 //	Wrote main.go (5 lines, version v2-…)
 func Write(r *hashlinev1.WriteResponse, o Options) string {
 	return writeLine(r, o.Face, false) + end(o.Face)
 }
 
+// writeLine is a write's line, and the line of its syntax check if it
+// has one.
 func writeLine(r *hashlinev1.WriteResponse, f Face, dryRun bool) string {
+	s := writeHeader(r, f, dryRun)
+	if l := Syntax("write", dryRun, r.GetDiagnostics(), r.GetSyntaxNotChecked()); l != "" {
+		s += "\n" + l
+	}
+	return s
+}
+
+func writeHeader(r *hashlinev1.WriteResponse, f Face, dryRun bool) string {
 	verb := "Wrote"
 	switch {
 	case dryRun && r.GetCreated():

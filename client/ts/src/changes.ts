@@ -12,7 +12,7 @@ import {
   type MoveResponse,
 } from "./gen/hashline/v1/hashline_pb.js";
 import { ChangeErrorSchema, type ChangeError } from "./gen/hashline/v1/errors_pb.js";
-import { formatEdit, formatWrite, plural } from "./format.js";
+import { formatEdit, formatWrite, plural, syntaxLine } from "./format.js";
 
 /**
  * One change of a change set (HashlineClient.apply), in the shape of the
@@ -123,7 +123,7 @@ export function formatApply(r: ApplyResponse, diff = false): string {
       case "write": {
         const w = c.result.value;
         out += r.dryRun
-          ? `${w.created ? "Would create" : "Would overwrite"} ${w.path} (${plural(w.totalLines, "line")}, version ${w.version})\n`
+          ? `${w.created ? "Would create" : "Would overwrite"} ${w.path} (${plural(w.totalLines, "line")}, version ${w.version})\n` + syntaxLine("write", true, w)
           : formatWrite(w);
         break;
       }

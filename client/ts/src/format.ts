@@ -1,4 +1,5 @@
 import type {
+  Diagnostic,
   EditResponse,
   GrepFile,
   GrepSummary,
@@ -116,10 +117,29 @@ export function formatEdit(r: EditResponse, diff = false): string {
       }
     });
   }
+  const syntax = formatSyntax("edit", r.dryRun, r.diagnostics, r.syntaxNotChecked);
+  if (syntax !== "") {
+    out += syntax + "\n";
+  }
   if (diff && r.diff !== "") {
     out += r.diff.endsWith("\n") ? r.diff : r.diff + "\n";
   }
   return out;
+}
+
+/**
+ * Says in one line what the syntax check of an edit or write (what) found:
+ * the errors it introduced, each with its line tagged (its fresh ref in the
+ * new file), or why the file was not checked; "" when it introduced none.
+ * dryRun says the change was not written.
+ */
+export function formatSyntax(what: string, dryRun: boolean, diagnostics: readonly Diagnostic[], notChecked: string): string {
+  if (diagnostics.length === 0) {
+    return notChecked === "" ? "" : `Syntax: not checked (${notChecked})`;
+  }
+  const verb = dryRun ? "would introduce" : "introduced";
+  const parts = diagnostics.map((d) => `${d.ref}|${d.content} — ${d.message}`);
+  return `Syntax: this ${what} ${verb} ${plural(diagnostics.length, "error")} (${diagnostics[0].checker}): ${parts.join("; ")}`;
 }
 
 /**
@@ -161,10 +181,16 @@ export function formatShifts(r: EditResponse): string {
   return s;
 }
 
-/** Renders a Write response in one line. */
+/** Renders a Write response in one line, and a second for its syntax check when that found something. */
 export function formatWrite(r: WriteResponse): string {
   const verb = r.created ? "Created" : "Wrote";
-  return `${verb} ${r.path} (${plural(r.totalLines, "line")}, version ${r.version})\n`;
+  return `${verb} ${r.path} (${plural(r.totalLines, "line")}, version ${r.version})\n` + syntaxLine("write", false, r);
+}
+
+/** The line of a write's syntax check with its newline, or "". */
+export function syntaxLine(what: string, dryRun: boolean, r: WriteResponse): string {
+  const s = formatSyntax(what, dryRun, r.diagnostics, r.syntaxNotChecked);
+  return s === "" ? "" : s + "\n";
 }
 
 /**

@@ -65,6 +65,7 @@ export {
   formatEdit,
   formatShifts,
   formatWrite,
+  formatSyntax,
   formatGrepFile,
   formatGrepSummary,
   pageBounds,

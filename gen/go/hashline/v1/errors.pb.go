@@ -183,6 +183,12 @@ const (
 	// longer free): the details name the later changes and show the lines
 	// with fresh tags; nothing was written.
 	ErrorReason_ERROR_REASON_REVERT_CONFLICT ErrorReason = 43
+	// FAILED_PRECONDITION. The edit or write would introduce syntax errors
+	// into the file, and strict syntax checking is on for it (the request's
+	// strict_syntax, or the server's --syntax and --syntax-strict). One
+	// SyntaxError per error carries its line's fresh ref in the content that
+	// would have been written; fix the edit and send it again.
+	ErrorReason_ERROR_REASON_SYNTAX_ERROR ErrorReason = 44
 )
 
 // Enum value maps for ErrorReason.
@@ -232,6 +238,7 @@ var (
 		41: "ERROR_REASON_UNKNOWN_CHANGE",
 		42: "ERROR_REASON_CHANGE_EXPIRED",
 		43: "ERROR_REASON_REVERT_CONFLICT",
+		44: "ERROR_REASON_SYNTAX_ERROR",
 	}
 	ErrorReason_value = map[string]int32{
 		"ERROR_REASON_UNSPECIFIED":         0,
@@ -278,6 +285,7 @@ var (
 		"ERROR_REASON_UNKNOWN_CHANGE":      41,
 		"ERROR_REASON_CHANGE_EXPIRED":      42,
 		"ERROR_REASON_REVERT_CONFLICT":     43,
+		"ERROR_REASON_SYNTAX_ERROR":        44,
 	}
 )
 
@@ -1030,6 +1038,118 @@ func (x *LaterChange) GetPath() string {
 	return ""
 }
 
+// SyntaxError is one syntax error a refused edit or write would have
+// introduced, attached per error to a FAILED_PRECONDITION error with
+// reason SYNTAX_ERROR. Its line is in the content that would have been
+// written, which was not: the file is as it was.
+type SyntaxError struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The line's reference in that content, "LINE:HASH".
+	Ref string `protobuf:"bytes,1,opt,name=ref,proto3" json:"ref,omitempty"`
+	// The line number (1-based) in that content.
+	Line int32 `protobuf:"varint,2,opt,name=line,proto3" json:"line,omitempty"`
+	// The column (1-based, in bytes); 0 when the checker gives none.
+	Column int32 `protobuf:"varint,3,opt,name=column,proto3" json:"column,omitempty"`
+	// The checker's message.
+	Message string `protobuf:"bytes,4,opt,name=message,proto3" json:"message,omitempty"`
+	// The checker that found it, as Diagnostic.checker.
+	Checker string `protobuf:"bytes,5,opt,name=checker,proto3" json:"checker,omitempty"`
+	// The line's content, cut as in EditResponse.windows.
+	Content string `protobuf:"bytes,6,opt,name=content,proto3" json:"content,omitempty"`
+	// The file's path, cleaned.
+	Path string `protobuf:"bytes,7,opt,name=path,proto3" json:"path,omitempty"`
+	// In an Apply refusal: the index of the change in ApplyRequest.changes.
+	ChangeIndex   int32 `protobuf:"varint,8,opt,name=change_index,json=changeIndex,proto3" json:"change_index,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SyntaxError) Reset() {
+	*x = SyntaxError{}
+	mi := &file_hashline_v1_errors_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SyntaxError) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SyntaxError) ProtoMessage() {}
+
+func (x *SyntaxError) ProtoReflect() protoreflect.Message {
+	mi := &file_hashline_v1_errors_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SyntaxError.ProtoReflect.Descriptor instead.
+func (*SyntaxError) Descriptor() ([]byte, []int) {
+	return file_hashline_v1_errors_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *SyntaxError) GetRef() string {
+	if x != nil {
+		return x.Ref
+	}
+	return ""
+}
+
+func (x *SyntaxError) GetLine() int32 {
+	if x != nil {
+		return x.Line
+	}
+	return 0
+}
+
+func (x *SyntaxError) GetColumn() int32 {
+	if x != nil {
+		return x.Column
+	}
+	return 0
+}
+
+func (x *SyntaxError) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *SyntaxError) GetChecker() string {
+	if x != nil {
+		return x.Checker
+	}
+	return ""
+}
+
+func (x *SyntaxError) GetContent() string {
+	if x != nil {
+		return x.Content
+	}
+	return ""
+}
+
+func (x *SyntaxError) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *SyntaxError) GetChangeIndex() int32 {
+	if x != nil {
+		return x.ChangeIndex
+	}
+	return 0
+}
+
 var file_hashline_v1_errors_proto_extTypes = []protoimpl.ExtensionInfo{
 	{
 		ExtendedType:  (*descriptorpb.EnumValueOptions)(nil),
@@ -1100,7 +1220,16 @@ const file_hashline_v1_errors_proto_rawDesc = "" +
 	"\vLaterChange\x12\x1b\n" +
 	"\tchange_id\x18\x01 \x01(\tR\bchangeId\x12\x14\n" +
 	"\x05agent\x18\x02 \x01(\tR\x05agent\x12\x12\n" +
-	"\x04path\x18\x03 \x01(\tR\x04path*\x99\r\n" +
+	"\x04path\x18\x03 \x01(\tR\x04path\"\xd0\x01\n" +
+	"\vSyntaxError\x12\x10\n" +
+	"\x03ref\x18\x01 \x01(\tR\x03ref\x12\x12\n" +
+	"\x04line\x18\x02 \x01(\x05R\x04line\x12\x16\n" +
+	"\x06column\x18\x03 \x01(\x05R\x06column\x12\x18\n" +
+	"\amessage\x18\x04 \x01(\tR\amessage\x12\x18\n" +
+	"\achecker\x18\x05 \x01(\tR\achecker\x12\x18\n" +
+	"\acontent\x18\x06 \x01(\tR\acontent\x12\x12\n" +
+	"\x04path\x18\a \x01(\tR\x04path\x12!\n" +
+	"\fchange_index\x18\b \x01(\x05R\vchangeIndex*\xbe\r\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12 \n" +
 	"\x16ERROR_REASON_STALE_REF\x10\x01\x1a\x04\xd8\xe2\x18\n" +
@@ -1149,7 +1278,8 @@ const file_hashline_v1_errors_proto_rawDesc = "" +
 	"\x1bERROR_REASON_UNKNOWN_CHANGE\x10)\x1a\x04\xd8\xe2\x18\x05\x12%\n" +
 	"\x1bERROR_REASON_CHANGE_EXPIRED\x10*\x1a\x04\xd8\xe2\x18\x05\x12&\n" +
 	"\x1cERROR_REASON_REVERT_CONFLICT\x10+\x1a\x04\xd8\xe2\x18\n" +
-	"*\x85\x03\n" +
+	"\x12#\n" +
+	"\x19ERROR_REASON_SYNTAX_ERROR\x10,\x1a\x04\xd8\xe2\x18\t*\x85\x03\n" +
 	"\bGrpcCode\x12\x19\n" +
 	"\x15GRPC_CODE_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13GRPC_CODE_CANCELLED\x10\x01\x12\x1e\n" +
@@ -1187,7 +1317,7 @@ func file_hashline_v1_errors_proto_rawDescGZIP() []byte {
 }
 
 var file_hashline_v1_errors_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_hashline_v1_errors_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
+var file_hashline_v1_errors_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
 var file_hashline_v1_errors_proto_goTypes = []any{
 	(ErrorReason)(0),                      // 0: hashline.v1.ErrorReason
 	(GrpcCode)(0),                         // 1: hashline.v1.GrpcCode
@@ -1199,15 +1329,16 @@ var file_hashline_v1_errors_proto_goTypes = []any{
 	(*RetryInfo)(nil),                     // 7: hashline.v1.RetryInfo
 	(*ChangeError)(nil),                   // 8: hashline.v1.ChangeError
 	(*LaterChange)(nil),                   // 9: hashline.v1.LaterChange
-	nil,                                   // 10: hashline.v1.ErrorInfo.MetadataEntry
-	(*durationpb.Duration)(nil),           // 11: google.protobuf.Duration
-	(*descriptorpb.EnumValueOptions)(nil), // 12: google.protobuf.EnumValueOptions
+	(*SyntaxError)(nil),                   // 10: hashline.v1.SyntaxError
+	nil,                                   // 11: hashline.v1.ErrorInfo.MetadataEntry
+	(*durationpb.Duration)(nil),           // 12: google.protobuf.Duration
+	(*descriptorpb.EnumValueOptions)(nil), // 13: google.protobuf.EnumValueOptions
 }
 var file_hashline_v1_errors_proto_depIdxs = []int32{
-	10, // 0: hashline.v1.ErrorInfo.metadata:type_name -> hashline.v1.ErrorInfo.MetadataEntry
+	11, // 0: hashline.v1.ErrorInfo.metadata:type_name -> hashline.v1.ErrorInfo.MetadataEntry
 	6,  // 1: hashline.v1.EditError.text_at:type_name -> hashline.v1.LineSpan
-	11, // 2: hashline.v1.RetryInfo.retry_delay:type_name -> google.protobuf.Duration
-	12, // 3: hashline.v1.grpc_code:extendee -> google.protobuf.EnumValueOptions
+	12, // 2: hashline.v1.RetryInfo.retry_delay:type_name -> google.protobuf.Duration
+	13, // 3: hashline.v1.grpc_code:extendee -> google.protobuf.EnumValueOptions
 	1,  // 4: hashline.v1.grpc_code:type_name -> hashline.v1.GrpcCode
 	5,  // [5:5] is the sub-list for method output_type
 	5,  // [5:5] is the sub-list for method input_type
@@ -1227,7 +1358,7 @@ func file_hashline_v1_errors_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hashline_v1_errors_proto_rawDesc), len(file_hashline_v1_errors_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   8,
+			NumMessages:   9,
 			NumExtensions: 1,
 			NumServices:   0,
 		},

@@ -1062,7 +1062,14 @@ type EditRequest struct {
 	// EditResponse.repairs; when a repair would be a guess it refuses the
 	// edit (INVALID_ARGUMENT, reason INVALID_EDIT) with both readings, and
 	// strict is how to say "as sent".
-	Strict        bool `protobuf:"varint,8,opt,name=strict,proto3" json:"strict,omitempty"`
+	Strict bool `protobuf:"varint,8,opt,name=strict,proto3" json:"strict,omitempty"`
+	// Refuse the edit, writing nothing, when it would introduce syntax
+	// errors into the file (FAILED_PRECONDITION, reason SYNTAX_ERROR, one
+	// Diagnostic per error in the details). Without it the server's mode
+	// decides (hashlined --syntax and --syntax-strict; by default the edit is
+	// written and the errors are reported in EditResponse.diagnostics).
+	// Unrelated to strict, which is about repairs.
+	StrictSyntax  bool `protobuf:"varint,9,opt,name=strict_syntax,json=strictSyntax,proto3" json:"strict_syntax,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1149,6 +1156,13 @@ func (x *EditRequest) GetRequestId() string {
 func (x *EditRequest) GetStrict() bool {
 	if x != nil {
 		return x.Strict
+	}
+	return false
+}
+
+func (x *EditRequest) GetStrictSyntax() bool {
+	if x != nil {
+		return x.StrictSyntax
 	}
 	return false
 }
@@ -1277,9 +1291,19 @@ type EditResponse struct {
 	// How the line numbers of the lines the batch did not touch changed, in
 	// file order: the lines before the first shift kept their numbers, and
 	// none moved when this is empty.
-	Shifts        []*LineShift `protobuf:"bytes,14,rep,name=shifts,proto3" json:"shifts,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Shifts []*LineShift `protobuf:"bytes,14,rep,name=shifts,proto3" json:"shifts,omitempty"`
+	// The syntax errors the edit introduced into the file (not those it
+	// already had), in file order, each with the fresh tag of its line: the
+	// edit was written all the same (with dry_run: would be). Empty when it
+	// introduced none, and when the file was not checked.
+	Diagnostics []*Diagnostic `protobuf:"bytes,15,rep,name=diagnostics,proto3" json:"diagnostics,omitempty"`
+	// Why the new content was not checked for syntax errors, when that
+	// matters: it is larger than the checker's bound, or the parser ran out
+	// of time or failed. Empty when it was checked, and for files with no
+	// syntax to check (prose: Markdown, plain text) or with the check off.
+	SyntaxNotChecked string `protobuf:"bytes,16,opt,name=syntax_not_checked,json=syntaxNotChecked,proto3" json:"syntax_not_checked,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *EditResponse) Reset() {
@@ -1408,6 +1432,20 @@ func (x *EditResponse) GetShifts() []*LineShift {
 		return x.Shifts
 	}
 	return nil
+}
+
+func (x *EditResponse) GetDiagnostics() []*Diagnostic {
+	if x != nil {
+		return x.Diagnostics
+	}
+	return nil
+}
+
+func (x *EditResponse) GetSyntaxNotChecked() string {
+	if x != nil {
+		return x.SyntaxNotChecked
+	}
+	return ""
 }
 
 // Repair is one change the server made to an edit's text because the text
@@ -1647,7 +1685,10 @@ type WriteRequest struct {
 	// the same key with a different request is refused with
 	// INVALID_ARGUMENT, reason REQUEST_ID_REUSED. At most 128 bytes; empty
 	// means no key.
-	RequestId     string `protobuf:"bytes,5,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	RequestId string `protobuf:"bytes,5,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	// Refuse the write, writing nothing, when its content would have syntax
+	// errors the file did not have, as EditRequest.strict_syntax.
+	StrictSyntax  bool `protobuf:"varint,6,opt,name=strict_syntax,json=strictSyntax,proto3" json:"strict_syntax,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1717,6 +1758,13 @@ func (x *WriteRequest) GetRequestId() string {
 	return ""
 }
 
+func (x *WriteRequest) GetStrictSyntax() bool {
+	if x != nil {
+		return x.StrictSyntax
+	}
+	return false
+}
+
 // WriteResponse describes the written file.
 type WriteResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1727,9 +1775,15 @@ type WriteResponse struct {
 	// The number of lines in the written file.
 	TotalLines int32 `protobuf:"varint,3,opt,name=total_lines,json=totalLines,proto3" json:"total_lines,omitempty"`
 	// True when the file did not exist before.
-	Created       bool `protobuf:"varint,4,opt,name=created,proto3" json:"created,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Created bool `protobuf:"varint,4,opt,name=created,proto3" json:"created,omitempty"`
+	// The syntax errors the write introduced (those the replaced file did
+	// not have), as EditResponse.diagnostics.
+	Diagnostics []*Diagnostic `protobuf:"bytes,5,rep,name=diagnostics,proto3" json:"diagnostics,omitempty"`
+	// Why the content was not checked for syntax errors, when that matters,
+	// as EditResponse.syntax_not_checked.
+	SyntaxNotChecked string `protobuf:"bytes,6,opt,name=syntax_not_checked,json=syntaxNotChecked,proto3" json:"syntax_not_checked,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *WriteResponse) Reset() {
@@ -1788,6 +1842,20 @@ func (x *WriteResponse) GetCreated() bool {
 		return x.Created
 	}
 	return false
+}
+
+func (x *WriteResponse) GetDiagnostics() []*Diagnostic {
+	if x != nil {
+		return x.Diagnostics
+	}
+	return nil
+}
+
+func (x *WriteResponse) GetSyntaxNotChecked() string {
+	if x != nil {
+		return x.SyntaxNotChecked
+	}
+	return ""
 }
 
 // GrepRequest searches files.
@@ -3398,7 +3466,10 @@ type ApplyRequest struct {
 	// Check and compute everything, but write nothing.
 	DryRun bool `protobuf:"varint,2,opt,name=dry_run,json=dryRun,proto3" json:"dry_run,omitempty"`
 	// An idempotency key, as EditRequest.request_id.
-	RequestId     string `protobuf:"bytes,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	RequestId string `protobuf:"bytes,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	// Refuse the set, writing nothing, when an edit or write of it would
+	// introduce syntax errors, as EditRequest.strict_syntax on every one.
+	StrictSyntax  bool `protobuf:"varint,4,opt,name=strict_syntax,json=strictSyntax,proto3" json:"strict_syntax,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3452,6 +3523,13 @@ func (x *ApplyRequest) GetRequestId() string {
 		return x.RequestId
 	}
 	return ""
+}
+
+func (x *ApplyRequest) GetStrictSyntax() bool {
+	if x != nil {
+		return x.StrictSyntax
+	}
+	return false
 }
 
 // ChangeResult is the outcome of one change of an applied set.
@@ -4407,6 +4485,102 @@ func (x *RevertResponse) GetDryRun() bool {
 	return false
 }
 
+// Diagnostic is one syntax error an edit or write introduced into a file,
+// as the file's parser reports it (go/parser for Go, esbuild for
+// JavaScript and TypeScript, JSON and YAML parsers, a balance check of
+// brackets and quotes for other files).
+type Diagnostic struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The line's fresh reference in the new content, "LINE:HASH": edit it by
+	// this ref.
+	Ref string `protobuf:"bytes,1,opt,name=ref,proto3" json:"ref,omitempty"`
+	// The line number (1-based) in the new content.
+	Line int32 `protobuf:"varint,2,opt,name=line,proto3" json:"line,omitempty"`
+	// The column (1-based, in bytes); 0 when the checker gives none.
+	Column int32 `protobuf:"varint,3,opt,name=column,proto3" json:"column,omitempty"`
+	// The checker's message, e.g. "expected '}', found 'EOF'".
+	Message string `protobuf:"bytes,4,opt,name=message,proto3" json:"message,omitempty"`
+	// The checker that found it: "go/parser", "esbuild", "encoding/json",
+	// "yaml" or "balance".
+	Checker string `protobuf:"bytes,5,opt,name=checker,proto3" json:"checker,omitempty"`
+	// The line's content, cut as in windows.
+	Content       string `protobuf:"bytes,6,opt,name=content,proto3" json:"content,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Diagnostic) Reset() {
+	*x = Diagnostic{}
+	mi := &file_hashline_v1_hashline_proto_msgTypes[48]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Diagnostic) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Diagnostic) ProtoMessage() {}
+
+func (x *Diagnostic) ProtoReflect() protoreflect.Message {
+	mi := &file_hashline_v1_hashline_proto_msgTypes[48]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Diagnostic.ProtoReflect.Descriptor instead.
+func (*Diagnostic) Descriptor() ([]byte, []int) {
+	return file_hashline_v1_hashline_proto_rawDescGZIP(), []int{48}
+}
+
+func (x *Diagnostic) GetRef() string {
+	if x != nil {
+		return x.Ref
+	}
+	return ""
+}
+
+func (x *Diagnostic) GetLine() int32 {
+	if x != nil {
+		return x.Line
+	}
+	return 0
+}
+
+func (x *Diagnostic) GetColumn() int32 {
+	if x != nil {
+		return x.Column
+	}
+	return 0
+}
+
+func (x *Diagnostic) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *Diagnostic) GetChecker() string {
+	if x != nil {
+		return x.Checker
+	}
+	return ""
+}
+
+func (x *Diagnostic) GetContent() string {
+	if x != nil {
+		return x.Content
+	}
+	return ""
+}
+
 var File_hashline_v1_hashline_proto protoreflect.FileDescriptor
 
 const file_hashline_v1_hashline_proto_rawDesc = "" +
@@ -4460,7 +4634,7 @@ const file_hashline_v1_hashline_proto_rawDesc = "" +
 	"\x06append\x18\x05 \x01(\v2\x13.hashline.v1.TextOpH\x00R\x06append\x12/\n" +
 	"\aprepend\x18\x06 \x01(\v2\x13.hashline.v1.TextOpH\x00R\aprepend\x12?\n" +
 	"\freplace_text\x18\a \x01(\v2\x1a.hashline.v1.ReplaceTextOpH\x00R\vreplaceTextB\x04\n" +
-	"\x02op\"\x80\x02\n" +
+	"\x02op\"\xa5\x02\n" +
 	"\vEditRequest\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x12+\n" +
 	"\x05edits\x18\x02 \x03(\v2\x15.hashline.v1.FileEditR\x05edits\x12!\n" +
@@ -4470,14 +4644,15 @@ const file_hashline_v1_hashline_proto_rawDesc = "" +
 	"\x04full\x18\x06 \x01(\bR\x04full\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\a \x01(\tR\trequestId\x12\x16\n" +
-	"\x06strict\x18\b \x01(\bR\x06strictB\n" +
+	"\x06strict\x18\b \x01(\bR\x06strict\x12#\n" +
+	"\rstrict_syntax\x18\t \x01(\bR\fstrictSyntaxB\n" +
 	"\n" +
 	"\b_context\"m\n" +
 	"\x06Window\x12\x14\n" +
 	"\x05start\x18\x01 \x01(\x05R\x05start\x12\x10\n" +
 	"\x03end\x18\x02 \x01(\x05R\x03end\x12'\n" +
 	"\x05lines\x18\x03 \x03(\v2\x11.hashline.v1.LineR\x05lines\x12\x12\n" +
-	"\x04text\x18\x04 \x01(\tR\x04text\"\xfd\x03\n" +
+	"\x04text\x18\x04 \x01(\tR\x04text\"\xe6\x04\n" +
 	"\fEditResponse\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12\x12\n" +
@@ -4495,7 +4670,9 @@ const file_hashline_v1_hashline_proto_rawDesc = "" +
 	"\arepairs\x18\f \x03(\v2\x13.hashline.v1.RepairR\arepairs\x12\x1f\n" +
 	"\vtagged_diff\x18\r \x01(\tR\n" +
 	"taggedDiff\x12.\n" +
-	"\x06shifts\x18\x0e \x03(\v2\x16.hashline.v1.LineShiftR\x06shifts\"g\n" +
+	"\x06shifts\x18\x0e \x03(\v2\x16.hashline.v1.LineShiftR\x06shifts\x129\n" +
+	"\vdiagnostics\x18\x0f \x03(\v2\x17.hashline.v1.DiagnosticR\vdiagnostics\x12,\n" +
+	"\x12syntax_not_checked\x18\x10 \x01(\tR\x10syntaxNotChecked\"g\n" +
 	"\x06Repair\x12\x12\n" +
 	"\x04kind\x18\x01 \x01(\tR\x04kind\x12\x1d\n" +
 	"\n" +
@@ -4509,20 +4686,23 @@ const file_hashline_v1_hashline_proto_rawDesc = "" +
 	"\bMovedRef\x12\x10\n" +
 	"\x03ref\x18\x01 \x01(\tR\x03ref\x12\x12\n" +
 	"\x04from\x18\x02 \x01(\x05R\x04from\x12\x0e\n" +
-	"\x02to\x18\x03 \x01(\x05R\x02to\"\xb2\x01\n" +
+	"\x02to\x18\x03 \x01(\x05R\x02to\"\xd7\x01\n" +
 	"\fWriteRequest\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x12\x18\n" +
 	"\acontent\x18\x02 \x01(\tR\acontent\x12*\n" +
 	"\x04mode\x18\x03 \x01(\x0e2\x16.hashline.v1.WriteModeR\x04mode\x12)\n" +
 	"\x10expected_version\x18\x04 \x01(\tR\x0fexpectedVersion\x12\x1d\n" +
 	"\n" +
-	"request_id\x18\x05 \x01(\tR\trequestId\"x\n" +
+	"request_id\x18\x05 \x01(\tR\trequestId\x12#\n" +
+	"\rstrict_syntax\x18\x06 \x01(\bR\fstrictSyntax\"\xe1\x01\n" +
 	"\rWriteResponse\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12\x1f\n" +
 	"\vtotal_lines\x18\x03 \x01(\x05R\n" +
 	"totalLines\x12\x18\n" +
-	"\acreated\x18\x04 \x01(\bR\acreated\"\xcf\x02\n" +
+	"\acreated\x18\x04 \x01(\bR\acreated\x129\n" +
+	"\vdiagnostics\x18\x05 \x03(\v2\x17.hashline.v1.DiagnosticR\vdiagnostics\x12,\n" +
+	"\x12syntax_not_checked\x18\x06 \x01(\tR\x10syntaxNotChecked\"\xcf\x02\n" +
 	"\vGrepRequest\x12\x18\n" +
 	"\apattern\x18\x01 \x01(\tR\apattern\x12\x12\n" +
 	"\x04path\x18\x02 \x01(\tR\x04path\x12\x12\n" +
@@ -4641,12 +4821,13 @@ const file_hashline_v1_hashline_proto_rawDesc = "" +
 	"\x05write\x18\x02 \x01(\v2\x19.hashline.v1.WriteRequestH\x00R\x05write\x124\n" +
 	"\x06delete\x18\x03 \x01(\v2\x1a.hashline.v1.DeleteRequestH\x00R\x06delete\x12.\n" +
 	"\x04move\x18\x04 \x01(\v2\x18.hashline.v1.MoveRequestH\x00R\x04moveB\b\n" +
-	"\x06change\"u\n" +
+	"\x06change\"\x9a\x01\n" +
 	"\fApplyRequest\x12-\n" +
 	"\achanges\x18\x01 \x03(\v2\x13.hashline.v1.ChangeR\achanges\x12\x17\n" +
 	"\adry_run\x18\x02 \x01(\bR\x06dryRun\x12\x1d\n" +
 	"\n" +
-	"request_id\x18\x03 \x01(\tR\trequestId\"\xe5\x01\n" +
+	"request_id\x18\x03 \x01(\tR\trequestId\x12#\n" +
+	"\rstrict_syntax\x18\x04 \x01(\bR\fstrictSyntax\"\xe5\x01\n" +
 	"\fChangeResult\x12/\n" +
 	"\x04edit\x18\x01 \x01(\v2\x19.hashline.v1.EditResponseH\x00R\x04edit\x122\n" +
 	"\x05write\x18\x02 \x01(\v2\x1a.hashline.v1.WriteResponseH\x00R\x05write\x125\n" +
@@ -4721,7 +4902,15 @@ const file_hashline_v1_hashline_proto_rawDesc = "" +
 	"\tchange_id\x18\x01 \x01(\tR\bchangeId\x12\x1a\n" +
 	"\breverted\x18\x02 \x01(\tR\breverted\x123\n" +
 	"\aresults\x18\x03 \x03(\v2\x19.hashline.v1.ChangeResultR\aresults\x12\x17\n" +
-	"\adry_run\x18\x04 \x01(\bR\x06dryRun*m\n" +
+	"\adry_run\x18\x04 \x01(\bR\x06dryRun\"\x98\x01\n" +
+	"\n" +
+	"Diagnostic\x12\x10\n" +
+	"\x03ref\x18\x01 \x01(\tR\x03ref\x12\x12\n" +
+	"\x04line\x18\x02 \x01(\x05R\x04line\x12\x16\n" +
+	"\x06column\x18\x03 \x01(\x05R\x06column\x12\x18\n" +
+	"\amessage\x18\x04 \x01(\tR\amessage\x12\x18\n" +
+	"\achecker\x18\x05 \x01(\tR\achecker\x12\x18\n" +
+	"\acontent\x18\x06 \x01(\tR\acontent*m\n" +
 	"\tWriteMode\x12\x1a\n" +
 	"\x16WRITE_MODE_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11WRITE_MODE_UPSERT\x10\x01\x12\x15\n" +
@@ -4777,7 +4966,7 @@ func file_hashline_v1_hashline_proto_rawDescGZIP() []byte {
 }
 
 var file_hashline_v1_hashline_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_hashline_v1_hashline_proto_msgTypes = make([]protoimpl.MessageInfo, 48)
+var file_hashline_v1_hashline_proto_msgTypes = make([]protoimpl.MessageInfo, 49)
 var file_hashline_v1_hashline_proto_goTypes = []any{
 	(WriteMode)(0),                // 0: hashline.v1.WriteMode
 	(WatchEventKind)(0),           // 1: hashline.v1.WatchEventKind
@@ -4831,8 +5020,9 @@ var file_hashline_v1_hashline_proto_goTypes = []any{
 	(*BlameResponse)(nil),         // 49: hashline.v1.BlameResponse
 	(*RevertRequest)(nil),         // 50: hashline.v1.RevertRequest
 	(*RevertResponse)(nil),        // 51: hashline.v1.RevertResponse
-	(*durationpb.Duration)(nil),   // 52: google.protobuf.Duration
-	(*timestamppb.Timestamp)(nil), // 53: google.protobuf.Timestamp
+	(*Diagnostic)(nil),            // 52: hashline.v1.Diagnostic
+	(*durationpb.Duration)(nil),   // 53: google.protobuf.Duration
+	(*timestamppb.Timestamp)(nil), // 54: google.protobuf.Timestamp
 }
 var file_hashline_v1_hashline_proto_depIdxs = []int32{
 	4,  // 0: hashline.v1.ReadResponse.lines:type_name -> hashline.v1.Line
@@ -4851,68 +5041,70 @@ var file_hashline_v1_hashline_proto_depIdxs = []int32{
 	18, // 13: hashline.v1.EditResponse.moved:type_name -> hashline.v1.MovedRef
 	16, // 14: hashline.v1.EditResponse.repairs:type_name -> hashline.v1.Repair
 	17, // 15: hashline.v1.EditResponse.shifts:type_name -> hashline.v1.LineShift
-	0,  // 16: hashline.v1.WriteRequest.mode:type_name -> hashline.v1.WriteMode
-	22, // 17: hashline.v1.GrepLine.submatches:type_name -> hashline.v1.Span
-	23, // 18: hashline.v1.GrepFile.lines:type_name -> hashline.v1.GrepLine
-	52, // 19: hashline.v1.GrepSummary.elapsed:type_name -> google.protobuf.Duration
-	24, // 20: hashline.v1.GrepResponse.file:type_name -> hashline.v1.GrepFile
-	25, // 21: hashline.v1.GrepResponse.summary:type_name -> hashline.v1.GrepSummary
-	1,  // 22: hashline.v1.WatchResponse.kind:type_name -> hashline.v1.WatchEventKind
-	28, // 23: hashline.v1.WatchResponse.changed:type_name -> hashline.v1.LineRange
-	53, // 24: hashline.v1.WatchResponse.time:type_name -> google.protobuf.Timestamp
-	2,  // 25: hashline.v1.Entry.type:type_name -> hashline.v1.EntryType
-	33, // 26: hashline.v1.ListResponse.entries:type_name -> hashline.v1.Entry
-	13, // 27: hashline.v1.Change.edit:type_name -> hashline.v1.EditRequest
-	19, // 28: hashline.v1.Change.write:type_name -> hashline.v1.WriteRequest
-	35, // 29: hashline.v1.Change.delete:type_name -> hashline.v1.DeleteRequest
-	37, // 30: hashline.v1.Change.move:type_name -> hashline.v1.MoveRequest
-	39, // 31: hashline.v1.ApplyRequest.changes:type_name -> hashline.v1.Change
-	15, // 32: hashline.v1.ChangeResult.edit:type_name -> hashline.v1.EditResponse
-	20, // 33: hashline.v1.ChangeResult.write:type_name -> hashline.v1.WriteResponse
-	36, // 34: hashline.v1.ChangeResult.delete:type_name -> hashline.v1.DeleteResponse
-	38, // 35: hashline.v1.ChangeResult.move:type_name -> hashline.v1.MoveResponse
-	41, // 36: hashline.v1.ApplyResponse.results:type_name -> hashline.v1.ChangeResult
-	53, // 37: hashline.v1.HistoryRequest.since:type_name -> google.protobuf.Timestamp
-	53, // 38: hashline.v1.HistoryRequest.until:type_name -> google.protobuf.Timestamp
-	53, // 39: hashline.v1.HistoryEntry.time:type_name -> google.protobuf.Timestamp
-	3,  // 40: hashline.v1.HistoryEntry.kind:type_name -> hashline.v1.ChangeKind
-	44, // 41: hashline.v1.HistoryEntry.files:type_name -> hashline.v1.HistoryFile
-	45, // 42: hashline.v1.HistoryResponse.entries:type_name -> hashline.v1.HistoryEntry
-	4,  // 43: hashline.v1.BlameLine.line:type_name -> hashline.v1.Line
-	53, // 44: hashline.v1.BlameLine.time:type_name -> google.protobuf.Timestamp
-	48, // 45: hashline.v1.BlameResponse.lines:type_name -> hashline.v1.BlameLine
-	41, // 46: hashline.v1.RevertResponse.results:type_name -> hashline.v1.ChangeResult
-	5,  // 47: hashline.v1.FileService.Read:input_type -> hashline.v1.ReadRequest
-	13, // 48: hashline.v1.FileService.Edit:input_type -> hashline.v1.EditRequest
-	19, // 49: hashline.v1.FileService.Write:input_type -> hashline.v1.WriteRequest
-	21, // 50: hashline.v1.FileService.Grep:input_type -> hashline.v1.GrepRequest
-	27, // 51: hashline.v1.FileService.Watch:input_type -> hashline.v1.WatchRequest
-	30, // 52: hashline.v1.FileService.Status:input_type -> hashline.v1.StatusRequest
-	32, // 53: hashline.v1.FileService.List:input_type -> hashline.v1.ListRequest
-	35, // 54: hashline.v1.FileService.Delete:input_type -> hashline.v1.DeleteRequest
-	37, // 55: hashline.v1.FileService.Move:input_type -> hashline.v1.MoveRequest
-	40, // 56: hashline.v1.FileService.Apply:input_type -> hashline.v1.ApplyRequest
-	43, // 57: hashline.v1.FileService.History:input_type -> hashline.v1.HistoryRequest
-	47, // 58: hashline.v1.FileService.Blame:input_type -> hashline.v1.BlameRequest
-	50, // 59: hashline.v1.FileService.Revert:input_type -> hashline.v1.RevertRequest
-	6,  // 60: hashline.v1.FileService.Read:output_type -> hashline.v1.ReadResponse
-	15, // 61: hashline.v1.FileService.Edit:output_type -> hashline.v1.EditResponse
-	20, // 62: hashline.v1.FileService.Write:output_type -> hashline.v1.WriteResponse
-	26, // 63: hashline.v1.FileService.Grep:output_type -> hashline.v1.GrepResponse
-	29, // 64: hashline.v1.FileService.Watch:output_type -> hashline.v1.WatchResponse
-	31, // 65: hashline.v1.FileService.Status:output_type -> hashline.v1.StatusResponse
-	34, // 66: hashline.v1.FileService.List:output_type -> hashline.v1.ListResponse
-	36, // 67: hashline.v1.FileService.Delete:output_type -> hashline.v1.DeleteResponse
-	38, // 68: hashline.v1.FileService.Move:output_type -> hashline.v1.MoveResponse
-	42, // 69: hashline.v1.FileService.Apply:output_type -> hashline.v1.ApplyResponse
-	46, // 70: hashline.v1.FileService.History:output_type -> hashline.v1.HistoryResponse
-	49, // 71: hashline.v1.FileService.Blame:output_type -> hashline.v1.BlameResponse
-	51, // 72: hashline.v1.FileService.Revert:output_type -> hashline.v1.RevertResponse
-	60, // [60:73] is the sub-list for method output_type
-	47, // [47:60] is the sub-list for method input_type
-	47, // [47:47] is the sub-list for extension type_name
-	47, // [47:47] is the sub-list for extension extendee
-	0,  // [0:47] is the sub-list for field type_name
+	52, // 16: hashline.v1.EditResponse.diagnostics:type_name -> hashline.v1.Diagnostic
+	0,  // 17: hashline.v1.WriteRequest.mode:type_name -> hashline.v1.WriteMode
+	52, // 18: hashline.v1.WriteResponse.diagnostics:type_name -> hashline.v1.Diagnostic
+	22, // 19: hashline.v1.GrepLine.submatches:type_name -> hashline.v1.Span
+	23, // 20: hashline.v1.GrepFile.lines:type_name -> hashline.v1.GrepLine
+	53, // 21: hashline.v1.GrepSummary.elapsed:type_name -> google.protobuf.Duration
+	24, // 22: hashline.v1.GrepResponse.file:type_name -> hashline.v1.GrepFile
+	25, // 23: hashline.v1.GrepResponse.summary:type_name -> hashline.v1.GrepSummary
+	1,  // 24: hashline.v1.WatchResponse.kind:type_name -> hashline.v1.WatchEventKind
+	28, // 25: hashline.v1.WatchResponse.changed:type_name -> hashline.v1.LineRange
+	54, // 26: hashline.v1.WatchResponse.time:type_name -> google.protobuf.Timestamp
+	2,  // 27: hashline.v1.Entry.type:type_name -> hashline.v1.EntryType
+	33, // 28: hashline.v1.ListResponse.entries:type_name -> hashline.v1.Entry
+	13, // 29: hashline.v1.Change.edit:type_name -> hashline.v1.EditRequest
+	19, // 30: hashline.v1.Change.write:type_name -> hashline.v1.WriteRequest
+	35, // 31: hashline.v1.Change.delete:type_name -> hashline.v1.DeleteRequest
+	37, // 32: hashline.v1.Change.move:type_name -> hashline.v1.MoveRequest
+	39, // 33: hashline.v1.ApplyRequest.changes:type_name -> hashline.v1.Change
+	15, // 34: hashline.v1.ChangeResult.edit:type_name -> hashline.v1.EditResponse
+	20, // 35: hashline.v1.ChangeResult.write:type_name -> hashline.v1.WriteResponse
+	36, // 36: hashline.v1.ChangeResult.delete:type_name -> hashline.v1.DeleteResponse
+	38, // 37: hashline.v1.ChangeResult.move:type_name -> hashline.v1.MoveResponse
+	41, // 38: hashline.v1.ApplyResponse.results:type_name -> hashline.v1.ChangeResult
+	54, // 39: hashline.v1.HistoryRequest.since:type_name -> google.protobuf.Timestamp
+	54, // 40: hashline.v1.HistoryRequest.until:type_name -> google.protobuf.Timestamp
+	54, // 41: hashline.v1.HistoryEntry.time:type_name -> google.protobuf.Timestamp
+	3,  // 42: hashline.v1.HistoryEntry.kind:type_name -> hashline.v1.ChangeKind
+	44, // 43: hashline.v1.HistoryEntry.files:type_name -> hashline.v1.HistoryFile
+	45, // 44: hashline.v1.HistoryResponse.entries:type_name -> hashline.v1.HistoryEntry
+	4,  // 45: hashline.v1.BlameLine.line:type_name -> hashline.v1.Line
+	54, // 46: hashline.v1.BlameLine.time:type_name -> google.protobuf.Timestamp
+	48, // 47: hashline.v1.BlameResponse.lines:type_name -> hashline.v1.BlameLine
+	41, // 48: hashline.v1.RevertResponse.results:type_name -> hashline.v1.ChangeResult
+	5,  // 49: hashline.v1.FileService.Read:input_type -> hashline.v1.ReadRequest
+	13, // 50: hashline.v1.FileService.Edit:input_type -> hashline.v1.EditRequest
+	19, // 51: hashline.v1.FileService.Write:input_type -> hashline.v1.WriteRequest
+	21, // 52: hashline.v1.FileService.Grep:input_type -> hashline.v1.GrepRequest
+	27, // 53: hashline.v1.FileService.Watch:input_type -> hashline.v1.WatchRequest
+	30, // 54: hashline.v1.FileService.Status:input_type -> hashline.v1.StatusRequest
+	32, // 55: hashline.v1.FileService.List:input_type -> hashline.v1.ListRequest
+	35, // 56: hashline.v1.FileService.Delete:input_type -> hashline.v1.DeleteRequest
+	37, // 57: hashline.v1.FileService.Move:input_type -> hashline.v1.MoveRequest
+	40, // 58: hashline.v1.FileService.Apply:input_type -> hashline.v1.ApplyRequest
+	43, // 59: hashline.v1.FileService.History:input_type -> hashline.v1.HistoryRequest
+	47, // 60: hashline.v1.FileService.Blame:input_type -> hashline.v1.BlameRequest
+	50, // 61: hashline.v1.FileService.Revert:input_type -> hashline.v1.RevertRequest
+	6,  // 62: hashline.v1.FileService.Read:output_type -> hashline.v1.ReadResponse
+	15, // 63: hashline.v1.FileService.Edit:output_type -> hashline.v1.EditResponse
+	20, // 64: hashline.v1.FileService.Write:output_type -> hashline.v1.WriteResponse
+	26, // 65: hashline.v1.FileService.Grep:output_type -> hashline.v1.GrepResponse
+	29, // 66: hashline.v1.FileService.Watch:output_type -> hashline.v1.WatchResponse
+	31, // 67: hashline.v1.FileService.Status:output_type -> hashline.v1.StatusResponse
+	34, // 68: hashline.v1.FileService.List:output_type -> hashline.v1.ListResponse
+	36, // 69: hashline.v1.FileService.Delete:output_type -> hashline.v1.DeleteResponse
+	38, // 70: hashline.v1.FileService.Move:output_type -> hashline.v1.MoveResponse
+	42, // 71: hashline.v1.FileService.Apply:output_type -> hashline.v1.ApplyResponse
+	46, // 72: hashline.v1.FileService.History:output_type -> hashline.v1.HistoryResponse
+	49, // 73: hashline.v1.FileService.Blame:output_type -> hashline.v1.BlameResponse
+	51, // 74: hashline.v1.FileService.Revert:output_type -> hashline.v1.RevertResponse
+	62, // [62:75] is the sub-list for method output_type
+	49, // [49:62] is the sub-list for method input_type
+	49, // [49:49] is the sub-list for extension type_name
+	49, // [49:49] is the sub-list for extension extendee
+	0,  // [0:49] is the sub-list for field type_name
 }
 
 func init() { file_hashline_v1_hashline_proto_init() }
@@ -4952,7 +5144,7 @@ func file_hashline_v1_hashline_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hashline_v1_hashline_proto_rawDesc), len(file_hashline_v1_hashline_proto_rawDesc)),
 			NumEnums:      4,
-			NumMessages:   48,
+			NumMessages:   49,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -42,6 +42,7 @@ ERROR_REASON_REQUEST_ID_REUSED: ErrorReason
 ERROR_REASON_REVERT_CONFLICT: ErrorReason
 ERROR_REASON_SHUTTING_DOWN: ErrorReason
 ERROR_REASON_STALE_REF: ErrorReason
+ERROR_REASON_SYNTAX_ERROR: ErrorReason
 ERROR_REASON_TEXT_NOT_FOUND: ErrorReason
 ERROR_REASON_TOO_LARGE: ErrorReason
 ERROR_REASON_TOO_MANY_STREAMS: ErrorReason
@@ -168,6 +169,26 @@ class StaleRef(_message.Message):
     reason: str
     ref: str
     def __init__(self, edit_index: _Optional[int] = ..., ref: _Optional[str] = ..., line: _Optional[int] = ..., expected_hash: _Optional[str] = ..., actual_hash: _Optional[str] = ..., current_line: _Optional[str] = ..., fresh: _Optional[_Iterable[str]] = ..., current_version: _Optional[str] = ..., reason: _Optional[str] = ..., change_index: _Optional[int] = ...) -> None: ...
+
+class SyntaxError(_message.Message):
+    __slots__ = ["change_index", "checker", "column", "content", "line", "message", "path", "ref"]
+    CHANGE_INDEX_FIELD_NUMBER: _ClassVar[int]
+    CHECKER_FIELD_NUMBER: _ClassVar[int]
+    COLUMN_FIELD_NUMBER: _ClassVar[int]
+    CONTENT_FIELD_NUMBER: _ClassVar[int]
+    LINE_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    REF_FIELD_NUMBER: _ClassVar[int]
+    change_index: int
+    checker: str
+    column: int
+    content: str
+    line: int
+    message: str
+    path: str
+    ref: str
+    def __init__(self, ref: _Optional[str] = ..., line: _Optional[int] = ..., column: _Optional[int] = ..., message: _Optional[str] = ..., checker: _Optional[str] = ..., content: _Optional[str] = ..., path: _Optional[str] = ..., change_index: _Optional[int] = ...) -> None: ...
 
 class ErrorReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []

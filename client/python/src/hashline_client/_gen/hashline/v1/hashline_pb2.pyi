@@ -30,14 +30,16 @@ WRITE_MODE_UNSPECIFIED: WriteMode
 WRITE_MODE_UPSERT: WriteMode
 
 class ApplyRequest(_message.Message):
-    __slots__ = ["changes", "dry_run", "request_id"]
+    __slots__ = ["changes", "dry_run", "request_id", "strict_syntax"]
     CHANGES_FIELD_NUMBER: _ClassVar[int]
     DRY_RUN_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    STRICT_SYNTAX_FIELD_NUMBER: _ClassVar[int]
     changes: _containers.RepeatedCompositeFieldContainer[Change]
     dry_run: bool
     request_id: str
-    def __init__(self, changes: _Optional[_Iterable[_Union[Change, _Mapping]]] = ..., dry_run: bool = ..., request_id: _Optional[str] = ...) -> None: ...
+    strict_syntax: bool
+    def __init__(self, changes: _Optional[_Iterable[_Union[Change, _Mapping]]] = ..., dry_run: bool = ..., request_id: _Optional[str] = ..., strict_syntax: bool = ...) -> None: ...
 
 class ApplyResponse(_message.Message):
     __slots__ = ["change_set", "dry_run", "results"]
@@ -141,8 +143,24 @@ class DeleteResponse(_message.Message):
     version: str
     def __init__(self, path: _Optional[str] = ..., version: _Optional[str] = ..., directory: bool = ...) -> None: ...
 
+class Diagnostic(_message.Message):
+    __slots__ = ["checker", "column", "content", "line", "message", "ref"]
+    CHECKER_FIELD_NUMBER: _ClassVar[int]
+    COLUMN_FIELD_NUMBER: _ClassVar[int]
+    CONTENT_FIELD_NUMBER: _ClassVar[int]
+    LINE_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    REF_FIELD_NUMBER: _ClassVar[int]
+    checker: str
+    column: int
+    content: str
+    line: int
+    message: str
+    ref: str
+    def __init__(self, ref: _Optional[str] = ..., line: _Optional[int] = ..., column: _Optional[int] = ..., message: _Optional[str] = ..., checker: _Optional[str] = ..., content: _Optional[str] = ...) -> None: ...
+
 class EditRequest(_message.Message):
-    __slots__ = ["base_version", "context", "dry_run", "edits", "full", "path", "request_id", "strict"]
+    __slots__ = ["base_version", "context", "dry_run", "edits", "full", "path", "request_id", "strict", "strict_syntax"]
     BASE_VERSION_FIELD_NUMBER: _ClassVar[int]
     CONTEXT_FIELD_NUMBER: _ClassVar[int]
     DRY_RUN_FIELD_NUMBER: _ClassVar[int]
@@ -151,6 +169,7 @@ class EditRequest(_message.Message):
     PATH_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     STRICT_FIELD_NUMBER: _ClassVar[int]
+    STRICT_SYNTAX_FIELD_NUMBER: _ClassVar[int]
     base_version: str
     context: int
     dry_run: bool
@@ -159,10 +178,12 @@ class EditRequest(_message.Message):
     path: str
     request_id: str
     strict: bool
-    def __init__(self, path: _Optional[str] = ..., edits: _Optional[_Iterable[_Union[FileEdit, _Mapping]]] = ..., base_version: _Optional[str] = ..., dry_run: bool = ..., context: _Optional[int] = ..., full: bool = ..., request_id: _Optional[str] = ..., strict: bool = ...) -> None: ...
+    strict_syntax: bool
+    def __init__(self, path: _Optional[str] = ..., edits: _Optional[_Iterable[_Union[FileEdit, _Mapping]]] = ..., base_version: _Optional[str] = ..., dry_run: bool = ..., context: _Optional[int] = ..., full: bool = ..., request_id: _Optional[str] = ..., strict: bool = ..., strict_syntax: bool = ...) -> None: ...
 
 class EditResponse(_message.Message):
-    __slots__ = ["diff", "dry_run", "lines", "moved", "path", "rebased_from", "repairs", "replaced", "shifts", "tagged_diff", "total_lines", "version", "warnings", "windows"]
+    __slots__ = ["diagnostics", "diff", "dry_run", "lines", "moved", "path", "rebased_from", "repairs", "replaced", "shifts", "syntax_not_checked", "tagged_diff", "total_lines", "version", "warnings", "windows"]
+    DIAGNOSTICS_FIELD_NUMBER: _ClassVar[int]
     DIFF_FIELD_NUMBER: _ClassVar[int]
     DRY_RUN_FIELD_NUMBER: _ClassVar[int]
     LINES_FIELD_NUMBER: _ClassVar[int]
@@ -172,11 +193,13 @@ class EditResponse(_message.Message):
     REPAIRS_FIELD_NUMBER: _ClassVar[int]
     REPLACED_FIELD_NUMBER: _ClassVar[int]
     SHIFTS_FIELD_NUMBER: _ClassVar[int]
+    SYNTAX_NOT_CHECKED_FIELD_NUMBER: _ClassVar[int]
     TAGGED_DIFF_FIELD_NUMBER: _ClassVar[int]
     TOTAL_LINES_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     WARNINGS_FIELD_NUMBER: _ClassVar[int]
     WINDOWS_FIELD_NUMBER: _ClassVar[int]
+    diagnostics: _containers.RepeatedCompositeFieldContainer[Diagnostic]
     diff: str
     dry_run: bool
     lines: _containers.RepeatedCompositeFieldContainer[Line]
@@ -186,12 +209,13 @@ class EditResponse(_message.Message):
     repairs: _containers.RepeatedCompositeFieldContainer[Repair]
     replaced: _containers.RepeatedCompositeFieldContainer[Line]
     shifts: _containers.RepeatedCompositeFieldContainer[LineShift]
+    syntax_not_checked: str
     tagged_diff: str
     total_lines: int
     version: str
     warnings: _containers.RepeatedScalarFieldContainer[str]
     windows: _containers.RepeatedCompositeFieldContainer[Window]
-    def __init__(self, path: _Optional[str] = ..., version: _Optional[str] = ..., diff: _Optional[str] = ..., windows: _Optional[_Iterable[_Union[Window, _Mapping]]] = ..., replaced: _Optional[_Iterable[_Union[Line, _Mapping]]] = ..., warnings: _Optional[_Iterable[str]] = ..., lines: _Optional[_Iterable[_Union[Line, _Mapping]]] = ..., total_lines: _Optional[int] = ..., dry_run: bool = ..., rebased_from: _Optional[str] = ..., moved: _Optional[_Iterable[_Union[MovedRef, _Mapping]]] = ..., repairs: _Optional[_Iterable[_Union[Repair, _Mapping]]] = ..., tagged_diff: _Optional[str] = ..., shifts: _Optional[_Iterable[_Union[LineShift, _Mapping]]] = ...) -> None: ...
+    def __init__(self, path: _Optional[str] = ..., version: _Optional[str] = ..., diff: _Optional[str] = ..., windows: _Optional[_Iterable[_Union[Window, _Mapping]]] = ..., replaced: _Optional[_Iterable[_Union[Line, _Mapping]]] = ..., warnings: _Optional[_Iterable[str]] = ..., lines: _Optional[_Iterable[_Union[Line, _Mapping]]] = ..., total_lines: _Optional[int] = ..., dry_run: bool = ..., rebased_from: _Optional[str] = ..., moved: _Optional[_Iterable[_Union[MovedRef, _Mapping]]] = ..., repairs: _Optional[_Iterable[_Union[Repair, _Mapping]]] = ..., tagged_diff: _Optional[str] = ..., shifts: _Optional[_Iterable[_Union[LineShift, _Mapping]]] = ..., diagnostics: _Optional[_Iterable[_Union[Diagnostic, _Mapping]]] = ..., syntax_not_checked: _Optional[str] = ...) -> None: ...
 
 class Entry(_message.Message):
     __slots__ = ["path", "size", "type", "version"]
@@ -636,30 +660,36 @@ class Window(_message.Message):
     def __init__(self, start: _Optional[int] = ..., end: _Optional[int] = ..., lines: _Optional[_Iterable[_Union[Line, _Mapping]]] = ..., text: _Optional[str] = ...) -> None: ...
 
 class WriteRequest(_message.Message):
-    __slots__ = ["content", "expected_version", "mode", "path", "request_id"]
+    __slots__ = ["content", "expected_version", "mode", "path", "request_id", "strict_syntax"]
     CONTENT_FIELD_NUMBER: _ClassVar[int]
     EXPECTED_VERSION_FIELD_NUMBER: _ClassVar[int]
     MODE_FIELD_NUMBER: _ClassVar[int]
     PATH_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    STRICT_SYNTAX_FIELD_NUMBER: _ClassVar[int]
     content: str
     expected_version: str
     mode: WriteMode
     path: str
     request_id: str
-    def __init__(self, path: _Optional[str] = ..., content: _Optional[str] = ..., mode: _Optional[_Union[WriteMode, str]] = ..., expected_version: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
+    strict_syntax: bool
+    def __init__(self, path: _Optional[str] = ..., content: _Optional[str] = ..., mode: _Optional[_Union[WriteMode, str]] = ..., expected_version: _Optional[str] = ..., request_id: _Optional[str] = ..., strict_syntax: bool = ...) -> None: ...
 
 class WriteResponse(_message.Message):
-    __slots__ = ["created", "path", "total_lines", "version"]
+    __slots__ = ["created", "diagnostics", "path", "syntax_not_checked", "total_lines", "version"]
     CREATED_FIELD_NUMBER: _ClassVar[int]
+    DIAGNOSTICS_FIELD_NUMBER: _ClassVar[int]
     PATH_FIELD_NUMBER: _ClassVar[int]
+    SYNTAX_NOT_CHECKED_FIELD_NUMBER: _ClassVar[int]
     TOTAL_LINES_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     created: bool
+    diagnostics: _containers.RepeatedCompositeFieldContainer[Diagnostic]
     path: str
+    syntax_not_checked: str
     total_lines: int
     version: str
-    def __init__(self, path: _Optional[str] = ..., version: _Optional[str] = ..., total_lines: _Optional[int] = ..., created: bool = ...) -> None: ...
+    def __init__(self, path: _Optional[str] = ..., version: _Optional[str] = ..., total_lines: _Optional[int] = ..., created: bool = ..., diagnostics: _Optional[_Iterable[_Union[Diagnostic, _Mapping]]] = ..., syntax_not_checked: _Optional[str] = ...) -> None: ...
 
 class WriteMode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []
