@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 	"github.com/hashline/hashline/internal/render"
@@ -30,27 +29,17 @@ flags:
 ` + connHelp
 
 func runBlame(ctx context.Context, io stdio, args []string) int {
-	fs := flag.NewFlagSet("blame", flag.ContinueOnError)
 	var cf connFlags
-	cf.register(fs, io)
-	offset := fs.Int("offset", 0, "")
-	limit := fs.Int("limit", 0, "")
-	pos, code := parse(fs, io, blameUsage, args)
+	file, offset, limit, code := pageArgs(&cf, "blame", blameUsage, io, args)
 	if code >= 0 {
 		return code
-	}
-	if len(pos) != 1 {
-		return usageError(io, "blame", "want exactly one FILE, got %d arguments", len(pos))
-	}
-	if *offset < 0 || *limit < 0 {
-		return usageError(io, "blame", "--offset and --limit must not be negative")
 	}
 	c, done, err := cf.connect(ctx)
 	if err != nil {
 		return fail(io, "blame", err)
 	}
 	defer done()
-	r, err := c.Blame(ctx, &hashlinev1.BlameRequest{Path: pos[0], Offset: int32(*offset), Limit: int32(*limit)})
+	r, err := c.Blame(ctx, &hashlinev1.BlameRequest{Path: file, Offset: int32(offset), Limit: int32(limit)})
 	if err != nil {
 		return fail(io, "blame", err)
 	}

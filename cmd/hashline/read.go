@@ -30,20 +30,10 @@ flags:
 ` + connHelp
 
 func runRead(ctx context.Context, io stdio, args []string) int {
-	fs := flag.NewFlagSet("read", flag.ContinueOnError)
 	var cf connFlags
-	cf.register(fs, io)
-	offset := fs.Int("offset", 0, "")
-	limit := fs.Int("limit", 0, "")
-	pos, code := parse(fs, io, readUsage, args)
+	file, offset, limit, code := pageArgs(&cf, "read", readUsage, io, args)
 	if code >= 0 {
 		return code
-	}
-	if len(pos) != 1 {
-		return usageError(io, "read", "want exactly one FILE, got %d arguments", len(pos))
-	}
-	if *offset < 0 || *limit < 0 {
-		return usageError(io, "read", "--offset and --limit must not be negative")
 	}
 	c, done, err := cf.connect(ctx)
 	if err != nil {
@@ -51,9 +41,30 @@ func runRead(ctx context.Context, io stdio, args []string) int {
 	}
 	defer done()
 	// The text is all the plain output shows; --json prints the lines too.
-	r, err := c.Read(ctx, &hashlinev1.ReadRequest{Path: pos[0], Offset: int32(*offset), Limit: int32(*limit), OmitLines: !cf.json})
+	r, err := c.Read(ctx, &hashlinev1.ReadRequest{Path: file, Offset: int32(offset), Limit: int32(limit), OmitLines: !cf.json})
 	if err != nil {
 		return fail(io, "read", err)
 	}
 	return printResult(io, "read", cf.json, r, func() string { return render.Read(r, render.Options{}) })
+}
+
+// pageArgs parses the arguments of a command that prints a page of one
+// file (read, blame): the connection flags into cf, FILE, --offset and
+// --limit. code is the exit code to return at once, or -1.
+func pageArgs(cf *connFlags, name, usage string, io stdio, args []string) (file string, offset, limit, code int) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	cf.register(fs, io)
+	off := fs.Int("offset", 0, "")
+	lim := fs.Int("limit", 0, "")
+	pos, code := parse(fs, io, usage, args)
+	if code >= 0 {
+		return "", 0, 0, code
+	}
+	if len(pos) != 1 {
+		return "", 0, 0, usageError(io, name, "want exactly one FILE, got %d arguments", len(pos))
+	}
+	if *off < 0 || *lim < 0 {
+		return "", 0, 0, usageError(io, name, "--offset and --limit must not be negative")
+	}
+	return pos[0], *off, *lim, -1
 }
