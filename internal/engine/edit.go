@@ -139,6 +139,7 @@ func (s *Engine) planEdit(ctx context.Context, p *editPlan, rel, key string) err
 		}
 		return err
 	}
+	s.noticeLoaded(ctx, rel, key, f, doc)
 	h := s.opts.hasher
 	agent := Agent(ctx)
 	hist := s.views.History(agent, key)

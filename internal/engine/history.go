@@ -377,6 +377,27 @@ func (s *Engine) noticeRead(ctx context.Context, rel, key string, f *workspace.F
 	s.watchHub().Publish(watch.Change{Path: s.canonical(rel), External: true, New: st, ChangeID: id})
 }
 
+// noticeLoaded is noticeRead for a change about to be planned, under the
+// file's edit lock already: a file changed outside the server since the
+// engine last knew it is recorded as that external change first, so that
+// the server's change is recorded with only its own lines. doc is f's
+// text, nil when not parsed yet.
+func (s *Engine) noticeLoaded(ctx context.Context, rel, key string, f *workspace.File, doc *hashline.Document) {
+	if s.opts.history == nil || !exactText(f.Encoding) {
+		return
+	}
+	old, ok := s.latest.Get(key)
+	if !ok || old == "" || old == f.Version {
+		return
+	}
+	if doc == nil {
+		doc = parseText(f.Text)
+	}
+	st := watch.State{Version: f.Version, Text: f.Text, HasText: true}
+	id := s.noticeExternal(ctx, s.canonical(rel), key, old, st, doc, false)
+	s.watchHub().Publish(watch.Change{Path: s.canonical(rel), External: true, New: st, ChangeID: id})
+}
+
 // noticeObserved records the change the file-system watcher saw at rel
 // (view key key), which is now st (created: it was seen to appear), and
 // returns its id: "" when there is no history, the version is the one the

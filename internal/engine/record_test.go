@@ -118,3 +118,35 @@ func TestCommittedChangesAreRecorded(t *testing.T) {
 		}
 	}
 }
+
+// A file changed outside the server and then edited through it is two
+// entries: the external change with its own lines, then the edit with its.
+func TestAnExternalChangeBeforeAnEditIsItsOwnEntry(t *testing.T) {
+	t.Parallel()
+	e, _, root := withHistory(t, map[string]string{"f.txt": "one\ntwo\nthree\n"})
+	alice := engine.WithAgent(context.Background(), "alice")
+	lines := read(t, e, alice, "f.txt").Lines
+	writeFile(t, root, "f.txt", "one\ntwo\nthree\nfour\n") // outside the server
+	if _, err := e.Edit(alice, &engine.EditRequest{Path: "f.txt", Edits: []hashline.Edit{
+		{Op: hashline.OpReplace, Start: lines[0].Tag(), Text: "ONE"}}}); err != nil {
+		t.Fatal(err)
+	}
+	got := entries(t, e, engine.HistoryRequest{Path: "f.txt"})
+	if len(got) != 2 {
+		t.Fatalf("history = %+v, want the external change and the edit", got)
+	}
+	if edit, ext := got[0], got[1]; edit.Agent != "alice" || edit.Files[0].Added != 1 || edit.Files[0].Removed != 1 ||
+		ext.Agent != history.External || ext.Files[0].Added != 1 || ext.Files[0].Removed != 0 || ext.Files[0].After != edit.Files[0].Before {
+		t.Fatalf("entries = %+v", got)
+	}
+	blame, err := e.Blame(alice, engine.BlameRequest{Path: "f.txt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"alice", "", "", history.External}
+	for i, l := range blame.Lines {
+		if l.Agent != want[i] {
+			t.Errorf("line %d blamed on %q, want %q", l.Number, l.Agent, want[i])
+		}
+	}
+}

@@ -128,6 +128,7 @@ func (s *Engine) planWrite(ctx context.Context, p *writePlan, rel, key string) e
 	case err == nil:
 		opts.Encoding = cur.Encoding
 		current = cur.Version
+		s.noticeLoaded(ctx, rel, key, cur, nil)
 	case errors.Is(err, workspace.ErrNotFound):
 	case errors.Is(err, workspace.ErrBinary), errors.Is(err, workspace.ErrNotText), errors.Is(err, workspace.ErrTooLarge):
 		// A file we cannot show may still be replaced whole. Its version
