@@ -199,7 +199,7 @@ func segHeader(log uint32, first uint64) []byte {
 	b := append([]byte(segMagic), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
 	binary.LittleEndian.PutUint32(b[len(segMagic):], log)
 	binary.LittleEndian.PutUint64(b[len(segMagic)+4:], first)
-	binary.LittleEndian.PutUint32(b[len(segMagic)+12:], crc32.Checksum(b[:len(segMagic)+12], castagnoli))
+	binary.LittleEndian.PutUint32(b[len(segMagic)+12:], crc32.Checksum(b[:len(segMagic)+12], castagnoli()))
 	return b
 }
 
@@ -210,7 +210,7 @@ func parseSegHeader(b []byte) (log uint32, first uint64, err error) {
 		}
 		return 0, 0, errors.New("no segment header")
 	}
-	if crc32.Checksum(b[:len(segMagic)+12], castagnoli) != binary.LittleEndian.Uint32(b[len(segMagic)+12:]) {
+	if crc32.Checksum(b[:len(segMagic)+12], castagnoli()) != binary.LittleEndian.Uint32(b[len(segMagic)+12:]) {
 		return 0, 0, errors.New("segment header checksum mismatch")
 	}
 	return binary.LittleEndian.Uint32(b[len(segMagic):]), binary.LittleEndian.Uint64(b[len(segMagic)+4:]), nil
@@ -392,7 +392,7 @@ func (l *Log) readRecord(br *bufio.Reader, fb []byte, head *[]byte, off, size in
 	if _, err := io.ReadFull(br, (*head)[frameLen:]); err != nil || fr.checkHead(*head) != nil {
 		return Change{}, frame{}, false
 	}
-	h := crc32.New(castagnoli)
+	h := crc32.New(castagnoli())
 	if _, err := io.CopyN(h, br, int64(fr.body-fr.head)); err != nil || h.Sum32() != fr.tailSum {
 		return Change{}, frame{}, false
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math"
+	"sync"
 	"time"
 )
 
@@ -36,7 +37,7 @@ const (
 	verRaw
 )
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 // appendRecord appends the record of c, with sequence number seq and time
 // t, to buf and returns it and the head's length.
@@ -88,9 +89,9 @@ func appendRecord(buf []byte, c *Change, seq uint64, t int64) ([]byte, int) {
 	fr := buf[start : start+frameLen]
 	binary.LittleEndian.PutUint32(fr[0:], uint32(len(buf)-start-frameLen))
 	binary.LittleEndian.PutUint32(fr[4:], uint32(head))
-	hc := crc32.Update(crc32.Checksum(fr[:8], castagnoli), castagnoli, buf[start+frameLen:start+frameLen+head])
+	hc := crc32.Update(crc32.Checksum(fr[:8], castagnoli()), castagnoli(), buf[start+frameLen:start+frameLen+head])
 	binary.LittleEndian.PutUint32(fr[8:], hc)
-	binary.LittleEndian.PutUint32(fr[12:], crc32.Checksum(buf[start+frameLen+head:], castagnoli))
+	binary.LittleEndian.PutUint32(fr[12:], crc32.Checksum(buf[start+frameLen+head:], castagnoli()))
 	return buf, head
 }
 
@@ -145,14 +146,14 @@ func parseFrame(b []byte) (frame, error) {
 
 // checkHead checks the head's checksum; b is the frame and the head.
 func (f frame) checkHead(b []byte) error {
-	if crc32.Update(crc32.Checksum(b[:8], castagnoli), castagnoli, b[frameLen:frameLen+int(f.head)]) != f.headSum {
+	if crc32.Update(crc32.Checksum(b[:8], castagnoli()), castagnoli(), b[frameLen:frameLen+int(f.head)]) != f.headSum {
 		return fmt.Errorf("%w: head checksum mismatch", errDamaged)
 	}
 	return nil
 }
 
 func (f frame) checkTail(tail []byte) error {
-	if crc32.Checksum(tail, castagnoli) != f.tailSum {
+	if crc32.Checksum(tail, castagnoli()) != f.tailSum {
 		return fmt.Errorf("%w: tail checksum mismatch", errDamaged)
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // profile is what the balance check knows of a language's lexical layout.
@@ -24,12 +25,14 @@ type profile struct {
 	starts [256]bool // the bytes lex stops at; built by init
 }
 
-func init() {
+// setup fills in the profiles' starts, once, when the first file is
+// checked rather than when the program starts.
+var setup = sync.OnceFunc(func() {
 	all := []*profile{&plain, &shell}
-	for _, p := range profiles {
+	for _, p := range profiles() {
 		all = append(all, p)
 	}
-	for _, p := range profilesByName {
+	for _, p := range profilesByName() {
 		all = append(all, p)
 	}
 	for _, p := range all {
@@ -44,7 +47,7 @@ func init() {
 			p.starts[b[0][0]] = true
 		}
 	}
-}
+})
 
 var (
 	cLike  = profile{lineComments: []string{"//"}, blocks: [][2]string{{"/*", "*/"}}, quotes: `"'`, brackets: "([{"}
@@ -64,40 +67,44 @@ var (
 	plain  = profile{brackets: "([{"}
 )
 
-var profiles = map[string]*profile{
-	".c": &cLike, ".h": &cLike, ".cc": &cLike, ".cpp": &cLike, ".cxx": &cLike, ".hpp": &cLike,
-	".hh": &cLike, ".m": &cLike, ".mm": &cLike, ".cs": &cLike, ".java": &cLike, ".proto": &cLike,
-	".php": &cLike, ".zig": &cLike, ".glsl": &cLike, ".hlsl": &cLike, ".cu": &cLike, ".d": &cLike,
-	".kt": &jvm, ".kts": &jvm, ".scala": &jvm, ".swift": &jvm, ".groovy": &jvm, ".gradle": &jvm, ".dart": &jvm,
-	".rs": &rust,
-	".py": &python, ".pyi": &python,
-	".rb": &ruby, ".rake": &ruby, ".pl": &ruby, ".pm": &ruby, ".r": &ruby, ".jl": &ruby, ".ex": &ruby, ".exs": &ruby,
-	".sh": &shell, ".bash": &shell, ".zsh": &shell, ".fish": &shell, ".ksh": &shell,
-	".mk":   &makef,
-	".sql":  &sql,
-	".lua":  &lua,
-	".css":  &css,
-	".scss": &scss, ".less": &scss,
-	".html": &markup, ".htm": &markup, ".xml": &markup, ".svg": &markup, ".vue": &markup, ".svelte": &markup,
-	".toml": &toml,
-	".ini":  &ini, ".cfg": &ini, ".conf": &ini, ".properties": &ini,
-}
+var profiles = sync.OnceValue(func() map[string]*profile {
+	return map[string]*profile{
+		".c": &cLike, ".h": &cLike, ".cc": &cLike, ".cpp": &cLike, ".cxx": &cLike, ".hpp": &cLike,
+		".hh": &cLike, ".m": &cLike, ".mm": &cLike, ".cs": &cLike, ".java": &cLike, ".proto": &cLike,
+		".php": &cLike, ".zig": &cLike, ".glsl": &cLike, ".hlsl": &cLike, ".cu": &cLike, ".d": &cLike,
+		".kt": &jvm, ".kts": &jvm, ".scala": &jvm, ".swift": &jvm, ".groovy": &jvm, ".gradle": &jvm, ".dart": &jvm,
+		".rs": &rust,
+		".py": &python, ".pyi": &python,
+		".rb": &ruby, ".rake": &ruby, ".pl": &ruby, ".pm": &ruby, ".r": &ruby, ".jl": &ruby, ".ex": &ruby, ".exs": &ruby,
+		".sh": &shell, ".bash": &shell, ".zsh": &shell, ".fish": &shell, ".ksh": &shell,
+		".mk":   &makef,
+		".sql":  &sql,
+		".lua":  &lua,
+		".css":  &css,
+		".scss": &scss, ".less": &scss,
+		".html": &markup, ".htm": &markup, ".xml": &markup, ".svg": &markup, ".vue": &markup, ".svelte": &markup,
+		".toml": &toml,
+		".ini":  &ini, ".cfg": &ini, ".conf": &ini, ".properties": &ini,
+	}
+})
 
-var profilesByName = map[string]*profile{
-	"Makefile": &makef, "makefile": &makef, "GNUmakefile": &makef,
-	"Dockerfile": &shell, "Containerfile": &shell, "Jenkinsfile": &jvm, "Rakefile": &ruby,
-	"Gemfile": &ruby, "BUILD": &python, "WORKSPACE": &python, "BUCK": &python,
-}
+var profilesByName = sync.OnceValue(func() map[string]*profile {
+	return map[string]*profile{
+		"Makefile": &makef, "makefile": &makef, "GNUmakefile": &makef,
+		"Dockerfile": &shell, "Containerfile": &shell, "Jenkinsfile": &jvm, "Rakefile": &ruby,
+		"Gemfile": &ruby, "BUILD": &python, "WORKSPACE": &python, "BUCK": &python,
+	}
+})
 
 func profileOf(name string) *profile {
 	base := path.Base(filepath.ToSlash(name))
-	if p, ok := profilesByName[base]; ok {
+	if p, ok := profilesByName()[base]; ok {
 		return p
 	}
 	if strings.HasPrefix(base, "Dockerfile.") {
 		return &shell
 	}
-	if p, ok := profiles[strings.ToLower(path.Ext(base))]; ok {
+	if p, ok := profiles()[strings.ToLower(path.Ext(base))]; ok {
 		return p
 	}
 	return &plain
@@ -114,6 +121,7 @@ type event struct {
 // of the profile's kinds, and with each string that its line ends before it
 // closes and each multi-line string or block comment the file ends inside.
 func lex(src []byte, p *profile, visit func(event)) {
+	setup()
 	n := len(src)
 	for i := 0; i < n; i++ {
 		c := src[i]

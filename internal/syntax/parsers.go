@@ -9,6 +9,7 @@ import (
 	"go/token"
 	"io"
 	"regexp"
+	"sync"
 	"unsafe"
 
 	"github.com/evanw/esbuild/pkg/api"
@@ -163,7 +164,7 @@ func stripJSONC(src []byte) []byte {
 // yamlPrefix strips the place from go.yaml.in/yaml's error texts ("yaml:
 // line 3: did not find expected key"): the line it gives is where the
 // enclosing collection starts, not where the parser stopped.
-var yamlPrefix = regexp.MustCompile(`^yaml: (line \d+: )?`)
+var yamlPrefix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: (line \d+: )?`) })
 
 // yamlError is the first error of the YAML stream src, if any.
 func yamlError(src []byte) (string, bool) {
@@ -177,7 +178,7 @@ func yamlError(src []byte) (string, bool) {
 		if errors.Is(err, io.EOF) {
 			return "", false
 		}
-		return yamlPrefix.ReplaceAllString(err.Error(), ""), true
+		return yamlPrefix().ReplaceAllString(err.Error(), ""), true
 	}
 }
 
