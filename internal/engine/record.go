@@ -5,6 +5,7 @@ import (
 
 	"github.com/hashline/hashline/internal/hashline"
 	"github.com/hashline/hashline/internal/history"
+	"github.com/hashline/hashline/internal/versions"
 )
 
 // Recording committed changes in the change history (history.go): every
@@ -75,10 +76,11 @@ func (s *Engine) recordSet(ctx context.Context, changes []*change) context.Conte
 }
 
 // recorded is the history's file of a committed edit: its versions and
-// the lines it removed and added, from the documents before and after.
+// the lines it removed and added, at the hunks the edit itself made (no
+// diff of the whole file is run again).
 func (p *editPlan) recorded(s *Engine, c *change) (history.File, history.Kind, bool) {
 	return history.File{Path: s.canonical(c.rel), Before: p.f.Version, After: p.wrote().Version,
-		Hunks: history.HunksOf(p.doc, p.res.Doc)}, history.KindEdit, true
+		Hunks: history.HunksAt(p.doc, p.res.Doc, versions.EditHunks(p.doc, p.res))}, history.KindEdit, true
 }
 
 // recorded is the history's file of a committed write: a file it created
@@ -92,7 +94,7 @@ func (p *writePlan) recorded(s *Engine, c *change) (history.File, history.Kind, 
 		f.Before = p.cur.Version
 		f.Hunks = history.HunksOf(hashline.ParseDocument(p.cur.Text), newDoc)
 	case !p.exists:
-		f.Hunks = history.HunksOf(hashline.ParseDocument(nil), newDoc)
+		f.Hunks = history.HunksOf(nil, newDoc)
 	}
 	return f, history.KindWrite, true
 }
@@ -105,7 +107,7 @@ func (d *deletePlan) recorded(s *Engine, c *change) (history.File, history.Kind,
 	}
 	f := history.File{Path: d.target, Before: d.version}
 	if d.state.HasText {
-		f.Hunks = history.HunksOf(hashline.ParseDocument(d.state.Text), hashline.ParseDocument(nil))
+		f.Hunks = history.HunksOf(hashline.ParseDocument(d.state.Text), nil)
 	}
 	return f, history.KindDelete, true
 }

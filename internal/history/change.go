@@ -118,7 +118,12 @@ func HunksOf(old, new *hashline.Document) []Hunk {
 	if new == nil {
 		new = hashline.ParseText("")
 	}
-	d := versions.Diff(old, new)
+	return HunksAt(old, new, versions.Diff(old, new))
+}
+
+// HunksAt returns the hunks d, line ranges that turn old into new (an
+// edit's own, versions.EditHunks, with no diff to run), with their lines.
+func HunksAt(old, new *hashline.Document, d []versions.Hunk) []Hunk {
 	if len(d) == 0 {
 		return nil
 	}

@@ -29,18 +29,18 @@ func EditShown(version string, prev *hashline.Document, res *hashline.Result, fu
 	}
 	for _, v := range views {
 		if v.Version == prevVersion {
-			lines, moved := Carry(v, editHunks(prev, res))
+			lines, moved := Carry(v, EditHunks(prev, res))
 			seen.Lines, seen.Moved = seen.Lines.Union(lines), moved
 		}
 	}
 	return seen
 }
 
-// editHunks are the edit's changes as Carry takes them: the batch's own
+// EditHunks are the edit's changes as Carry takes them: the batch's own
 // hunks, which need no diff of the two versions. Should they not add up to
 // the new file's length (they always should), the versions are diffed
 // instead.
-func editHunks(prev *hashline.Document, res *hashline.Result) []Hunk {
+func EditHunks(prev *hashline.Document, res *hashline.Result) []Hunk {
 	out := make([]Hunk, len(res.Hunks))
 	oldEnd, newEnd := 0, 0
 	for i, h := range res.Hunks {
