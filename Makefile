@@ -171,10 +171,11 @@ tools/peer/node_modules: tools/peer/package.json tools/peer/package-lock.json
 	touch tools/peer/node_modules
 
 .PHONY: bench
-bench: tools/peer/node_modules ## One run of every benchmark into BENCHMARKS.md: service, MCP bridge and the peer (bench/), then grep (bench-grep) and list (bench-list); medians and ratios to floors of the same run
+bench: tools/peer/node_modules ## One run of every benchmark into BENCHMARKS.md: service, MCP bridge and the peer (bench/), then grep (bench-grep), list (bench-list) and the Python client (bench-python); medians and ratios to floors of the same run
 	cd bench && go run . -out $(CURDIR)/BENCHMARKS.md -peer $(CURDIR)/tools/peer $(BENCH_FLAGS)
 	bench/bench-grep.sh -md $(CURDIR)/BENCHMARKS.md $(BENCH_GREP_FLAGS)
 	cd bench && go run ./bench-list -md $(CURDIR)/BENCHMARKS.md $(BENCH_LIST_FLAGS)
+	cd bench && go run ./bench-python -python "$(PYTHON)" -md $(CURDIR)/BENCHMARKS.md $(BENCH_PYTHON_FLAGS)
 
 # Not part of make bench: it measures what the edit_file repairs accept,
 # not speed, and the corpus needs both node_modules trees.
@@ -193,6 +194,10 @@ peer-golden: tools/peer/node_modules ## Re-record internal/mcp/testdata/peer fro
 .PHONY: bench-list
 bench-list: ## List vs rg --files on a generated 10k-file tree: default pages, one request, include_versions (a row says so when rg is missing); BENCH_LIST_FLAGS='-rounds 15'
 	cd bench && go run ./bench-list $(BENCH_LIST_FLAGS)
+
+.PHONY: bench-python
+bench-python: ## The Python client's Read of a 10k-line file against the Go client's, alternated on one hashlined; BENCH_PYTHON_FLAGS='-md BENCHMARKS.md' rewrites its section
+	cd bench && go run ./bench-python -python "$(PYTHON)" $(BENCH_PYTHON_FLAGS)
 
 .PHONY: bench-grep
 bench-grep: ## Grep vs ripgrep on Go's source tree, alternating rounds; BENCH_GREP_FLAGS='-md BENCHMARKS.md' rewrites its section
