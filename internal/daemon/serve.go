@@ -74,6 +74,7 @@ type config struct {
 	kind           string        // who runs the engine, for the record of its place
 	ready          chan struct{} // closed once the engine serves (Embed)
 	extras         Extras
+	hup            <-chan os.Signal // SIGHUPs to answer (Run's); nil when embedded
 	idleExit       time.Duration
 	root           string
 	listen         string
@@ -318,7 +319,9 @@ func Run(kind string, args []string, stdout, stderr io.Writer, extras Extras) in
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	c.kind, c.extras = kind, extras
+	hup, stopHUP := catchHUP()
+	defer stopHUP()
+	c.kind, c.extras, c.hup = kind, extras, hup
 	if err := serve(ctx, stop, c, stdout, stderr); err != nil {
 		fmt.Fprintf(stderr, "hashlined serve: %v\n", err)
 		return 1
@@ -343,8 +346,6 @@ func newLogger(c *config, w io.Writer) (*slog.Logger, error) {
 
 func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io.Writer) error {
 	started := time.Now()
-	hup, stopHUP := catchHUP()
-	defer stopHUP()
 	logger, err := newLogger(c, stderr)
 	if err != nil {
 		return err
@@ -363,7 +364,7 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 	if err != nil {
 		return err
 	}
-	defer handleHUP(hup, logger, reloadAuth)()
+	defer handleHUP(c.hup, logger, reloadAuth)()
 	if c.rate < 0 || c.burst < 1 {
 		return fmt.Errorf("--rate %g --burst %d: want a rate >= 0 (0 = off) and a burst >= 1", c.rate, c.burst)
 	}
