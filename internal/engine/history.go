@@ -372,9 +372,7 @@ func (s *Engine) noticeRead(ctx context.Context, rel, key string, f *workspace.F
 	if v, err := s.ws.FileVersion(rel); err != nil || v != f.Version {
 		return
 	}
-	st := watch.State{Version: f.Version, Text: f.Text, HasText: true}
-	id := s.noticeExternal(ctx, s.canonical(rel), key, old, st, doc, false)
-	s.watchHub().Publish(watch.Change{Path: s.canonical(rel), External: true, New: st, ChangeID: id})
+	s.noticeLoaded(ctx, rel, key, f, doc)
 }
 
 // noticeLoaded is noticeRead for a change about to be planned, under the
