@@ -28,7 +28,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	mdsection "github.com/hashline/hashline/bench/section"
 	"io"
 	"io/fs"
 	"math"
@@ -43,14 +42,12 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
+	mdsection "github.com/hashline/hashline/bench/section"
+	"github.com/hashline/hashline/bench/served"
 
 	"github.com/hashline/hashline/bench/machine"
 	"github.com/hashline/hashline/bench/stats"
-	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
-	"github.com/hashline/hashline/internal/binarytest"
 	"github.com/hashline/hashline/internal/grep"
 	"github.com/hashline/hashline/internal/hashline"
 )
@@ -139,16 +136,8 @@ func run(corpus, rgBin, hashlinedBin string, rounds int, md, command, only strin
 	if err != nil {
 		return err
 	}
-	defer srv.stop()
-	// The transport of client.Dial, with a larger message limit.
-	conn, err := grpc.NewClient(srv.Addr, append(client.TransportOptions(),
-		grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(64<<20)))...)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	rpc := hashlinev1.NewFileServiceClient(conn)
+	defer srv.Stop()
+	rpc := hashlinev1.NewFileServiceClient(srv.Conn)
 
 	qs := slices.DeleteFunc(slices.Clone(queries), func(q query) bool { return !strings.Contains(q.name, only) })
 	// Each runner returns what it found and the CPU time it used: rg's
@@ -455,16 +444,15 @@ func runGRPC(ctx context.Context, rpc hashlinev1.FileServiceClient, q query) (co
 	}
 }
 
-// server is a running hashlined.
-type server struct{ *binarytest.Process }
+// server is a running hashlined and a connection to it.
+type server struct{ *served.Server }
 
 func startServer(bin, root string) (*server, error) {
-	p, err := binarytest.Start(bin, binarytest.Options{Stderr: os.Stderr,
-		Args: []string{"--root", root, "--listen", "127.0.0.1:0", "--log-level", "warn"}})
+	s, err := served.Start(bin, root)
 	if err != nil {
 		return nil, err
 	}
-	return &server{p}, nil
+	return &server{s}, nil
 }
 
 // cpu returns the CPU time the server has used so far (Linux only; 0
@@ -494,8 +482,6 @@ func selfCPU() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
-
-func (s *server) stop() { s.Stop(10 * time.Second) }
 
 type result struct {
 	q      query

@@ -37,10 +37,9 @@ import (
 	"syscall"
 	"time"
 
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
-
+	"github.com/hashline/hashline/bench/machine"
 	"github.com/hashline/hashline/bench/section"
+	"github.com/hashline/hashline/bench/served"
 	"github.com/hashline/hashline/bench/stats"
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
@@ -89,20 +88,12 @@ func run(dir string, n int, rgBin, hashlinedBin string, rounds int, md string) e
 		defer binarytest.Cleanup()
 	}
 	rgPath, rgErr := exec.LookPath(rgBin)
-	p, err := binarytest.Start(hashlinedBin, binarytest.Options{Stderr: os.Stderr,
-		Args: []string{"--root", dir, "--listen", "127.0.0.1:0", "--log-level", "warn"}})
+	p, err := served.Start(hashlinedBin, dir)
 	if err != nil {
 		return err
 	}
-	defer p.Stop(10 * time.Second)
-	conn, err := grpc.NewClient(p.Addr, append(client.TransportOptions(),
-		grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(64<<20)))...)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	c := client.New(conn)
+	defer p.Stop()
+	c := client.New(p.Conn)
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return err
@@ -211,7 +202,7 @@ func run(dir string, n int, rgBin, hashlinedBin string, rounds int, md string) e
 	var out strings.Builder
 	fmt.Fprintf(&out, "A generated tree of %d files (%d listed, the rest .gitignore'd) in nested directories; %d rounds alternated, the order rotating; load average %s at the end. "+
 		"`rg --files` lists files only and stats nothing; List also lists directories and stats every file for its size. CPU: the client's (rg's own, or the bench process's) and the server's (every thread of hashlined).\n\n",
-		n, want, rounds, loadavg())
+		n, want, rounds, machine.LoadAvg())
 	fmt.Fprintln(&out, "| run | pages | median ms | vs rg --files | CPU ms: client | CPU ms: server |")
 	fmt.Fprintln(&out, "|---|---:|---:|---:|---:|---:|")
 	median := func(r int, f func(sample) time.Duration) time.Duration {
@@ -285,14 +276,6 @@ func makeTree(dir string, n int) error {
 		}
 	}
 	return nil
-}
-
-func loadavg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "unknown"
-	}
-	return strings.Join(strings.Fields(string(b))[:3], " ")
 }
 
 // selfCPU is the CPU time this process has used.

@@ -25,10 +25,9 @@ import (
 	"strings"
 	"time"
 
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
-
+	"github.com/hashline/hashline/bench/machine"
 	"github.com/hashline/hashline/bench/section"
+	"github.com/hashline/hashline/bench/served"
 	"github.com/hashline/hashline/bench/stats"
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
@@ -174,21 +173,12 @@ func run(lines, rounds, calls int, python, src, hashlinedBin, md string) error {
 		}
 		defer binarytest.Cleanup()
 	}
-	p, err := binarytest.Start(hashlinedBin, binarytest.Options{Stderr: os.Stderr,
-		Args: []string{"--root", dir, "--listen", "127.0.0.1:0", "--log-level", "warn",
-			"--read-limit", strconv.Itoa(lines), "--read-bytes", strconv.Itoa(4 * b.Len())}})
+	p, err := served.Start(hashlinedBin, dir, "--read-limit", strconv.Itoa(lines), "--read-bytes", strconv.Itoa(4*b.Len()))
 	if err != nil {
 		return err
 	}
-	defer p.Stop(10 * time.Second)
-	conn, err := grpc.NewClient(p.Addr, append(client.TransportOptions(),
-		grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(64<<20)))...)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	c := client.New(conn)
+	defer p.Stop()
+	c := client.New(p.Conn)
 	ctx := context.Background()
 
 	type row struct {
@@ -252,7 +242,7 @@ func run(lines, rounds, calls int, python, src, hashlinedBin, md string) error {
 	pyVersion, _ := exec.Command(py, "-c", "import sys, grpc, google.protobuf as p; print('Python %d.%d, grpcio %s, protobuf %s' % (sys.version_info[0], sys.version_info[1], grpc.__version__, p.__version__))").Output()
 	var out strings.Builder
 	fmt.Fprintf(&out, "One file of %d lines (%d bytes) read whole in one Read from a real hashlined over loopback gRPC, by the Go client in this process and by the Python client (`hashline_client`, %s) in its own; %d rounds of %d calls from each, alternated, the order rotating, after a warm-up round; load average %s at the end.\n\n",
-		lines, b.Len(), strings.TrimSpace(string(pyVersion)), rounds-1, calls, loadavg())
+		lines, b.Len(), strings.TrimSpace(string(pyVersion)), rounds-1, calls, machine.LoadAvg())
 	fmt.Fprintln(&out, "| Read of | Go p50 ms | Python p50 ms | Python / Go |")
 	fmt.Fprintln(&out, "|---|---:|---:|---:|")
 	for _, r := range rows {
@@ -272,15 +262,3 @@ func run(lines, rounds, calls int, python, src, hashlinedBin, md string) error {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / 1e6 }
-
-func loadavg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "unknown"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "unknown"
-	}
-	return strings.Join(f[:3], " ")
-}
