@@ -62,13 +62,15 @@ client/ts/node_modules: client/ts/package.json client/ts/package-lock.json
 	touch client/ts/node_modules
 
 # Each test file is a node process of its own, and would build hashlined
-# itself without HASHLINED_BIN; go run -exec cp takes the binary from the
+# (and the tracing test's OTLP receiver, otlpsink) itself without
+# HASHLINED_BIN (OTLPSINK_BIN); go run -exec cp takes the binary from the
 # build cache when it is there.
 .PHONY: test-ts
 test-ts: client/ts/node_modules ## TypeScript client (client/ts): tsc build of the package, then node --test against the real hashlined
 	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
 	go run -exec cp ./cmd/hashlined "$$tmp/hashlined"; \
-	cd client/ts && HASHLINED_BIN="$$tmp/hashlined" npm test
+	go run -exec cp ./internal/otlptest/otlpsink "$$tmp/otlpsink"; \
+	cd client/ts && HASHLINED_BIN="$$tmp/hashlined" OTLPSINK_BIN="$$tmp/otlpsink" npm test
 
 # The Python client needs grpcio and protobuf: Debian's python3-grpcio and
 # python3-protobuf (what .ci/run installs) are importable only by Debian's
@@ -82,7 +84,8 @@ test-python: ## Python client (client/python): unittest against the real hashlin
 	@if [ -z "$(PYTHON)" ]; then echo "test-python: no python3 imports grpc and google.protobuf; install python3-grpcio and python3-protobuf (Debian), or grpcio and protobuf, or set PYTHON"; exit 1; fi
 	tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
 	go build -o "$$tmp/hashlined" ./cmd/hashlined; \
-	cd client/python && HASHLINED_BIN="$$tmp/hashlined" PYTHONDONTWRITEBYTECODE=1 $(PYTHON) -m unittest discover -s tests -t . -v
+	go build -o "$$tmp/otlpsink" ./internal/otlptest/otlpsink; \
+	cd client/python && HASHLINED_BIN="$$tmp/hashlined" OTLPSINK_BIN="$$tmp/otlpsink" PYTHONDONTWRITEBYTECODE=1 $(PYTHON) -m unittest discover -s tests -t . -v
 
 .PHONY: test-cli
 test-cli: ## hashline CLI: golden transcripts against a real hashlined and --local, and the docs/agents.md examples

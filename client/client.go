@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/propagation"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/credentials"
@@ -42,6 +43,9 @@ type Client struct {
 	token   string
 	timeout time.Duration
 	retry   RetryPolicy
+	// propagator injects the caller's trace context (trace.go); nil is
+	// OpenTelemetry's global one.
+	propagator propagation.TextMapPropagator
 	// probe says how to reach the server to find out why a call could
 	// not (probeTLS); network "" when the client was not made by Dial.
 	probe struct {
@@ -64,6 +68,8 @@ type options struct {
 	retry    RetryPolicy
 	tls      *tls.Config // nil: plaintext, unless the address is https://
 	err      error       // an option's, returned by Dial
+	// propagator is WithPropagator's.
+	propagator propagation.TextMapPropagator
 }
 
 func newOptions(opts []Option) options {
@@ -185,7 +191,7 @@ func Dial(target string, opts ...Option) (*Client, error) {
 // New wraps an existing connection; Close then does not close it.
 func New(conn grpc.ClientConnInterface, opts ...Option) *Client {
 	o := newOptions(opts)
-	return &Client{rpc: hashlinev1.NewFileServiceClient(conn), agent: o.agent, token: o.token, timeout: o.timeout, retry: o.retry}
+	return &Client{rpc: hashlinev1.NewFileServiceClient(conn), agent: o.agent, token: o.token, timeout: o.timeout, retry: o.retry, propagator: o.propagator}
 }
 
 // Close closes the connection Dial opened.
@@ -200,6 +206,7 @@ func (c *Client) Close() error {
 func (c *Client) RPC() hashlinev1.FileServiceClient { return c.rpc }
 
 func (c *Client) ctx(ctx context.Context) context.Context {
+	ctx = c.traceContext(ctx)
 	if c.token != "" {
 		ctx = metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+c.token)
 	}

@@ -35,6 +35,12 @@ func TestClientDoesNotLinkTheEngine(t *testing.T) {
 		"go.yaml.in/yaml/v3",
 		"github.com/zeebo/blake3",
 		"github.com/fsnotify/fsnotify",
+		// Of OpenTelemetry the client links the API (propagation): the
+		// SDK, the exporters and the gRPC instrumentation are hashlined's.
+		"go.opentelemetry.io/otel/sdk/trace",
+		"go.opentelemetry.io/otel/exporters/otlp/otlptrace",
+		"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc",
+		"github.com/hashline/hashline/internal/telemetry",
 	} {
 		t.Run("the client does not link "+banned, func(t *testing.T) {
 			if slices.Contains(deps, banned) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/logging"
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/recovery"
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
@@ -67,6 +68,10 @@ type GRPCConfig struct {
 	// Metrics, when set, records per-method and per-edit-outcome metrics
 	// (server/metrics.New).
 	Metrics Metrics
+	// Tracing says that ServerOptions hold an OpenTelemetry stats handler
+	// that starts a span for every call: the server then gives each span
+	// the call's agent, paths and outcome (trace.go).
+	Tracing bool
 	// Logger receives one line per call.
 	Logger *slog.Logger
 	// ServerOptions are appended as given (e.g. TLS credentials).
@@ -76,7 +81,9 @@ type GRPCConfig struct {
 // NewGRPCServer returns a grpc.Server with the service and health checking
 // registered (server/reflection.Register adds reflection, as hashlined
 // does), and the interceptor chain, outermost first: metrics (so refused calls are counted too), authentication, the length
-// of x-agent-id (before anything logs or keeps it), logging (so the line
+// of x-agent-id (before anything logs or keeps it), the span's attributes
+// when tracing (so they name the authenticated agent and every refusal
+// after it), logging (so the line
 // names the authenticated agent), the rate limit, the streams per agent,
 // the per-request access checks (read-only tokens, path prefixes, reserved
 // names), the default deadline, the edit-outcome counter, and panic recovery innermost
@@ -163,7 +170,13 @@ func chains(svc *Service, cfg GRPCConfig) ([]grpc.UnaryServerInterceptor, []grpc
 	logOpts := []logging.Option{
 		logging.WithLogOnEvents(logging.FinishCall),
 		logging.WithFieldsFromContext(func(ctx context.Context) logging.Fields {
-			return logging.Fields{"agent", AgentID(ctx)}
+			f := logging.Fields{"agent", AgentID(ctx)}
+			// With tracing on, the line names the call's trace, so that a
+			// log line and its spans can be found from each other.
+			if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
+				f = append(f, "trace_id", sc.TraceID().String())
+			}
+			return f
 		}),
 	}
 	recoverOpt := recovery.WithRecoveryHandlerContext(func(ctx context.Context, p any) error {
@@ -183,6 +196,10 @@ func chains(svc *Service, cfg GRPCConfig) ([]grpc.UnaryServerInterceptor, []grpc
 	}
 	unary = append(unary, agentUnary)
 	stream = append(stream, agentStream)
+	if cfg.Tracing {
+		unary = append(unary, traceUnary)
+		stream = append(stream, traceStream)
+	}
 	unary = append(unary, logging.UnaryServerInterceptor(slogAdapter(logger), logOpts...))
 	stream = append(stream, logging.StreamServerInterceptor(slogAdapter(logger), logOpts...))
 	if cfg.RateLimit != nil {

@@ -26,5 +26,5 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == "state" {
 		os.Exit(runState(os.Args[2:], os.Stdout, os.Stderr))
 	}
-	os.Exit(daemon.Run("hashlined", os.Args[1:], os.Stdout, os.Stderr, daemon.Extras{Metrics: serveMetrics, Register: reflection.Register, TuneRuntime: daemon.TuneRuntime}))
+	os.Exit(daemon.Run("hashlined", os.Args[1:], os.Stdout, os.Stderr, daemon.Extras{Metrics: serveMetrics, Tracing: startTracing, Register: reflection.Register, TuneRuntime: daemon.TuneRuntime}))
 }

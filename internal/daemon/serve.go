@@ -108,6 +108,8 @@ type config struct {
 	keepaliveMinTime time.Duration
 	metricsListen    string
 	cleanTemp        bool
+	otlpEndpoint     string
+	otlpProtocol     string
 
 	// Versions and the multi-agent model.
 	cacheBytes   int64
@@ -197,6 +199,8 @@ func flags(fs *flag.FlagSet) *config {
 	fs.DurationVar(&c.keepaliveTimeout, "keepalive-timeout", 20*time.Second, "close a connection whose ping is not answered within this")
 	fs.DurationVar(&c.keepaliveMinTime, "keepalive-min-time", 10*time.Second, "shortest interval between a client's pings; a client pinging more often is disconnected (GOAWAY too_many_pings)")
 	fs.StringVar(&c.metricsListen, "metrics-listen", "", "serve Prometheus metrics at http://ADDR/metrics (e.g. 127.0.0.1:9420; empty = off)")
+	fs.StringVar(&c.otlpEndpoint, "otlp-endpoint", "", "export OpenTelemetry traces of every call and of the engine's steps to the OTLP collector at this URL (http:// or https://, as OTEL_EXPORTER_OTLP_ENDPOINT; empty = off unless OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set); callers' W3C trace context (traceparent) is continued. The other OTEL_* variables apply (OTEL_SERVICE_NAME, OTEL_TRACES_SAMPLER, OTEL_EXPORTER_OTLP_HEADERS, OTEL_SDK_DISABLED...)")
+	fs.StringVar(&c.otlpProtocol, "otlp-protocol", "", "OTLP protocol of the traces (--otlp-endpoint or the OTEL_* endpoint): grpc or http/protobuf (empty = OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, else OTEL_EXPORTER_OTLP_PROTOCOL, else http/protobuf, the OTLP default)")
 	fs.BoolVar(&c.cleanTemp, "clean-temp", !d.NoSweep, "at startup, remove in the background the temporary files an interrupted write left behind (regular files named exactly .hashline-, 26 characters A-Z or 2-7, .tmp, older than the process)")
 	fs.Int64Var(&c.cacheBytes, "cache-bytes", d.CacheBytes, "bytes of file snapshots kept in memory to rebase edits made against older versions (LRU, shared by all agents; 0 = none); an edit whose base is neither here nor in the state store is refused (STALE_REF) unless it has no line references")
 	fs.StringVar(&c.stateDir, "state-dir", "", "directory of the server's own state, outside the workspace (refused inside it): the intent log that makes change sets (Apply) all or nothing across a crash, and snapshots that memory let go, for rebases, kept across restarts (default: hashline/<hash of the root> under $XDG_STATE_HOME, else ~/.local/state, %LocalAppData% on Windows, ~/Library/Application Support on macOS)")
@@ -247,6 +251,10 @@ type Extras struct {
 	Metrics func(addr string, logger *slog.Logger, svc *server.Service) (server.Metrics, string, func(), error)
 	// Register adds services to the gRPC server (reflection).
 	Register func(*grpc.Server)
+	// Tracing, when set, starts OpenTelemetry tracing as its config and
+	// the OTEL_* environment say, or returns nil when they leave it off.
+	// Nil: --otlp-endpoint is refused (the OTEL_* environment is ignored).
+	Tracing func(TracingConfig) (*Tracing, error)
 	// TuneRuntime, when set, is given the bytes the engine may hold live
 	// and tunes the Go runtime for them (TuneRuntime). Only a program's
 	// main may change process-wide settings, so an engine embedded in
@@ -389,7 +397,19 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 	if c.historyBytes < 4096 || c.historyAge <= 0 {
 		return fmt.Errorf("--history-bytes %d --history-age %s: want bytes >= 4096 and a duration > 0", c.historyBytes, c.historyAge)
 	}
+	// Tracing starts before the engine, which records spans with it, and
+	// stops after it (this defer runs after the engine's Close).
+	tracing, err := startTracing(c, logger)
+	if err != nil {
+		return err
+	}
+	if tracing != nil {
+		defer stopTracing(tracing, logger)
+	}
 	cfg := engineConfig(c, logger)
+	if tracing != nil {
+		cfg.Options = append(cfg.Options, engine.WithTracerProvider(tracing.Provider))
+	}
 	if c.extras.TuneRuntime != nil {
 		c.extras.TuneRuntime(cfg.LiveBytes() + runtimeAllowance)
 	}
@@ -450,6 +470,11 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 	if creds != nil {
 		srvOpts = append(srvOpts, creds)
 	}
+	traces := "off"
+	if tracing != nil {
+		srvOpts = append(srvOpts, tracing.ServerOptions...)
+		traces = tracing.Describe
+	}
 	var limiter *server.RateLimiter
 	if c.rate > 0 {
 		limiter = server.NewRateLimiter(c.rate, c.burst, 0)
@@ -469,6 +494,7 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 		RateLimit:            limiter,
 		StreamLimit:          streams,
 		Metrics:              callMetrics,
+		Tracing:              tracing != nil,
 		Logger:               logger,
 		ServerOptions:        srvOpts,
 	})
@@ -493,7 +519,7 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 	fmt.Fprintf(stdout, "hashlined: serving %s on %s\n", ws.Dir(), addr)
 	bi := buildinfo.Get()
 	logger.Info("serving", "version", bi.Version, "commit", bi.Commit, "go", bi.GoVersion, "root", ws.Dir(), "listen", addr, "socket", pl.socket, "hashLen", c.hashLen,
-		"tls", creds != nil, "mtls", c.tlsClientCA != "", "tokens", authn != nil, "rate", c.rate, "metrics", metricsAddr, "stateDir", e.StateDir())
+		"tls", creds != nil, "mtls", c.tlsClientCA != "", "tokens", authn != nil, "rate", c.rate, "metrics", metricsAddr, "traces", traces, "stateDir", e.StateDir())
 
 	if c.ready != nil {
 		close(c.ready)

@@ -279,16 +279,18 @@ func (s *Engine) apply(ctx context.Context, reqs []Change, dryRun, single, stric
 	// looked at first without locks; a delete planned under the shared lock
 	// that finds a directory plans the set again under the exclusive one.
 	exclusive := s.removesDir(changes)
+	planCtx, planSpan := s.startPlan(ctx, changes, dryRun)
 	var unlock func()
 	var total int64
 	for {
 		var err error
-		if unlock, err = s.lockAll(ctx, changes, exclusive); err != nil {
+		if unlock, err = s.lockAll(planCtx, changes, exclusive); err != nil {
+			endPlan(planSpan, failures, err)
 			return nil, err
 		}
 		total = 0
 		for _, c := range changes {
-			if err := s.planChange(ctx, c, exclusive, single); err != nil {
+			if err := s.planChange(planCtx, c, exclusive, single); err != nil {
 				fail(c, err)
 				continue
 			}
@@ -301,6 +303,7 @@ func (s *Engine) apply(ctx context.Context, reqs []Change, dryRun, single, stric
 		failures, exclusive = nil, true
 	}
 	defer unlock()
+	endPlan(planSpan, failures, nil)
 	if len(failures) > 0 {
 		return nil, refused()
 	}
@@ -342,19 +345,22 @@ func (s *Engine) apply(ctx context.Context, reqs []Change, dryRun, single, stric
 	// The advisory checks run while the set is written, mostly a wait
 	// for the disk; the reply waits for both.
 	wait := s.checkSyntaxBeside(changes)
+	commitCtx, commitSpan := s.startCommit(ctx, changes)
 	set := ""
 	if len(changes) == 1 {
 		err = changes[0].plan.commit(s, changes[0])
 	} else {
 		set = newChangeSetID()
-		err = s.commitSet(ctx, set, changes)
+		err = s.commitSet(commitCtx, set, changes)
 	}
 	wait()
 	if err != nil {
+		endCommit(ctx, commitSpan, changes, set, err)
 		return nil, err
 	}
 	res.ChangeSet = set
 	ctx = s.recordSet(ctx, changes)
+	endCommit(ctx, commitSpan, changes, set, nil)
 	for i, c := range changes {
 		res.Results[i] = s.withSyntax(c, c.plan.committed(ctx, s, c, set))
 	}

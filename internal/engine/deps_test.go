@@ -9,7 +9,8 @@ import (
 
 // TestEngineImportsNoTransport: the engine is the application in domain
 // types; gRPC, protobuf and the API's generated messages belong to the
-// faces above it (server), which translate.
+// faces above it (server), which translate. Of OpenTelemetry it links the
+// trace API alone (trace.go).
 func TestEngineImportsNoTransport(t *testing.T) {
 	t.Parallel()
 	out, err := exec.Command("go", "list", "-deps", ".").CombinedOutput()
@@ -28,6 +29,11 @@ func TestEngineImportsNoTransport(t *testing.T) {
 			"github.com/hashline/hashline/server",
 			"github.com/hashline/hashline/client",
 			"github.com/hashline/hashline/internal/wire",
+			// Tracing: the engine speaks the trace API only; the SDK,
+			// exporters and gRPC instrumentation are hashlined's.
+			"go.opentelemetry.io/otel/sdk",
+			"go.opentelemetry.io/otel/exporters",
+			"go.opentelemetry.io/contrib",
 		} {
 			if d == banned || strings.HasPrefix(d, banned+"/") || (strings.HasSuffix(banned, "/") && strings.HasPrefix(d, banned)) {
 				t.Errorf("the engine links %s", d)

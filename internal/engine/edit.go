@@ -147,7 +147,9 @@ func (s *Engine) planEdit(ctx context.Context, p *editPlan, rel, key string) err
 		return &NotReadError{Path: f.Path, Agent: agent, Edit: i, Op: edits[i].Op}
 	}
 	s.known(key, f.Version, doc, exactText(f.Encoding)) // a base for whoever reads it next
+	span := s.startRebase(ctx, f.Path, req.BaseVersion, f.Version)
 	rb, err := s.rebase(req.BaseVersion, f, doc, agent, key, hist, edits)
+	endRebase(span, rb, err)
 	if err != nil {
 		return s.refused(agent, key, f.Version, staleContext(err, doc, h, context))
 	}

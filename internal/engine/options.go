@@ -4,6 +4,8 @@ import (
 	"log/slog"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/hashline/hashline/internal/grep"
 	"github.com/hashline/hashline/internal/hashline"
 	"github.com/hashline/hashline/internal/history"
@@ -78,6 +80,8 @@ type options struct {
 	syntaxMode    SyntaxMode
 	syntaxStrict  []string
 	syntaxOptions syntax.Options
+	// tracer records the spans of changes (trace.go); nil records none.
+	tracer trace.Tracer
 }
 
 func defaultOptions() options {

@@ -29,6 +29,7 @@ import {
 } from "./gen/hashline/v1/hashline_pb.js";
 import type { FileEditInit } from "./edits.js";
 import { toChange, type ChangeInit } from "./changes.js";
+import { traceContext } from "./trace.js";
 
 /** Where hashlined listens unless told otherwise. */
 export const DEFAULT_BASE_URL = "http://127.0.0.1:7420";
@@ -71,7 +72,11 @@ export interface ClientOptions {
   tls?: TlsOptions;
   /** Options for node's http2.connect, for what tls does not cover; they win over it. */
   nodeOptions?: http2.SecureClientSessionOptions;
-  /** More Connect interceptors, run after the one that adds the headers above. */
+  /**
+   * More Connect interceptors, run after the ones that add the headers
+   * above and the caller's trace context (when the program traces with
+   * @opentelemetry/api: see the README's "Tracing").
+   */
   interceptors?: Interceptor[];
   /**
    * How calls are retried while the server is UNAVAILABLE (not listening
@@ -579,7 +584,7 @@ export class HashlineClient {
       }
       return next(req);
     };
-    const interceptors = [headers, ...(opts.interceptors ?? [])];
+    const interceptors = [headers, traceContext, ...(opts.interceptors ?? [])];
     if (opts.socketPath === undefined) {
       interceptors.push(tlsHints(baseUrl, usesTls));
     }

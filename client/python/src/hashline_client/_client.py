@@ -177,18 +177,19 @@ class GrepStream(Iterator[hashline_pb2.GrepFile]):
         self._lock = threading.Lock()
         self._cancelled = False
 
-    def _open(self, client: "Client", req, deadline):
+    def _open(self, client: "Client", req, deadline, md):
         with self._lock:
             if self._cancelled:
                 raise HashlineError(grpc.StatusCode.CANCELLED, "the grep was cancelled")
-            self._call = client.rpc.Grep(req, timeout=_remaining(deadline), metadata=client._metadata)
+            self._call = client.rpc.Grep(req, timeout=_remaining(deadline), metadata=md)
             call = self._call
         return call, next(call)
 
     def _run(self, client: "Client", req, timeout):
         deadline = _deadline(client._timeout if timeout is None else timeout)
+        md = client._call_metadata()
         try:
-            call, first = client._retrying(lambda: self._open(client, req, deadline), _unavailable, deadline)
+            call, first = client._retrying(lambda: self._open(client, req, deadline, md), _unavailable, deadline)
         except StopIteration:
             raise HashlineError(grpc.StatusCode.INTERNAL, "hashline: grep stream ended without a summary") from None
         msg = first
@@ -366,12 +367,17 @@ class Client:
     are retried (RetryPolicy; NO_RETRY turns retries off, and with them
     the request ids changes otherwise carry). interceptors are gRPC client
     interceptors, run inside the client's retries; options are more gRPC
-    channel options."""
+    channel options. trace_context, when set, is called at each call for
+    the caller's trace context as request metadata (a mapping such as
+    {"traceparent": "00-...-...-01"}), which hashlined continues when it
+    traces (--otlp-endpoint): see "Tracing" in the package's README for
+    OpenTelemetry."""
 
     def __init__(self, target: str = DEFAULT_TARGET, *, agent: str = "", token: str = "",
                  timeout: Optional[float] = DEFAULT_TIMEOUT, retry: RetryPolicy = DEFAULT_RETRY,
                  tls: Optional[TLS] = None, interceptors: Sequence[Any] = (),
-                 options: Sequence[Tuple[str, Any]] = ()):
+                 options: Sequence[Tuple[str, Any]] = (),
+                 trace_context: Optional[Callable[[], Optional[Mapping[str, str]]]] = None):
         target = target or DEFAULT_TARGET
         addr, secure = _split_target(target, tls)
         opts: List[Tuple[str, Any]] = [
@@ -397,6 +403,7 @@ class Client:
         if token:
             md.append(("authorization", "Bearer " + token))
         self._metadata = tuple(md)
+        self._trace_context = trace_context
         self._timeout = timeout
         self._retry = retry
 
@@ -431,9 +438,21 @@ class Client:
                 time.sleep(wait)
                 attempt += 1
 
+    def _call_metadata(self) -> Tuple[Tuple[str, str], ...]:
+        """The metadata of one call (every attempt of it): the client's,
+        and the caller's trace context when trace_context gives one."""
+        if self._trace_context is None:
+            return self._metadata
+        extra = self._trace_context()
+        if not extra:
+            return self._metadata
+        # gRPC metadata keys are lower case.
+        return self._metadata + tuple((k.lower(), v) for k, v in extra.items())
+
     def _unary(self, method, req, timeout: Optional[float], may_retry=_unavailable):
         deadline = _deadline(self._timeout if timeout is None else timeout)
-        return self._retrying(lambda: method(req, timeout=_remaining(deadline), metadata=self._metadata), may_retry, deadline)
+        md = self._call_metadata()
+        return self._retrying(lambda: method(req, timeout=_remaining(deadline), metadata=md), may_retry, deadline)
 
     def _request_id(self, given: Optional[str], dry_run: bool = False) -> str:
         if given is not None:
@@ -567,7 +586,7 @@ class Client:
         """Subscribes to the changes of the files under path ("" for the
         whole workspace); iterate the WatchStream for the events. No
         deadline, no retries (see WatchStream)."""
-        return WatchStream(self._stub.Watch(hashline_pb2.WatchRequest(path=path), metadata=self._metadata))
+        return WatchStream(self._stub.Watch(hashline_pb2.WatchRequest(path=path), metadata=self._call_metadata()))
 
     def status(self, *, timeout: Optional[float] = None) -> hashline_pb2.StatusResponse:
         """Describes the server: the absolute workspace root it serves
