@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/hashline/hashline/internal/checkers"
 	"github.com/hashline/hashline/internal/grep"
 	"github.com/hashline/hashline/internal/hashline"
 	"github.com/hashline/hashline/internal/history"
@@ -78,6 +79,10 @@ type options struct {
 	syntaxMode    SyntaxMode
 	syntaxStrict  []string
 	syntaxOptions syntax.Options
+	// The operator's check and format commands (WithCommands).
+	checks, formats []checkers.Rule
+	commandOptions  checkers.Options
+	commandCache    *checkers.Cache
 }
 
 func defaultOptions() options {
