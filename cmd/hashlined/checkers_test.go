@@ -63,4 +63,16 @@ func TestCommandFlagsRefusedAtStart(t *testing.T) {
 			t.Errorf("%v: exit %v, want %d; output %q", tt.args, err, tt.code, out)
 		}
 	}
+	// Run as root, the commands run as nobody, who cannot enter a
+	// temporary directory private to root: refused at start, not at the
+	// first edit.
+	if os.Geteuid() == 0 {
+		cmd := exec.Command(binary, "serve", "--root", t.TempDir(), "--listen", "127.0.0.1:0", "--format", "*.go=gofmt")
+		cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(string(out), "who cannot enter") {
+			t.Errorf("a private TMPDIR: exit %v, output %q", err, out)
+		}
+	}
 }

@@ -3,9 +3,11 @@
 package checkers
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"os/user"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"syscall"
@@ -83,4 +85,37 @@ func environ(dir string) []string {
 		path = "/usr/local/bin:/usr/bin:/bin"
 	}
 	return []string{"PATH=" + path, "HOME=" + dir, "TMPDIR=" + dir}
+}
+
+// CheckDir refuses dir as the place of the runs' private directories
+// when the user commands run as cannot enter it: a server running as root
+// runs them as nobody, for whom a directory private to root (a TMPDIR of
+// mode 0700, say) is closed.
+func CheckDir(dir string) error {
+	a, err := runAs()
+	if a == nil || err != nil {
+		return err
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	for p := abs; ; p = filepath.Dir(p) {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return err
+		}
+		m := fi.Mode().Perm()
+		st, _ := fi.Sys().(*syscall.Stat_t)
+		switch {
+		case m&0o001 != 0:
+		case st != nil && st.Uid == a.uid && m&0o100 != 0:
+		case st != nil && st.Gid == a.gid && m&0o010 != 0:
+		default:
+			return fmt.Errorf("check and format commands run as the user nobody (uid %d: the server runs as root, and gives them none of its privileges), who cannot enter %s (mode %v), where their private directories would be: set TMPDIR to a directory every user can enter, such as /tmp", a.uid, p, fi.Mode().Perm())
+		}
+		if filepath.Dir(p) == p {
+			return nil
+		}
+	}
 }

@@ -70,7 +70,8 @@ func ParseCommands(specs []string) ([]checkers.Rule, error) {
 }
 
 // checkTempDir refuses a directory for the commands' private directories
-// that lies inside the workspace root: nothing of theirs may land there.
+// that lies inside the workspace root (nothing of theirs may land there),
+// or that the user they run as cannot enter.
 func checkTempDir(dir, root string) error {
 	if dir == "" {
 		dir = os.TempDir()
@@ -86,7 +87,7 @@ func checkTempDir(dir, root string) error {
 	if rel, err := filepath.Rel(r, d); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return fmt.Errorf("the temporary directory %s, where check and format commands run, is inside the workspace %s; set TMPDIR to a directory outside it", dir, root)
 	}
-	return nil
+	return checkers.CheckDir(d)
 }
 
 // commandState is what the operator's commands did to a content change.
