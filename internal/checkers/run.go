@@ -101,7 +101,8 @@ func (r Rule) run(ctx context.Context, name string, content []byte, o Options, c
 		args[i] = a
 	}
 	if uses {
-		if err := os.WriteFile(out.tmpFile, content, 0o600); err == nil {
+		err := os.WriteFile(out.tmpFile, content, 0o600)
+		if err == nil {
 			err = who.own(out.tmpFile)
 		}
 		if err != nil {
