@@ -513,3 +513,39 @@ func TestPrettierAndRuff(t *testing.T) {
 		})
 	}
 }
+
+// TestFormattedChangesAreRecordedAsWritten: the history holds the
+// formatted bytes as what the edit wrote (its lines, its version, the
+// lines blamed on it), and the engine knows them as the file's: a read
+// afterwards finds no change made outside the server.
+func TestFormattedChangesAreRecordedAsWritten(t *testing.T) {
+	t.Parallel()
+	needGofmt(t)
+	e, ctx, root := withHistory(t, map[string]string{"main.go": fmtGo}, commands(t, nil, []string{"*.go=gofmt"}, checkers.Options{TempDir: runDir(t)}))
+	lines := read(t, e, ctx, "main.go").Lines
+	r, err := e.Edit(ctx, &engine.EditRequest{Path: "main.go", Edits: []hashline.Edit{
+		{Op: hashline.OpInsertAfter, Start: lines[4].Tag(), Text: "\tLonger   float64"},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	read(t, e, ctx, "main.go")
+	got := entries(t, e, engine.HistoryRequest{Path: "main.go"})
+	if len(got) != 1 {
+		t.Fatalf("history %+v, want the edit alone (no external change)", got)
+	}
+	disk := readFile(t, root, "main.go")
+	// gofmt realigned lines 4 and 5, and the edit added line 6.
+	if f := got[0].Files[0]; f.After != r.Version || f.After != workspace.Version([]byte(disk)) || f.Removed != 2 || f.Added != 3 {
+		t.Errorf("entry %+v, want the formatted file's version %s, 2 lines removed and 3 added", f, r.Version)
+	}
+	blame, err := e.Blame(ctx, engine.BlameRequest{Path: "main.go"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range blame.Lines {
+		if on := l.ChangeID == got[0].ID; on != (l.Number >= 4 && l.Number <= 6) {
+			t.Errorf("line %d (%s) blamed on %q", l.Number, l.Content, l.ChangeID)
+		}
+	}
+}
