@@ -228,7 +228,16 @@ func diagnostics(ds []engine.Diagnostic) []*hashlinev1.Diagnostic {
 }
 
 func diagnostic(d engine.Diagnostic) *hashlinev1.Diagnostic {
-	return &hashlinev1.Diagnostic{Ref: d.Line.Tag(), Line: int32(d.Line.Number), Column: int32(d.Column), Message: d.Message, Checker: d.Checker, Content: d.Line.Content}
+	return &hashlinev1.Diagnostic{Ref: diagnosticRef(d), Line: int32(d.Line.Number), Column: int32(d.Column), Message: d.Message, Checker: d.Checker, Content: d.Line.Content, Source: d.Source}
+}
+
+// diagnosticRef is the ref of a diagnostic's line, "" for one without a
+// line (a check command's output that named none).
+func diagnosticRef(d engine.Diagnostic) string {
+	if d.Line.Number == 0 {
+		return ""
+	}
+	return d.Line.Tag()
 }
 
 // editLines are an edit result's lines (cut by the engine already) as the
@@ -273,7 +282,7 @@ func writeRequest(req *hashlinev1.WriteRequest) *engine.WriteRequest {
 
 func writeResponse(r *engine.WriteResult) *hashlinev1.WriteResponse {
 	return &hashlinev1.WriteResponse{Path: r.Path, Version: r.Version, TotalLines: int32(r.TotalLines), Created: r.Created,
-		Diagnostics: diagnostics(r.Diagnostics), SyntaxNotChecked: r.SyntaxNotChecked}
+		Diagnostics: diagnostics(r.Diagnostics), SyntaxNotChecked: r.SyntaxNotChecked, Warnings: r.Warnings}
 }
 
 func deleteRequest(req *hashlinev1.DeleteRequest) *engine.DeleteRequest {

@@ -37,7 +37,7 @@ func everyField() *engine.EditResult {
 		Moved:            []versions.Move{{Ref: "3:ab", From: 3, To: 500}, {}},
 		Repairs:          []hashline.Repair{{Kind: hashline.RepairPrefixStripped, EditIndex: 2, Line: -4, Detail: "stripped"}, {}},
 		Shifts:           []hashline.Shift{{From: 10, To: 20, By: -3}, {}},
-		Diagnostics:      []engine.Diagnostic{{Line: lines[1], Column: 300, Message: "expected '}', found 'EOF'", Checker: "go/parser"}, {}},
+		Diagnostics:      []engine.Diagnostic{{Line: lines[1], Column: 300, Message: "expected '}', found 'EOF'", Checker: "go/parser"}, {}, {Message: "exited with status 1: bad", Checker: "ruff check", Source: engine.SourceCheck}},
 		SyntaxNotChecked: "the parser ran out of time",
 	}
 }
@@ -61,7 +61,7 @@ func TestResponseSizesAreTheEncodedSizes(t *testing.T) {
 			everyField(), &engine.EditResult{},
 			&engine.WriteResult{Path: "w", Version: "v", TotalLines: 3, Created: true,
 				Diagnostics:      []engine.Diagnostic{{Line: hashline.TaggedLine{Number: 2, Hash: "ab", Content: "{"}, Column: 1, Message: "m", Checker: "balance"}},
-				SyntaxNotChecked: "n"}, &engine.WriteResult{},
+				SyntaxNotChecked: "n", Warnings: []string{"formatted", ""}}, &engine.WriteResult{},
 			&engine.DeleteResult{Path: "d", Version: "v", Directory: true}, &engine.DeleteResult{},
 			&engine.MoveResult{From: "a", To: "b", Version: "v", ReplacedVersion: "r"}, &engine.MoveResult{},
 		}},

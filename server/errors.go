@@ -427,8 +427,8 @@ func syntaxStatus(e *engine.SyntaxError) error {
 	details := []protoadapt.MessageV1{errorInfo(ReasonSyntaxError, map[string]string{"path": e.Path})}
 	for _, d := range e.Diagnostics {
 		details = append(details, protoadapt.MessageV1Of(&hashlinev1.SyntaxError{
-			Ref: d.Line.Tag(), Line: int32(d.Line.Number), Column: int32(d.Column), Message: d.Message,
-			Checker: d.Checker, Content: d.Line.Content, Path: e.Path,
+			Ref: diagnosticRef(d), Line: int32(d.Line.Number), Column: int32(d.Column), Message: d.Message,
+			Checker: d.Checker, Content: d.Line.Content, Path: e.Path, Source: d.Source,
 		}))
 	}
 	return withDetails(status.New(reasonCode(ReasonSyntaxError), e.Error()), details...)

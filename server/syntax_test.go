@@ -10,6 +10,7 @@ import (
 
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
+	"github.com/hashline/hashline/internal/checkers"
 	"github.com/hashline/hashline/internal/engine"
 )
 
@@ -106,6 +107,33 @@ func TestSyntaxDiagnosticsOnTheWire(t *testing.T) {
 		}
 		if n != 2 {
 			t.Errorf("%d SyntaxError details, want 2", n)
+		}
+	})
+	t.Run("strict check command of the operator's", func(t *testing.T) {
+		rules, err := engine.ParseCommands([]string{`*.txt=sh -c 'echo "bad: $(cat)"; exit 1'`})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := newEnv(t, engine.WithCommands(rules, nil, checkers.Options{}))
+		e.seed("a.txt", "a\n")
+		before := e.snapshot()
+		_, err = e.c.Write(e.ctx, &hashlinev1.WriteRequest{Path: "a.txt", Content: "b\n", StrictSyntax: true})
+		st := status.Convert(err)
+		if st.Code() != codes.FailedPrecondition {
+			t.Fatalf("Write: %v, want FAILED_PRECONDITION", err)
+		}
+		e.assertUnchanged(before)
+		var syn []*hashlinev1.SyntaxError
+		for _, d := range st.Details() {
+			if d, ok := d.(*hashlinev1.SyntaxError); ok {
+				syn = append(syn, d)
+			}
+		}
+		if len(syn) != 1 || syn[0].GetSource() != "check" || syn[0].GetRef() != "" || syn[0].GetLine() != 0 || syn[0].GetChecker() != "sh" || syn[0].GetMessage() != "exited with status 1: bad: b" {
+			t.Errorf("details %v", syn)
+		}
+		if !strings.Contains(st.Message(), "1 finding of the operator's checks") {
+			t.Errorf("message %q", st.Message())
 		}
 	})
 	t.Run("strict glob of the server", func(t *testing.T) {

@@ -137,12 +137,27 @@ func TestReadme(t *testing.T) {
 	src := strings.NewReplacer(ports...).Replace(script.String())
 
 	bin := t.TempDir()
-	for name, target := range map[string]string{"hashline": hashlineBin, "hashlined": hashlinedBin, "grpcurl": grpcurl(t)} {
+	links := map[string]string{"hashline": hashlineBin, "hashlined": hashlinedBin, "grpcurl": grpcurl(t)}
+	// The formatter example runs gofmt, which comes with Go: the one in
+	// the GOROOT of the go command running the test, whatever the PATH.
+	if goroot, err := exec.Command("go", "env", "GOROOT").Output(); err == nil {
+		links["gofmt"] = filepath.Join(strings.TrimSpace(string(goroot)), "bin", "gofmt")
+	}
+	for name, target := range links {
 		if err := os.Symlink(target, filepath.Join(bin, name)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	dir := t.TempDir()
+	// TMPDIR: a server running as root runs its formatters as nobody, who
+	// must be able to enter it (a t.TempDir is private to the test's user).
+	dir, err := os.MkdirTemp("", "readme-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", "-c", src)

@@ -21,6 +21,7 @@ import (
 	"google.golang.org/grpc/keepalive"
 
 	"github.com/hashline/hashline/internal/buildinfo"
+	"github.com/hashline/hashline/internal/checkers"
 	"github.com/hashline/hashline/internal/engine"
 	"github.com/hashline/hashline/internal/grep"
 	"github.com/hashline/hashline/internal/hashline"
@@ -135,6 +136,14 @@ type config struct {
 	// The syntax check of edits and writes.
 	syntax       syntaxFlag
 	syntaxStrict globsFlag
+
+	// The operator's check and format commands.
+	checks, formats  commandsFlag
+	checkTimeout     time.Duration
+	checkOutputBytes int
+
+	// A file of flag values (config.go).
+	config string
 }
 
 // syntaxFlag is --syntax: off, advisory or strict.
@@ -157,6 +166,23 @@ func (g *globsFlag) Set(v string) error {
 	*g = append(*g, v)
 	return nil
 }
+
+func (g *globsFlag) repeatable() {}
+
+// commandsFlag is a repeatable flag of GLOB=COMMAND rules, one a use;
+// their programs are found when the engine opens.
+type commandsFlag []string
+
+func (c *commandsFlag) String() string { return strings.Join(*c, " ") }
+func (c *commandsFlag) Set(v string) error {
+	if _, err := checkers.Parse(v); err != nil {
+		return err
+	}
+	*c = append(*c, v)
+	return nil
+}
+
+func (c *commandsFlag) repeatable() {}
 
 // runtimeAllowance is what the soft memory limit allows besides the
 // memory budget and the caches: the runtime, goroutine stacks, connection
@@ -217,6 +243,11 @@ func flags(fs *flag.FlagSet) *config {
 	c.syntax.mode = d.Syntax
 	fs.Var(&c.syntax, "syntax", "`MODE` of the syntax check of every Edit, Write and Apply change, saying what a change that would introduce syntax errors into its file does: advisory writes it and lists the errors in the reply, strict refuses it (FAILED_PRECONDITION SYNTAX_ERROR) and writes nothing, off checks nothing (a request's strict_syntax still refuses)")
 	fs.Var(&c.syntaxStrict, "syntax-strict", "check the files matching `GLOB` strictly whatever --syntax (repeatable; a glob without / matches the file name anywhere, as Grep's)")
+	fs.Var(&c.checks, "check", "run the check command of `GLOB=COMMAND` on the new content of every Edit, Write and Apply change of a file the glob matches (repeatable; the glob as Grep's, the command split without a shell, the content on stdin and {} the path of a copy in a private directory outside the workspace; see SECURITY.md): its findings (lines FILE:LINE[:COL]: MESSAGE) come back like syntax errors, and strict syntax checking refuses them, e.g. --check '*.py=ruff check --output-format=concise --stdin-filename {} -'")
+	fs.Var(&c.formats, "format", "put the new content of every Edit, Write and Apply change of a file the glob matches through the format command of `GLOB=COMMAND` before it is checked and written (repeatable; run as --check's): its stdout is written, and the reply's tags and version are the formatted file's; a formatter that fails leaves the content unformatted, with a warning, e.g. --format '*.go=gofmt'")
+	fs.DurationVar(&c.checkTimeout, "check-timeout", d.CheckTimeout, "time limit of each run of a --check or --format command; one still running then is killed with its process group, and the change is reported not checked (or not formatted)")
+	fs.IntVar(&c.checkOutputBytes, "check-output-bytes", d.CheckOutputBytes, "most bytes a --check command may print (stdout and stderr together), and a --format command on stderr; past it the command is killed and its output not used")
+	fs.StringVar(&c.config, "config", "", "YAML (or JSON) file of flag values: each key a flag's name without --, each value its value, a list for --check, --format and --syntax-strict; flags on the command line and in the environment win over it (see the README, \"Configuration file\")")
 	fs.BoolVar(&c.requireRead, "require-read", !d.NoRequireRead, "refuse replace/insert/delete/replaceText edits (NOT_READ) by an agent that has not seen the file through Read, Grep, Edit or Write")
 	return c
 }
@@ -325,6 +356,10 @@ func Run(kind string, args []string, stdout, stderr io.Writer, extras Extras) in
 		fmt.Fprintf(stderr, "hashlined serve: %v\n", err)
 		return 2
 	}
+	if err := configDefaults(fs, c.config); err != nil {
+		fmt.Fprintf(stderr, "hashlined serve: --config %s: %v\n", c.config, err)
+		return 2
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	hup, stopHUP := catchHUP()
@@ -393,6 +428,9 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 	}
 	if c.stateBytes < 0 {
 		return fmt.Errorf("--state-bytes %d: want bytes >= 0 (0 = no snapshots on disk)", c.stateBytes)
+	}
+	if c.checkTimeout <= 0 || c.checkOutputBytes < 1 {
+		return fmt.Errorf("--check-timeout %s --check-output-bytes %d: want a duration > 0 and bytes >= 1", c.checkTimeout, c.checkOutputBytes)
 	}
 	if c.historyBytes < 4096 || c.historyAge <= 0 {
 		return fmt.Errorf("--history-bytes %d --history-age %s: want bytes >= 4096 and a duration > 0", c.historyBytes, c.historyAge)
@@ -597,6 +635,10 @@ func engineConfig(c *config, logger *slog.Logger) engine.Config {
 		HistoryAge:       c.historyAge,
 		Syntax:           c.syntax.mode,
 		SyntaxStrict:     c.syntaxStrict,
+		Checks:           c.checks,
+		Formats:          c.formats,
+		CheckTimeout:     c.checkTimeout,
+		CheckOutputBytes: c.checkOutputBytes,
 		Logger:           logger,
 		// The gRPC face measures what it sends, for the response limit.
 		Options: server.EngineOptions(),
@@ -604,7 +646,7 @@ func engineConfig(c *config, logger *slog.Logger) engine.Config {
 }
 
 // settingFlags are the flags of the engine's settings Open can refuse.
-var settingFlags = map[string]string{"Root": "--root", "StateDir": "--state-dir", "HashLen": "--hash-len", "HistoryBytes": "--history-bytes"}
+var settingFlags = map[string]string{"Root": "--root", "StateDir": "--state-dir", "HashLen": "--hash-len", "HistoryBytes": "--history-bytes", "Checks": "--check", "Formats": "--format"}
 
 // flagError names the flag of a setting engine.Open refused, as serve's
 // other errors do.
@@ -674,6 +716,9 @@ func Embed(ctx context.Context, kind string, args []string, stderr io.Writer) (w
 	}
 	if err := envDefaults(fs); err != nil {
 		return nil, err
+	}
+	if err := configDefaults(fs, c.config); err != nil {
+		return nil, fmt.Errorf("--config %s: %w", c.config, err)
 	}
 	c.kind, c.ready = kind, make(chan struct{})
 	errc := make(chan error, 1)

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/hashline/hashline/internal/hashline"
 	"github.com/hashline/hashline/internal/history"
 	"github.com/hashline/hashline/internal/state"
 	"github.com/hashline/hashline/internal/watch"
@@ -307,11 +306,17 @@ func (s *Engine) apply(ctx context.Context, reqs []Change, dryRun, single, stric
 	if len(failures) > 0 {
 		return nil, refused()
 	}
+	// The operator's formatters make the contents to check and write.
+	s.formatChanges(ctx, changes, fail)
+	if len(failures) > 0 {
+		return nil, refused()
+	}
 	// A strict check refuses before anything is written; a dry run's
 	// reply has what the checks find.
 	for _, c := range changes {
 		if st := syntaxOf(c); st != nil && (st.strict || dryRun) {
 			s.checkSyntax(c)
+			s.runChecks(ctx, c)
 			if err := s.syntaxRefusal(c); err != nil {
 				fail(c, err)
 			}
@@ -326,7 +331,7 @@ func (s *Engine) apply(ctx context.Context, reqs []Change, dryRun, single, stric
 	res := &ApplyResult{DryRun: dryRun, Results: make([]ChangeResult, len(changes))}
 	if dryRun || !single {
 		for i, c := range changes {
-			res.Results[i] = s.withSyntax(c, c.plan.result(c, dryRun))
+			res.Results[i] = s.withChecks(c, s.withSyntax(c, c.plan.result(c, dryRun)))
 		}
 	}
 	if size := s.opts.responseSize; !single && size != nil {
@@ -345,6 +350,7 @@ func (s *Engine) apply(ctx context.Context, reqs []Change, dryRun, single, stric
 	// The advisory checks run while the set is written, mostly a wait
 	// for the disk; the reply waits for both.
 	wait := s.checkSyntaxBeside(changes)
+	waitChecks := s.runChecksBeside(ctx, changes)
 	commitCtx, commitSpan := s.startCommit(ctx, changes)
 	set := ""
 	if len(changes) == 1 {
@@ -354,6 +360,7 @@ func (s *Engine) apply(ctx context.Context, reqs []Change, dryRun, single, stric
 		err = s.commitSet(commitCtx, set, changes)
 	}
 	wait()
+	waitChecks()
 	if err != nil {
 		endCommit(ctx, commitSpan, changes, set, err)
 		return nil, err
@@ -362,7 +369,7 @@ func (s *Engine) apply(ctx context.Context, reqs []Change, dryRun, single, stric
 	ctx = s.recordSet(ctx, changes)
 	endCommit(ctx, commitSpan, changes, set, nil)
 	for i, c := range changes {
-		res.Results[i] = s.withSyntax(c, c.plan.committed(ctx, s, c, set))
+		res.Results[i] = s.withChecks(c, s.withSyntax(c, c.plan.committed(ctx, s, c, set)))
 	}
 	s.fitDiagnostics(res, single)
 	if !single {
@@ -794,7 +801,7 @@ func (p *writePlan) check(ctx context.Context, s *Engine, c *change, _ bool) err
 }
 
 func (p *writePlan) result(c *change, _ bool) ChangeResult {
-	r := &WriteResult{Path: c.rel, Created: !p.exists, TotalLines: hashline.ParseText(p.req.Content).Len()}
+	r := &WriteResult{Path: c.rel, Created: !p.exists, TotalLines: p.newDoc().Len()}
 	if raw, err := workspace.Encode(p.text, p.opts.Encoding); err == nil {
 		r.Version = workspace.Version(raw)
 	}

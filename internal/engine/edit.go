@@ -92,6 +92,7 @@ type editPlan struct {
 	rb      *rebased
 	written
 	syntaxState
+	commandState
 }
 
 func (p *editPlan) before() []byte             { return p.f.Text }
@@ -188,6 +189,22 @@ func (s *Engine) planEdit(ctx context.Context, p *editPlan, rel, key string) err
 		return fmt.Errorf("%w: %s would be %d bytes after this edit, over the %d-byte limit; split the file or write less",
 			workspace.ErrTooLarge, f.Path, len(raw), limit)
 	}
+	result, err := s.editReply(req, f, res, rb, raw)
+	if err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	p.key, p.f, p.doc, p.res, p.hist, p.out, p.raw, p.reply, p.rb = key, f, doc, res, hist, out, raw, result, rb
+	return nil
+}
+
+// editReply is the result of the edit of f that res applied (rebased by
+// rb), whose new file's bytes are raw, refused TOO_LARGE when it would be
+// over the response size limit.
+func (s *Engine) editReply(req *EditRequest, f *workspace.File, res *hashline.Result, rb *rebased, raw []byte) (*EditResult, error) {
+	h := s.opts.hasher
 	result := &EditResult{
 		Path:        f.Path,
 		Diff:        res.Diff,
@@ -223,15 +240,11 @@ func (s *Engine) planEdit(ctx context.Context, p *editPlan, rel, key string) err
 			n = size(result)
 		}
 		if n > s.opts.maxResponseBytes {
-			return fmt.Errorf("%w: the response would be %d bytes, over the %d-byte limit; nothing was written. Retry without full, with a smaller context, or as smaller batches",
+			return nil, fmt.Errorf("%w: the response would be %d bytes, over the %d-byte limit; nothing was written. Retry without full, with a smaller context, or as smaller batches",
 				workspace.ErrTooLarge, n, s.opts.maxResponseBytes)
 		}
 	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	p.key, p.f, p.doc, p.res, p.hist, p.out, p.raw, p.reply, p.rb = key, f, doc, res, hist, out, raw, result, rb
-	return nil
+	return result, nil
 }
 
 // editLines are lines of an edit's result, their contents cut to the

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hashline/hashline/internal/checkers"
 	"github.com/hashline/hashline/internal/hashline"
 	"github.com/hashline/hashline/internal/history"
 	"github.com/hashline/hashline/internal/state"
@@ -95,6 +96,19 @@ type Config struct {
 	Syntax       SyntaxMode
 	SyntaxStrict []string
 
+	// Checks and Formats are the operator's commands for the files of a
+	// glob, each "GLOB=COMMAND" (internal/checkers: how a command is split
+	// and run; checkers.go: what it does to a change). A check command's
+	// findings are listed like syntax errors; a format command's output is
+	// what is written. Open refuses a rule it cannot parse, or whose
+	// program it cannot find.
+	Checks, Formats []string
+	// CheckTimeout bounds each run of a command
+	// (checkers.DefaultTimeout); CheckOutputBytes what a check command
+	// may print (checkers.DefaultOutputBytes).
+	CheckTimeout     time.Duration
+	CheckOutputBytes int
+
 	// Logger receives the engine's log; nil discards it.
 	Logger *slog.Logger
 	// Hold, when set, is called with the workspace's directory once it is
@@ -141,6 +155,8 @@ func DefaultConfig() Config {
 		HistoryBytes:     history.DefaultMaxBytes,
 		HistoryAge:       history.DefaultMaxAge,
 		Syntax:           SyntaxAdvisory,
+		CheckTimeout:     checkers.DefaultTimeout,
+		CheckOutputBytes: checkers.DefaultOutputBytes,
 	}
 }
 
@@ -184,6 +200,10 @@ func (c Config) withDefaults() Config {
 	orInt64(&c.GrepBytes, d.GrepBytes)
 	orInt64(&c.MemoryBudget, d.MemoryBudget)
 	orInt64(&c.HistoryBytes, d.HistoryBytes)
+	orInt(&c.CheckOutputBytes, d.CheckOutputBytes)
+	if c.CheckTimeout <= 0 {
+		c.CheckTimeout = d.CheckTimeout
+	}
 	if c.HistoryAge <= 0 {
 		c.HistoryAge = d.HistoryAge
 	}
@@ -247,6 +267,14 @@ func Open(c Config) (*Engine, error) {
 	if err := CheckSyntaxGlobs(c.SyntaxStrict); err != nil {
 		return nil, &SettingError{Setting: "SyntaxStrict", Err: err}
 	}
+	checks, err := ParseCommands(c.Checks)
+	if err != nil {
+		return nil, &SettingError{Setting: "Checks", Err: err}
+	}
+	formats, err := ParseCommands(c.Formats)
+	if err != nil {
+		return nil, &SettingError{Setting: "Formats", Err: err}
+	}
 	hasher, err := hashline.NewHasher(c.HashLen)
 	if err != nil {
 		return nil, &SettingError{Setting: "HashLen", Err: err}
@@ -254,6 +282,12 @@ func Open(c Config) (*Engine, error) {
 	ws, err := workspace.Open(c.Root, workspace.WithMaxFileBytes(c.MaxFileBytes), workspace.WithFsync(!c.NoFsync), workspace.WithVCSRead(c.AllowVCSRead))
 	if err != nil {
 		return nil, &SettingError{Setting: "Root", Err: err}
+	}
+	if len(checks)+len(formats) > 0 {
+		if err := checkTempDir("", ws.Dir()); err != nil {
+			ws.Close()
+			return nil, &SettingError{Setting: "Checks", Err: err}
+		}
 	}
 	if c.NoFsync {
 		logger.Warn("fsync is off: a crash or power loss can lose or corrupt acknowledged writes")
@@ -346,6 +380,7 @@ func Open(c Config) (*Engine, error) {
 		WithMemoryBudget(c.MemoryBudget),
 		WithHistory(o.history),
 		WithSyntax(c.Syntax, c.SyntaxStrict...),
+		WithCommands(checks, formats, checkers.Options{Timeout: c.CheckTimeout, OutputBytes: c.CheckOutputBytes}),
 	}
 	e := New(ws, append(opts, c.Options...)...)
 	e.opened = o

@@ -6,6 +6,7 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/hashline/hashline/internal/checkers"
 	"github.com/hashline/hashline/internal/grep"
 	"github.com/hashline/hashline/internal/hashline"
 	"github.com/hashline/hashline/internal/history"
@@ -82,6 +83,10 @@ type options struct {
 	syntaxOptions syntax.Options
 	// tracer records the spans of changes (trace.go); nil records none.
 	tracer trace.Tracer
+	// The operator's check and format commands (WithCommands).
+	checks, formats []checkers.Rule
+	commandOptions  checkers.Options
+	commandCache    *checkers.Cache
 }
 
 func defaultOptions() options {

@@ -99,8 +99,11 @@ type Diagnostic struct {
 	// Column is 1-based, in bytes; 0 when the checker gives none.
 	Column int
 	// Message is the checker's own text; Checker names it (the
-	// syntax.Checker constants).
+	// syntax.Checker constants, or the operator's command).
 	Message, Checker string
+	// Source is what found it: "" for the syntax check, SourceCheck for
+	// a check command of the operator's (checkers.go).
+	Source string
 }
 
 // maxDiagnostics bounds the diagnostics of one change: a broken file can
@@ -122,12 +125,39 @@ type SyntaxError struct {
 
 func (e *SyntaxError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: this %s would introduce %s into the file, and syntax checking is strict for it, so nothing was written. Fix the %s and send it again; the lines as they would have been:",
-		e.Path, e.Kind, plural(len(e.Diagnostics), "syntax error"), e.Kind)
+	what, checking := diagnosticsNoun(e.Diagnostics), "syntax checking"
+	if slices.ContainsFunc(e.Diagnostics, func(d Diagnostic) bool { return d.Source == SourceCheck }) {
+		checking = "checking"
+	}
+	fmt.Fprintf(&b, "%s: this %s would introduce %s into the file, and %s is strict for it, so nothing was written. Fix the %s and send it again; the lines as they would have been:",
+		e.Path, e.Kind, what, checking, e.Kind)
 	for _, d := range e.Diagnostics {
+		if d.Line.Number == 0 {
+			fmt.Fprintf(&b, "\n%s (%s)", d.Message, d.Checker)
+			continue
+		}
 		fmt.Fprintf(&b, "\nline %d: %s — %s (%s)", d.Line.Number, d.Line.Content, d.Message, d.Checker)
 	}
 	return b.String()
+}
+
+// diagnosticsNoun counts ds: "2 syntax errors", "1 finding of the
+// operator's checks", or both joined by "and".
+func diagnosticsNoun(ds []Diagnostic) string {
+	n := 0
+	for _, d := range ds {
+		if d.Source == SourceCheck {
+			n++
+		}
+	}
+	var parts []string
+	if len(ds) > n {
+		parts = append(parts, plural(len(ds)-n, "syntax error"))
+	}
+	if n > 0 {
+		parts = append(parts, plural(n, "finding")+" of the operator's checks")
+	}
+	return strings.Join(parts, " and ")
 }
 
 func plural(n int, what string) string {
@@ -227,10 +257,14 @@ func (s *Engine) syntaxRefusal(c *change) error {
 		return nil
 	}
 	st := p.syntaxOf()
-	if !st.strict || len(st.diags) == 0 {
+	diags := st.diags
+	if cs := commandsOf(c); cs != nil && len(cs.diags) > 0 {
+		diags = append(slices.Clip(diags), cs.diags...)
+	}
+	if !st.strict || len(diags) == 0 {
 		return nil
 	}
-	return &SyntaxError{Path: c.rel, Kind: c.plan.kind(), Diagnostics: st.diags}
+	return &SyntaxError{Path: c.rel, Kind: c.plan.kind(), Diagnostics: diags}
 }
 
 // checkSyntaxBeside starts the checks of the changes not checked yet and
@@ -331,17 +365,17 @@ func (s *Engine) fitDiagnostics(set *ApplyResult, single bool) {
 		res = e
 	}
 	for i := len(results) - 1; i >= 0 && size(res) > s.opts.maxResponseBytes; i-- {
-		note := func(n int) string {
-			return fmt.Sprintf("%s found were left out of this reply to keep it under the response size limit; Read the file to find them", plural(n, "syntax error"))
+		note := func(ds []Diagnostic) string {
+			return fmt.Sprintf("%s found were left out of this reply to keep it under the response size limit; Read the file to find them", diagnosticsNoun(ds))
 		}
 		switch r := results[i].(type) {
 		case *EditResult:
-			if n := len(r.Diagnostics); n > 0 {
-				r.Diagnostics, r.Warnings = nil, append(r.Warnings, note(n))
+			if len(r.Diagnostics) > 0 {
+				r.Diagnostics, r.Warnings = nil, append(r.Warnings, note(r.Diagnostics))
 			}
 		case *WriteResult:
-			if n := len(r.Diagnostics); n > 0 {
-				r.Diagnostics, r.SyntaxNotChecked = nil, note(n)
+			if len(r.Diagnostics) > 0 {
+				r.Diagnostics, r.SyntaxNotChecked = nil, note(r.Diagnostics)
 			}
 		}
 	}

@@ -49,6 +49,10 @@ type WriteResult struct {
 	// was not checked, when that matters.
 	Diagnostics      []Diagnostic
 	SyntaxNotChecked string
+	// Warnings are what the operator's commands did that the caller
+	// should know (checkers.go): the content formatted, a command that
+	// failed.
+	Warnings []string
 }
 
 func (*WriteRequest) isChange()      {}
@@ -97,6 +101,7 @@ type writePlan struct {
 	exists bool            // a file is there
 	written
 	syntaxState
+	commandState
 }
 
 // before is the replaced file's text; nil for none, or one not read as
@@ -108,7 +113,22 @@ func (p *writePlan) before() []byte {
 	return p.cur.Text
 }
 
-func (p *writePlan) newDoc() *hashline.Document { return hashline.ParseText(p.req.Content) }
+// newDoc is the content written: as sent (not copied), or as formatted.
+func (p *writePlan) newDoc() *hashline.Document {
+	if p.formatted {
+		return hashline.ParseDocument(p.text)
+	}
+	return hashline.ParseText(p.req.Content)
+}
+
+// knownLines are the lines of the content written its author knows: all
+// of them, unless a formatter changed some (reformatWrite).
+func (p *writePlan) knownLines(n int) versions.Lines {
+	if p.formatted {
+		return p.shown
+	}
+	return versions.Range(1, n)
+}
 
 // planWrite checks a write of the file rel (view key key) under its lock:
 // the mode and the compare-and-swap version against the file there.
@@ -164,9 +184,10 @@ func (s *Engine) planWrite(ctx context.Context, p *writePlan, rel, key string) e
 // Watch event, what its author saw, and the result.
 func (s *Engine) writeWritten(ctx context.Context, p *writePlan, wr *workspace.WriteResult, set string) *WriteResult {
 	s.publishWrite(ctx, p.cur, wr, p.text, set)
-	doc := hashline.ParseText(p.req.Content) // no copy of the content
-	// Its author knows every line of what it wrote.
-	s.saw(ctx, p.key, doc, exactText(p.opts.Encoding), versions.Seen{Version: wr.Version, Lines: versions.Range(1, doc.Len())})
+	doc := p.newDoc()
+	// Its author knows every line of what it wrote, but those a formatter
+	// changed.
+	s.saw(ctx, p.key, doc, exactText(p.opts.Encoding), versions.Seen{Version: wr.Version, Lines: p.knownLines(doc.Len())})
 	return &WriteResult{
 		Path:       wr.Path,
 		Version:    wr.Version,

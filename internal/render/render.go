@@ -14,6 +14,7 @@ package render
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -323,25 +324,56 @@ func Repairs(rs []*hashlinev1.Repair) string {
 // (what) found, after the change: the errors it introduced, each with its
 // line tagged (the fresh ref in the new file), or why the file was not
 // checked; "" when it introduced none. dry says the change was not
-// written.
+// written. The findings of the operator's check commands (source
+// "check") follow on a line of their own, said as findings, not errors.
 //
 //	Syntax: this edit introduced 1 error (go/parser): 4:1b|	println("hi" — missing ',' before newline in argument list
+//	Checks: this edit introduced 1 finding (ruff check): 1:7a|import os — F401 `os` imported but unused
 func Syntax(what string, dry bool, ds []*hashlinev1.Diagnostic, notChecked string) string {
-	if len(ds) == 0 {
-		if notChecked == "" {
-			return ""
+	var syn, chk []*hashlinev1.Diagnostic
+	for _, d := range ds {
+		if d.GetSource() == "check" {
+			chk = append(chk, d)
+		} else {
+			syn = append(syn, d)
 		}
-		return "Syntax: not checked (" + notChecked + ")"
 	}
 	verb := "introduced"
 	if dry {
 		verb = "would introduce"
 	}
+	var lines []string
+	switch {
+	case len(syn) > 0:
+		lines = append(lines, fmt.Sprintf("Syntax: this %s %s %s (%s): %s", what, verb, plural(len(syn), "error"), syn[0].GetChecker(), diagnosticParts(syn)))
+	case notChecked != "":
+		lines = append(lines, "Syntax: not checked ("+notChecked+")")
+	}
+	if len(chk) > 0 {
+		var names []string
+		for _, d := range chk {
+			if !slices.Contains(names, d.GetChecker()) {
+				names = append(names, d.GetChecker())
+			}
+		}
+		lines = append(lines, fmt.Sprintf("Checks: this %s %s %s (%s): %s", what, verb, plural(len(chk), "finding"), strings.Join(names, ", "), diagnosticParts(chk)))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// diagnosticParts are the diagnostics, each as its tagged line and
+// message ("REF|CONTENT — MESSAGE"; the message alone for one without a
+// line), joined by "; ".
+func diagnosticParts(ds []*hashlinev1.Diagnostic) string {
 	parts := make([]string, len(ds))
 	for i, d := range ds {
+		if d.GetRef() == "" {
+			parts[i] = d.GetMessage()
+			continue
+		}
 		parts[i] = fmt.Sprintf("%s|%s — %s", d.GetRef(), d.GetContent(), d.GetMessage())
 	}
-	return fmt.Sprintf("Syntax: this %s %s %s (%s): %s", what, verb, plural(len(ds), "error"), ds[0].GetChecker(), strings.Join(parts, "; "))
+	return strings.Join(parts, "; ")
 }
 
 // Shifts says in a sentence how an edit moved the lines it did not touch
@@ -408,6 +440,9 @@ func Write(r *hashlinev1.WriteResponse, o Options) string {
 // has one.
 func writeLine(r *hashlinev1.WriteResponse, f Face, dryRun bool) string {
 	s := writeHeader(r, f, dryRun)
+	for _, w := range r.GetWarnings() {
+		s += "\nwarning: " + w
+	}
 	if l := Syntax("write", dryRun, r.GetDiagnostics(), r.GetSyntaxNotChecked()); l != "" {
 		s += "\n" + l
 	}

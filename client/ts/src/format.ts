@@ -131,15 +131,29 @@ export function formatEdit(r: EditResponse, diff = false): string {
  * Says in one line what the syntax check of an edit or write (what) found:
  * the errors it introduced, each with its line tagged (its fresh ref in the
  * new file), or why the file was not checked; "" when it introduced none.
- * dryRun says the change was not written.
+ * dryRun says the change was not written. The findings of the operator's
+ * check commands (source "check") follow on a line of their own.
  */
 export function formatSyntax(what: string, dryRun: boolean, diagnostics: readonly Diagnostic[], notChecked: string): string {
-  if (diagnostics.length === 0) {
-    return notChecked === "" ? "" : `Syntax: not checked (${notChecked})`;
-  }
+  const syn = diagnostics.filter((d) => d.source !== "check");
+  const chk = diagnostics.filter((d) => d.source === "check");
   const verb = dryRun ? "would introduce" : "introduced";
-  const parts = diagnostics.map((d) => `${d.ref}|${d.content} — ${d.message}`);
-  return `Syntax: this ${what} ${verb} ${plural(diagnostics.length, "error")} (${diagnostics[0].checker}): ${parts.join("; ")}`;
+  const lines: string[] = [];
+  if (syn.length > 0) {
+    lines.push(`Syntax: this ${what} ${verb} ${plural(syn.length, "error")} (${syn[0].checker}): ${diagnosticParts(syn)}`);
+  } else if (notChecked !== "") {
+    lines.push(`Syntax: not checked (${notChecked})`);
+  }
+  if (chk.length > 0) {
+    const names = [...new Set(chk.map((d) => d.checker))];
+    lines.push(`Checks: this ${what} ${verb} ${plural(chk.length, "finding")} (${names.join(", ")}): ${diagnosticParts(chk)}`);
+  }
+  return lines.join("\n");
+}
+
+/** The diagnostics as "REF|CONTENT — MESSAGE" (the message alone without a line), joined by "; ". */
+function diagnosticParts(ds: readonly Diagnostic[]): string {
+  return ds.map((d) => (d.ref === "" ? d.message : `${d.ref}|${d.content} — ${d.message}`)).join("; ");
 }
 
 /**
@@ -187,10 +201,11 @@ export function formatWrite(r: WriteResponse): string {
   return `${verb} ${r.path} (${plural(r.totalLines, "line")}, version ${r.version})\n` + syntaxLine("write", false, r);
 }
 
-/** The line of a write's syntax check with its newline, or "". */
+/** The lines after a write's header, each with its newline: its warnings, then its syntax check's and checks' lines; "" for none. */
 export function syntaxLine(what: string, dryRun: boolean, r: WriteResponse): string {
+  const warnings = r.warnings.map((w) => `warning: ${w}\n`).join("");
   const s = formatSyntax(what, dryRun, r.diagnostics, r.syntaxNotChecked);
-  return s === "" ? "" : s + "\n";
+  return warnings + (s === "" ? "" : s + "\n");
 }
 
 /**

@@ -187,7 +187,9 @@ const (
 	// into the file, and strict syntax checking is on for it (the request's
 	// strict_syntax, or the server's --syntax and --syntax-strict). One
 	// SyntaxError per error carries its line's fresh ref in the content that
-	// would have been written; fix the edit and send it again.
+	// would have been written; fix the edit and send it again. Findings of
+	// the operator's check commands (hashlined --check) refuse alike, as
+	// SyntaxErrors with source "check".
 	ErrorReason_ERROR_REASON_SYNTAX_ERROR ErrorReason = 44
 )
 
@@ -1059,7 +1061,11 @@ type SyntaxError struct {
 	// The file's path, cleaned.
 	Path string `protobuf:"bytes,7,opt,name=path,proto3" json:"path,omitempty"`
 	// In an Apply refusal: the index of the change in ApplyRequest.changes.
-	ChangeIndex   int32 `protobuf:"varint,8,opt,name=change_index,json=changeIndex,proto3" json:"change_index,omitempty"`
+	ChangeIndex int32 `protobuf:"varint,8,opt,name=change_index,json=changeIndex,proto3" json:"change_index,omitempty"`
+	// As Diagnostic.source: empty for a syntax error, "check" for a finding
+	// of the operator's check command (hashlined --check), which strict
+	// checking refuses too.
+	Source        string `protobuf:"bytes,9,opt,name=source,proto3" json:"source,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1150,6 +1156,13 @@ func (x *SyntaxError) GetChangeIndex() int32 {
 	return 0
 }
 
+func (x *SyntaxError) GetSource() string {
+	if x != nil {
+		return x.Source
+	}
+	return ""
+}
+
 var file_hashline_v1_errors_proto_extTypes = []protoimpl.ExtensionInfo{
 	{
 		ExtendedType:  (*descriptorpb.EnumValueOptions)(nil),
@@ -1220,7 +1233,7 @@ const file_hashline_v1_errors_proto_rawDesc = "" +
 	"\vLaterChange\x12\x1b\n" +
 	"\tchange_id\x18\x01 \x01(\tR\bchangeId\x12\x14\n" +
 	"\x05agent\x18\x02 \x01(\tR\x05agent\x12\x12\n" +
-	"\x04path\x18\x03 \x01(\tR\x04path\"\xd0\x01\n" +
+	"\x04path\x18\x03 \x01(\tR\x04path\"\xe8\x01\n" +
 	"\vSyntaxError\x12\x10\n" +
 	"\x03ref\x18\x01 \x01(\tR\x03ref\x12\x12\n" +
 	"\x04line\x18\x02 \x01(\x05R\x04line\x12\x16\n" +
@@ -1229,7 +1242,8 @@ const file_hashline_v1_errors_proto_rawDesc = "" +
 	"\achecker\x18\x05 \x01(\tR\achecker\x12\x18\n" +
 	"\acontent\x18\x06 \x01(\tR\acontent\x12\x12\n" +
 	"\x04path\x18\a \x01(\tR\x04path\x12!\n" +
-	"\fchange_index\x18\b \x01(\x05R\vchangeIndex*\xbe\r\n" +
+	"\fchange_index\x18\b \x01(\x05R\vchangeIndex\x12\x16\n" +
+	"\x06source\x18\t \x01(\tR\x06source*\xbe\r\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12 \n" +
 	"\x16ERROR_REASON_STALE_REF\x10\x01\x1a\x04\xd8\xe2\x18\n" +

@@ -1254,7 +1254,10 @@ type EditResponse struct {
 	// The lines that were removed or overwritten, with their old numbers.
 	Replaced []*Line `protobuf:"bytes,5,rep,name=replaced,proto3" json:"replaced,omitempty"`
 	// Things the server did that the caller should know about, e.g. hashline
-	// prefixes stripped from text, or an edit that changed nothing.
+	// prefixes stripped from text, an edit that changed nothing, the file
+	// formatted by the operator's format command after the edit (the diff
+	// and tags are then the formatted file's), or a check or format command
+	// of the operator's that failed.
 	Warnings []string `protobuf:"bytes,6,rep,name=warnings,proto3" json:"warnings,omitempty"`
 	// The whole new file as tagged lines, when full was set.
 	Lines []*Line `protobuf:"bytes,7,rep,name=lines,proto3" json:"lines,omitempty"`
@@ -1782,8 +1785,14 @@ type WriteResponse struct {
 	// Why the content was not checked for syntax errors, when that matters,
 	// as EditResponse.syntax_not_checked.
 	SyntaxNotChecked string `protobuf:"bytes,6,opt,name=syntax_not_checked,json=syntaxNotChecked,proto3" json:"syntax_not_checked,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// Things the server did that the caller should know about, as
+	// EditResponse.warnings: the content was formatted by the operator's
+	// format command before it was written (naming the lines that are not
+	// what was sent: Read them before editing them), or a check or format
+	// command of the operator's failed.
+	Warnings      []string `protobuf:"bytes,7,rep,name=warnings,proto3" json:"warnings,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *WriteResponse) Reset() {
@@ -1856,6 +1865,13 @@ func (x *WriteResponse) GetSyntaxNotChecked() string {
 		return x.SyntaxNotChecked
 	}
 	return ""
+}
+
+func (x *WriteResponse) GetWarnings() []string {
+	if x != nil {
+		return x.Warnings
+	}
+	return nil
 }
 
 // GrepRequest searches files.
@@ -4501,10 +4517,17 @@ type Diagnostic struct {
 	// The checker's message, e.g. "expected '}', found 'EOF'".
 	Message string `protobuf:"bytes,4,opt,name=message,proto3" json:"message,omitempty"`
 	// The checker that found it: "go/parser", "esbuild", "encoding/json",
-	// "yaml" or "balance".
+	// "yaml" or "balance"; for a check command of the operator's (source
+	// "check"), the command's name, e.g. "ruff check".
 	Checker string `protobuf:"bytes,5,opt,name=checker,proto3" json:"checker,omitempty"`
 	// The line's content, cut as in windows.
-	Content       string `protobuf:"bytes,6,opt,name=content,proto3" json:"content,omitempty"`
+	Content string `protobuf:"bytes,6,opt,name=content,proto3" json:"content,omitempty"`
+	// What found it: empty for the server's syntax check; "check" for a
+	// check command the operator runs on every change of the file's glob
+	// (hashlined --check), whose finding is not necessarily a syntax error.
+	// A finding of a check command whose output named no line has no ref,
+	// line or content: its message is the command's output.
+	Source        string `protobuf:"bytes,7,opt,name=source,proto3" json:"source,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -4577,6 +4600,13 @@ func (x *Diagnostic) GetChecker() string {
 func (x *Diagnostic) GetContent() string {
 	if x != nil {
 		return x.Content
+	}
+	return ""
+}
+
+func (x *Diagnostic) GetSource() string {
+	if x != nil {
+		return x.Source
 	}
 	return ""
 }
@@ -4694,7 +4724,7 @@ const file_hashline_v1_hashline_proto_rawDesc = "" +
 	"\x10expected_version\x18\x04 \x01(\tR\x0fexpectedVersion\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x05 \x01(\tR\trequestId\x12#\n" +
-	"\rstrict_syntax\x18\x06 \x01(\bR\fstrictSyntax\"\xe1\x01\n" +
+	"\rstrict_syntax\x18\x06 \x01(\bR\fstrictSyntax\"\xfd\x01\n" +
 	"\rWriteResponse\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12\x1f\n" +
@@ -4702,7 +4732,8 @@ const file_hashline_v1_hashline_proto_rawDesc = "" +
 	"totalLines\x12\x18\n" +
 	"\acreated\x18\x04 \x01(\bR\acreated\x129\n" +
 	"\vdiagnostics\x18\x05 \x03(\v2\x17.hashline.v1.DiagnosticR\vdiagnostics\x12,\n" +
-	"\x12syntax_not_checked\x18\x06 \x01(\tR\x10syntaxNotChecked\"\xcf\x02\n" +
+	"\x12syntax_not_checked\x18\x06 \x01(\tR\x10syntaxNotChecked\x12\x1a\n" +
+	"\bwarnings\x18\a \x03(\tR\bwarnings\"\xcf\x02\n" +
 	"\vGrepRequest\x12\x18\n" +
 	"\apattern\x18\x01 \x01(\tR\apattern\x12\x12\n" +
 	"\x04path\x18\x02 \x01(\tR\x04path\x12\x12\n" +
@@ -4902,7 +4933,7 @@ const file_hashline_v1_hashline_proto_rawDesc = "" +
 	"\tchange_id\x18\x01 \x01(\tR\bchangeId\x12\x1a\n" +
 	"\breverted\x18\x02 \x01(\tR\breverted\x123\n" +
 	"\aresults\x18\x03 \x03(\v2\x19.hashline.v1.ChangeResultR\aresults\x12\x17\n" +
-	"\adry_run\x18\x04 \x01(\bR\x06dryRun\"\x98\x01\n" +
+	"\adry_run\x18\x04 \x01(\bR\x06dryRun\"\xb0\x01\n" +
 	"\n" +
 	"Diagnostic\x12\x10\n" +
 	"\x03ref\x18\x01 \x01(\tR\x03ref\x12\x12\n" +
@@ -4910,7 +4941,8 @@ const file_hashline_v1_hashline_proto_rawDesc = "" +
 	"\x06column\x18\x03 \x01(\x05R\x06column\x12\x18\n" +
 	"\amessage\x18\x04 \x01(\tR\amessage\x12\x18\n" +
 	"\achecker\x18\x05 \x01(\tR\achecker\x12\x18\n" +
-	"\acontent\x18\x06 \x01(\tR\acontent*m\n" +
+	"\acontent\x18\x06 \x01(\tR\acontent\x12\x16\n" +
+	"\x06source\x18\a \x01(\tR\x06source*m\n" +
 	"\tWriteMode\x12\x1a\n" +
 	"\x16WRITE_MODE_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11WRITE_MODE_UPSERT\x10\x01\x12\x15\n" +

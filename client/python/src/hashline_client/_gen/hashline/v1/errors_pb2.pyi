@@ -171,7 +171,7 @@ class StaleRef(_message.Message):
     def __init__(self, edit_index: _Optional[int] = ..., ref: _Optional[str] = ..., line: _Optional[int] = ..., expected_hash: _Optional[str] = ..., actual_hash: _Optional[str] = ..., current_line: _Optional[str] = ..., fresh: _Optional[_Iterable[str]] = ..., current_version: _Optional[str] = ..., reason: _Optional[str] = ..., change_index: _Optional[int] = ...) -> None: ...
 
 class SyntaxError(_message.Message):
-    __slots__ = ["change_index", "checker", "column", "content", "line", "message", "path", "ref"]
+    __slots__ = ["change_index", "checker", "column", "content", "line", "message", "path", "ref", "source"]
     CHANGE_INDEX_FIELD_NUMBER: _ClassVar[int]
     CHECKER_FIELD_NUMBER: _ClassVar[int]
     COLUMN_FIELD_NUMBER: _ClassVar[int]
@@ -180,6 +180,7 @@ class SyntaxError(_message.Message):
     MESSAGE_FIELD_NUMBER: _ClassVar[int]
     PATH_FIELD_NUMBER: _ClassVar[int]
     REF_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
     change_index: int
     checker: str
     column: int
@@ -188,7 +189,8 @@ class SyntaxError(_message.Message):
     message: str
     path: str
     ref: str
-    def __init__(self, ref: _Optional[str] = ..., line: _Optional[int] = ..., column: _Optional[int] = ..., message: _Optional[str] = ..., checker: _Optional[str] = ..., content: _Optional[str] = ..., path: _Optional[str] = ..., change_index: _Optional[int] = ...) -> None: ...
+    source: str
+    def __init__(self, ref: _Optional[str] = ..., line: _Optional[int] = ..., column: _Optional[int] = ..., message: _Optional[str] = ..., checker: _Optional[str] = ..., content: _Optional[str] = ..., path: _Optional[str] = ..., change_index: _Optional[int] = ..., source: _Optional[str] = ...) -> None: ...
 
 class ErrorReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []

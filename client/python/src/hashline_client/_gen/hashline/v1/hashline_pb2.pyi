@@ -144,20 +144,22 @@ class DeleteResponse(_message.Message):
     def __init__(self, path: _Optional[str] = ..., version: _Optional[str] = ..., directory: bool = ...) -> None: ...
 
 class Diagnostic(_message.Message):
-    __slots__ = ["checker", "column", "content", "line", "message", "ref"]
+    __slots__ = ["checker", "column", "content", "line", "message", "ref", "source"]
     CHECKER_FIELD_NUMBER: _ClassVar[int]
     COLUMN_FIELD_NUMBER: _ClassVar[int]
     CONTENT_FIELD_NUMBER: _ClassVar[int]
     LINE_FIELD_NUMBER: _ClassVar[int]
     MESSAGE_FIELD_NUMBER: _ClassVar[int]
     REF_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
     checker: str
     column: int
     content: str
     line: int
     message: str
     ref: str
-    def __init__(self, ref: _Optional[str] = ..., line: _Optional[int] = ..., column: _Optional[int] = ..., message: _Optional[str] = ..., checker: _Optional[str] = ..., content: _Optional[str] = ...) -> None: ...
+    source: str
+    def __init__(self, ref: _Optional[str] = ..., line: _Optional[int] = ..., column: _Optional[int] = ..., message: _Optional[str] = ..., checker: _Optional[str] = ..., content: _Optional[str] = ..., source: _Optional[str] = ...) -> None: ...
 
 class EditRequest(_message.Message):
     __slots__ = ["base_version", "context", "dry_run", "edits", "full", "path", "request_id", "strict", "strict_syntax"]
@@ -676,20 +678,22 @@ class WriteRequest(_message.Message):
     def __init__(self, path: _Optional[str] = ..., content: _Optional[str] = ..., mode: _Optional[_Union[WriteMode, str]] = ..., expected_version: _Optional[str] = ..., request_id: _Optional[str] = ..., strict_syntax: bool = ...) -> None: ...
 
 class WriteResponse(_message.Message):
-    __slots__ = ["created", "diagnostics", "path", "syntax_not_checked", "total_lines", "version"]
+    __slots__ = ["created", "diagnostics", "path", "syntax_not_checked", "total_lines", "version", "warnings"]
     CREATED_FIELD_NUMBER: _ClassVar[int]
     DIAGNOSTICS_FIELD_NUMBER: _ClassVar[int]
     PATH_FIELD_NUMBER: _ClassVar[int]
     SYNTAX_NOT_CHECKED_FIELD_NUMBER: _ClassVar[int]
     TOTAL_LINES_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
+    WARNINGS_FIELD_NUMBER: _ClassVar[int]
     created: bool
     diagnostics: _containers.RepeatedCompositeFieldContainer[Diagnostic]
     path: str
     syntax_not_checked: str
     total_lines: int
     version: str
-    def __init__(self, path: _Optional[str] = ..., version: _Optional[str] = ..., total_lines: _Optional[int] = ..., created: bool = ..., diagnostics: _Optional[_Iterable[_Union[Diagnostic, _Mapping]]] = ..., syntax_not_checked: _Optional[str] = ...) -> None: ...
+    warnings: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, path: _Optional[str] = ..., version: _Optional[str] = ..., total_lines: _Optional[int] = ..., created: bool = ..., diagnostics: _Optional[_Iterable[_Union[Diagnostic, _Mapping]]] = ..., syntax_not_checked: _Optional[str] = ..., warnings: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class WriteMode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []
