@@ -67,6 +67,12 @@ type GRPCConfig struct {
 	// Metrics, when set, records per-method and per-edit-outcome metrics
 	// (server/metrics.New).
 	Metrics Metrics
+	// Workspace, when set, is the name of the workspace the server serves
+	// (a DNS label, wire.CheckWorkspaceName): Status reports it, and a
+	// FileService call whose x-hashline-workspace metadata names another is
+	// refused with FAILED_PRECONDITION WRONG_WORKSPACE before anything else
+	// looks at it. Without it the metadata is only checked to be a name.
+	Workspace string
 	// Logger receives one line per call.
 	Logger *slog.Logger
 	// ServerOptions are appended as given (e.g. TLS credentials).
@@ -75,7 +81,8 @@ type GRPCConfig struct {
 
 // NewGRPCServer returns a grpc.Server with the service and health checking
 // registered (server/reflection.Register adds reflection, as hashlined
-// does), and the interceptor chain, outermost first: metrics (so refused calls are counted too), authentication, the length
+// does), and the interceptor chain, outermost first: metrics (so refused calls are counted too), the workspace check
+// (GRPCConfig.Workspace), authentication, the length
 // of x-agent-id (before anything logs or keeps it), logging (so the line
 // names the authenticated agent), the rate limit, the streams per agent,
 // the per-request access checks (read-only tokens, path prefixes, reserved
@@ -104,6 +111,7 @@ func NewGRPCServer(svc *Service, cfg GRPCConfig) (*grpc.Server, *health.Server) 
 	opts = append(opts, cfg.ServerOptions...)
 
 	gs := grpc.NewServer(opts...)
+	svc.workspace = cfg.Workspace
 	svc.Register(gs)
 	hs := health.NewServer()
 	hs.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
@@ -177,6 +185,11 @@ func chains(svc *Service, cfg GRPCConfig) ([]grpc.UnaryServerInterceptor, []grpc
 		unary = append(unary, cfg.Metrics.UnaryServerInterceptor())
 		stream = append(stream, cfg.Metrics.StreamServerInterceptor())
 	}
+	// Before authentication: a misrouted call carries another workspace's
+	// token, and its caller needs to hear that the route is wrong, not
+	// that the token is.
+	unary = append(unary, workspaceUnary(cfg.Workspace))
+	stream = append(stream, workspaceStream(cfg.Workspace))
 	if cfg.Auth != nil {
 		unary = append(unary, cfg.Auth.unary())
 		stream = append(stream, cfg.Auth.stream())
