@@ -3,11 +3,12 @@
 //
 //   - the resident memory of one hashlined idle, and after 20 agents have
 //     each read 300 files (the Kubernetes manifests' requests);
+//
 //   - what the router (nginx with deploy/nginx's configuration) adds to a
 //     Read's p50 on loopback: the same Read, direct and through the
 //     router, alternated call by call.
 //
-//	cd deploy && go run ./measure
+//     cd deploy && go run ./measure
 package main
 
 import (
@@ -27,8 +28,8 @@ import (
 	"time"
 
 	"github.com/hashline/hashline/client"
-	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 	"github.com/hashline/hashline/deploy/internal/stack"
+	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 	"github.com/hashline/hashline/internal/binarytest"
 )
 

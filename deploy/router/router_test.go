@@ -156,6 +156,50 @@ func TestEachClientReachesItsWorkspaceByHostAndByHeader(t *testing.T) {
 	}
 }
 
+// python is a python3 that imports grpc and google.protobuf (Debian's
+// /usr/bin/python3 with python3-grpcio, which .ci/run installs), or "".
+func python() string {
+	for _, p := range []string{"python3", "/usr/bin/python3"} {
+		if exec.Command(p, "-c", "import grpc, google.protobuf").Run() == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// The Python client reaches each workspace by header and by host through
+// the router too.
+func TestPythonClientReachesItsWorkspace(t *testing.T) {
+	py := python()
+	if py == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("CI must run the Python client through the router: no python3 imports grpc (.ci/run installs python3-grpcio)")
+		}
+		t.Skip("no python3 imports grpc and google.protobuf")
+	}
+	s := start(t, nil)
+	const script = `
+import sys
+from hashline_client import Client
+addr, name, token = sys.argv[1:4]
+for kw in ({"workspace": name}, {"workspace": name, "workspace_domain": "hashline.test"}):
+    with Client(addr, agent="py", token=token, **kw) as c:
+        print(c.read("which.txt").lines[0].content, c.status().workspace)
+`
+	src, err := filepath.Abs(filepath.Join("..", "..", "client", "python", "src"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range names {
+		cmd := exec.Command(py, "-c", script, s.Router.Addr, n, s.Backends[n].Token)
+		cmd.Env = append(os.Environ(), "PYTHONPATH="+src, "PYTHONDONTWRITEBYTECODE=1")
+		out, err := cmd.CombinedOutput()
+		if want := strings.Repeat(n+" "+n+"\n", 2); err != nil || string(out) != want {
+			t.Errorf("the Python client for %s: %v\n%s", n, err, out)
+		}
+	}
+}
+
 // wantStatus checks the code of err and that its message holds each of
 // parts.
 func wantStatus(t *testing.T, what string, err error, code codes.Code, parts ...string) {
@@ -243,6 +287,16 @@ func TestAStoppedBackendIsUnavailableNamingItsWorkspace(t *testing.T) {
 			t.Errorf("workspace %s while beta is stopped: %v", n, err)
 		}
 	}
+	// The CLI says what the router said, without the advice to start a
+	// hashlined here.
+	hashline, err := binarytest.Build(binarytest.Hashline)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(hashline, "read", "--server", s.Router.Addr, "--workspace", "beta", "--token", s.Backends["beta"].Token, "which.txt").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), `workspace "beta" is unavailable`) || strings.Contains(string(out), "hashlined serve") {
+		t.Errorf("hashline read of the stopped workspace: %v\n%s", err, out)
+	}
 	// A client retrying across the restart gets through once beta is back.
 	if err := s.Backends["beta"].Start(); err != nil {
 		t.Fatal(err)
@@ -254,8 +308,9 @@ func TestAStoppedBackendIsUnavailableNamingItsWorkspace(t *testing.T) {
 
 // A rolling restart of a backend (SIGTERM, the graceful drain, a new
 // process on the same address) while agents edit through the router loses
-// no acknowledged edit: each agent appends numbered lines to its own file,
-// and every line whose Edit succeeded is on disk afterwards.
+// no acknowledged edit and applies none twice: each agent appends numbered
+// lines to its own file, and every line whose Edit succeeded is on disk
+// afterwards, once.
 func TestRollingRestartLosesNoAcknowledgedEdit(t *testing.T) {
 	s := start(t, nil)
 	alpha := s.Backends["alpha"]
@@ -266,7 +321,7 @@ func TestRollingRestartLosesNoAcknowledgedEdit(t *testing.T) {
 	var (
 		mu      sync.Mutex
 		acked   = map[string][]int{}
-		failed  int
+		failed  = map[codes.Code]int{}
 		stop    = make(chan struct{})
 		wg      sync.WaitGroup
 		restart = make(chan struct{}, 1)
@@ -288,7 +343,10 @@ func TestRollingRestartLosesNoAcknowledgedEdit(t *testing.T) {
 				if err == nil {
 					acked[file] = append(acked[file], i)
 				} else {
-					failed++
+					failed[status.Code(err)]++
+					if status.Code(err) != codes.Unavailable {
+						t.Errorf("edit %d of %s: %v; during a restart only UNAVAILABLE (from the router, or a connection the drain closed) is expected", i, file, err)
+					}
 				}
 				mu.Unlock()
 				if err != nil && ctx.Err() != nil {
@@ -346,9 +404,17 @@ func TestRollingRestartLosesNoAcknowledgedEdit(t *testing.T) {
 				t.Errorf("%s: the acknowledged edit %d is not on disk", file, i)
 			}
 		}
+		// A drained server answers every call it took, so no retry of
+		// an applied edit reaches the next process (which no longer
+		// knows its request_id) to apply it again.
+		for l, n := range on {
+			if n > 1 {
+				t.Errorf("%s: %q is on disk %d times", file, l, n)
+			}
+		}
 		total += len(lines)
 	}
-	t.Logf("%d edits acknowledged over %d restarts, %d refused or cut (not acknowledged)", total, restarts, failed)
+	t.Logf("%d edits acknowledged over %d restarts; not acknowledged: %v", total, restarts, failed)
 	if total < agents*20 {
 		t.Errorf("only %d edits were acknowledged", total)
 	}
