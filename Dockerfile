@@ -12,6 +12,9 @@
 # hashlined refuses a non-loopback address without --tokens (SECURITY.md
 # describes the file). The workspace must be writable by uid 65532, the
 # image's user (or run with --user matching the files' owner).
+#
+# make image builds the same server as an OCI image from scratch, with no
+# Docker engine (deploy/image); deploy/kubernetes runs it.
 
 FROM golang:1.26-bookworm AS build
 WORKDIR /src

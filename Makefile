@@ -36,7 +36,7 @@ release: ## dist/: hashlined and hashline for linux, darwin, windows x amd64, ar
 	go run ./scripts/release -version '$(VERSION)' -commit '$(COMMIT)' -time "$$(git log -1 --format=%ct)" -out dist
 
 .PHONY: test
-test: checkgenerate lint crossbuild breaking unit bench-check smoke test-ts test-python ## Everything CI runs: generated code current, lint, cross-builds, API compatibility, race tests, the bench module built and vetted, grpcurl smoke test, TypeScript and Python client tests
+test: checkgenerate lint crossbuild breaking unit bench-check deploy-check smoke test-ts test-python ## Everything CI runs: generated code current, lint, cross-builds, API compatibility, race tests, the bench module built and vetted, the deploy module's tests (manifests, router, image), grpcurl smoke test, TypeScript and Python client tests
 
 .PHONY: unit
 unit: ## go test -race ./... (fuzz seed corpora and examples included)
@@ -48,6 +48,21 @@ unit: ## go test -race ./... (fuzz seed corpora and examples included)
 .PHONY: bench-check
 bench-check: ## Build, vet and unit-test the bench module (bench/); runs no benchmark
 	cd bench && go vet ./... && go build ./... && go test -race -count=1 ./...
+
+# deploy/ is a module of its own too (kustomize and go-containerregistry
+# stay out of the product's go.mod): its tests render the Kubernetes
+# manifests, run three hashlined behind nginx with deploy/nginx's router
+# configuration (nginx from Debian, which .ci/run installs; outside CI a
+# missing nginx skips those tests), and build and run the image.
+.PHONY: deploy-check
+deploy-check: ## Vet and test the deploy module (deploy/): manifests rendered and checked, the nginx router for real, the image built, unpacked and run
+	cd deploy && go vet ./... && go test -race -count=1 ./...
+
+# An OCI image from scratch with the static hashlined, built by a Go
+# program (deploy/image): no Docker engine needed.
+.PHONY: image
+image: ## dist/hashlined-oci (OCI layout) and dist/hashlined-image.tar (docker/podman load, crane push): static hashlined on an empty base, uid 65532
+	cd deploy && go run ./image -src $(CURDIR) -out $(CURDIR)/dist -version '$(VERSION)' -commit '$(COMMIT)' -created "$$(git log -1 --format=%ct)" -tag "hashlined:$$(printf %s '$(VERSION)' | tr -c 'A-Za-z0-9_.-' '-')"
 
 .PHONY: smoke
 smoke: ## Start the real binary and drive it with grpcurl (list, describe, read, edit, stale edit)

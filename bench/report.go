@@ -22,8 +22,9 @@ const (
 // concurrent writers' (a run of its Go benchmark takes minutes, more than
 // make bench gives one table), the engine's partial run, the shortcuts',
 // the diff engines', the history's and the syntax check's (each measured against a build without it, which
-// make bench has not).
-var keptSections = [][2]string{{grepBegin, grepEnd}, {"<!-- bench:list -->", "<!-- /bench:list -->"}, {"<!-- bench:python -->", "<!-- /bench:python -->"}, {"<!-- bench:mistakes -->", "<!-- /bench:mistakes -->"}, {"<!-- bench:concurrent -->", "<!-- /bench:concurrent -->"}, {"<!-- bench:engine -->", "<!-- /bench:engine -->"}, {"<!-- bench:shortcuts -->", "<!-- /bench:shortcuts -->"}, {"<!-- bench:diff -->", "<!-- /bench:diff -->"}, {"<!-- bench:history -->", "<!-- /bench:history -->"}, {"<!-- bench:syntax -->", "<!-- /bench:syntax -->"}}
+// make bench has not), and the deployment's (deploy/measure, in the deploy
+// module).
+var keptSections = [][2]string{{grepBegin, grepEnd}, {"<!-- bench:list -->", "<!-- /bench:list -->"}, {"<!-- bench:python -->", "<!-- /bench:python -->"}, {"<!-- bench:mistakes -->", "<!-- /bench:mistakes -->"}, {"<!-- bench:concurrent -->", "<!-- /bench:concurrent -->"}, {"<!-- bench:engine -->", "<!-- /bench:engine -->"}, {"<!-- bench:shortcuts -->", "<!-- /bench:shortcuts -->"}, {"<!-- bench:diff -->", "<!-- /bench:diff -->"}, {"<!-- bench:history -->", "<!-- /bench:history -->"}, {"<!-- bench:syntax -->", "<!-- /bench:syntax -->"}, {"<!-- bench:deploy -->", "<!-- /bench:deploy -->"}}
 
 type table struct {
 	title, about string

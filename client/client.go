@@ -37,12 +37,13 @@ const DefaultAddress = "127.0.0.1:7420"
 
 // Client calls one hashlined server. It is safe for concurrent use.
 type Client struct {
-	conn    *grpc.ClientConn // nil when built with New
-	rpc     hashlinev1.FileServiceClient
-	agent   string
-	token   string
-	timeout time.Duration
-	retry   RetryPolicy
+	conn      *grpc.ClientConn // nil when built with New
+	rpc       hashlinev1.FileServiceClient
+	agent     string
+	token     string
+	workspace string
+	timeout   time.Duration
+	retry     RetryPolicy
 	// propagator injects the caller's trace context (trace.go); nil is
 	// OpenTelemetry's global one.
 	propagator propagation.TextMapPropagator
@@ -61,13 +62,15 @@ const DefaultTimeout = 30 * time.Second
 type Option func(*options)
 
 type options struct {
-	agent    string
-	token    string
-	dialOpts []grpc.DialOption
-	timeout  time.Duration
-	retry    RetryPolicy
-	tls      *tls.Config // nil: plaintext, unless the address is https://
-	err      error       // an option's, returned by Dial
+	agent     string
+	token     string
+	workspace string
+	domain    string // WithWorkspaceDomain's
+	dialOpts  []grpc.DialOption
+	timeout   time.Duration
+	retry     RetryPolicy
+	tls       *tls.Config // nil: plaintext, unless the address is https://
+	err       error       // an option's, returned by Dial
 	// propagator is WithPropagator's.
 	propagator propagation.TextMapPropagator
 }
@@ -103,6 +106,37 @@ func WithAgentID(id string) Option { return func(o *options) { o.agent = id } }
 // for a server started with --tokens. Over plaintext the token is visible
 // on the network: use TLS (an https:// address, WithTLS) beyond loopback.
 func WithToken(token string) Option { return func(o *options) { o.token = token } }
+
+// WorkspaceMetadataKey is the request metadata that names the workspace a
+// call is meant for (WithWorkspace).
+const WorkspaceMetadataKey = wire.WorkspaceMetadataKey
+
+// WithWorkspace names the workspace every call is meant for, sent as
+// WorkspaceMetadataKey metadata: a router that routes by header finds the
+// workspace's server by it, and a server started with another
+// --workspace refuses the call (ErrWrongWorkspace) rather than read or
+// change the wrong tree. name is a DNS label ("alpha": lowercase letters,
+// digits and '-', at most 63); Dial returns the error of any other.
+func WithWorkspace(name string) Option {
+	return func(o *options) {
+		if err := wire.CheckWorkspaceName(name); err != nil {
+			o.err = fmt.Errorf("hashline: WithWorkspace: %w", err)
+			return
+		}
+		o.workspace = name
+	}
+}
+
+// WithWorkspaceDomain makes Dial send ":authority WORKSPACE.DOMAIN" (the
+// workspace of WithWorkspace, which it needs), for a router that routes by
+// host but is dialled at another address (an IP, a service name, a local
+// port). With TLS the server's certificate must then hold that name, as
+// it would when dialling the host itself. A client dialling
+// "alpha.hashline.example.com" needs no such option. New ignores it: the
+// authority is the connection's.
+func WithWorkspaceDomain(domain string) Option {
+	return func(o *options) { o.domain = domain }
+}
 
 // WithDialOptions adds grpc dial options; they come after Dial's own, so
 // transport credentials given here replace those of the address and
@@ -155,6 +189,14 @@ func Dial(target string, opts ...Option) (*Client, error) {
 	if (https || http) && (target == "" || strings.ContainsAny(target, "/?#")) {
 		return nil, fmt.Errorf("hashline: dial %s: want http(s)://host:port", orig)
 	}
+	if o.domain != "" {
+		if o.workspace == "" {
+			return nil, fmt.Errorf("hashline: dial %s: WithWorkspaceDomain(%q) needs WithWorkspace to name the workspace", orig, o.domain)
+		}
+		if strings.ContainsAny(o.domain, "/?#@ ") || strings.HasPrefix(o.domain, ".") {
+			return nil, fmt.Errorf("hashline: dial %s: WithWorkspaceDomain(%q): want a domain such as \"hashline.example.com\" (a port may follow)", orig, o.domain)
+		}
+	}
 	network, addr, serverName, probe := probeTarget(target)
 	if !strings.Contains(target, "://") {
 		// grpc.NewClient resolves through DNS by default; a bare host:port
@@ -175,6 +217,9 @@ func Dial(target string, opts ...Option) (*Client, error) {
 		}),
 	}
 	dialOpts = append(dialOpts, TransportOptions()...)
+	if o.domain != "" {
+		dialOpts = append(dialOpts, grpc.WithAuthority(o.workspace+"."+o.domain))
+	}
 	dialOpts = append(dialOpts, o.dialOpts...) // the caller's come last and win
 	conn, err := grpc.NewClient(target, dialOpts...)
 	if err != nil {
@@ -191,7 +236,7 @@ func Dial(target string, opts ...Option) (*Client, error) {
 // New wraps an existing connection; Close then does not close it.
 func New(conn grpc.ClientConnInterface, opts ...Option) *Client {
 	o := newOptions(opts)
-	return &Client{rpc: hashlinev1.NewFileServiceClient(conn), agent: o.agent, token: o.token, timeout: o.timeout, retry: o.retry, propagator: o.propagator}
+	return &Client{rpc: hashlinev1.NewFileServiceClient(conn), agent: o.agent, token: o.token, workspace: o.workspace, timeout: o.timeout, retry: o.retry, propagator: o.propagator}
 }
 
 // Close closes the connection Dial opened.
@@ -209,6 +254,9 @@ func (c *Client) ctx(ctx context.Context) context.Context {
 	ctx = c.traceContext(ctx)
 	if c.token != "" {
 		ctx = metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+c.token)
+	}
+	if c.workspace != "" {
+		ctx = metadata.AppendToOutgoingContext(ctx, WorkspaceMetadataKey, c.workspace)
 	}
 	if c.agent == "" {
 		return ctx

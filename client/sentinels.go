@@ -101,6 +101,8 @@ var (
 	ErrRevertConflict = sentinel(hashlinev1.ErrorReason_ERROR_REASON_REVERT_CONFLICT)
 	// ErrSyntaxError matches reason SYNTAX_ERROR, which comes with code FailedPrecondition.
 	ErrSyntaxError = sentinel(hashlinev1.ErrorReason_ERROR_REASON_SYNTAX_ERROR)
+	// ErrWrongWorkspace matches reason WRONG_WORKSPACE, which comes with code FailedPrecondition.
+	ErrWrongWorkspace = sentinel(hashlinev1.ErrorReason_ERROR_REASON_WRONG_WORKSPACE)
 )
 
 // sentinels is every sentinel by its reason.
@@ -149,4 +151,5 @@ var sentinels = map[hashlinev1.ErrorReason]*Error{
 	hashlinev1.ErrorReason_ERROR_REASON_CHANGE_EXPIRED:      ErrChangeExpired,
 	hashlinev1.ErrorReason_ERROR_REASON_REVERT_CONFLICT:     ErrRevertConflict,
 	hashlinev1.ErrorReason_ERROR_REASON_SYNTAX_ERROR:        ErrSyntaxError,
+	hashlinev1.ErrorReason_ERROR_REASON_WRONG_WORKSPACE:     ErrWrongWorkspace,
 }

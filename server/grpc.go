@@ -72,6 +72,12 @@ type GRPCConfig struct {
 	// that starts a span for every call: the server then gives each span
 	// the call's agent, paths and outcome (trace.go).
 	Tracing bool
+	// Workspace, when set, is the name of the workspace the server serves
+	// (a DNS label, wire.CheckWorkspaceName): Status reports it, and a
+	// FileService call whose x-hashline-workspace metadata names another is
+	// refused with FAILED_PRECONDITION WRONG_WORKSPACE before anything else
+	// looks at it. Without it the metadata is only checked to be a name.
+	Workspace string
 	// Logger receives one line per call.
 	Logger *slog.Logger
 	// ServerOptions are appended as given (e.g. TLS credentials).
@@ -80,7 +86,8 @@ type GRPCConfig struct {
 
 // NewGRPCServer returns a grpc.Server with the service and health checking
 // registered (server/reflection.Register adds reflection, as hashlined
-// does), and the interceptor chain, outermost first: metrics (so refused calls are counted too), authentication, the length
+// does), and the interceptor chain, outermost first: metrics (so refused calls are counted too), the workspace check
+// (GRPCConfig.Workspace), authentication, the length
 // of x-agent-id (before anything logs or keeps it), the span's attributes
 // when tracing (so they name the authenticated agent and every refusal
 // after it), logging (so the line
@@ -111,6 +118,7 @@ func NewGRPCServer(svc *Service, cfg GRPCConfig) (*grpc.Server, *health.Server) 
 	opts = append(opts, cfg.ServerOptions...)
 
 	gs := grpc.NewServer(opts...)
+	svc.workspace = cfg.Workspace
 	svc.Register(gs)
 	hs := health.NewServer()
 	hs.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
@@ -190,6 +198,11 @@ func chains(svc *Service, cfg GRPCConfig) ([]grpc.UnaryServerInterceptor, []grpc
 		unary = append(unary, cfg.Metrics.UnaryServerInterceptor())
 		stream = append(stream, cfg.Metrics.StreamServerInterceptor())
 	}
+	// Before authentication: a misrouted call carries another workspace's
+	// token, and its caller needs to hear that the route is wrong, not
+	// that the token is.
+	unary = append(unary, workspaceUnary(cfg.Workspace))
+	stream = append(stream, workspaceStream(cfg.Workspace))
 	if cfg.Auth != nil {
 		unary = append(unary, cfg.Auth.unary())
 		stream = append(stream, cfg.Auth.stream())

@@ -21,6 +21,8 @@ type Service struct {
 	hashlinev1.UnimplementedFileServiceServer
 
 	e *engine.Engine
+	// workspace is the name Status reports (GRPCConfig.Workspace).
+	workspace string
 }
 
 // New returns a Service over a new engine of ws, whose responses it
@@ -148,7 +150,9 @@ func (s *Service) Status(ctx context.Context, _ *hashlinev1.StatusRequest) (*has
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	return statusResponse(res), nil
+	r := statusResponse(res)
+	r.Workspace = s.workspace
+	return r, nil
 }
 
 // History lists the committed changes of a file, a directory or the

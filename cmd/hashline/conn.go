@@ -18,20 +18,23 @@ import (
 
 	"github.com/hashline/hashline/client"
 	"github.com/hashline/hashline/internal/daemon"
+	"github.com/hashline/hashline/internal/wire"
 )
 
 // connFlags are the flags every file command shares: where the service is,
 // who is calling, and how to print.
 type connFlags struct {
-	server  string
-	local   bool
-	root    string
-	agent   string
-	token   string
-	timeout time.Duration
-	json    bool
-	tls     tlsFlags
-	fs      *flag.FlagSet
+	server    string
+	local     bool
+	root      string
+	agent     string
+	token     string
+	workspace string
+	domain    string
+	timeout   time.Duration
+	json      bool
+	tls       tlsFlags
+	fs        *flag.FlagSet
 }
 
 const connHelp = `
@@ -48,6 +51,15 @@ connection (every command):
                   server remembers what each agent has read
   --token TOKEN   bearer token for a server started with --tokens
                   (env HASHLINE_TOKEN)
+  --workspace NAME
+                  the workspace the call is meant for, sent as
+                  x-hashline-workspace: a router finds its server by it, and
+                  a server serving another workspace refuses the call
+                  (env HASHLINE_WORKSPACE)
+  --workspace-domain DOMAIN
+                  with --workspace: send the host NAME.DOMAIN, for a router
+                  that routes by host but is reached at --server's address
+                  (env HASHLINE_WORKSPACE_DOMAIN)
   --timeout D     deadline of the call (default 30s)
   --json          print the response as JSON (protojson) instead of text
 ` + tlsHelp
@@ -76,6 +88,8 @@ func (c *connFlags) register(fs *flag.FlagSet, io stdio) {
 	fs.StringVar(&c.root, "root", "", "")
 	fs.StringVar(&c.agent, "agent", io.getenv("HASHLINE_AGENT"), "")
 	fs.StringVar(&c.token, "token", io.getenv("HASHLINE_TOKEN"), "")
+	fs.StringVar(&c.workspace, "workspace", io.getenv("HASHLINE_WORKSPACE"), "")
+	fs.StringVar(&c.domain, "workspace-domain", io.getenv("HASHLINE_WORKSPACE_DOMAIN"), "")
 	fs.DurationVar(&c.timeout, "timeout", client.DefaultTimeout, "")
 	fs.BoolVar(&c.json, "json", false, "")
 	c.tls.register(fs, io)
@@ -98,6 +112,21 @@ func (c *connFlags) connect(ctx context.Context) (*client.Client, func(), error)
 	}
 	if c.token != "" {
 		opts = append(opts, client.WithToken(c.token))
+	}
+	if c.workspace != "" {
+		if err := wire.CheckWorkspaceName(c.workspace); err != nil {
+			return nil, nil, fmt.Errorf("--workspace: %w", err)
+		}
+		opts = append(opts, client.WithWorkspace(c.workspace))
+	}
+	if c.domain != "" {
+		if c.workspace == "" {
+			return nil, nil, errors.New("--workspace-domain names the domain of a workspace's host: give --workspace NAME too (env HASHLINE_WORKSPACE)")
+		}
+		if c.local || c.root != "" {
+			return nil, nil, errors.New("--workspace-domain: --local uses the workspace's engine on this machine, reached by no router")
+		}
+		opts = append(opts, client.WithWorkspaceDomain(c.domain))
 	}
 	if c.local || c.root != "" {
 		if set := c.tls.set(c.fs); len(set) > 0 {
@@ -201,7 +230,7 @@ func fail(io stdio, cmd string, err error) int {
 			msg = strings.TrimSuffix(msg, "\n") + "\nNothing was sent: no hashlined answered there. Start one with \"hashlined serve\", pass --server ADDR, or use --local.\n"
 		} else if e.Reason == "" && e.NotSent {
 			msg = strings.TrimSuffix(msg, "\n") + "\nNothing was sent: the call ended before it reached the server. Retry (with a longer --timeout if it ran out).\n"
-		} else if e.Reason == "" && e.Code == codes.Unavailable {
+		} else if e.Reason == "" && e.Code == codes.Unavailable && !strings.HasPrefix(e.Message, routerPrefix) {
 			msg = strings.TrimSuffix(msg, "\n") + "\nIs hashlined running there? Start it with \"hashlined serve\", pass --server ADDR, or use --local.\n"
 		} else if e.Code == codes.Unauthenticated {
 			msg = strings.TrimSuffix(msg, "\n") + "\nThe server wants a token: pass --token TOKEN or set HASHLINE_TOKEN.\n"
@@ -212,6 +241,11 @@ func fail(io stdio, cmd string, err error) int {
 	fmt.Fprintf(io.stderr, "hashline %s: %v\n", cmd, err)
 	return exitError
 }
+
+// routerPrefix starts the messages of the repository's router
+// configuration (deploy/nginx): they say themselves which workspace's
+// server is down and what to do, and starting a hashlined here is not it.
+const routerPrefix = "hashline router: "
 
 // failMutation is fail for an edit or write with the request_id id: when
 // the call may have been applied although it failed (cut off by the

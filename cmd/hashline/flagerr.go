@@ -52,7 +52,7 @@ func closestFlag(fs *flag.FlagSet, name string) string {
 var globalFlags = map[string]bool{
 	"server": true, "local": false, "root": true, "agent": true, "token": true,
 	"timeout": true, "json": false, "tls": false, "tls-ca": true, "tls-cert": true,
-	"tls-key": true, "tls-server-name": true,
+	"tls-key": true, "tls-server-name": true, "workspace": true, "workspace-domain": true,
 }
 
 // hoistGlobalFlags turns "--server X read F" into "read --server X F". It

@@ -16,9 +16,11 @@ func init() {
 const statusUsage = `usage: hashline status
 
 Asks the server which workspace root it serves (every path is relative to
-it), its version, its hash length and whether edits need a prior read:
+it), its version, its hash length and whether edits need a prior read, and
+the workspace's name when the server has one (hashlined --workspace):
 
   server:       127.0.0.1:7420
+  workspace:    alpha
   root:         /home/me/project
   version:      v0.1.0
   hash length:  2

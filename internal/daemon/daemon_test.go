@@ -199,3 +199,24 @@ func TestTheResponseLimitHolds(t *testing.T) {
 		t.Error("the refused Edit changed the file")
 	}
 }
+
+func TestWorkspaceFlagNamesTheServerAndRefusesBadNames(t *testing.T) {
+	isolate(t)
+	root := t.TempDir()
+	for _, bad := range []string{"../alpha", "alpha.example.com", "Alpha", strings.Repeat("a", 64)} {
+		_, err := Embed(t.Context(), "test engine", []string{"--root", root, "--listen", "", "--workspace", bad}, io.Discard)
+		if err == nil || !strings.HasPrefix(err.Error(), "--workspace: ") {
+			t.Errorf("--workspace %q: %v, want a refusal naming the flag", bad, err)
+		}
+	}
+	embed(t, root, "--workspace", "alpha")
+	c, err := Attach(t.Context(), root, Start{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	st, err := c.Status(t.Context())
+	if err != nil || st.GetWorkspace() != "alpha" {
+		t.Fatalf("Status = %v, %v; want workspace alpha", st, err)
+	}
+}

@@ -25,6 +25,7 @@ import (
 	"github.com/hashline/hashline/internal/engine"
 	"github.com/hashline/hashline/internal/grep"
 	"github.com/hashline/hashline/internal/hashline"
+	"github.com/hashline/hashline/internal/wire"
 	"github.com/hashline/hashline/internal/workspace"
 	"github.com/hashline/hashline/server"
 )
@@ -78,6 +79,7 @@ type config struct {
 	hup            <-chan os.Signal // SIGHUPs to answer (Run's); nil when embedded
 	idleExit       time.Duration
 	root           string
+	workspace      string
 	listen         string
 	hashLen        int
 	logFormat      string
@@ -196,6 +198,7 @@ func flags(fs *flag.FlagSet) *config {
 	c := &config{}
 	d := engine.DefaultConfig()
 	fs.StringVar(&c.root, "root", ".", "workspace root directory; every path is confined to it")
+	fs.StringVar(&c.workspace, "workspace", "", "the workspace's name, a DNS label such as \"alpha\": Status reports it, and a call whose x-hashline-workspace metadata names another workspace is refused (WRONG_WORKSPACE), so that a router's mistake never edits this tree; calls that name none are served. Give every server behind a router one (docs/DESIGN.md, Deployment)")
 	fs.StringVar(&c.listen, "listen", "127.0.0.1:7420", "address to listen on: host:port, or unix:///path/to.sock (port 0 picks a free port); empty = only the workspace's own socket, which hashline --local and hashline mcp find by themselves")
 	fs.DurationVar(&c.idleExit, "idle-exit", 0, "stop once no client has been connected for this long (0 = never); the engine hashline starts for its sessions uses it")
 	fs.IntVar(&c.hashLen, "hash-len", d.HashLen, "hex digits per line hash, 2 to 8")
@@ -396,6 +399,11 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 	if _, err := hashline.NewHasher(c.hashLen); err != nil {
 		return fmt.Errorf("--hash-len: %w", err)
 	}
+	if c.workspace != "" {
+		if err := wire.CheckWorkspaceName(c.workspace); err != nil {
+			return fmt.Errorf("--workspace: %w", err)
+		}
+	}
 	if err := checkExposure(c, logger); err != nil {
 		return err
 	}
@@ -533,6 +541,7 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 		StreamLimit:          streams,
 		Metrics:              callMetrics,
 		Tracing:              tracing != nil,
+		Workspace:            c.workspace,
 		Logger:               logger,
 		ServerOptions:        srvOpts,
 	})
@@ -556,7 +565,7 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 	// Tests and scripts read this line to find a port chosen with :0.
 	fmt.Fprintf(stdout, "hashlined: serving %s on %s\n", ws.Dir(), addr)
 	bi := buildinfo.Get()
-	logger.Info("serving", "version", bi.Version, "commit", bi.Commit, "go", bi.GoVersion, "root", ws.Dir(), "listen", addr, "socket", pl.socket, "hashLen", c.hashLen,
+	logger.Info("serving", "workspace", c.workspace, "version", bi.Version, "commit", bi.Commit, "go", bi.GoVersion, "root", ws.Dir(), "listen", addr, "socket", pl.socket, "hashLen", c.hashLen,
 		"tls", creds != nil, "mtls", c.tlsClientCA != "", "tokens", authn != nil, "rate", c.rate, "metrics", metricsAddr, "traces", traces, "stateDir", e.StateDir())
 
 	if c.ready != nil {

@@ -717,11 +717,16 @@ func ListEnd(r *hashlinev1.ListResponse, f Face) string {
 	return fmt.Sprintf("[%s shown; more follow: continue with page token %s]\n", n, r.GetNextPageToken())
 }
 
-// Status renders hashline status: where the server is (where), the root
-// it serves, its version and settings.
+// Status renders hashline status: where the server is (where), the
+// workspace it serves when it has a name, the root, its version and
+// settings.
 func Status(where string, r *hashlinev1.StatusResponse) string {
-	return fmt.Sprintf("server:       %s\nroot:         %s\nversion:      %s\nhash length:  %d\nrequire read: %t\n",
-		where, r.GetRoot(), r.GetVersion(), r.GetHashLen(), r.GetRequireRead())
+	ws := ""
+	if r.GetWorkspace() != "" {
+		ws = "workspace:    " + r.GetWorkspace() + "\n"
+	}
+	return fmt.Sprintf("server:       %s\n%sroot:         %s\nversion:      %s\nhash length:  %d\nrequire read: %t\n",
+		where, ws, r.GetRoot(), r.GetVersion(), r.GetHashLen(), r.GetRequireRead())
 }
 
 // Fence wraps text in a Markdown code block, with a longer fence if the

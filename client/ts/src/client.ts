@@ -58,6 +58,20 @@ export interface ClientOptions {
   /** A bearer token (sent as "authorization: Bearer TOKEN") for a server started with --tokens. */
   token?: string;
   /**
+   * The workspace every call is meant for, sent as x-hashline-workspace
+   * metadata: a router that routes by header finds the workspace's server
+   * by it, and a server started with another --workspace refuses the call
+   * (WRONG_WORKSPACE) rather than read or change the wrong tree. A DNS
+   * label: lowercase letters, digits and "-", at most 63.
+   */
+  workspace?: string;
+  /**
+   * With workspace: send the host WORKSPACE.DOMAIN (as :authority and TLS
+   * server name) while connecting to baseUrl's address, for a router that
+   * routes by host but is reached at another address. Not with socketPath.
+   */
+  workspaceDomain?: string;
+  /**
    * The deadline of every call that does not set its own, in milliseconds
    * (rounded up to a whole one); 0 means none. Default DEFAULT_TIMEOUT_MS.
    * For grep it covers the whole stream.
@@ -104,6 +118,33 @@ export interface TlsOptions {
   keyFile?: string;
   /** The name the server's certificate must hold, when it is not the URL's host. */
   serverName?: string;
+}
+
+/**
+ * Why name is not a workspace name (a DNS label, as hashlined --workspace
+ * takes), or undefined when it is one.
+ */
+export function workspaceNameError(name: string): string | undefined {
+  const q = JSON.stringify(name.length > 63 ? name.slice(0, 63) : name) + (name.length > 63 ? "..." : "");
+  if (name === "") {
+    return 'the workspace name is empty: name one, e.g. "alpha" (lowercase letters, digits and \'-\', at most 63)';
+  }
+  if (name.length > 63) {
+    return `workspace name ${q} is ${name.length} characters: at most 63 (a DNS label)`;
+  }
+  if (/[/\\]/.test(name) || name.includes("..")) {
+    return `workspace name ${q} has path syntax: a workspace is named, not a directory; use its name alone, e.g. "alpha"`;
+  }
+  if (/[.:@[\]]/.test(name)) {
+    return `workspace name ${q} has host syntax: use the workspace's name alone ("alpha"), not a host, domain or port`;
+  }
+  if (/[A-Z]/.test(name) && /^[A-Za-z0-9-]+$/.test(name)) {
+    return `workspace name ${q} has upper case: workspace names are lowercase (${JSON.stringify(name.toLowerCase())})`;
+  }
+  if (!/^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/.test(name)) {
+    return `workspace name ${q}: use only lowercase letters, digits and '-', starting and ending with a letter or digit`;
+  }
+  return undefined;
 }
 
 /** The http2.connect options of tls, after checking them. */
@@ -567,6 +608,39 @@ export class HashlineClient {
       nodeOptions = { ...tlsNodeOptions(opts.tls), ...nodeOptions };
     }
     const usesTls = opts.socketPath === undefined && /^https:\/\//i.test(baseUrl);
+    if (opts.workspace !== undefined) {
+      const why = workspaceNameError(opts.workspace);
+      if (why) {
+        throw new Error(`hashline: workspace: ${why}`);
+      }
+    }
+    if (opts.workspaceDomain !== undefined) {
+      if (!opts.workspace) {
+        throw new Error(`hashline: workspaceDomain ${JSON.stringify(opts.workspaceDomain)} needs workspace to name the workspace`);
+      }
+      if (opts.socketPath !== undefined) {
+        throw new Error("hashline: workspaceDomain and socketPath: a unix socket reaches one server, not a router");
+      }
+      if (/[/?#@\s]/.test(opts.workspaceDomain) || opts.workspaceDomain.startsWith(".")) {
+        throw new Error(`hashline: workspaceDomain ${JSON.stringify(opts.workspaceDomain)}: want a domain such as "hashline.example.com" (a port may follow)`);
+      }
+      // node's http2 sends the URL's host as :authority and dials it: the
+      // URL names the workspace's host, and createConnection dials the
+      // router's address instead.
+      const real = new URL(baseUrl);
+      const host = real.hostname.replace(/^\[(.*)\]$/, "$1");
+      const port = Number(real.port || (usesTls ? 443 : 80));
+      const authority = `${opts.workspace}.${opts.workspaceDomain}`;
+      const servername = authority.replace(/:\d+$/, "");
+      const secure = nodeOptions;
+      baseUrl = `${real.protocol}//${authority}`;
+      nodeOptions = {
+        ...nodeOptions,
+        createConnection: usesTls
+          ? () => tlsConnect({ ...(secure as object), host, port, servername, ALPNProtocols: ["h2"] })
+          : () => netConnect(port, host),
+      };
+    }
     if (opts.socketPath !== undefined) {
       // node's http2 dials TCP from the URL; over a unix socket the URL
       // only names the :authority, and createConnection makes the stream.
@@ -581,6 +655,9 @@ export class HashlineClient {
       }
       if (opts.token) {
         req.header.set("authorization", `Bearer ${opts.token}`);
+      }
+      if (opts.workspace) {
+        req.header.set("x-hashline-workspace", opts.workspace);
       }
       return next(req);
     };

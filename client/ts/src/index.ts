@@ -20,6 +20,7 @@
 export {
   createClient,
   newRequestId,
+  workspaceNameError,
   HashlineClient,
   GrepStream,
   DEFAULT_BASE_URL,

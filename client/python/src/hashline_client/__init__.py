@@ -31,8 +31,10 @@ from ._client import (
     Client,
     GrepStream,
     RetryPolicy,
+    WORKSPACE_METADATA_KEY,
     WatchStream,
     new_request_id,
+    workspace_name_error,
 )
 from ._errors import (
     ErrorReason,
@@ -57,6 +59,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AGENT_METADATA_KEY",
+    "WORKSPACE_METADATA_KEY",
+    "workspace_name_error",
     "DEFAULT_RETRY",
     "DEFAULT_TARGET",
     "DEFAULT_TIMEOUT",

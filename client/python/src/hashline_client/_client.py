@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import secrets
 import threading
 import time
@@ -28,6 +29,32 @@ the server gives in one page."""
 
 AGENT_METADATA_KEY = "x-agent-id"
 """The request metadata that names the calling agent."""
+
+WORKSPACE_METADATA_KEY = "x-hashline-workspace"
+"""The request metadata that names the workspace a call is meant for."""
+
+MAX_WORKSPACE_NAME = 63
+"""The longest workspace name: a DNS label."""
+
+
+def workspace_name_error(name: str) -> Optional[str]:
+    """Why name is not a workspace name (a DNS label, as hashlined
+    --workspace takes: 1 to 63 lowercase letters, digits and '-', starting
+    and ending with a letter or digit), or None when it is one."""
+    q = '"' + name[:MAX_WORKSPACE_NAME] + '"' + ("..." if len(name) > MAX_WORKSPACE_NAME else "")
+    if not name:
+        return "the workspace name is empty: name one, e.g. \"alpha\" (lowercase letters, digits and '-', at most 63)"
+    if len(name) > MAX_WORKSPACE_NAME:
+        return f"workspace name {q} is {len(name)} characters: at most 63 (a DNS label)"
+    if "/" in name or "\\" in name or ".." in name:
+        return f"workspace name {q} has path syntax: a workspace is named, not a directory; use its name alone, e.g. \"alpha\""
+    if any(c in name for c in ".:@[]"):
+        return f"workspace name {q} has host syntax: use the workspace's name alone (\"alpha\"), not a host, domain or port"
+    if re.fullmatch(r"[A-Za-z0-9-]+", name) and name != name.lower():
+        return f"workspace name {q} has upper case: workspace names are lowercase (\"{name.lower()}\")"
+    if not re.fullmatch(r"[a-z0-9]([a-z0-9-]*[a-z0-9])?", name):
+        return f"workspace name {q}: use only lowercase letters, digits and '-', starting and ending with a letter or digit"
+    return None
 
 T = TypeVar("T")
 
@@ -362,6 +389,14 @@ class Client:
     tls (a TLS) makes a "host:port" target TLS too. agent names the calling
     agent (the server keeps per-agent state under it); token is sent as
     "authorization: Bearer TOKEN" for a server started with --tokens.
+    workspace names the workspace every call is meant for, sent as
+    x-hashline-workspace: a router that routes by header finds the
+    workspace's server by it, and a server started with another
+    --workspace refuses the call (WRONG_WORKSPACE) rather than read or
+    change the wrong tree. workspace_domain (with workspace) sends the
+    host WORKSPACE.DOMAIN (:authority, and the TLS server name) while
+    connecting to target, for a router that routes by host but is reached
+    at another address. A name that is not a DNS label raises ValueError.
     timeout is the deadline in seconds of every call that sets none (0 or
     None: none); for grep it covers the whole stream. retry says how calls
     are retried (RetryPolicy; NO_RETRY turns retries off, and with them
@@ -374,6 +409,7 @@ class Client:
     OpenTelemetry."""
 
     def __init__(self, target: str = DEFAULT_TARGET, *, agent: str = "", token: str = "",
+                 workspace: str = "", workspace_domain: str = "",
                  timeout: Optional[float] = DEFAULT_TIMEOUT, retry: RetryPolicy = DEFAULT_RETRY,
                  tls: Optional[TLS] = None, interceptors: Sequence[Any] = (),
                  options: Sequence[Tuple[str, Any]] = (),
@@ -388,6 +424,20 @@ class Client:
             ("grpc.min_reconnect_backoff_ms", 100),
             ("grpc.max_reconnect_backoff_ms", 5000),
         ]
+        if workspace:
+            why = workspace_name_error(workspace)
+            if why:
+                raise ValueError("hashline: workspace: " + why)
+        if workspace_domain:
+            if not workspace:
+                raise ValueError(f"hashline: workspace_domain {workspace_domain!r} needs workspace to name the workspace")
+            if re.search(r"[/?#@\s]", workspace_domain) or workspace_domain.startswith("."):
+                raise ValueError(f"hashline: workspace_domain {workspace_domain!r}: want a domain such as "
+                                 "\"hashline.example.com\" (a port may follow)")
+            authority = workspace + "." + workspace_domain
+            opts.append(("grpc.default_authority", authority))
+            if secure and not (tls is not None and tls.server_name):
+                opts.append(("grpc.ssl_target_name_override", authority.rsplit(":", 1)[0] if re.search(r":\d+$", authority) else authority))
         if tls is not None and tls.server_name:
             opts.append(("grpc.ssl_target_name_override", tls.server_name))
         opts.extend(options)
@@ -402,6 +452,8 @@ class Client:
             md.append((AGENT_METADATA_KEY, agent))
         if token:
             md.append(("authorization", "Bearer " + token))
+        if workspace:
+            md.append((WORKSPACE_METADATA_KEY, workspace))
         self._metadata = tuple(md)
         self._trace_context = trace_context
         self._timeout = timeout

@@ -191,6 +191,12 @@ const (
 	// the operator's check commands (hashlined --check) refuse alike, as
 	// SyntaxErrors with source "check".
 	ErrorReason_ERROR_REASON_SYNTAX_ERROR ErrorReason = 44
+	// FAILED_PRECONDITION. The call's x-hashline-workspace metadata names a
+	// workspace (metadata "workspace") other than the one this server serves
+	// (metadata "served"): a router sent it to the wrong server. Nothing was
+	// read or written. Check the router's route for that workspace, or
+	// connect to that workspace's server.
+	ErrorReason_ERROR_REASON_WRONG_WORKSPACE ErrorReason = 45
 )
 
 // Enum value maps for ErrorReason.
@@ -241,6 +247,7 @@ var (
 		42: "ERROR_REASON_CHANGE_EXPIRED",
 		43: "ERROR_REASON_REVERT_CONFLICT",
 		44: "ERROR_REASON_SYNTAX_ERROR",
+		45: "ERROR_REASON_WRONG_WORKSPACE",
 	}
 	ErrorReason_value = map[string]int32{
 		"ERROR_REASON_UNSPECIFIED":         0,
@@ -288,6 +295,7 @@ var (
 		"ERROR_REASON_CHANGE_EXPIRED":      42,
 		"ERROR_REASON_REVERT_CONFLICT":     43,
 		"ERROR_REASON_SYNTAX_ERROR":        44,
+		"ERROR_REASON_WRONG_WORKSPACE":     45,
 	}
 )
 
@@ -1243,7 +1251,7 @@ const file_hashline_v1_errors_proto_rawDesc = "" +
 	"\acontent\x18\x06 \x01(\tR\acontent\x12\x12\n" +
 	"\x04path\x18\a \x01(\tR\x04path\x12!\n" +
 	"\fchange_index\x18\b \x01(\x05R\vchangeIndex\x12\x16\n" +
-	"\x06source\x18\t \x01(\tR\x06source*\xbe\r\n" +
+	"\x06source\x18\t \x01(\tR\x06source*\xe6\r\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12 \n" +
 	"\x16ERROR_REASON_STALE_REF\x10\x01\x1a\x04\xd8\xe2\x18\n" +
@@ -1293,7 +1301,8 @@ const file_hashline_v1_errors_proto_rawDesc = "" +
 	"\x1bERROR_REASON_CHANGE_EXPIRED\x10*\x1a\x04\xd8\xe2\x18\x05\x12&\n" +
 	"\x1cERROR_REASON_REVERT_CONFLICT\x10+\x1a\x04\xd8\xe2\x18\n" +
 	"\x12#\n" +
-	"\x19ERROR_REASON_SYNTAX_ERROR\x10,\x1a\x04\xd8\xe2\x18\t*\x85\x03\n" +
+	"\x19ERROR_REASON_SYNTAX_ERROR\x10,\x1a\x04\xd8\xe2\x18\t\x12&\n" +
+	"\x1cERROR_REASON_WRONG_WORKSPACE\x10-\x1a\x04\xd8\xe2\x18\t*\x85\x03\n" +
 	"\bGrpcCode\x12\x19\n" +
 	"\x15GRPC_CODE_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13GRPC_CODE_CANCELLED\x10\x01\x12\x1e\n" +

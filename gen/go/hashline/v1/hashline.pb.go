@@ -2731,7 +2731,12 @@ type StatusResponse struct {
 	HashLen int32 `protobuf:"varint,3,opt,name=hash_len,json=hashLen,proto3" json:"hash_len,omitempty"`
 	// True when replace, insert, delete and replaceText edits are refused
 	// (NOT_READ) by an agent that has not seen the file first.
-	RequireRead   bool `protobuf:"varint,4,opt,name=require_read,json=requireRead,proto3" json:"require_read,omitempty"`
+	RequireRead bool `protobuf:"varint,4,opt,name=require_read,json=requireRead,proto3" json:"require_read,omitempty"`
+	// The name of the workspace the server serves (hashlined --workspace), a
+	// DNS label such as "alpha"; empty when the server was given none. A
+	// server with a name refuses calls whose x-hashline-workspace metadata
+	// names another workspace (WRONG_WORKSPACE).
+	Workspace     string `protobuf:"bytes,5,opt,name=workspace,proto3" json:"workspace,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2792,6 +2797,13 @@ func (x *StatusResponse) GetRequireRead() bool {
 		return x.RequireRead
 	}
 	return false
+}
+
+func (x *StatusResponse) GetWorkspace() string {
+	if x != nil {
+		return x.Workspace
+	}
+	return ""
 }
 
 // ListRequest asks for the entries of a directory.
@@ -4799,12 +4811,13 @@ const file_hashline_v1_hashline_proto_rawDesc = "" +
 	"\n" +
 	"change_set\x18\v \x01(\tR\tchangeSet\x12\x1b\n" +
 	"\tchange_id\x18\f \x01(\tR\bchangeId\"\x0f\n" +
-	"\rStatusRequest\"|\n" +
+	"\rStatusRequest\"\x9a\x01\n" +
 	"\x0eStatusResponse\x12\x12\n" +
 	"\x04root\x18\x01 \x01(\tR\x04root\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12\x19\n" +
 	"\bhash_len\x18\x03 \x01(\x05R\ahashLen\x12!\n" +
-	"\frequire_read\x18\x04 \x01(\bR\vrequireRead\"\xf3\x01\n" +
+	"\frequire_read\x18\x04 \x01(\bR\vrequireRead\x12\x1c\n" +
+	"\tworkspace\x18\x05 \x01(\tR\tworkspace\"\xf3\x01\n" +
 	"\vListRequest\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x12\x12\n" +
 	"\x04glob\x18\x02 \x03(\tR\x04glob\x12\x1c\n" +

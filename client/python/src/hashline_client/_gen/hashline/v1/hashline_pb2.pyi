@@ -598,16 +598,18 @@ class StatusRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class StatusResponse(_message.Message):
-    __slots__ = ["hash_len", "require_read", "root", "version"]
+    __slots__ = ["hash_len", "require_read", "root", "version", "workspace"]
     HASH_LEN_FIELD_NUMBER: _ClassVar[int]
     REQUIRE_READ_FIELD_NUMBER: _ClassVar[int]
     ROOT_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
+    WORKSPACE_FIELD_NUMBER: _ClassVar[int]
     hash_len: int
     require_read: bool
     root: str
     version: str
-    def __init__(self, root: _Optional[str] = ..., version: _Optional[str] = ..., hash_len: _Optional[int] = ..., require_read: bool = ...) -> None: ...
+    workspace: str
+    def __init__(self, root: _Optional[str] = ..., version: _Optional[str] = ..., hash_len: _Optional[int] = ..., require_read: bool = ..., workspace: _Optional[str] = ...) -> None: ...
 
 class TextOp(_message.Message):
     __slots__ = ["text"]
