@@ -101,6 +101,8 @@ var (
 	ErrRevertConflict = sentinel(hashlinev1.ErrorReason_ERROR_REASON_REVERT_CONFLICT)
 	// ErrSyntaxError matches reason SYNTAX_ERROR, which comes with code FailedPrecondition.
 	ErrSyntaxError = sentinel(hashlinev1.ErrorReason_ERROR_REASON_SYNTAX_ERROR)
+	// ErrNotRevertible matches reason NOT_REVERTIBLE, which comes with code FailedPrecondition.
+	ErrNotRevertible = sentinel(hashlinev1.ErrorReason_ERROR_REASON_NOT_REVERTIBLE)
 )
 
 // sentinels is every sentinel by its reason.
@@ -149,4 +151,5 @@ var sentinels = map[hashlinev1.ErrorReason]*Error{
 	hashlinev1.ErrorReason_ERROR_REASON_CHANGE_EXPIRED:      ErrChangeExpired,
 	hashlinev1.ErrorReason_ERROR_REASON_REVERT_CONFLICT:     ErrRevertConflict,
 	hashlinev1.ErrorReason_ERROR_REASON_SYNTAX_ERROR:        ErrSyntaxError,
+	hashlinev1.ErrorReason_ERROR_REASON_NOT_REVERTIBLE:      ErrNotRevertible,
 }
