@@ -37,6 +37,7 @@ export {
   type ListOptions,
   type HistoryOptions,
   type BlameOptions,
+  type RevertOptions,
   type DeleteOptions,
   type MoveOptions,
   type ApplyOptions,
@@ -47,6 +48,7 @@ export type { FileEditInit } from "./edits.js";
 export {
   isStaleRef,
   staleRefs,
+  laterChanges,
   staleRefReason,
   errorReason,
   hasReason,
