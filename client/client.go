@@ -368,6 +368,23 @@ func (c *Client) Apply(ctx context.Context, req *hashlinev1.ApplyRequest) (*hash
 	return keyedCall(ctx, c, req, c.rpc.Apply)
 }
 
+// Revert undoes the change (or change set) req.ChangeId names, as History,
+// Blame and Watch events give it, rebased over every change since: the
+// lines it wrote go back to what they were wherever they are now, and
+// others' later changes stay. A later change to the same lines or paths
+// refuses it (ErrRevertConflict; the *Error's Later names the changes and
+// Stale shows the lines with fresh tags), and nothing is written. The
+// revert is a change of its own (its ChangeId), which can be reverted in
+// turn. Like Edit, it carries a request_id when retries are on (a dry run
+// writes nothing and needs none).
+func (c *Client) Revert(ctx context.Context, req *hashlinev1.RevertRequest) (*hashlinev1.RevertResponse, error) {
+	if req.GetRequestId() == "" && !req.GetDryRun() && c.retry.MaxAttempts > 1 {
+		req = proto.CloneOf(req)
+		req.RequestId = NewRequestID()
+	}
+	return keyedCall(ctx, c, req, c.rpc.Revert)
+}
+
 // keyedCall is a call carrying a request_id, retried as Edit's are.
 func keyedCall[Req, Resp any](ctx context.Context, c *Client, req Req, call func(context.Context, Req, ...grpc.CallOption) (Resp, error)) (Resp, error) {
 	ctx, cancel := c.callCtx(ctx)

@@ -34,6 +34,10 @@ type Error struct {
 	// in order; the error's Code and Reason are the first one's. The
 	// Edits and Stale entries of a change carry its ChangeIndex.
 	Changes []*hashlinev1.ChangeError
+	// Later lists the later changes a refused Revert met (REVERT_CONFLICT),
+	// oldest first: their ids, agents and paths. Stale then holds the lines
+	// as they are now, with fresh tags.
+	Later []*hashlinev1.LaterChange
 	// RetryDelay is how long to wait before trying again, when the server
 	// said (RATE_LIMITED); zero otherwise.
 	RetryDelay time.Duration
@@ -141,6 +145,8 @@ func FromStatus(err error) error {
 			e.Stale = append(e.Stale, d)
 		case *hashlinev1.ChangeError:
 			e.Changes = append(e.Changes, d)
+		case *hashlinev1.LaterChange:
+			e.Later = append(e.Later, d)
 		case *hashlinev1.RetryInfo:
 			e.RetryDelay = d.GetRetryDelay().AsDuration()
 		}

@@ -55,3 +55,24 @@ func TestFromStatusDecodesEveryReason(t *testing.T) {
 		}
 	}
 }
+
+// A REVERT_CONFLICT decodes to an *Error (not a StaleRefError: it is no
+// stale reference of the caller's) with the later changes and the lines.
+func TestFromStatusDecodesARevertConflict(t *testing.T) {
+	st, err := status.New(codes.Aborted, "reverting c1-0000000a would undo what later changes wrote").WithDetails(
+		protoadapt.MessageV1Of(&hashlinev1.ErrorInfo{Reason: "REVERT_CONFLICT", Domain: "hashline.v1"}),
+		protoadapt.MessageV1Of(&hashlinev1.LaterChange{ChangeId: "c2-0000000a", Agent: "bob", Path: "f.txt"}),
+		protoadapt.MessageV1Of(&hashlinev1.StaleRef{Line: 3, Fresh: []string{"3:ab|bob's"}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := client.FromStatus(st.Err())
+	var e *client.Error
+	var stale client.StaleRefError
+	if !errors.Is(got, client.ErrRevertConflict) || !errors.As(got, &e) || errors.As(got, &stale) {
+		t.Fatalf("decoded %#v", got)
+	}
+	if len(e.Later) != 1 || e.Later[0].GetChangeId() != "c2-0000000a" || e.Later[0].GetAgent() != "bob" || len(e.Stale) != 1 {
+		t.Fatalf("later %v, stale %v", e.Later, e.Stale)
+	}
+}

@@ -181,6 +181,19 @@ func FormatHistory(r *hashlinev1.HistoryResponse, diff bool) string {
 	return render.History(r, render.Options{Face: render.Client, Diff: diff})
 }
 
+// FormatRevert renders a revert: what it changed (or, dry, would change),
+// each file as FormatApply renders it, its warnings, then a line naming
+// the change reverted and the revert's own id.
+//
+//	Updated main.go (4 lines, version v2-…). Lines after 3 moved up 1 by this edit.
+//	Rebased from version v2-…
+//	 2:16|	println("hi")
+//	-	println("hello")
+//	Reverted c3-9f3a11be as c5-9f3a11be (a Revert of c5-9f3a11be undoes this).
+func FormatRevert(r *hashlinev1.RevertResponse) string {
+	return render.Revert(r, render.Options{Face: render.Client})
+}
+
 // FormatBlame renders a Blame page: a header as FormatRead's, then per
 // line the change that last wrote it (id, agent, date; "-" for a line
 // older than the history) and the tagged line.

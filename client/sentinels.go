@@ -103,6 +103,8 @@ var (
 	ErrSyntaxError = sentinel(hashlinev1.ErrorReason_ERROR_REASON_SYNTAX_ERROR)
 	// ErrWrongWorkspace matches reason WRONG_WORKSPACE, which comes with code FailedPrecondition.
 	ErrWrongWorkspace = sentinel(hashlinev1.ErrorReason_ERROR_REASON_WRONG_WORKSPACE)
+	// ErrNotRevertible matches reason NOT_REVERTIBLE, which comes with code FailedPrecondition.
+	ErrNotRevertible = sentinel(hashlinev1.ErrorReason_ERROR_REASON_NOT_REVERTIBLE)
 )
 
 // sentinels is every sentinel by its reason.
@@ -152,4 +154,5 @@ var sentinels = map[hashlinev1.ErrorReason]*Error{
 	hashlinev1.ErrorReason_ERROR_REASON_REVERT_CONFLICT:     ErrRevertConflict,
 	hashlinev1.ErrorReason_ERROR_REASON_SYNTAX_ERROR:        ErrSyntaxError,
 	hashlinev1.ErrorReason_ERROR_REASON_WRONG_WORKSPACE:     ErrWrongWorkspace,
+	hashlinev1.ErrorReason_ERROR_REASON_NOT_REVERTIBLE:      ErrNotRevertible,
 }

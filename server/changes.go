@@ -321,8 +321,13 @@ func applyRequest(req *hashlinev1.ApplyRequest) *engine.ApplyRequest {
 }
 
 func applyResponse(r *engine.ApplyResult) *hashlinev1.ApplyResponse {
-	resp := &hashlinev1.ApplyResponse{DryRun: r.DryRun, ChangeSet: r.ChangeSet, Results: make([]*hashlinev1.ChangeResult, len(r.Results))}
-	for i, res := range r.Results {
+	return &hashlinev1.ApplyResponse{DryRun: r.DryRun, ChangeSet: r.ChangeSet, Results: changeResults(r.Results)}
+}
+
+// changeResults are the results of a set's changes (Apply's, Revert's).
+func changeResults(rs []engine.ChangeResult) []*hashlinev1.ChangeResult {
+	out := make([]*hashlinev1.ChangeResult, len(rs))
+	for i, res := range rs {
 		c := &hashlinev1.ChangeResult{}
 		switch res := res.(type) {
 		case *engine.EditResult:
@@ -334,7 +339,7 @@ func applyResponse(r *engine.ApplyResult) *hashlinev1.ApplyResponse {
 		case *engine.MoveResult:
 			c.Result = &hashlinev1.ChangeResult_Move{Move: moveResponse(res)}
 		}
-		resp.Results[i] = c
+		out[i] = c
 	}
-	return resp
+	return out
 }

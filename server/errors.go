@@ -73,6 +73,8 @@ const (
 	ReasonMalformedChangeID = hashlinev1.ErrorReason_ERROR_REASON_MALFORMED_CHANGE_ID
 	ReasonUnknownChange     = hashlinev1.ErrorReason_ERROR_REASON_UNKNOWN_CHANGE
 	ReasonChangeExpired     = hashlinev1.ErrorReason_ERROR_REASON_CHANGE_EXPIRED
+	ReasonRevertConflict    = hashlinev1.ErrorReason_ERROR_REASON_REVERT_CONFLICT
+	ReasonNotRevertible     = hashlinev1.ErrorReason_ERROR_REASON_NOT_REVERTIBLE
 	// The syntax check, strict (engine/syntax.go).
 	ReasonSyntaxError = hashlinev1.ErrorReason_ERROR_REASON_SYNTAX_ERROR
 )
@@ -129,8 +131,11 @@ func toStatus(err error) error {
 		repE  *engine.RepeatedNoChangeError
 		setE  *engine.ChangeSetError
 		synE  *engine.SyntaxError
+		revE  *engine.RevertConflictError
 	)
 	switch {
+	case errors.As(err, &revE):
+		return revertConflictStatus(revE)
 	case errors.As(err, &setE):
 		return changeSetStatus(setE)
 	case errors.As(err, &repE) && errors.As(err, &stale):
@@ -216,6 +221,7 @@ var workspaceErrors = []struct {
 	{history.ErrMalformed, ReasonMalformedChangeID},
 	{history.ErrUnknown, ReasonUnknownChange},
 	{history.ErrExpired, ReasonChangeExpired},
+	{engine.ErrNotRevertible, ReasonNotRevertible},
 	// Grep reports a missing search path as the fs error itself.
 	{fs.ErrNotExist, ReasonNotFound},
 }
@@ -377,6 +383,39 @@ func conflictStatus(e *versions.ConflictError) error {
 		}))
 	}
 	return withDetails(status.New(reasonCode(ReasonStaleRef), e.Error()), details...)
+}
+
+// revertConflictStatus is the REVERT_CONFLICT status of a revert that met
+// later changes: metadata changeId (the change it would undo), one
+// LaterChange per later change, and, for lines later changes rewrote, one
+// StaleRef per conflicting line with the lines as they are now (fresh
+// tags); change_index is the file's place in the change reverted.
+func revertConflictStatus(e *engine.RevertConflictError) error {
+	details := []protoadapt.MessageV1{errorInfo(ReasonRevertConflict,
+		map[string]string{"changeId": e.ID, "laterChanges": strconv.Itoa(len(e.Later))})}
+	for _, l := range e.Later {
+		details = append(details, protoadapt.MessageV1Of(&hashlinev1.LaterChange{ChangeId: l.ID, Agent: l.Agent, Path: l.Path}))
+	}
+	for _, f := range e.Files {
+		if f.Lines == nil {
+			continue
+		}
+		for _, c := range f.Lines.Conflicts {
+			details = append(details, protoadapt.MessageV1Of(&hashlinev1.StaleRef{
+				EditIndex:      int32(c.EditIndex),
+				Ref:            strings.TrimSpace(c.Ref),
+				Line:           int32(c.Line),
+				ExpectedHash:   c.ExpectedHash,
+				ActualHash:     c.ActualHash,
+				CurrentLine:    c.CurrentLine,
+				Fresh:          taggedStrings(c.Fresh),
+				CurrentVersion: f.Lines.CurrentVersion,
+				Reason:         staleReason(c.Reason),
+				ChangeIndex:    int32(f.Index),
+			}))
+		}
+	}
+	return withDetails(status.New(reasonCode(ReasonRevertConflict), e.Error()), details...)
 }
 
 // newStatus is the status of reason, with its code, the message msg and

@@ -208,7 +208,7 @@ func TestHistoryAndBlameUnderTokens(t *testing.T) {
 			t.Errorf("Blame of a file outside its prefixes: %v", err)
 		}
 		// A revert of a change outside its prefixes is refused before
-		// anything else; one inside reaches the (not yet served) call.
+		// anything else; one inside is made.
 		var secret, inside string
 		for _, h := range e.history(withToken(e.ctx, writerToken), &hashlinev1.HistoryRequest{}) {
 			switch h.GetFiles()[0].GetPath() {
@@ -221,8 +221,15 @@ func TestHistoryAndBlameUnderTokens(t *testing.T) {
 		if _, err := e.c.RPC().Revert(ctx, &hashlinev1.RevertRequest{ChangeId: secret}); codeOf(err) != codes.PermissionDenied || !strings.Contains(err.Error(), "may not access secret/key.txt") {
 			t.Errorf("Revert of a change outside its prefixes: %v", err)
 		}
-		if _, err := e.c.RPC().Revert(ctx, &hashlinev1.RevertRequest{ChangeId: inside}); codeOf(err) != codes.Unimplemented {
-			t.Errorf("Revert of a change inside its prefixes: %v", err)
+		r, err := e.c.RPC().Revert(ctx, &hashlinev1.RevertRequest{ChangeId: inside})
+		if err != nil || r.GetReverted() != inside || r.GetChangeId() == "" {
+			t.Errorf("Revert of a change inside its prefixes: %v, %v", r, err)
+		}
+		if got := e.read("src/a.go"); got != "package a\n" {
+			t.Errorf("src/a.go after the revert of the change made outside: %q", got)
+		}
+		if got := e.read("secret/key.txt"); got != "k\nchanged outside\n" {
+			t.Errorf("secret/key.txt: %q", got)
 		}
 	})
 }

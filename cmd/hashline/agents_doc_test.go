@@ -32,6 +32,12 @@ const docsPath = "../../docs/agents.md"
 // by the test server's address); a heredoc (<<'EOF' ... EOF) is stdin. The
 // output is stdout then stderr, and "(exit N)" when N is not 0. With
 // -update the outputs in the file are rewritten from the real runs.
+//
+// Change ids (c3-9f3a11be) carry the number of the server's history,
+// random per server, and hashline log prints times: the doc writes every
+// id with the number docLog and every time as docTime, and the test reads
+// a command's ids and prints its output so (the server's number is learned
+// from the first id an output shows).
 type docExample struct {
 	Files    map[string]string `json:"files"`
 	Continue bool              `json:"continue"`
@@ -47,6 +53,32 @@ type docCommand struct {
 }
 
 var markerRE = regexp.MustCompile(`^<!-- example (\{.*\}) -->$`)
+
+// docLog and docTime stand for the history's number in change ids and for
+// times, in the doc's examples.
+const (
+	docLog  = "9f3a11be"
+	docTime = "2026-03-01T09:02:00Z"
+)
+
+// asDocumented writes out, a command's output, with the doc's change ids
+// and times; log is the server's history number ("" until one is seen).
+func asDocumented(out string, log *string) string {
+	if *log == "" {
+		if id := changeIDRE.FindString(out); id != "" {
+			*log = id[strings.IndexByte(id, '-')+1:]
+		}
+	}
+	if *log != "" {
+		out = changeIDRE.ReplaceAllStringFunc(out, func(id string) string { return strings.Replace(id, "-"+*log, "-"+docLog, 1) })
+	}
+	return stampRE.ReplaceAllStringFunc(out, func(t string) string {
+		if strings.Contains(t, "T") {
+			return docTime
+		}
+		return docTime[:10]
+	})
+}
 
 func parseDoc(t *testing.T, lines []string) []*docExample {
 	t.Helper()
@@ -243,11 +275,12 @@ func TestAgentsDoc(t *testing.T) {
 	if len(examples) < 4 {
 		t.Fatalf("%s has %d tested examples, want the read/edit/stale/retry walk-through and more", docsPath, len(examples))
 	}
-	var dir, addr string
+	var dir, addr, log string
 	for n, ex := range examples {
 		if !ex.Continue || dir == "" {
 			dir = t.TempDir()
 			addr = startServer(t, dir)
+			log = ""
 		}
 		writeFiles(t, dir, ex.Files)
 		for i := range ex.cmds {
@@ -259,6 +292,11 @@ func TestAgentsDoc(t *testing.T) {
 			var cmd *exec.Cmd
 			switch words[0] {
 			case "hashline":
+				for j, w := range words {
+					if log != "" && changeIDRE.MatchString(w) {
+						words[j] = strings.ReplaceAll(w, "-"+docLog, "-"+log)
+					}
+				}
 				cmd = exec.Command(hashlineBin, words[1:]...)
 				cmd.Env = append(cleanEnv(), "HASHLINE_SERVER="+addr)
 			case "grpcurl":
@@ -281,7 +319,7 @@ func TestAgentsDoc(t *testing.T) {
 			} else if err != nil {
 				t.Fatalf("example %d: %q: %v", n+1, c.line, err)
 			}
-			got := stdout.String() + stderr.String()
+			got := asDocumented(stdout.String()+stderr.String(), &log)
 			if words[0] == "grpcurl" {
 				got = normalizeGRPCurl(stdout.String(), stderr.String())
 			}

@@ -74,3 +74,66 @@ func TestLogAndBlame(t *testing.T) {
 		})
 	}
 }
+
+// TestRevert: hashline revert undoes one agent's change and keeps
+// another's, undoes its own revert, refuses one a later change is in the
+// way of (exit 5, the lines shown), and plans without writing with
+// --dry-run.
+func TestRevert(t *testing.T) {
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFiles(t, dir, map[string]string{"main.go": mainGo})
+			env, extra := m.setup(t, dir)
+			run := binary(t, dir, env, extra)
+			newest := func() string {
+				t.Helper()
+				stdout, stderr, code := run([]string{"log", "--limit", "1"}, "")
+				id := changeIDRE.FindString(stdout)
+				if code != 0 || id == "" {
+					t.Fatalf("log: exit %d\n%s%s", code, stdout, stderr)
+				}
+				return id
+			}
+			var b strings.Builder
+			b.WriteString(record(t, dir, run, []step{
+				cli("read", "--agent", "alice", "main.go"),
+				cli("edit", "--agent", "alice", "main.go", "--replace", "4:16", "--text", "\tprintln(\"hello\")"),
+			}))
+			alice := newest()
+			b.WriteString(record(t, dir, run, []step{
+				cli("read", "--agent", "bob", "main.go"),
+				cli("edit", "--agent", "bob", "main.go", "--append", "--text", "// bob"),
+				cli("revert", alice, "--dry-run"),
+				dump("main.go"),
+				cli("revert", "--agent", "alice", alice),
+				dump("main.go"),
+				cli("log"),
+			}))
+			revert := newest()
+			b.WriteString(record(t, dir, run, []step{
+				cli("revert", "--agent", "alice", revert),
+				dump("main.go"),
+			}))
+			redo := newest()
+			b.WriteString(record(t, dir, run, []step{
+				cli("read", "--agent", "bob", "main.go"),
+				cli("edit", "--agent", "bob", "main.go", "--replace", "4:d4", "--text", "\tprintln(\"hello, bob\")"),
+				cli("revert", "--agent", "alice", redo),
+				dump("main.go"),
+				cli("revert", "c0-0"),
+				cli("revert"),
+			}))
+			golden(t, "revert", sameLog(b.String()))
+
+			stdout, _, code := run([]string{"revert", alice, "--dry-run", "--json"}, "")
+			if code != 5 {
+				t.Errorf("revert --json of a change bob's line is in the way of: exit %d\n%s", code, stdout)
+			}
+			stdout, _, code = run([]string{"revert", newest(), "--dry-run", "--json"}, "")
+			if code != 0 || !strings.Contains(stdout, `"reverted"`) || !strings.Contains(stdout, `"dryRun": true`) {
+				t.Errorf("revert --dry-run --json: exit %d\n%s", code, stdout)
+			}
+		})
+	}
+}

@@ -23,7 +23,8 @@ const (
 	exitError = 1
 	exitUsage = 2
 	// exitStale is the convention shell agents already use for a stale
-	// reference: re-read (or use the fresh tags printed) and retry.
+	// reference: re-read (or use the fresh tags printed) and retry. A
+	// revert that met a later change is one too: the lines have moved on.
 	exitStale = 5
 )
 
@@ -106,8 +107,9 @@ exit codes:
   1  any other error (the message says which and what to do)
   2  usage error: bad command, flag or argument
   5  stale: a reference or version no longer matches the file (STALE_REF,
-     VERSION_MISMATCH); the current lines are printed on stderr with ">>>"
-     on the changed ones: retry with those tags (or read again)
+     VERSION_MISMATCH), or a revert met a later change (REVERT_CONFLICT);
+     the current lines are printed on stderr with ">>>" on the changed
+     ones: retry with those tags (or read again)
 
 The connection flags may also come before the command:
   hashline --server ADDR read FILE

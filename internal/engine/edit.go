@@ -32,6 +32,11 @@ type EditRequest struct {
 	// StrictSyntax refuses the edit, with a *SyntaxError, when it would
 	// introduce syntax errors, whatever the engine's mode (WithSyntax).
 	StrictSyntax bool
+
+	// revert, set by Revert, makes the edit the inverse of a change's
+	// hunks, built and rebased under the file's lock (revert.go): Edits
+	// are then none.
+	revert *revertEdit
 }
 
 // EditResult is what an Edit did (or, with DryRun, would do).
@@ -144,12 +149,19 @@ func (s *Engine) planEdit(ctx context.Context, p *editPlan, rel, key string) err
 	h := s.opts.hasher
 	agent := Agent(ctx)
 	hist := s.views.History(agent, key)
-	if i := needsRead(edits); s.opts.requireRead && len(hist) == 0 && i >= 0 {
+	// A revert's references are the change's, not lines the agent read.
+	if i := needsRead(edits); s.opts.requireRead && len(hist) == 0 && i >= 0 && req.revert == nil {
 		return &NotReadError{Path: f.Path, Agent: agent, Edit: i, Op: edits[i].Op}
 	}
 	s.known(key, f.Version, doc, exactText(f.Encoding)) // a base for whoever reads it next
+	var rb *rebased
 	span := s.startRebase(ctx, f.Path, req.BaseVersion, f.Version)
-	rb, err := s.rebase(req.BaseVersion, f, doc, agent, key, hist, edits)
+	if req.revert != nil {
+		edits, rb, err = s.revertRebase(req.revert, f, doc)
+		req.Edits = edits
+	} else {
+		rb, err = s.rebase(req.BaseVersion, f, doc, agent, key, hist, edits)
+	}
 	endRebase(span, rb, err)
 	if err != nil {
 		return s.refused(agent, key, f.Version, staleContext(err, doc, h, context))

@@ -23,7 +23,7 @@ import (
 
 // ErrHistoryOff is History's and Blame's refusal by an engine that keeps
 // no change history (one made with New without WithHistory).
-var ErrHistoryOff = errors.New("this server keeps no change history, so it cannot list changes or say who wrote a line; an engine started by hashlined (engine.Open) keeps one in its state directory")
+var ErrHistoryOff = errors.New("this server keeps no change history, so it cannot list changes, say who wrote a line or revert a change; an engine started by hashlined (engine.Open) keeps one in its state directory")
 
 // Bounds of History.
 const (

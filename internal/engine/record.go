@@ -71,7 +71,8 @@ func (s *Engine) recordSet(ctx context.Context, changes []*change) context.Conte
 	if len(c.Files) == 0 {
 		return ctx
 	}
-	id, _ := s.record(ctx, c)
+	id, _ := s.record(ctx, asRevert(ctx, c))
+	revertRecorded(ctx, id)
 	return withChangeID(ctx, id)
 }
 

@@ -714,3 +714,53 @@ func appendSpan(out []span, n span) []span {
 	}
 	return append(out, n)
 }
+
+// Since returns the changes logged after the change id that touched path,
+// as a file's path or as the path a file moved from, oldest first, with
+// their hunks' lines: what happened at the path since that change, which
+// a revert of it has to get past. complete is false when changes after id
+// were lost to a damaged history file, which may have touched the path
+// too. id must be a change of this log that it still holds.
+func (l *Log) Since(id ID, path string) (changes []Change, complete bool, err error) {
+	if !validPath(path) {
+		return nil, false, fmt.Errorf("history: %q: want a clean relative path inside the workspace", path)
+	}
+	l.mu.RLock()
+	if l.closed {
+		l.mu.RUnlock()
+		return nil, false, ErrClosed
+	}
+	switch {
+	case id.log != l.log || id.seq == 0 || id.seq >= l.next:
+		l.mu.RUnlock()
+		return nil, false, fmt.Errorf("%w: %s is not a change of this history", ErrUnknown, id)
+	case id.seq < l.base:
+		l.mu.RUnlock()
+		return nil, false, fmt.Errorf("%w: %s is older than the history kept", ErrExpired, id)
+	}
+	complete = true
+	for _, g := range l.gaps {
+		if g[1] > id.seq+1 {
+			complete = false
+		}
+	}
+	list := l.paths[path]
+	i, _ := slices.BinarySearch(list, id.seq+1)
+	var locs []loc
+	for _, seq := range list[i:] {
+		if lc, ok := l.locLocked(seq); ok {
+			locs = append(locs, lc)
+		} else {
+			complete = false
+		}
+	}
+	l.mu.RUnlock()
+	if len(locs) == 0 {
+		return nil, complete, nil
+	}
+	changes, err = l.readMany(locs, true)
+	if err != nil {
+		return nil, false, err
+	}
+	return changes, complete, nil
+}

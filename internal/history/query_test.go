@@ -233,3 +233,63 @@ func TestHistoryRefusesAPageTokenOfAnotherQuery(t *testing.T) {
 		}
 	}
 }
+
+// TestSinceListsEveryLaterChangeOfAPath: Since gives, oldest first and
+// with their lines, exactly the changes after the one named that touched
+// the path, as a file's path or the path it moved from (checked against a
+// walk of every change logged), and refuses ids the log cannot name.
+func TestSinceListsEveryLaterChangeOfAPath(t *testing.T) {
+	t.Parallel()
+	l := openLog(t, t.TempDir(), Options{})
+	s := newSim(t, l, 11)
+	s.preexisting("a.go", 8)
+	s.preexisting("b.go", 8)
+	for range 300 {
+		s.randomChange([]string{"x", "y"})
+	}
+	paths := map[string]bool{}
+	for _, c := range s.logged {
+		for _, f := range c.Files {
+			paths[f.Path] = true
+			if f.From != "" {
+				paths[f.From] = true
+			}
+		}
+	}
+	for i := 0; i < len(s.logged); i += 7 {
+		after := s.logged[i]
+		for p := range paths {
+			var want []uint64
+			for _, c := range s.logged[i+1:] {
+				if slices.ContainsFunc(c.Files, func(f File) bool { return f.Path == p || f.From == p }) {
+					want = append(want, c.ID.seq)
+				}
+			}
+			got, complete, err := l.Since(after.ID, p)
+			if err != nil || !complete {
+				t.Fatalf("Since(%s, %s): complete %v, %v", after.ID, p, complete, err)
+			}
+			if !slices.Equal(ids(got), want) {
+				t.Fatalf("Since(%s, %s) = %v, want %v", after.ID, p, ids(got), want)
+			}
+			for _, c := range got {
+				for _, f := range c.Files {
+					for _, h := range f.Hunks {
+						if !c.LinesOmitted && (len(h.Removed) != h.A1-h.A0 || len(h.Added) != h.B1-h.B0) {
+							t.Fatalf("change %s of %s came without its lines: %+v", c.ID, f.Path, h)
+						}
+					}
+				}
+			}
+		}
+	}
+	last := s.logged[len(s.logged)-1]
+	if got, _, err := l.Since(last.ID, "a.go"); err != nil || len(got) != 0 {
+		t.Errorf("Since the newest change: %v, %v", ids(got), err)
+	}
+	for _, id := range []ID{{seq: last.ID.seq + 1, log: last.ID.log}, {seq: 1, log: last.ID.log + 1}} {
+		if _, _, err := l.Since(id, "a.go"); !errors.Is(err, ErrUnknown) {
+			t.Errorf("Since(%s) = %v, want ErrUnknown", id, err)
+		}
+	}
+}

@@ -1,8 +1,9 @@
 // Package mcp serves the hashline service to MCP clients (Claude Desktop,
 // Cursor, any client of the Model Context Protocol) as tools: read_file,
-// edit_file, write_file and grep, and delete_file and move_file
-// (files.go), where edit_file also takes edits for several files, made
-// all or nothing by one Apply.
+// edit_file, write_file and grep, delete_file and move_file (files.go),
+// where edit_file also takes edits for several files, made all or nothing
+// by one Apply, and undo (undo.go), which reverts the caller's own last
+// change, or one it names, over the changes made since.
 //
 // The tools follow the argument shapes of the published hashline MCP server
 // (mcp-hashline-edit-server 0.2.0): read_file takes path, offset and limit;

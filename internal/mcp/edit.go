@@ -61,7 +61,7 @@ type editItem struct {
 }
 
 type setLineOp struct {
-	Anchor  string `json:"anchor" jsonschema:"LINE:HASH"`
+	Anchor  string `json:"anchor"`
 	NewText string `json:"new_text"`
 }
 
@@ -70,19 +70,19 @@ type setLineOp struct {
 // the start would write them over one line and keep the rest (set_line is
 // the one-line form).
 type replaceLinesOp struct {
-	StartAnchor string `json:"start_anchor" jsonschema:"LINE:HASH"`
-	EndAnchor   string `json:"end_anchor" jsonschema:"LINE:HASH"`
+	StartAnchor string `json:"start_anchor"`
+	EndAnchor   string `json:"end_anchor"`
 	NewText     string `json:"new_text"`
 }
 
 type insertOp struct {
-	Anchor string `json:"anchor" jsonschema:"LINE:HASH"`
+	Anchor string `json:"anchor"`
 	Text   string `json:"text"`
 }
 
 type deleteOp struct {
-	StartAnchor string `json:"start_anchor" jsonschema:"LINE:HASH"`
-	EndAnchor   string `json:"end_anchor,omitempty" jsonschema:"LINE:HASH"`
+	StartAnchor string `json:"start_anchor"`
+	EndAnchor   string `json:"end_anchor,omitempty"`
 }
 
 type textOp struct {
@@ -131,7 +131,6 @@ func editSchema() (*jsonschema.Schema, *editjson.Vocabulary) {
 	}
 	edits.Type, edits.Types = "", []string{"array", "object", "string"}
 	item.AdditionalProperties = nil
-	item.Description = "Exactly one of: " + strings.Join(editVariants, ", ")
 	file := s.Properties["files"].Items
 	file.Required = []string{"path", "edits"}
 	file.AdditionalProperties = nil

@@ -23,6 +23,7 @@ func TestToolsFollowThePublishedShapes(t *testing.T) {
 		"list_directory": {"path", "recursive", "glob", "hidden", "page_token"},
 		"delete_file":    {"path"},
 		"move_file":      {"from", "to", "overwrite"},
+		"undo":           {"change_id"},
 	}
 	var items map[string]any
 	for tool, err := range s.cs.Tools(s.ctx, nil) {

@@ -63,6 +63,7 @@ func New(c *client.Client, opts ...Option) *sdk.Server {
 	sdk.AddTool(s, &sdk.Tool{Name: "grep", Description: grepDescription, Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}}, t.grep)
 	sdk.AddTool(s, &sdk.Tool{Name: "list_directory", Description: listDescription, Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}}, t.list)
 	addFileTools(s, t)
+	sdk.AddTool(s, &sdk.Tool{Name: "undo", Description: undoDescription}, t.undo)
 	return s
 }
 
@@ -85,17 +86,22 @@ type tools struct {
 
 // ctx names the calling agent for the server.
 func (t *tools) ctx(ctx context.Context, req *sdk.CallToolRequest) context.Context {
-	agent := t.agent
-	if agent == "" {
-		agent = "mcp/"
-		if req != nil && req.Session != nil {
-			if p := req.Session.InitializeParams(); p != nil && p.ClientInfo != nil && p.ClientInfo.Name != "" {
-				agent += p.ClientInfo.Name + "/"
-			}
-		}
-		agent += t.tag
+	return metadata.AppendToOutgoingContext(ctx, client.AgentMetadataKey, t.agentName(req))
+}
+
+// agentName is the name the calls of req's session are made as
+// (WithAgent).
+func (t *tools) agentName(req *sdk.CallToolRequest) string {
+	if t.agent != "" {
+		return t.agent
 	}
-	return metadata.AppendToOutgoingContext(ctx, client.AgentMetadataKey, agent)
+	agent := "mcp/"
+	if req != nil && req.Session != nil {
+		if p := req.Session.InitializeParams(); p != nil && p.ClientInfo != nil && p.ClientInfo.Name != "" {
+			agent += p.ClientInfo.Name + "/"
+		}
+	}
+	return agent + t.tag
 }
 
 // textResult is a successful tool result holding text.

@@ -17,8 +17,8 @@ import (
 // readArgs are read_file's arguments: the peer's path, offset, limit, plain.
 type readArgs struct {
 	Path   string `json:"path" jsonschema:"Relative to the workspace root"`
-	Offset int    `json:"offset,omitempty" jsonschema:"First line, 1-based"`
-	Limit  int    `json:"limit,omitempty" jsonschema:"Most lines (default 2000)"`
+	Offset int    `json:"offset,omitempty"`
+	Limit  int    `json:"limit,omitempty"`
 	Plain  bool   `json:"plain,omitempty" jsonschema:"LINE|CONTENT without hashes"`
 }
 
@@ -57,7 +57,7 @@ type grepArgs struct {
 	I       bool   `json:"i,omitempty" jsonschema:"Ignore case"`
 	Pre     int    `json:"pre,omitempty" jsonschema:"Context lines before each match"`
 	Post    int    `json:"post,omitempty" jsonschema:"Context lines after each match"`
-	Limit   int    `json:"limit,omitempty" jsonschema:"Most matching lines (default 100)"`
+	Limit   int    `json:"limit,omitempty"`
 }
 
 func (t *tools) grep(ctx context.Context, req *sdk.CallToolRequest, a grepArgs) (*sdk.CallToolResult, any, error) {
@@ -165,7 +165,7 @@ func failure(doing, path string, err error) *sdk.CallToolResult {
 
 // changes reports whether failure's doing is a call that changes a file.
 func changes(doing string) bool {
-	return doing == "editing" || doing == "writing" || doing == "deleting" || doing == "moving"
+	return doing == "editing" || doing == "writing" || doing == "deleting" || doing == "moving" || doing == "undoing"
 }
 
 // int32Sat converts a number a model sent to the service's int32 fields,

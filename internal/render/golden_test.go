@@ -92,6 +92,17 @@ var kinds = map[string][]variant{
 			return Apply(decode(t, in, &hashlinev1.ApplyResponse{}), Options{Face: MCP})
 		}},
 	},
+	"revert": {
+		{"cli", func(t *testing.T, in []byte) string {
+			return Revert(decode(t, in, &hashlinev1.RevertResponse{}), Options{})
+		}},
+		{"client", func(t *testing.T, in []byte) string {
+			return Revert(decode(t, in, &hashlinev1.RevertResponse{}), Options{Face: Client})
+		}},
+		{"mcp", func(t *testing.T, in []byte) string {
+			return Revert(decode(t, in, &hashlinev1.RevertResponse{}), Options{Face: MCP})
+		}},
+	},
 	"grep": {
 		{"cli", func(t *testing.T, in []byte) string { f, s := decodeGrep(t, in); return Grep(f, s, Options{}) }},
 		{"mcp", func(t *testing.T, in []byte) string { f, s := decodeGrep(t, in); return Grep(f, s, Options{Face: MCP}) }},

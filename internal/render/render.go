@@ -532,7 +532,23 @@ func moveLine(r *hashlinev1.MoveResponse, f Face, dryRun bool) string {
 func Apply(r *hashlinev1.ApplyResponse, o Options) string {
 	var b strings.Builder
 	dry := r.GetDryRun()
-	for i, c := range r.GetResults() {
+	writeResults(&b, r.GetResults(), dry, o)
+	if o.Face == MCP {
+		return b.String()
+	}
+	n := plural(len(r.GetResults()), "change")
+	if dry {
+		fmt.Fprintf(&b, "Dry run, nothing written: the %s can be applied together.\n", n)
+	} else {
+		fmt.Fprintf(&b, "Applied %s together.\n", n)
+	}
+	return b.String()
+}
+
+// writeResults writes the changes of a set (dry: planned, not written) as
+// Apply renders them, without its closing line.
+func writeResults(b *strings.Builder, results []*hashlinev1.ChangeResult, dry bool, o Options) {
+	for i, c := range results {
 		if o.Face == MCP && i > 0 {
 			b.WriteString("\n\n")
 		}
@@ -554,15 +570,55 @@ func Apply(r *hashlinev1.ApplyResponse, o Options) string {
 		}
 		b.WriteString(end(o.Face))
 	}
+}
+
+// Revert renders a revert: what it changed (or, with dry_run, would
+// change), each file as Apply renders it, its warnings, then a line naming
+// the change reverted and the revert's own id, which a revert of its own
+// undoes.
+//
+//	Updated main.go (5 lines, version v2-…). Lines after 3 moved up 1.
+//	Rebased from version v2-…
+//	 2:16|	println("hi")
+//	-	println("hello")
+//	 3:18|}
+//	Reverted c3-9f3a11be as c5-9f3a11be (hashline revert c5-9f3a11be undoes this).
+//
+// For MCP (the undo tool) an edit's rebase is not reported: its refs were
+// the change's, not the caller's, so "your refs were rebased" would not be
+// true; and the next step is named by the tool's argument.
+func Revert(r *hashlinev1.RevertResponse, o Options) string {
+	results := r.GetResults()
 	if o.Face == MCP {
-		return b.String()
+		results = make([]*hashlinev1.ChangeResult, len(r.GetResults()))
+		for i, c := range r.GetResults() {
+			results[i] = c
+			if e := c.GetEdit(); e.GetRebasedFrom() != "" {
+				e = proto.CloneOf(e)
+				e.RebasedFrom, e.Moved = "", nil
+				results[i] = &hashlinev1.ChangeResult{Result: &hashlinev1.ChangeResult_Edit{Edit: e}}
+			}
+		}
 	}
-	n := plural(len(r.GetResults()), "change")
-	if dry {
-		fmt.Fprintf(&b, "Dry run, nothing written: the %s can be applied together.\n", n)
-	} else {
-		fmt.Fprintf(&b, "Applied %s together.\n", n)
+	var b strings.Builder
+	writeResults(&b, results, r.GetDryRun(), o)
+	if o.Face == MCP && len(results) > 0 {
+		b.WriteString("\n\n")
 	}
+	for _, w := range r.GetWarnings() {
+		fmt.Fprintf(&b, "warning: %s\n", w)
+	}
+	switch {
+	case r.GetDryRun():
+		fmt.Fprintf(&b, "Dry run, nothing written: reverting %s would make the changes above.", r.GetReverted())
+	case o.Face == MCP:
+		fmt.Fprintf(&b, "Undid %s. This undo is change %s: undo with that change_id to redo.", r.GetReverted(), r.GetChangeId())
+	case o.Face == Client:
+		fmt.Fprintf(&b, "Reverted %s as %s (a Revert of %s undoes this).", r.GetReverted(), r.GetChangeId(), r.GetChangeId())
+	default:
+		fmt.Fprintf(&b, "Reverted %s as %s (hashline revert %s undoes this).", r.GetReverted(), r.GetChangeId(), r.GetChangeId())
+	}
+	b.WriteString(end(o.Face))
 	return b.String()
 }
 

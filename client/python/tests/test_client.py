@@ -263,6 +263,42 @@ class CallsTest(unittest.TestCase):
         with self.assertRaises(ValueError):
             self.c.apply([{"edit": {"path": a}, "write": {"path": a, "content": ""}}])
 
+    def test_revert_keeps_another_agents_change_and_refuses_one_in_its_way(self):
+        p = self.new_file("one\ntwo\nthree\nfour\nfive\n")
+        other = Client(self.server.addr, agent="py-other")
+        self.addCleanup(other.close)
+        r = self.c.read(p)
+        self.c.edit(p, [edits.replace(r.lines[1], "TWO")])
+        mine = self.c.history(p, max_entries=1).entries[0].change_id
+        o = other.read(p)
+        other.edit(p, [edits.replace(o.lines[4], "FIVE")])
+        theirs = self.c.history(p, max_entries=1).entries[0].change_id
+
+        dry = self.c.revert(mine, dry_run=True)
+        self.assertTrue(dry.dry_run)
+        self.assertIn("-TWO", dry.results[0].edit.tagged_diff)
+        self.assertEqual(self.server.read_file(p), "one\nTWO\nthree\nfour\nFIVE\n")
+
+        resp = self.c.revert(mine)
+        self.assertEqual(resp.reverted, mine)
+        self.assertEqual(self.server.read_file(p), "one\ntwo\nthree\nfour\nFIVE\n")
+        h = self.c.history(p, max_entries=1).entries[0]
+        self.assertEqual((h.change_id, h.reverts, h.agent), (resp.change_id, mine, "py-test"))
+
+        # A later edit of line 5 is in the way of undoing the other agent's
+        # change: refused, naming it, and nothing is written.
+        now = self.c.read(p)
+        self.c.edit(p, [edits.replace(now.lines[4], "5")])
+        latest = self.c.history(p, max_entries=1).entries[0].change_id
+        with self.assertRaises(HashlineError) as cm:
+            other.revert(theirs)
+        e = cm.exception
+        self.assertTrue(e.has_reason(ErrorReason.ERROR_REASON_REVERT_CONFLICT), e)
+        self.assertEqual(e.code, grpc.StatusCode.ABORTED)
+        self.assertEqual([(l.change_id, l.agent, l.path) for l in e.later], [(latest, "py-test", p)])
+        self.assertTrue(any(f.endswith("|5") for s in e.stale for f in s.fresh))
+        self.assertEqual(self.server.read_file(p), "one\ntwo\nthree\nfour\n5\n")
+
     def test_status(self):
         s = self.c.status()
         self.assertEqual(os.path.realpath(s.root), os.path.realpath(self.server.root))

@@ -17,6 +17,7 @@ import {
   type EditResponse,
   type GrepFile,
   type MoveResponse,
+  type RevertResponse,
   GrepRequestSchema,
   type GrepSummary,
   type Entry,
@@ -491,6 +492,14 @@ export interface HistoryOptions extends CallOptions {
   includeDiff?: boolean;
 }
 
+/** Options of revert. */
+export interface RevertOptions extends CallOptions {
+  /** Plan the revert and return its results; write nothing. */
+  dryRun?: boolean;
+  /** The idempotency key, as EditOptions.requestId. */
+  requestId?: string;
+}
+
 /** Options of blame. */
 export interface BlameOptions extends CallOptions {
   /** The first line, 1-based (default 1). */
@@ -827,6 +836,23 @@ export class HashlineClient {
   blame(path: string, opts: BlameOptions = {}): Promise<BlameResponse> {
     const { offset = 0, limit = 0, ...call } = opts;
     return retrying(this.retry, call.signal, () => this.rpc.blame({ path, offset, limit }, wholeMs(call)));
+  }
+
+  /**
+   * Undoes the change (or change set) changeId names, as history, blame and
+   * Watch events give it, rebased over every change since: the lines it
+   * wrote go back to what they were wherever they are now, and later
+   * changes stay. A later change to the same lines or paths rejects with
+   * REVERT_CONFLICT (hasReason(err, ErrorReason.REVERT_CONFLICT)):
+   * laterChanges(err) names the changes, staleRefs(err) shows the lines
+   * with fresh tags, and nothing was written. The revert is a change of
+   * its own (response.changeId), which can be reverted in turn. Retried
+   * like edit, under one request id.
+   */
+  revert(changeId: string, opts: RevertOptions = {}): Promise<RevertResponse> {
+    const { dryRun = false, requestId, ...call } = opts;
+    const req = { changeId, dryRun, requestId: requestId ?? this.requestId(dryRun) };
+    return this.keyed(req.requestId, call.signal, () => this.rpc.revert(req, wholeMs(call)));
   }
 
   /**

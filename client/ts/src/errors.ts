@@ -7,10 +7,12 @@ import {
   ErrorReasonSchema,
   GrpcCode,
   grpc_code,
+  LaterChangeSchema,
   StaleRefReason,
   StaleRefSchema,
   type EditError,
   type ErrorInfo,
+  type LaterChange,
   type StaleRef,
 } from "./gen/hashline/v1/errors_pb.js";
 
@@ -122,6 +124,18 @@ export function staleRefs(err: unknown): StaleRef[] {
     return [];
   }
   return err.findDetails(StaleRefSchema);
+}
+
+/**
+ * Decodes the LaterChange details of a refused revert (REVERT_CONFLICT):
+ * the later changes in its way, oldest first, each with its changeId,
+ * agent and path.
+ */
+export function laterChanges(err: unknown): LaterChange[] {
+  if (!(err instanceof ConnectError)) {
+    return [];
+  }
+  return err.findDetails(LaterChangeSchema);
 }
 
 /** Decodes the EditError details: one per bad edit of a refused batch. */

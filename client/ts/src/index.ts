@@ -38,6 +38,7 @@ export {
   type ListOptions,
   type HistoryOptions,
   type BlameOptions,
+  type RevertOptions,
   type DeleteOptions,
   type MoveOptions,
   type ApplyOptions,
@@ -48,6 +49,7 @@ export type { FileEditInit } from "./edits.js";
 export {
   isStaleRef,
   staleRefs,
+  laterChanges,
   staleRefReason,
   errorReason,
   hasReason,

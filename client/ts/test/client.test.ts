@@ -26,6 +26,7 @@ import {
   formatTagged,
   formatWrite,
   isStaleRef,
+  laterChanges,
   newRequestId,
   ref,
   staleRefs,
@@ -51,6 +52,7 @@ describe("against a real hashlined", () => {
       "main.go": mainGo,
       "greet.txt": "hello\nworld\n",
       "notes.txt": "keep\n",
+      "undo.txt": "one\ntwo\nthree\nfour\nfive\nsix\n",
       "win.txt": "caf\u00e9\r\nna\u00efve \u2603\r\n\u65e5\u672c\u8a9e\r\n",
       "src/a.ts": "// TODO: one\nexport const a = 1;\n",
       "src/b.ts": "export const b = 2; // todo two\n\n\n// TODO three\n",
@@ -373,6 +375,46 @@ describe("against a real hashlined", () => {
     const page = await client.blame("notes.txt", { offset: 2, limit: 1 });
     assert.equal(page.lines.length, 1);
     assert.equal(page.lines[0].changeId, e.changeId);
+  });
+
+  test("revert undoes one agent's change, keeps another's, and refuses one a later change is in the way of", async () => {
+    const other = createClient({ baseUrl: `http://${server.addr}`, agentId: "other-agent" });
+    try {
+      const mine = await client.read("undo.txt");
+      await client.edit("undo.txt", [edits.replace(ref(mine.lines[1]), "TWO")]);
+      const id = (await client.history("undo.txt", { maxEntries: 1 })).entries[0].changeId;
+      const theirs = await other.read("undo.txt");
+      await other.edit("undo.txt", [edits.replace(ref(theirs.lines[4]), "FIVE")]);
+      const otherId = (await client.history("undo.txt", { maxEntries: 1 })).entries[0].changeId;
+
+      const dry = await client.revert(id, { dryRun: true });
+      assert.equal(dry.dryRun, true);
+      assert.equal(dry.changeId, "");
+      assert.match(dry.results[0].result.case === "edit" ? dry.results[0].result.value.taggedDiff : "", /\+2:[0-9a-f]+\|two/);
+      assert.equal(readFileSync(join(server.root, "undo.txt"), "utf8"), "one\nTWO\nthree\nfour\nFIVE\nsix\n");
+
+      const r = await client.revert(id);
+      assert.equal(r.reverted, id);
+      assert.equal(readFileSync(join(server.root, "undo.txt"), "utf8"), "one\ntwo\nthree\nfour\nFIVE\nsix\n");
+      const h = (await client.history("undo.txt", { maxEntries: 1 })).entries[0];
+      assert.deepEqual([h.changeId, h.kind, h.reverts, h.agent], [r.changeId, ChangeKind.REVERT, id, "ts-agent"]);
+
+      // A later edit of line 5 is in the way of undoing the other agent's
+      // change: refused, naming it, and nothing is written.
+      const now = await client.read("undo.txt");
+      await client.edit("undo.txt", [edits.replace(ref(now.lines[4]), "5")]);
+      const latest = (await client.history("undo.txt", { maxEntries: 1 })).entries[0].changeId;
+      const err = await rejection(() => other.revert(otherId));
+      assert.ok(hasReason(err, ErrorReason.REVERT_CONFLICT), String(err));
+      assert.deepEqual(
+        laterChanges(err).map((l) => [l.changeId, l.agent, l.path]),
+        [[latest, "ts-agent", "undo.txt"]],
+      );
+      assert.ok(staleRefs(err).some((s) => s.fresh.some((f) => f.endsWith("|5"))));
+      assert.equal(readFileSync(join(server.root, "undo.txt"), "utf8"), "one\ntwo\nthree\nfour\n5\nsix\n");
+    } finally {
+      other.close();
+    }
   });
 });
 

@@ -594,6 +594,32 @@ class Client:
                                         request_id=self._request_id(request_id, dry_run))
         return self._change(self._stub.Apply, req, timeout)
 
+    def revert(self, change_id: str, *, dry_run: bool = False, request_id: Optional[str] = None,
+               timeout: Optional[float] = None) -> hashline_pb2.RevertResponse:
+        """Undoes the change (or change set) change_id names, as history,
+        Blame and Watch events give it, rebased over every change since: the
+        lines it wrote go back to what they were wherever they are now, and
+        later changes stay. A later change to the same lines or paths
+        raises a HashlineError with reason REVERT_CONFLICT, whose later
+        names the changes and stale shows the lines with fresh tags; nothing
+        was written. The revert is a change of its own (change_id of the
+        response), which can be reverted in turn. Retried like edit."""
+        req = hashline_pb2.RevertRequest(change_id=change_id, dry_run=dry_run,
+                                         request_id=self._request_id(request_id, dry_run))
+        return self._change(self._stub.Revert, req, timeout)
+
+    def history(self, path: str = "", *, agent: str = "", max_entries: int = 0, page_token: str = "",
+                include_diff: bool = False, timeout: Optional[float] = None) -> hashline_pb2.HistoryResponse:
+        """Lists a page of the change history of a file (followed back
+        through its moves), a directory or ("") the whole workspace, newest
+        first: each entry's change_id (what revert takes), agent, time, kind
+        and files; with include_diff each file's lines as a tagged diff.
+        When next_page_token is set, pass it as page_token. Retried like
+        read."""
+        req = hashline_pb2.HistoryRequest(path=path, agent=agent, max_entries=max_entries, page_token=page_token,
+                                          include_diff=include_diff)
+        return self._unary(self._stub.History, req, timeout)
+
     def grep(self, pattern: str, *, path: str = "", glob: Union[str, Sequence[str], None] = None,
              exclude_glob: Union[str, Sequence[str], None] = None, type: Union[str, Sequence[str], None] = None,  # noqa: A002
              case_insensitive: bool = False, literal: bool = False, before: Optional[int] = None,

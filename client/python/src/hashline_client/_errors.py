@@ -87,12 +87,16 @@ class HashlineError(Exception):
     """Stale references, even when another reason decided the code."""
     changes: List[errors_pb2.ChangeError]
     """Every failing change of a refused change set (apply), in order."""
+    later: List[errors_pb2.LaterChange]
+    """The later changes a refused revert met (REVERT_CONFLICT), oldest
+    first: change_id, agent and path; stale then shows the lines as they
+    are now, with fresh tags."""
     retry_delay: float
     """Seconds to wait before trying again, when the server said
     (RATE_LIMITED); 0 otherwise."""
 
     def __init__(self, code: grpc.StatusCode, message: str, reason: str = "", metadata: Optional[Dict[str, str]] = None,
-                 edits=(), stale=(), changes=(), retry_delay: float = 0.0):
+                 edits=(), stale=(), changes=(), retry_delay: float = 0.0, later=()):
         self.code = code
         self.message = message
         self.reason = reason
@@ -100,6 +104,7 @@ class HashlineError(Exception):
         self.edits = list(edits)
         self.stale = list(stale)
         self.changes = list(changes)
+        self.later = list(later)
         self.retry_delay = retry_delay
         super().__init__(str(self))
 
@@ -210,6 +215,7 @@ _DETAIL_TYPES = {
     "hashline.v1.StaleRef": errors_pb2.StaleRef,
     "hashline.v1.ChangeError": errors_pb2.ChangeError,
     "hashline.v1.RetryInfo": errors_pb2.RetryInfo,
+    "hashline.v1.LaterChange": errors_pb2.LaterChange,
 }
 
 
@@ -219,7 +225,7 @@ def from_rpc_error(err: grpc.RpcError) -> HashlineError:
     code = err.code() if hasattr(err, "code") else grpc.StatusCode.UNKNOWN
     message = (err.details() if hasattr(err, "details") else str(err)) or ""
     trailing = err.trailing_metadata() if hasattr(err, "trailing_metadata") else None
-    reason, metadata, edits, stale, changes, delay = "", {}, [], [], [], 0.0
+    reason, metadata, edits, stale, changes, later, delay = "", {}, [], [], [], [], 0.0
     for url, value in _status_details(trailing):
         cls = _DETAIL_TYPES.get(url[len(_TYPE_PREFIX):] if url.startswith(_TYPE_PREFIX) else url)
         if cls is None:
@@ -236,7 +242,9 @@ def from_rpc_error(err: grpc.RpcError) -> HashlineError:
             stale.append(d)
         elif cls is errors_pb2.ChangeError:
             changes.append(d)
+        elif cls is errors_pb2.LaterChange:
+            later.append(d)
         else:
             delay = d.retry_delay.seconds + d.retry_delay.nanos / 1e9
     cls = StaleRefError if reason == "STALE_REF" else HashlineError
-    return cls(code or grpc.StatusCode.UNKNOWN, message, reason, metadata, edits, stale, changes, delay)
+    return cls(code or grpc.StatusCode.UNKNOWN, message, reason, metadata, edits, stale, changes, delay, later)

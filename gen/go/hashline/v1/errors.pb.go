@@ -179,9 +179,11 @@ const (
 	// NOT_FOUND. A change_id the history held once and has let go (its age or
 	// byte bound): the change can no longer be shown or reverted by id.
 	ErrorReason_ERROR_REASON_CHANGE_EXPIRED ErrorReason = 42
-	// ABORTED. A revert met a later change to the same lines (or a path no
-	// longer free): the details name the later changes and show the lines
-	// with fresh tags; nothing was written.
+	// ABORTED. A revert met a later change to the same lines, or to its
+	// paths (the file moved away, deleted, changed, or another file where it
+	// would go): one LaterChange per later change and StaleRef details with
+	// the lines as they are now, fresh tags; nothing was written. Revert the
+	// later changes first, or make the change by hand with those refs.
 	ErrorReason_ERROR_REASON_REVERT_CONFLICT ErrorReason = 43
 	// FAILED_PRECONDITION. The edit or write would introduce syntax errors
 	// into the file, and strict syntax checking is on for it (the request's
@@ -197,6 +199,12 @@ const (
 	// read or written. Check the router's route for that workspace, or
 	// connect to that workspace's server.
 	ErrorReason_ERROR_REASON_WRONG_WORKSPACE ErrorReason = 45
+	// FAILED_PRECONDITION. The history holds the change a Revert names but
+	// not what it takes to undo it: its lines (a change too large for the
+	// log, a file that was not text, a change made outside the server whose
+	// earlier content the server did not hold), or the version it left, to
+	// rebase from. Make the change you want by hand.
+	ErrorReason_ERROR_REASON_NOT_REVERTIBLE ErrorReason = 46
 )
 
 // Enum value maps for ErrorReason.
@@ -248,6 +256,7 @@ var (
 		43: "ERROR_REASON_REVERT_CONFLICT",
 		44: "ERROR_REASON_SYNTAX_ERROR",
 		45: "ERROR_REASON_WRONG_WORKSPACE",
+		46: "ERROR_REASON_NOT_REVERTIBLE",
 	}
 	ErrorReason_value = map[string]int32{
 		"ERROR_REASON_UNSPECIFIED":         0,
@@ -296,6 +305,7 @@ var (
 		"ERROR_REASON_REVERT_CONFLICT":     43,
 		"ERROR_REASON_SYNTAX_ERROR":        44,
 		"ERROR_REASON_WRONG_WORKSPACE":     45,
+		"ERROR_REASON_NOT_REVERTIBLE":      46,
 	}
 )
 
@@ -1251,7 +1261,7 @@ const file_hashline_v1_errors_proto_rawDesc = "" +
 	"\acontent\x18\x06 \x01(\tR\acontent\x12\x12\n" +
 	"\x04path\x18\a \x01(\tR\x04path\x12!\n" +
 	"\fchange_index\x18\b \x01(\x05R\vchangeIndex\x12\x16\n" +
-	"\x06source\x18\t \x01(\tR\x06source*\xe6\r\n" +
+	"\x06source\x18\t \x01(\tR\x06source*\x8d\x0e\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12 \n" +
 	"\x16ERROR_REASON_STALE_REF\x10\x01\x1a\x04\xd8\xe2\x18\n" +
@@ -1302,7 +1312,8 @@ const file_hashline_v1_errors_proto_rawDesc = "" +
 	"\x1cERROR_REASON_REVERT_CONFLICT\x10+\x1a\x04\xd8\xe2\x18\n" +
 	"\x12#\n" +
 	"\x19ERROR_REASON_SYNTAX_ERROR\x10,\x1a\x04\xd8\xe2\x18\t\x12&\n" +
-	"\x1cERROR_REASON_WRONG_WORKSPACE\x10-\x1a\x04\xd8\xe2\x18\t*\x85\x03\n" +
+	"\x1cERROR_REASON_WRONG_WORKSPACE\x10-\x1a\x04\xd8\xe2\x18\t\x12%\n" +
+	"\x1bERROR_REASON_NOT_REVERTIBLE\x10.\x1a\x04\xd8\xe2\x18\t*\x85\x03\n" +
 	"\bGrpcCode\x12\x19\n" +
 	"\x15GRPC_CODE_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13GRPC_CODE_CANCELLED\x10\x01\x12\x1e\n" +

@@ -4447,10 +4447,16 @@ type RevertResponse struct {
 	ChangeId string `protobuf:"bytes,1,opt,name=change_id,json=changeId,proto3" json:"change_id,omitempty"`
 	// The change that was reverted.
 	Reverted string `protobuf:"bytes,2,opt,name=reverted,proto3" json:"reverted,omitempty"`
-	// One result per file the revert changed, as Apply reports them.
+	// One result per file the revert changed, in the change's order, as
+	// Apply reports them: an edit for lines put back (its tagged_diff shows
+	// them), a write for a deleted file restored, a delete for a created file
+	// removed, a move for a file moved back.
 	Results []*ChangeResult `protobuf:"bytes,3,rep,name=results,proto3" json:"results,omitempty"`
 	// True when dry_run was set and nothing was written.
-	DryRun        bool `protobuf:"varint,4,opt,name=dry_run,json=dryRun,proto3" json:"dry_run,omitempty"`
+	DryRun bool `protobuf:"varint,4,opt,name=dry_run,json=dryRun,proto3" json:"dry_run,omitempty"`
+	// Where the revert is not byte for byte what the change found: a deleted
+	// file restored from the history's lines, with "\n" line endings.
+	Warnings      []string `protobuf:"bytes,5,rep,name=warnings,proto3" json:"warnings,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -4511,6 +4517,13 @@ func (x *RevertResponse) GetDryRun() bool {
 		return x.DryRun
 	}
 	return false
+}
+
+func (x *RevertResponse) GetWarnings() []string {
+	if x != nil {
+		return x.Warnings
+	}
+	return nil
 }
 
 // Diagnostic is one syntax error an edit or write introduced into a file,
@@ -4941,12 +4954,13 @@ const file_hashline_v1_hashline_proto_rawDesc = "" +
 	"\tchange_id\x18\x01 \x01(\tR\bchangeId\x12\x17\n" +
 	"\adry_run\x18\x02 \x01(\bR\x06dryRun\x12\x1d\n" +
 	"\n" +
-	"request_id\x18\x03 \x01(\tR\trequestId\"\x97\x01\n" +
+	"request_id\x18\x03 \x01(\tR\trequestId\"\xb3\x01\n" +
 	"\x0eRevertResponse\x12\x1b\n" +
 	"\tchange_id\x18\x01 \x01(\tR\bchangeId\x12\x1a\n" +
 	"\breverted\x18\x02 \x01(\tR\breverted\x123\n" +
 	"\aresults\x18\x03 \x03(\v2\x19.hashline.v1.ChangeResultR\aresults\x12\x17\n" +
-	"\adry_run\x18\x04 \x01(\bR\x06dryRun\"\xb0\x01\n" +
+	"\adry_run\x18\x04 \x01(\bR\x06dryRun\x12\x1a\n" +
+	"\bwarnings\x18\x05 \x03(\tR\bwarnings\"\xb0\x01\n" +
 	"\n" +
 	"Diagnostic\x12\x10\n" +
 	"\x03ref\x18\x01 \x01(\tR\x03ref\x12\x12\n" +

@@ -91,9 +91,15 @@ type FileServiceClient interface {
 	Blame(ctx context.Context, in *BlameRequest, opts ...grpc.CallOption) (*BlameResponse, error)
 	// Revert undoes one change (or change set) by id, rebased over every
 	// change since: the inverse of its hunks applied to the files as they are
-	// now. A later change to the same lines makes it a conflict, refused with
-	// the later changes named; a revert is all or nothing and is a change of
-	// its own, with its own id.
+	// now, as an Edit made against the version the change left would be. A
+	// later change to the same lines makes it a conflict (REVERT_CONFLICT),
+	// refused with the later changes named and the lines shown with fresh
+	// tags. A deleted file is written again where its path is free; a moved
+	// file is moved back when unchanged and its old path is free; a created
+	// file is deleted when unchanged. A file moved or deleted since is not
+	// followed: the revert is refused naming that change (revert it first).
+	// A revert is all or nothing and is a change of its own, with its own id.
+	// It needs write access to every path of the change.
 	Revert(ctx context.Context, in *RevertRequest, opts ...grpc.CallOption) (*RevertResponse, error)
 }
 
@@ -303,9 +309,15 @@ type FileServiceServer interface {
 	Blame(context.Context, *BlameRequest) (*BlameResponse, error)
 	// Revert undoes one change (or change set) by id, rebased over every
 	// change since: the inverse of its hunks applied to the files as they are
-	// now. A later change to the same lines makes it a conflict, refused with
-	// the later changes named; a revert is all or nothing and is a change of
-	// its own, with its own id.
+	// now, as an Edit made against the version the change left would be. A
+	// later change to the same lines makes it a conflict (REVERT_CONFLICT),
+	// refused with the later changes named and the lines shown with fresh
+	// tags. A deleted file is written again where its path is free; a moved
+	// file is moved back when unchanged and its old path is free; a created
+	// file is deleted when unchanged. A file moved or deleted since is not
+	// followed: the revert is refused naming that change (revert it first).
+	// A revert is all or nothing and is a change of its own, with its own id.
+	// It needs write access to every path of the change.
 	Revert(context.Context, *RevertRequest) (*RevertResponse, error)
 	mustEmbedUnimplementedFileServiceServer()
 }

@@ -574,16 +574,18 @@ class RevertRequest(_message.Message):
     def __init__(self, change_id: _Optional[str] = ..., dry_run: bool = ..., request_id: _Optional[str] = ...) -> None: ...
 
 class RevertResponse(_message.Message):
-    __slots__ = ["change_id", "dry_run", "results", "reverted"]
+    __slots__ = ["change_id", "dry_run", "results", "reverted", "warnings"]
     CHANGE_ID_FIELD_NUMBER: _ClassVar[int]
     DRY_RUN_FIELD_NUMBER: _ClassVar[int]
     RESULTS_FIELD_NUMBER: _ClassVar[int]
     REVERTED_FIELD_NUMBER: _ClassVar[int]
+    WARNINGS_FIELD_NUMBER: _ClassVar[int]
     change_id: str
     dry_run: bool
     results: _containers.RepeatedCompositeFieldContainer[ChangeResult]
     reverted: str
-    def __init__(self, change_id: _Optional[str] = ..., reverted: _Optional[str] = ..., results: _Optional[_Iterable[_Union[ChangeResult, _Mapping]]] = ..., dry_run: bool = ...) -> None: ...
+    warnings: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, change_id: _Optional[str] = ..., reverted: _Optional[str] = ..., results: _Optional[_Iterable[_Union[ChangeResult, _Mapping]]] = ..., dry_run: bool = ..., warnings: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class Span(_message.Message):
     __slots__ = ["end", "start"]
