@@ -88,6 +88,11 @@ type Options struct {
 	// turns that off.
 	ChunkBytes int
 
+	// Cache, when set, keeps the whole-file parses of the content after an
+	// edit for the check of the next edit of the same file, whose content
+	// before it is most often that content.
+	Cache *Cache
+
 	// parser, when set, replaces the language's parser (tests only).
 	parser parseFunc
 }
@@ -136,7 +141,7 @@ func Check(path string, before, after []byte, opts Options) Report {
 	if lang == LangOther {
 		diags, err = guard(opts.Timeout, func() []Diagnostic { return balance(path, before, after) })
 	} else {
-		diags, err = compare(lang, before, after, opts)
+		diags, err = compare(path, lang, before, after, opts)
 	}
 	if err != nil {
 		return notChecked(rep, err.Error())
