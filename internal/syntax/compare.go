@@ -80,18 +80,15 @@ func lastLine(src []byte, start, end, first int) int {
 // compare parses after (a piece of it first, for large files) and, when it
 // has errors, before, and returns the errors of after not in before. The
 // errors of a whole parse of after go into opts.Cache, and those of before
-// are taken from it when it has them.
-func compare(path string, lang Lang, before, after []byte, opts Options) ([]Diagnostic, error) {
+// are taken from it when it has them. h is hunkOf(before, after) (the zero
+// hunk when before is empty).
+func compare(path string, lang Lang, before, after []byte, h hunk, opts Options) ([]Diagnostic, error) {
 	parse := opts.parser
 	if parse == nil {
 		parse = parserFor(lang)
 	}
 	run := func(src []byte) ([]Diagnostic, error) {
 		return guard(opts.Timeout, func() []Diagnostic { return parse(src) })
-	}
-	var h hunk
-	if len(before) > 0 {
-		h = hunkOf(before, after)
 	}
 	if opts.ChunkBytes > 0 && len(after) >= opts.ChunkBytes && len(before) > 0 {
 		if piece, ok := chunk(lang, after, h); ok {
