@@ -52,6 +52,7 @@ type class struct {
 	refusalOK bool
 	goOnly    bool // Go files only (tab-indented)
 	tsOnly    bool // TypeScript files only (where block comments are)
+	jsonOnly  bool // JSON files only
 	insert    bool // derived from an insertion, not a replacement
 	// broken: the mistaken text breaks the file's syntax where the intended
 	// one does not (an unclosed bracket, a lost closing line). No server
@@ -324,6 +325,43 @@ var classes = []*class{
 		b.send(text)
 		b.sent = (change{start: b.c.start, end: b.c.end, text: text}).apply(b.src.lines)
 	}},
+	{key: "break-json-comma", name: "breaks the syntax (JSON): an entry added after the last, its comma forgotten", broken: true, jsonOnly: true, changes: jsonAppended, fits: func(b *builder) bool {
+		return breaksJSON(b.c.apply(b.src.lines), jsonCommaLost(b).apply(b.src.lines))
+	}, derive: func(b *builder) {
+		c := jsonCommaLost(b)
+		b.calls = append(b.calls, []any{map[string]any{"insert_after": map[string]any{"anchor": b.ref(c.start), "text": strings.Join(c.text, "\n")}}})
+		b.sent = c.apply(b.src.lines)
+	}},
+	{key: "break-json-closing", name: "breaks the syntax (JSON): a lost closing line", broken: true, jsonOnly: true, changes: jsonClosed, fits: func(b *builder) bool {
+		return breaksJSON(b.c.apply(b.src.lines), b.c.withText(b.c.text[:len(b.c.text)-1]).apply(b.src.lines))
+	}, derive: func(b *builder) {
+		text := b.c.text[:len(b.c.text)-1]
+		b.send(text)
+		b.sent = b.c.withText(text).apply(b.src.lines)
+	}},
+	{key: "break-json-bracket", name: "breaks the syntax (JSON): an unclosed bracket", broken: true, jsonOnly: true, changes: jsonInline, fits: func(b *builder) bool {
+		return breaksJSON(b.c.apply(b.src.lines), b.c.withText(lostBracket(b.c.text)).apply(b.src.lines))
+	}, derive: func(b *builder) {
+		text := lostBracket(b.c.text)
+		b.send(text)
+		b.sent = b.c.withText(text).apply(b.src.lines)
+	}},
+}
+
+// jsonCommaLost is b's change as a model that forgets the comma sends it:
+// the new entry inserted after the last one, which is left as it was.
+func jsonCommaLost(b *builder) change {
+	return change{kind: b.c.kind, insert: true, start: b.c.start, end: b.c.start - 1, text: b.c.text[1:]}
+}
+
+// lostBracket is text with the last closing bracket of its last line
+// removed.
+func lostBracket(text []string) []string {
+	out := slices.Clone(text)
+	last := out[len(out)-1]
+	k := strings.LastIndexAny(last, ")]}")
+	out[len(out)-1] = last[:k] + last[k+1:]
+	return out
 }
 
 // commentBefore: the line before the change closes a block comment alone.
@@ -373,8 +411,9 @@ func logLines(src *source, rng *rand.Rand) []change {
 	return out
 }
 
-// closers are the lines that only close a block.
-var closers = []string{"}", "})", "});", "};", "},", ")", "]", "];", "),"}
+// closers are the lines that only close a block (not an argument list,
+// an array or a Go declaration group, where no statement can go).
+var closers = []string{"}", "})", "});", "};", "},"}
 
 // closingLines: a log line added after the last statement of a block,
 // as a replacement of the statement and the block's closing line, which
@@ -388,8 +427,10 @@ func closingLines(src *source, rng *rand.Rand) []change {
 	for i := 0; i+1 < len(ls); i++ {
 		l, next := ls[i], ls[i+1]
 		ind := indentOf(l)
+		// A TypeScript statement ends with ";" here: a line ending in ")"
+		// before a "}" may be an object literal's last property.
 		if ind == "" || !src.isCode(i) || !slices.Contains(closers, strings.TrimSpace(next)) || len(indentOf(next)) >= len(ind) ||
-			!(strings.HasSuffix(l, ")") || strings.HasSuffix(l, ");") || strings.HasSuffix(l, ";")) {
+			!(src.lang == "go" && strings.HasSuffix(l, ")") || strings.HasSuffix(l, ");")) {
 			continue
 		}
 		out = append(out, change{kind: "log line before a block's end", start: i + 1, end: i + 2, text: []string{l, logLine(src, ind, i+1), next}})
@@ -433,6 +474,9 @@ func generate(paths map[string][]entry, perClass int, seed uint64) ([]*mcase, er
 			}
 			if cl.tsOnly {
 				lang = "ts"
+			}
+			if cl.jsonOnly {
+				lang = "json"
 			}
 			pool := paths[lang]
 			if len(pool) == 0 {

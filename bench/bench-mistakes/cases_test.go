@@ -52,7 +52,18 @@ func writeTree(t *testing.T, nGo, nTS int) (goSrc, tsRoot string) {
 			fmt.Fprintf(&b, "export const limit%[1]d = %[2]d;\n/**\n * g%[1]d logs b.\n */\nexport function g%[1]d(b: number): void {\n  info(b);\n\n  info(b + 1);\n  if (b > limit%[1]d) {\n    info(b);\n  }\n}\n", k, f+2)
 		}
 		put(filepath.Join(tsRoot, fmt.Sprintf("pkg%d", f), "src", "f.ts"), b.String())
+		// A package.json with multi-line objects and arrays and arrays on
+		// one line: every JSON change fits.
+		var j strings.Builder
+		fmt.Fprintf(&j, "{\n  \"name\": \"pkg%d\",\n  \"version\": \"1.0.%d\",\n  \"files\": [\"dist\", \"src\"],\n  \"keywords\": [],\n", f, f)
+		for k := range 8 {
+			fmt.Fprintf(&j, "  \"sub%[1]d\": {\n    \"main\": \"dist/%[1]d.js\",\n    \"engines\": {\"node\": \">=%[1]d\"},\n    \"list\": [\n      \"a%[1]d\",\n      \"b%[1]d\"\n    ]\n  },\n", k)
+		}
+		j.WriteString("  \"private\": true\n}\n")
+		put(filepath.Join(tsRoot, fmt.Sprintf("pkg%d", f), "package.json"), j.String())
 	}
+	// A JSON file with comments, which is not JSON: the corpus leaves it.
+	put(filepath.Join(tsRoot, "tsconfig.json"), "{\n  // options\n"+strings.Repeat("  \"a\": 1,\n", minLines)+"  \"b\": [1]\n}\n")
 	return goSrc, tsRoot
 }
 
@@ -139,6 +150,9 @@ func TestEachCaseSendsItsMistakeOfTheIntendedChange(t *testing.T) {
 			if c.class.goOnly && !strings.HasSuffix(c.name, ".go") {
 				t.Error("a Go-only class took a TypeScript file")
 			}
+			if strings.Contains(c.src, "tsconfig.json") {
+				t.Error("a case took a JSON file with comments")
+			}
 			switch c.class.key {
 			case "control":
 				// The intended file is what the correct edit gives.
@@ -207,6 +221,35 @@ func TestEachCaseSendsItsMistakeOfTheIntendedChange(t *testing.T) {
 				fmt.Sscanf(refOf(o, "anchor"), "%d:", &n)
 				if name != "set_line" || lines[n-1] != "" || indentOf(newText(o)[0]) != "" || indentOf(lines[n-2]) == "" {
 					t.Errorf("%s of line %d (%q) is not a blank line in a block replaced flush left: %q", name, n, lines[n-1], newText(o))
+				}
+			case "break-json-comma", "break-json-closing", "break-json-bracket":
+				if !strings.HasSuffix(c.name, ".json") {
+					t.Fatalf("a JSON class took %s", c.name)
+				}
+				if !json.Valid(c.want) || json.Valid(c.sent) || string(c.sent) == string(c.pre) {
+					t.Fatalf("the intended file must be JSON and the file as sent not:\nwant %s\nsent %s", c.want, c.sent)
+				}
+				name, o := op1(t, c, 0)
+				switch c.class.key {
+				case "break-json-comma":
+					// The intended change gives the last entry its comma;
+					// the call inserts the new entry after it, comma-less.
+					if name != "insert_after" || strings.HasSuffix(newText(o)[0], ",") || !strings.Contains(string(c.want), strings.TrimSpace(newText(o)[0])) {
+						t.Errorf("%s %q is not the new entry inserted alone", name, newText(o))
+					}
+				case "break-json-closing":
+					text := newText(o)
+					if name != "replace_lines" || strings.ContainsAny(strings.TrimSpace(text[len(text)-1])[:1], "}]") {
+						t.Errorf("%s %q still ends with the closing line", name, text)
+					}
+				case "break-json-bracket":
+					if name != "set_line" || len(newText(o)) != 1 {
+						t.Errorf("%s %q is not one line", name, newText(o))
+					}
+				}
+				closing := func(b []byte) int { return len(regexp.MustCompile(`[\]}]`).FindAll(b, -1)) }
+				if cw, cs := closing(c.want), closing(c.sent); c.class.key != "break-json-comma" && cs != cw-1 {
+					t.Errorf("the text as sent has %d closing brackets, the intended %d: one must be lost", cs, cw)
 				}
 			case "break-bracket", "break-closing":
 				if c.sent == nil || string(c.sent) == string(c.want) || string(c.sent) == string(c.pre) {
@@ -323,6 +366,34 @@ func TestChangesAreTheOnesAModelMakes(t *testing.T) {
 		c, ok := literal(src("go", "\tx1 := 2.5 + f(9)"), 0, rng)
 		if !ok || c.text[0] != "\tx1 := 2.5 + f(10)" {
 			t.Errorf("%v %+v", ok, c)
+		}
+	})
+	t.Run("a log line is not added inside a statement that goes on", func(t *testing.T) {
+		for _, next := range []string{"  .then(g);", "  + x;", "  ? a : b;", "  else g();", "  (h)"} {
+			if c, ok := logAfter(src("ts", "  f(x)", next), 0, rng); ok {
+				t.Errorf("before %q: %+v", next, c)
+			}
+		}
+		if _, ok := logAfter(src("ts", "  f(x)", "  g(y);"), 0, rng); !ok {
+			t.Error("not added between two statements")
+		}
+	})
+	t.Run("a log line is added before a block's end only, after a statement", func(t *testing.T) {
+		for _, ls := range [][]string{
+			{"var (", "	x = f(y)", ")"},
+			{"foo(", "  bar(x)", ");"},
+			{"const o = {", "  a: f(x)", "};"},
+		} {
+			lang := "ts"
+			if strings.HasPrefix(ls[0], "var") {
+				lang = "go"
+			}
+			if cs := closingLines(src(lang, ls...), rng); len(cs) > 0 {
+				t.Errorf("%q: %+v", ls, cs)
+			}
+		}
+		if cs := closingLines(src("go", "func f() {", "	g(x)", "}"), rng); len(cs) != 1 {
+			t.Errorf("Go block: %+v", cs)
 		}
 	})
 	t.Run("a log line is added at the block's indentation", func(t *testing.T) {

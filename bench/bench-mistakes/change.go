@@ -31,6 +31,12 @@ func (c change) apply(lines []string) []string {
 	return append(out, lines[c.end:]...)
 }
 
+// withText is c with text in place of its own.
+func (c change) withText(text []string) change {
+	c.text = text
+	return c
+}
+
 // old is the lines the change replaces (none for an insertion).
 func (c change) old(lines []string) []string {
 	if c.insert {
@@ -214,11 +220,26 @@ func logAfter(src *source, i int, _ *rand.Rand) (change, bool) {
 	ls := src.lines
 	l := ls[i]
 	ind := indentOf(l)
-	if ind == "" || i+1 >= len(ls) || indentOf(ls[i+1]) != ind || !src.isCode(i+1) ||
+	if ind == "" || i+1 >= len(ls) || indentOf(ls[i+1]) != ind || !src.isCode(i+1) || continues(ls[i+1]) ||
 		!(strings.HasSuffix(l, ")") || src.lang == "ts" && strings.HasSuffix(l, ");")) {
 		return change{}, false
 	}
 	return change{kind: "log line", start: i + 1, end: i + 1, text: []string{l, logLine(src, ind, i+1)}}, true
+}
+
+// continues reports whether line carries on the statement of the line
+// before it, so that nothing can go between them: it starts with neither
+// a name nor a keyword (".then(f)", "+ x", "? a : b"), or with a keyword
+// that cannot start a statement ("else", "catch").
+func continues(line string) bool {
+	t := strings.TrimSpace(line)
+	if t == "" {
+		return false
+	}
+	if c := t[0]; !(c == '_' || c == '$' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+		return true
+	}
+	return slices.Contains([]string{"else", "catch", "finally", "as", "in", "of", "instanceof", "satisfies"}, identRE.FindString(t))
 }
 
 // logInsert: a log line inserted at the start of the block that line i

@@ -75,3 +75,11 @@ func classifySyntax(pre, sent, final []byte, refusals []bool, diagnosed bool) sy
 
 // syntaxTally counts a broken class's outcomes on one server.
 type syntaxTally [4]int
+
+// right counts the cases where the model is told: the broken text written
+// and flagged, or refused with the file unchanged.
+func (t *syntaxTally) right() int { return t[flagged] + t[refusedSyn] }
+
+// corrupt counts the rest: the broken text written without a word, or
+// some other file.
+func (t *syntaxTally) corrupt() int { return t[silent] + t[otherSyn] }

@@ -219,15 +219,21 @@ func TestReportCountsBrokenSyntaxApart(t *testing.T) {
 	res := func(o outcome, s syntaxOutcome) *result {
 		return &result{outcome: o, syntax: s, read: reply{bytes: 100}, replies: []reply{{refused: s == refusedSyn, text: "x", bytes: 10}}}
 	}
-	r.add(mc, map[string]*result{ours: res(corrupt, silent), peerName: res(corrupt, silent)})
-	r.add(mc, map[string]*result{ours: res(corrupt, flagged), peerName: res(corrupt, silent)})
-	r.add(mc, map[string]*result{ours: res(refused, refusedSyn), peerName: res(corrupt, silent)})
+	r.add(mc, map[string]*result{ours: res(corrupt, silent), peerName: res(corrupt, silent), oursStrict: res(refused, refusedSyn)})
+	r.add(mc, map[string]*result{ours: res(corrupt, flagged), peerName: res(corrupt, silent), oursStrict: res(refused, refusedSyn)})
+	r.add(mc, map[string]*result{ours: res(refused, refusedSyn), peerName: res(corrupt, silent), oursStrict: res(corrupt, flagged)})
+	control := &mcase{class: r.byKey["control"].class, name: "k.go", calls: []any{[]any{}}}
+	r.add(control, map[string]*result{ours: res(right, silent), peerName: res(right, silent), oursStrict: res(refused, silent)})
 	md := r.markdown()
 	for _, want := range []string{
 		"### Edits that break the syntax",
-		"| " + cell(cl.name) + " | 3 | 1 | 1 | 1 | 0 | 3 | 0 | 0 | 0 |",
+		"| " + cell(cl.name) + " | 3 | **1** | 1 | 1 | 0 | 2 | **1** | 3 | 0 | 0 | 0 |",
 		"| every edit that breaks the syntax flagged by `hashline mcp` | 1 of 3 | **no** |",
-		"| corrupt 0 for `hashline mcp` in every class | none | yes |",
+		"| every edit that breaks the syntax refused by `hashline mcp` with `strict_syntax`, the file unchanged | 2 of 3 | **no** |",
+		"| every control edit written as intended by `hashline mcp` with `strict_syntax` | 0 of 1 | **no** |",
+		// The edit written broken without a word is corrupt.
+		"| corrupt 0 for `hashline mcp` in every class | " + cl.key + ": 1 | **no** |",
+		"The control class's correct edits sent with `strict_syntax`: 0 of 1 written as intended, 1 refused, 0 other.",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("the report lacks %q:\n%s", want, md)
@@ -235,5 +241,26 @@ func TestReportCountsBrokenSyntaxApart(t *testing.T) {
 	}
 	if strings.Contains(md, "| "+cell(cl.name)+" | 3 | 0 |") {
 		t.Errorf("the broken class is in the outcome table:\n%s", md)
+	}
+	// The strict server's results are not counted as ours.
+	if row := r.byKey[cl.key]; row.t[ours][corrupt] != 2 || row.t[ours][refused] != 1 {
+		t.Errorf("ours: %v", row.t[ours])
+	}
+}
+
+func TestAHashlineSyntaxLineIsDiagnostics(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want bool
+	}{
+		{"Updated a.go (5 lines).\n```diff\n+4:1b|x\n```\nSyntax: this edit introduced 2 errors (go/parser): 4:1b|x — expected", true},
+		{"Created a.json (3 lines)\nSyntax: this write introduced 1 error (encoding/json): 2:aa|{", true},
+		{"Dry run, nothing written: a.go\nSyntax: this edit would introduce 1 error (go/parser): 4:1b|x", true},
+		{"Updated a.go (5 lines).\nSyntax: not checked (the file is larger than 1048576 bytes)", false},
+		{"Updated a.go (5 lines).\n+4:1b|// Syntax: this edit introduced 1 error", false},
+	} {
+		if got := syntaxLine.MatchString(tc.text); got != tc.want {
+			t.Errorf("%q: %v, want %v", tc.text, got, tc.want)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"regexp"
 	"sync"
 	"time"
 
@@ -20,6 +21,8 @@ type server struct {
 	name string
 	root string
 	cs   *sdk.ClientSession
+	// editArgs are added to the arguments of every edit_file call.
+	editArgs map[string]any
 
 	mu        sync.Mutex
 	lastReply int // bytes of the last response's result (or error) object
@@ -48,6 +51,15 @@ func connect(name, root, protocol string, t sdk.Transport) (*server, error) {
 }
 
 func (s *server) close() { s.cs.Close() }
+
+// edit is the arguments of an edit_file call of edits on path.
+func (s *server) edit(path string, edits any) map[string]any {
+	args := map[string]any{"path": path, "edits": edits}
+	for k, v := range s.editArgs {
+		args[k] = v
+	}
+	return args
+}
 
 // protocol is the protocol version the session runs.
 func (s *server) protocol() string { return s.cs.InitializeResult().ProtocolVersion }
@@ -99,8 +111,9 @@ type reply struct {
 	refused bool   // a tool error, or a JSON-RPC error (arguments the server's schema refused)
 	text    string // the first text content, or the JSON-RPC error's message
 	bytes   int
-	// diagnosed: the reply's structured content carries a non-empty
-	// "diagnostics" list (what a syntax check found wrong in the edit).
+	// diagnosed: the reply tells of the syntax errors the edit made: its
+	// structured content carries a non-empty "diagnostics" list, or its
+	// text the line hashline's text replies give them in (syntaxLine).
 	diagnosed bool
 }
 
@@ -124,8 +137,14 @@ func (s *server) call(tool string, args any) (reply, error) {
 			r.text = tc.Text
 		}
 	}
+	r.diagnosed = r.diagnosed || syntaxLine.MatchString(r.text)
 	return r, nil
 }
+
+// syntaxLine is the line a hashline text reply adds when the change
+// introduced syntax errors (internal/render's Syntax), applied or not:
+// "Syntax: this edit introduced 2 errors (go/parser): ...".
+var syntaxLine = regexp.MustCompile(`(?m)^Syntax: this (edit|write) (introduced|would introduce) \d+ errors? `)
 
 // listTools is the size of the server's tools/list reply.
 func (s *server) listTools() (int, error) {

@@ -3,8 +3,10 @@
 // stdio to each, and counts per class how often each server wrote the
 // intended file, refused, or wrote something else; it also compares the
 // sizes of their replies. The corpus is generated, from a fixed seed, from
-// real files that are not this repository's: Go's own source tree and
-// TypeScript sources of installed npm packages. `make bench-mistakes` runs
+// real files that are not this repository's: Go's own source tree, and
+// TypeScript sources and JSON files of installed npm packages. The classes
+// whose text breaks the syntax also go to a second `hashline mcp` with
+// strict_syntax on every edit_file call. `make bench-mistakes` runs
 // it and writes its section of BENCHMARKS.md.
 //
 //	cd bench && go run ./bench-mistakes -out /tmp/mistakes.md -peer ../tools/peer -ts ../tools/peer/node_modules,../client/ts/node_modules
@@ -38,7 +40,7 @@ func main() {
 	var c config
 	flag.StringVar(&c.out, "out", "../BENCHMARKS.md", "markdown file whose mistakes section to rewrite (the rest of it is kept)")
 	flag.StringVar(&c.peer, "peer", "../tools/peer", "directory whose node_modules holds bun and mcp-hashline-edit-server (npm ci there)")
-	ts := flag.String("ts", "../tools/peer/node_modules,../client/ts/node_modules", "comma-separated directories whose *.ts files the corpus takes changes from")
+	ts := flag.String("ts", "../tools/peer/node_modules,../client/ts/node_modules", "comma-separated directories whose *.ts and *.json files the corpus takes changes from")
 	flag.StringVar(&c.goSrc, "go-src", "", "Go source tree the corpus takes changes from (default: $(go env GOROOT)/src)")
 	flag.IntVar(&c.perClass, "cases", 40, "cases per class")
 	flag.StringVar(&c.protocol, "protocol", "2025-11-25", "MCP protocol version the client asks both servers for (the peer's SDK speaks 2025-11-25 at most; a later one makes the Go SDK add _meta to every reply)")
@@ -81,7 +83,7 @@ func run(c config) error {
 	if err != nil {
 		return err
 	}
-	log.Printf("%d cases in %d classes from %d Go and %d TypeScript files", len(cases), len(classes), len(paths["go"]), len(paths["ts"]))
+	log.Printf("%d cases in %d classes from %d Go, %d TypeScript and %d JSON files", len(cases), len(classes), len(paths["go"]), len(paths["ts"]), len(paths["json"]))
 
 	tmp, err := os.MkdirTemp("", "hashline-bench-mistakes-")
 	if err != nil {
@@ -112,11 +114,14 @@ func run(c config) error {
 			s.close()
 		}
 	}()
+	// The third is ours again, every edit_file call with strict_syntax:
+	// it takes the broken classes, and the control class, whose correct
+	// edits it must not refuse.
 	for _, s := range []struct {
 		name string
 		argv []string
-	}{{ours, []string{bin, "mcp", "--root", "."}}, {peerName, []string{bun, entry}}} {
-		root := filepath.Join(tmp, strings.ReplaceAll(s.name, " ", "-"))
+	}{{ours, []string{bin, "mcp", "--root", "."}}, {peerName, []string{bun, entry}}, {oursStrict, []string{bin, "mcp", "--root", "."}}} {
+		root := filepath.Join(tmp, strings.NewReplacer(" ", "-", ",", "").Replace(s.name))
 		if err := os.MkdirAll(root, 0o755); err != nil {
 			return err
 		}
@@ -124,11 +129,14 @@ func run(c config) error {
 		if err != nil {
 			return err
 		}
+		if s.name == oursStrict {
+			srv.editArgs = map[string]any{"strict_syntax": true}
+		}
 		servers = append(servers, srv)
 	}
 
 	rep := newReport()
-	for _, s := range servers {
+	for _, s := range servers[:2] {
 		rep.env = append(rep.env, fmt.Sprintf("%s: MCP protocol %s", s.name, s.protocol()))
 		n, err := s.listTools()
 		if err != nil {
@@ -138,10 +146,14 @@ func run(c config) error {
 	}
 	for i, mc := range cases {
 		rs := map[string]*result{}
+		on := servers[:2]
+		if mc.class.broken || mc.class.key == "control" {
+			on = servers
+		}
 		// Alternate which server goes first; nothing here is timed, but
 		// neither server should always see a file the other just wrote.
-		for k := range servers {
-			s := servers[(i+k)%len(servers)]
+		for k := range on {
+			s := on[(i+k)%len(on)]
 			r, err := runCase(s, mc)
 			if err != nil {
 				return fmt.Errorf("case %s: %w", mc.name, err)
@@ -156,8 +168,8 @@ func run(c config) error {
 	rep.env = append([]string{
 		machine.Summary(),
 		fmt.Sprintf("commit %s, %s", machine.Commit(c.out), time.Now().UTC().Format("2006-01-02 15:04 UTC")),
-		fmt.Sprintf("corpus: seed %d, %d cases per class, changes taken from %s (%d files) and from the *.ts files of %s (%d files)",
-			c.seed, c.perClass, goSrcLabel(c.goSrc), len(paths["go"]), tsLabel(c.tsRoots), len(paths["ts"])),
+		fmt.Sprintf("corpus: seed %d, %d cases per class, changes taken from %s (%d files) and from the *.ts and *.json files of %s (%d and %d files)",
+			c.seed, c.perClass, goSrcLabel(c.goSrc), len(paths["go"]), tsLabel(c.tsRoots), len(paths["ts"]), len(paths["json"])),
 		fmt.Sprintf("run time %s", time.Since(began).Round(time.Second)),
 	}, rep.env...)
 	log.Printf("run time %s", time.Since(began).Round(time.Second))
@@ -177,6 +189,8 @@ func run(c config) error {
 const (
 	ours     = "hashline mcp"
 	peerName = "peer"
+	// oursStrict is hashline mcp with strict_syntax on every edit_file.
+	oursStrict = "hashline mcp, strict_syntax"
 )
 
 // result is one server's answer to one case.
@@ -216,7 +230,7 @@ func runCase(s *server, mc *mcase) (*result, error) {
 		}
 	}
 	for _, e := range mc.setup {
-		sr, err := s.call("edit_file", map[string]any{"path": mc.name, "edits": e})
+		sr, err := s.call("edit_file", s.edit(mc.name, e))
 		if err != nil {
 			return nil, err
 		}
@@ -232,7 +246,7 @@ func runCase(s *server, mc *mcase) (*result, error) {
 	var refusals []bool
 	diagnosed := false
 	for _, e := range mc.calls {
-		er, err := s.call("edit_file", map[string]any{"path": mc.name, "edits": e})
+		er, err := s.call("edit_file", s.edit(mc.name, e))
 		if err != nil {
 			return nil, err
 		}

@@ -19,13 +19,17 @@ var serverNames = []string{ours, peerName}
 
 // classRow is one class's counts on both servers.
 type classRow struct {
-	class  *class
-	cases  int
-	t      map[string]*tally
-	syn    map[string]*syntaxTally // a broken class's outcomes
-	setup  map[string]int          // cases whose correct setup call was refused
-	ceded  int                     // ours refused where the peer wrote the intended file
-	ceding []string                // those cases' first lines of our refusal
+	class *class
+	cases int
+	t     map[string]*tally
+	syn   map[string]*syntaxTally // a broken class's outcomes
+	// strict: outcomes on oursStrict, of a broken class (strictSyn) or of
+	// the control class (strictT).
+	strictSyn syntaxTally
+	strictT   tally
+	setup     map[string]int // cases whose correct setup call was refused
+	ceded     int            // ours refused where the peer wrote the intended file
+	ceding    []string       // those cases' first lines of our refusal
 }
 
 type report struct {
@@ -58,7 +62,14 @@ func newReport() *report {
 func (r *report) add(mc *mcase, rs map[string]*result) {
 	row := r.byKey[mc.class.key]
 	row.cases++
-	for s, res := range rs {
+	if st := rs[oursStrict]; st != nil {
+		row.strictT.add(st.outcome)
+		if mc.class.broken {
+			row.strictSyn[st.syntax]++
+		}
+	}
+	for _, s := range serverNames {
+		res := rs[s]
 		row.t[s].add(res.outcome)
 		if mc.class.broken {
 			row.syn[s][res.syntax]++
@@ -78,14 +89,34 @@ func (r *report) add(mc *mcase, rs map[string]*result) {
 	}
 	o, p := rs[ours], rs[peerName]
 	if mc.class.broken {
-		if o.syntax != flagged || p.syntax != o.syntax {
-			fmt.Fprintf(&r.details, "== %s %s, from %s: %s %s, %s %s\n", mc.class.key, mc.name, mc.src, ours, o.syntax, peerName, p.syntax)
+		st := rs[oursStrict]
+		if o.syntax != flagged || st != nil && st.syntax != refusedSyn {
+			fmt.Fprintf(&r.details, "== %s %s, from %s: %s %s, %s %s", mc.class.key, mc.name, mc.src, ours, o.syntax, peerName, p.syntax)
+			if st != nil {
+				fmt.Fprintf(&r.details, ", %s %s", oursStrict, st.syntax)
+			}
+			r.details.WriteString("\n")
 			for i, e := range mc.calls {
 				fmt.Fprintf(&r.details, "-- call %d edits: %s\n", i+1, jsonText(e))
+			}
+			for _, s := range []string{ours, oursStrict} {
+				if rs[s] == nil {
+					continue
+				}
+				for i, rep := range rs[s].replies {
+					fmt.Fprintf(&r.details, "-- %s, call %d (refused %v):\n%s\n", s, i+1, rep.refused, clip(rep.text, 1500))
+				}
 			}
 			r.details.WriteString("\n")
 		}
 		return
+	}
+	if st := rs[oursStrict]; st != nil && st.outcome != right {
+		fmt.Fprintf(&r.details, "== %s %s, from %s: %s %s\n", mc.class.key, mc.name, mc.src, oursStrict, st.outcome)
+		for i, rep := range st.replies {
+			fmt.Fprintf(&r.details, "-- %s, call %d (refused %v):\n%s\n", oursStrict, i+1, rep.refused, clip(rep.text, 1500))
+		}
+		r.details.WriteString("\n")
 	}
 	if o.outcome == refused && p.outcome == right {
 		row.ceded++
@@ -166,10 +197,18 @@ func (r *report) targets() []target {
 			behind = append(behind, fmt.Sprintf("%s: %d < %d", row.class.key, o[right], p[right]))
 		}
 	}
-	broken, flaggedN := 0, 0
+	broken, flaggedN, strictN := 0, 0, 0
 	for _, row := range r.syntaxRows() {
 		broken += row.cases
 		flaggedN += row.syn[ours][flagged]
+		strictN += row.strictSyn[refusedSyn]
+		o, p := row.syn[ours], row.syn[peerName]
+		if n := o.corrupt(); n > 0 {
+			corrupted = append(corrupted, fmt.Sprintf("%s: %d", row.class.key, n))
+		}
+		if o.right() < p.right() {
+			behind = append(behind, fmt.Sprintf("%s: %d < %d", row.class.key, o.right(), p.right()))
+		}
 	}
 	out = append(out,
 		target{"corrupt 0 for `hashline mcp` in every class", orNone(corrupted), len(corrupted) == 0},
@@ -184,7 +223,13 @@ func (r *report) targets() []target {
 	atMost("read_file reply, median, <= the peer's", r.reads)
 	atMost("edit_file reply, applied control edits, median, <= the peer's", r.controlEdits)
 	if broken > 0 {
-		out = append(out, target{"every edit that breaks the syntax flagged by `hashline mcp`", fmt.Sprintf("%d of %d", flaggedN, broken), flaggedN == broken})
+		out = append(out,
+			target{"every edit that breaks the syntax flagged by `hashline mcp`", fmt.Sprintf("%d of %d", flaggedN, broken), flaggedN == broken},
+			target{"every edit that breaks the syntax refused by `hashline mcp` with `strict_syntax`, the file unchanged", fmt.Sprintf("%d of %d", strictN, broken), strictN == broken})
+	}
+	if row := r.byKey["control"]; row != nil && row.strictT != (tally{}) {
+		n := row.strictT[right]
+		out = append(out, target{"every control edit written as intended by `hashline mcp` with `strict_syntax`", fmt.Sprintf("%d of %d", n, row.cases), n == row.cases})
 	}
 	return out
 }
@@ -245,22 +290,31 @@ func (r *report) tables() string {
 		b.WriteString("\n### Edits that break the syntax\n\n" +
 			"The text a model sends is itself wrong: it breaks the file's syntax where the intended change does not, so no server can write the intended file. " +
 			"**without a word**: the broken text written and the reply says nothing of it; " +
-			"**flagged**: the broken text written and the reply carries a non-empty `diagnostics` list in its structured content (at its top level or in one of its `changes`); " +
-			"**refused**: refused with the file unchanged; **other**: any other file.\n\n" +
-			"| class | cases | ours without a word | ours flagged | ours refused | ours other | peer without a word | peer flagged | peer refused | peer other |\n" +
-			"|---|---|---|---|---|---|---|---|---|---|\n")
-		var tot [2]syntaxTally
+			"**flagged**: the broken text written and the reply names the syntax errors: a non-empty `diagnostics` list in its structured content (at its top level or in one of its `changes`), " +
+			"or the line hashline's text replies give them in (`Syntax: this edit introduced N errors ...`); " +
+			"**refused**: refused with the file unchanged; **other**: any other file. " +
+			"**strict_syntax**: the same calls to another `hashline mcp`, each `edit_file` with `strict_syntax: true`: refused with the file unchanged, or written. " +
+			"Counted right: flagged or refused (the model is told); corrupt: without a word, or other.\n\n" +
+			"| class | cases | ours without a word | ours flagged | ours refused | ours other | strict_syntax refused | strict_syntax written | peer without a word | peer flagged | peer refused | peer other |\n" +
+			"|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+		var tot [3]syntaxTally
 		cases := 0
 		for _, row := range rows {
-			o, p := row.syn[ours], row.syn[peerName]
-			fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %d | %d | %d | %d |\n", cell(row.class.name), row.cases, o[silent], o[flagged], o[refusedSyn], o[otherSyn], p[silent], p[flagged], p[refusedSyn], p[otherSyn])
+			o, st, p := row.syn[ours], &row.strictSyn, row.syn[peerName]
+			fmt.Fprintf(&b, "| %s | %d | %s | %d | %d | %s | %d | %s | %d | %d | %d | %d |\n", cell(row.class.name), row.cases,
+				bold(o[silent]), o[flagged], o[refusedSyn], bold(o[otherSyn]), st[refusedSyn], bold(row.cases-st[refusedSyn]), p[silent], p[flagged], p[refusedSyn], p[otherSyn])
 			for k := range len(o) {
 				tot[0][k] += o[k]
-				tot[1][k] += p[k]
+				tot[1][k] += st[k]
+				tot[2][k] += p[k]
 			}
 			cases += row.cases
 		}
-		fmt.Fprintf(&b, "| **all** | %d | %d | %d | %d | %d | %d | %d | %d | %d |\n\n", cases, tot[0][silent], tot[0][flagged], tot[0][refusedSyn], tot[0][otherSyn], tot[1][silent], tot[1][flagged], tot[1][refusedSyn], tot[1][otherSyn])
+		fmt.Fprintf(&b, "| **all** | %d | %s | %d | %d | %s | %d | %s | %d | %d | %d | %d |\n\n", cases,
+			bold(tot[0][silent]), tot[0][flagged], tot[0][refusedSyn], bold(tot[0][otherSyn]), tot[1][refusedSyn], bold(cases-tot[1][refusedSyn]), tot[2][silent], tot[2][flagged], tot[2][refusedSyn], tot[2][otherSyn])
+		if row := r.byKey["control"]; row != nil && row.strictT != (tally{}) {
+			fmt.Fprintf(&b, "The control class's correct edits sent with `strict_syntax`: %d of %d written as intended, %d refused, %d other.\n\n", row.strictT[right], row.cases, row.strictT[refused], row.strictT[corrupt])
+		}
 	}
 	b.WriteString("### Reply sizes\n\n" +
 		"Bytes of each JSON-RPC response's `result` (of its `error` where there is one) as the server sent it, the envelope aside; medians over the run's calls.\n\n" +
@@ -331,7 +385,7 @@ func (r *report) markdown() string {
 	var b strings.Builder
 	b.WriteString(mdBegin + "\n<!-- Generated by `make bench-mistakes` (bench/bench-mistakes); edits here are overwritten. -->\n\n")
 	b.WriteString("## Mistakes: `hashline mcp` and the peer\n\n" +
-		"The mistakes models make in `edit_file` calls, each derived from a real one-hunk change (a local renamed in a few lines, a condition flipped, a number changed, a log line added) " +
+		"The mistakes models make in `edit_file` calls, each derived from a real one-hunk change (a local renamed in a few lines, a condition flipped, a number changed, a log line added, an entry added to a JSON object or array) " +
 		"to a real file that is not this repository's, sent over MCP stdio by the same Go client to `hashline mcp` and to the published peer. One run; the corpus is generated from a fixed seed.\n\n")
 	for _, e := range r.env {
 		b.WriteString("- " + e + "\n")

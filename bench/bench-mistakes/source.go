@@ -12,10 +12,10 @@ import (
 )
 
 // A source is a real file the corpus takes changes from: Go from Go's own
-// source tree, TypeScript from installed npm packages. Neither is this
-// repository's code or fixtures.
+// source tree, TypeScript and JSON from installed npm packages. None is
+// this repository's code or fixtures.
 type source struct {
-	lang  string // "go" or "ts"
+	lang  string // "go", "ts" or "json"
 	rel   string // where it came from, for the report: "go:net/http/server.go"
 	lines []string
 	text  string           // the whole file
@@ -32,18 +32,21 @@ type entry struct{ lang, path, rel string }
 // no very long line) that the only difference between the two servers is
 // how they take the mistake.
 const (
-	minLines    = 40
-	maxLines    = 1500
-	maxBytes    = 96 << 10
-	maxLineSize = 400
+	minLines = 40
+	// minJSONLines: JSON files are mostly short package manifests; one
+	// of 20 lines still has entries of every kind the JSON classes change.
+	minJSONLines = 20
+	maxLines     = 1500
+	maxBytes     = 96 << 10
+	maxLineSize  = 400
 )
 
 // sourcePaths lists the candidate files of each language, sorted so that
 // the same trees give the same corpus: *.go under goSrc (outside testdata),
-// *.ts (declarations included) under each of tsRoots.
+// *.ts (declarations included) and *.json under each of tsRoots.
 func sourcePaths(goSrc string, tsRoots []string) (map[string][]entry, error) {
 	out := map[string][]entry{}
-	walk := func(lang, root string, keep func(string) bool) error {
+	walk := func(root string, langOf func(string) string) error {
 		return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
@@ -54,7 +57,7 @@ func sourcePaths(goSrc string, tsRoots []string) (map[string][]entry, error) {
 				}
 				return nil
 			}
-			if d.Type().IsRegular() && keep(d.Name()) {
+			if lang := langOf(d.Name()); d.Type().IsRegular() && lang != "" {
 				rel, err := filepath.Rel(root, p)
 				if err != nil {
 					return err
@@ -64,11 +67,11 @@ func sourcePaths(goSrc string, tsRoots []string) (map[string][]entry, error) {
 			return nil
 		})
 	}
-	if err := walk("go", goSrc, func(n string) bool { return strings.HasSuffix(n, ".go") }); err != nil {
+	if err := walk(goSrc, func(n string) string { return suffixLang(n, ".go", "go") }); err != nil {
 		return nil, err
 	}
 	for _, r := range tsRoots {
-		if err := walk("ts", r, func(n string) bool { return strings.HasSuffix(n, ".ts") }); err != nil {
+		if err := walk(r, func(n string) string { return suffixLang(n, ".ts", "ts") + suffixLang(n, ".json", "json") }); err != nil {
 			return nil, err
 		}
 	}
@@ -76,6 +79,14 @@ func sourcePaths(goSrc string, tsRoots []string) (map[string][]entry, error) {
 		slices.SortFunc(l, func(a, b entry) int { return strings.Compare(a.path, b.path) })
 	}
 	return out, nil
+}
+
+// suffixLang is lang if name ends in suffix, else "".
+func suffixLang(name, suffix, lang string) string {
+	if strings.HasSuffix(name, suffix) {
+		return lang
+	}
+	return ""
 }
 
 // loadSource reads e, or returns nil if the file is not one the corpus
@@ -87,7 +98,11 @@ func loadSource(e entry) *source {
 		return nil
 	}
 	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
-	if len(lines) < minLines || len(lines) > maxLines {
+	least := minLines
+	if e.lang == "json" {
+		least = minJSONLines
+	}
+	if len(lines) < least || len(lines) > maxLines {
 		return nil
 	}
 	for _, l := range lines {

@@ -22,7 +22,7 @@ func init() {
 	register(&command{name: "apply", summary: "apply a change set (edits, writes, deletes, moves) from stdin, all or nothing", run: runApply})
 }
 
-const applyUsage = `usage: hashline apply [--dry-run] < changes.json
+const applyUsage = `usage: hashline apply [--dry-run] [--strict-syntax] < changes.json
 
 Applies a change set read from stdin as JSON: edits, writes, deletes and
 moves of several files, all or nothing. Every change is checked first (an
@@ -49,6 +49,11 @@ with the fresh refs, as "hashline edit" prints it), then a summary line.
 flags:
   --dry-run        check and show the result, write nothing
   --diff           print each edit's unified diff too
+  --strict-syntax  refuse the whole set, writing nothing, if an edit or
+                   write of it would introduce syntax errors, and print
+                   them (the set's "strictSyntax", or an edit's or write's
+                   own, does the same); without it the server's --syntax
+                   decides
   --request-id ID  idempotency key (default: a random one per run); a set
                    cut off by --timeout may still have been applied: it
                    prints its key, and the same command re-run with
@@ -62,6 +67,7 @@ func runApply(ctx context.Context, io stdio, args []string) int {
 	cf.register(fs, io)
 	dryRun := fs.Bool("dry-run", false, "")
 	diff := fs.Bool("diff", false, "")
+	strictSyntax := fs.Bool("strict-syntax", false, "")
 	requestID := fs.String("request-id", "", "")
 	pos, code := parse(fs, io, applyUsage, args)
 	if code >= 0 {
@@ -83,6 +89,9 @@ func runApply(ctx context.Context, io stdio, args []string) int {
 	}
 	if *dryRun {
 		req.DryRun = true
+	}
+	if *strictSyntax {
+		req.StrictSyntax = true
 	}
 	switch {
 	case *requestID != "":

@@ -52,7 +52,8 @@ newline in TEXT is optional; use $'a\nb' in bash for several lines.
 
 Or a batch, applied all or nothing: with no operation flag, stdin holds the
 API's edits as JSON, either the array or an object with "edits" (and
-optionally "baseVersion", "dryRun", "context", "full", "strict"):
+optionally "baseVersion", "dryRun", "context", "full", "strict",
+"strictSyntax"):
   [{"replace": {"start": "4:16", "text": "\tprintln(\"hello\")"}},
    {"insertAfter": {"anchor": "5:18", "text": "// end"}}]
 Fields (end and all are optional): replace{start,end,text}
@@ -72,6 +73,10 @@ flags:
                     diff markers, pasted tags, a repeated neighbouring line or
                     lost indentation are repaired (each printed as a warning)
                     and a guess is refused showing both readings
+  --strict-syntax   refuse the edit, writing nothing, if it would introduce
+                    syntax errors into FILE, and print them; without it the
+                    server's --syntax decides (by default the edit is
+                    written and the errors it introduced are printed)
   --request-id ID   idempotency key (default: a random one per run). A run
                     cut off by --timeout, a lost connection or Ctrl-C may
                     still have applied; it then prints its key, and the same
@@ -90,7 +95,7 @@ type editFlags struct {
 	textFile                                     string
 	baseVersion                                  string
 	requestID                                    string
-	dryRun, full, diff, strict                   bool
+	dryRun, full, diff, strict, strictSyntax     bool
 	context                                      int
 }
 
@@ -117,6 +122,7 @@ func runEdit(ctx context.Context, io stdio, args []string) int {
 	fs.BoolVar(&f.full, "full", false, "")
 	fs.BoolVar(&f.diff, "diff", false, "")
 	fs.BoolVar(&f.strict, "strict", false, "")
+	fs.BoolVar(&f.strictSyntax, "strict-syntax", false, "")
 	fs.IntVar(&f.context, "context", -1, "")
 	pos, code := parse(fs, io, editUsage, args)
 	if code >= 0 {
@@ -233,6 +239,9 @@ func (f *editFlags) request(io stdio, path string) (*hashlinev1.EditRequest, []s
 	if f.strict {
 		req.Strict = true
 	}
+	if f.strictSyntax {
+		req.StrictSyntax = true
+	}
 	if f.context >= 0 {
 		n := int32(f.context)
 		req.Context = &n
@@ -326,6 +335,7 @@ func parseEditsJSON(in string, req *hashlinev1.EditRequest) ([]string, string) {
 var requestKeys = map[string]bool{
 	"path": true, "baseVersion": true, "base_version": true, "dryRun": true, "dry_run": true,
 	"context": true, "full": true, "requestId": true, "request_id": true,
+	"strictSyntax": true, "strict_syntax": true,
 }
 
 // cliEdits is the API's FileEdit operations under their JSON names (and

@@ -13,7 +13,7 @@ func init() {
 	register(&command{name: "write", summary: "create or overwrite a whole file with stdin", run: runWrite})
 }
 
-const writeUsage = `usage: hashline write FILE [--create | --replace] [--expected-version V] < content
+const writeUsage = `usage: hashline write FILE [--create | --replace] [--expected-version V] [--strict-syntax] < content
 
 Writes stdin to FILE, byte for byte, atomically. Missing parent directories
 are created. Prints the new version:
@@ -26,6 +26,11 @@ flags:
   --expected-version V  write only if FILE is still at version V (from read);
                         else exit 5: read again and retry
   --content TEXT        the content, instead of stdin
+  --strict-syntax       refuse the write, writing nothing, if the content
+                        would have syntax errors FILE did not have, and
+                        print them; without it the server's --syntax
+                        decides (by default the content is written and the
+                        errors printed)
   --request-id ID       idempotency key (default: a random one per run); a
                         write cut off by --timeout may still have landed: it
                         prints its key, and the same command re-run with
@@ -41,6 +46,7 @@ func runWrite(ctx context.Context, io stdio, args []string) int {
 	replace := fs.Bool("replace", false, "")
 	expected := fs.String("expected-version", "", "")
 	requestID := fs.String("request-id", "", "")
+	strictSyntax := fs.Bool("strict-syntax", false, "")
 	var content optString
 	fs.Var(&content, "content", "")
 	pos, code := parse(fs, io, writeUsage, args)
@@ -75,7 +81,7 @@ func runWrite(ctx context.Context, io stdio, args []string) int {
 	if *requestID == "" {
 		*requestID = client.NewRequestID()
 	}
-	w, err := c.Write(ctx, &hashlinev1.WriteRequest{Path: pos[0], Content: text, Mode: mode, ExpectedVersion: *expected, RequestId: *requestID})
+	w, err := c.Write(ctx, &hashlinev1.WriteRequest{Path: pos[0], Content: text, Mode: mode, ExpectedVersion: *expected, RequestId: *requestID, StrictSyntax: *strictSyntax})
 	if err != nil {
 		return failMutation(io, "write", err, *requestID)
 	}

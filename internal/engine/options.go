@@ -111,6 +111,7 @@ func defaultOptions() options {
 		maxChanges:       DefaultMaxChanges,
 		maxSetBytes:      DefaultMaxSetBytes,
 		memoryBudget:     DefaultMemoryBudget,
+		syntaxOptions:    syntax.Options{Cache: syntax.NewCache(0)},
 	}
 }
 

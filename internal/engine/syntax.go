@@ -86,9 +86,16 @@ func WithSyntax(mode SyntaxMode, strictGlobs ...string) Option {
 }
 
 // WithSyntaxOptions sets the bounds of each check (size, time); the zero
-// value is internal/syntax's defaults.
+// value is internal/syntax's defaults. Without a Cache of its own, so
+// keeps the engine's, which holds the last whole-file parse of each of the
+// files edited last.
 func WithSyntaxOptions(so syntax.Options) Option {
-	return func(o *options) { o.syntaxOptions = so }
+	return func(o *options) {
+		if so.Cache == nil {
+			so.Cache = o.syntaxOptions.Cache
+		}
+		o.syntaxOptions = so
+	}
 }
 
 // Diagnostic is one syntax error a change introduced into its file.

@@ -27,6 +27,9 @@ type editArgs struct {
 	Files []fileEdits `json:"files,omitempty"`
 	// Strict is the API's EditRequest.strict.
 	Strict bool `json:"strict,omitempty"`
+	// StrictSyntax is the API's strict_syntax: refused, nothing written,
+	// if the edit would introduce syntax errors.
+	StrictSyntax bool `json:"strict_syntax,omitempty"`
 	// DryRun is the API's dry_run: the reply, nothing written.
 	DryRun bool `json:"dry_run,omitempty"`
 }
@@ -35,12 +38,16 @@ type editArgs struct {
 // them to models: editTool infers the schema from these types, then
 // loosens it where editShapes reads the arguments itself.
 type editSchemaArgs struct {
-	Path  string     `json:"path,omitempty" jsonschema:"Relative to the workspace root"`
-	Edits []editItem `json:"edits,omitempty" jsonschema:"Each with one operation"`
+	Path string `json:"path,omitempty" jsonschema:"Relative to the workspace root"`
+	// Edits' items are described once, in editDescription, which lists
+	// the operations an item holds one of.
+	Edits []editItem `json:"edits,omitempty"`
 	// Files is the several-files form (files.go).
 	Files []fileEditsSchema `json:"files,omitempty"`
 	// Strict is the API's EditRequest.strict.
 	Strict bool `json:"strict,omitempty" jsonschema:"Write texts exactly as sent, no repairs"`
+	// StrictSyntax is the API's strict_syntax.
+	StrictSyntax bool `json:"strict_syntax,omitempty" jsonschema:"Refuse if it adds syntax errors"`
 	// DryRun is the API's dry_run.
 	DryRun bool `json:"dry_run,omitempty" jsonschema:"Write nothing"`
 }
@@ -224,7 +231,7 @@ func (t *tools) edit(ctx context.Context, req *sdk.CallToolRequest, a editArgs) 
 	for i, it := range items {
 		edits[i] = toFileEdit(it)
 	}
-	resp, err := t.c.Edit(t.ctx(ctx, req), &hashlinev1.EditRequest{Path: a.Path, Edits: edits, Strict: a.Strict, DryRun: a.DryRun})
+	resp, err := t.c.Edit(t.ctx(ctx, req), &hashlinev1.EditRequest{Path: a.Path, Edits: edits, Strict: a.Strict, StrictSyntax: a.StrictSyntax, DryRun: a.DryRun})
 	if err != nil {
 		res := failure("editing", a.Path, err)
 		if len(warnings) > 0 {

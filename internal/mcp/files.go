@@ -111,7 +111,7 @@ func (t *tools) editFiles(ctx context.Context, req *sdk.CallToolRequest, a editA
 	if len(problems) > 0 {
 		return errorResult("Error editing files:\n" + strings.Join(problems, "\n") + "\nNothing was written."), nil, nil
 	}
-	resp, err := t.c.Apply(t.ctx(ctx, req), &hashlinev1.ApplyRequest{Changes: changes, DryRun: a.DryRun})
+	resp, err := t.c.Apply(t.ctx(ctx, req), &hashlinev1.ApplyRequest{Changes: changes, DryRun: a.DryRun, StrictSyntax: a.StrictSyntax})
 	if err != nil {
 		res := setFailure(a.Files, err)
 		if len(warnings) > 0 {

@@ -17,8 +17,8 @@ func TestToolsFollowThePublishedShapes(t *testing.T) {
 	s := newSession(t, "embedded")
 	want := map[string][]string{
 		"read_file":      {"path", "offset", "limit", "plain"},
-		"edit_file":      {"path", "edits", "strict", "files", "dry_run"},
-		"write_file":     {"path", "content"},
+		"edit_file":      {"path", "edits", "strict", "files", "dry_run", "strict_syntax"},
+		"write_file":     {"path", "content", "strict_syntax"},
 		"grep":           {"pattern", "path", "glob", "type", "i", "pre", "post", "limit"},
 		"list_directory": {"path", "recursive", "glob", "hidden", "page_token"},
 		"delete_file":    {"path"},

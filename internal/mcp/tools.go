@@ -37,10 +37,12 @@ func (t *tools) read(ctx context.Context, req *sdk.CallToolRequest, a readArgs) 
 type writeArgs struct {
 	Path    string `json:"path" jsonschema:"Relative to the workspace root"`
 	Content string `json:"content" jsonschema:"The whole file"`
+	// StrictSyntax is the API's WriteRequest.strict_syntax.
+	StrictSyntax bool `json:"strict_syntax,omitempty" jsonschema:"Refuse if it adds syntax errors"`
 }
 
 func (t *tools) write(ctx context.Context, req *sdk.CallToolRequest, a writeArgs) (*sdk.CallToolResult, any, error) {
-	resp, err := t.c.Write(t.ctx(ctx, req), &hashlinev1.WriteRequest{Path: a.Path, Content: a.Content})
+	resp, err := t.c.Write(t.ctx(ctx, req), &hashlinev1.WriteRequest{Path: a.Path, Content: a.Content, StrictSyntax: a.StrictSyntax})
 	if err != nil {
 		return failure("writing", a.Path, err), nil, nil
 	}

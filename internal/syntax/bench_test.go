@@ -93,3 +93,32 @@ func BenchmarkESBuildFloor(b *testing.B) {
 	}
 	reportCPU(b, cpu)
 }
+
+// BenchmarkBrokenAgain: edits of a 10k-line file that was broken and
+// stays broken, each undoing the last (the content before each is the
+// content after the one before), with and without a Cache: with it, the
+// content before is not parsed again.
+func BenchmarkBrokenAgain(b *testing.B) {
+	for _, lang := range []struct{ name, src, old, a, b string }{
+		{"go", goFile(10_000), "if x > 5 {", "if (x > 5 {", "if ((x > 5 {"},
+		{"ts", tsFile(10_000), "if (x > 5) {", "if ((x > 5) {", "if (((x > 5) {"},
+	} {
+		texts := [2][]byte{[]byte(strings.Replace(lang.src, lang.old, lang.a, 1)), []byte(strings.Replace(lang.src, lang.old, lang.b, 1))}
+		for _, cached := range []bool{false, true} {
+			b.Run(fmt.Sprintf("%s/cache=%v", lang.name, cached), func(b *testing.B) {
+				opts := syntax.Options{}
+				if cached {
+					opts.Cache = syntax.NewCache(0)
+				}
+				cpu := cpuTime()
+				for k := 0; b.Loop(); k++ {
+					r := syntax.Check("f."+lang.name, texts[k%2], texts[(k+1)%2], opts)
+					if r.Status != syntax.Checked {
+						b.Fatalf("%+v", r)
+					}
+				}
+				reportCPU(b, cpu)
+			})
+		}
+	}
+}

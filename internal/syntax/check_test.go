@@ -168,6 +168,16 @@ func TestNotChecked(t *testing.T) {
 	if r.Status != syntax.Checked || len(r.Diagnostics) == 0 {
 		t.Errorf("binary before: %+v; want the errors of after", r)
 	}
+	// Only the changed lines of before are looked at (the rest is after's,
+	// which is text): a NUL or a bad byte there makes it not text too.
+	for _, bad := range []string{"\xff", "\x00"} {
+		before := "package p\n\nvar a = (1\nvar b = " + bad + "\nvar c = 3\n"
+		after := "package p\n\nvar a = (1\nvar b = 2\nvar c = 3\n"
+		r = syntax.Check("f.go", []byte(before), []byte(after), syntax.Options{})
+		if r.Status != syntax.Checked || len(r.Diagnostics) == 0 {
+			t.Errorf("before with %q in its changed line: %+v; want the errors of after, the one it kept included", bad, r)
+		}
+	}
 }
 
 // TestBalance: the balance check reports a change from balanced, and

@@ -78,18 +78,17 @@ func lastLine(src []byte, start, end, first int) int {
 }
 
 // compare parses after (a piece of it first, for large files) and, when it
-// has errors, before, and returns the errors of after not in before.
-func compare(lang Lang, before, after []byte, opts Options) ([]Diagnostic, error) {
+// has errors, before, and returns the errors of after not in before. The
+// errors of a whole parse of after go into opts.Cache, and those of before
+// are taken from it when it has them. h is hunkOf(before, after) (the zero
+// hunk when before is empty).
+func compare(path string, lang Lang, before, after []byte, h hunk, opts Options) ([]Diagnostic, error) {
 	parse := opts.parser
 	if parse == nil {
 		parse = parserFor(lang)
 	}
 	run := func(src []byte) ([]Diagnostic, error) {
 		return guard(opts.Timeout, func() []Diagnostic { return parse(src) })
-	}
-	var h hunk
-	if len(before) > 0 {
-		h = hunkOf(before, after)
 	}
 	if opts.ChunkBytes > 0 && len(after) >= opts.ChunkBytes && len(before) > 0 {
 		if piece, ok := chunk(lang, after, h); ok {
@@ -103,16 +102,24 @@ func compare(lang Lang, before, after []byte, opts Options) ([]Diagnostic, error
 		}
 	}
 	da, err := run(after)
-	if err != nil || len(da) == 0 {
-		return nil, err
-	}
-	if len(before) == 0 {
-		return finish(da, after), nil
-	}
-	db, err := run(before)
 	if err != nil {
 		return nil, err
 	}
+	if len(da) == 0 || len(before) == 0 {
+		opts.Cache.put(path, after, da)
+		if len(da) == 0 {
+			return nil, nil
+		}
+		return finish(da, after), nil
+	}
+	// Before's entry is the one after replaces: it is looked up first.
+	db, ok := opts.Cache.get(path, before)
+	if !ok {
+		if db, err = run(before); err != nil {
+			return nil, err
+		}
+	}
+	opts.Cache.put(path, after, da)
 	return finish(introduced(db, da, h), after), nil
 }
 

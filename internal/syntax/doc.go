@@ -42,4 +42,22 @@
 // error shows only in the context around it (inside a multi-line string
 // that starts before the piece, say) can go unreported; it is never
 // reported wrongly, since every diagnostic comes from whole-file parses.
+//
+// # JavaScript and TypeScript
+//
+// esbuild has no parse-only entry point: its Transform parses, then links
+// and prints, and the linking costs more than the parse of a small piece.
+// It stops after the parse when there are errors, so a source is first
+// given to it with a sentinel after it whose error stands only where a
+// source that parses leaves off; when that error is all there is, the
+// source parses (see esbuildParses). Any other answer is checked by a
+// Transform of the source alone.
+//
+// # Cache
+//
+// An edit that leaves errors needs the errors of the content before it
+// too, which is most often the content after the edit before. A [Cache]
+// in [Options] keeps the errors of the last whole-file parse of each of
+// the files checked last, known by the content's SHA-256, so that the
+// content before is not parsed again.
 package syntax

@@ -1,5 +1,7 @@
 package syntax
 
+import "github.com/evanw/esbuild/pkg/api"
+
 // WithParser makes Check use parse in place of the language's parser.
 func WithParser(o Options, parse func(src []byte) []Diagnostic) Options {
 	o.parser = parse
@@ -21,3 +23,23 @@ func Chunk(name string, before, after []byte) (string, bool) {
 
 // Balance runs the balance check alone.
 var Balance = balance
+
+// ESBuildParses is esbuildParses of src, with the loader for name's
+// extension, and ESBuildErrors the errors of a Transform of src alone.
+func ESBuildParses(name string, src []byte) bool {
+	return esbuildParses(src, loaderOf(Language(name)))
+}
+
+func ESBuildErrors(name string, src []byte) []Diagnostic {
+	return esbuildErrors(transform(src, loaderOf(Language(name))))
+}
+
+func loaderOf(l Lang) api.Loader {
+	switch l {
+	case LangTS:
+		return api.LoaderTS
+	case LangTSX:
+		return api.LoaderTSX
+	}
+	return api.LoaderJSX
+}

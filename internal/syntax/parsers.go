@@ -9,7 +9,10 @@ import (
 	"go/token"
 	"io"
 	"regexp"
+	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/evanw/esbuild/pkg/api"
@@ -54,28 +57,150 @@ func parseGo(src []byte) []Diagnostic {
 	return out
 }
 
+// esbuildParser parses with esbuild's Transform, which has no parse-only
+// entry point: a source that parses goes on to be linked and printed,
+// which costs more than the parse of a small one. A Transform stops after
+// the parse when the source has errors, so the source is first parsed
+// with a sentinel after it that is an error only where a source that
+// parses leaves off (see sentinel); when that error is all there is, the
+// source parses, at the cost of the parse alone. Any other answer, the
+// source's own errors among them, comes from a Transform of the source as
+// it is.
 func esbuildParser(loader api.Loader) parseFunc {
 	return func(src []byte) []Diagnostic {
-		// Transform parses and prints; whitespace minified prints least.
-		// The input is not kept past the call, so it is not copied.
-		r := api.Transform(unsafe.String(unsafe.SliceData(src), len(src)), api.TransformOptions{
-			Loader:           loader,
-			MinifyWhitespace: true,
-			LogLevel:         api.LogLevelSilent,
-		})
-		if len(r.Errors) == 0 {
+		if esbuildParses(src, loader) {
 			return nil
 		}
-		out := make([]Diagnostic, 0, len(r.Errors))
-		for _, m := range r.Errors {
-			d := Diagnostic{Line: 1, Message: m.Text, Checker: CheckerESBuild}
-			if m.Location != nil {
-				d.Line, d.Column = m.Location.Line, m.Location.Column+1
-			}
-			out = append(out, d)
-		}
-		return out
+		return esbuildErrors(transform(src, loader))
 	}
+}
+
+// sentinel follows a JavaScript or TypeScript source in esbuildParses.
+// "export {}" is a statement only at the top level of a module (nested in
+// a block, a namespace, an unclosed construct or after a dangling
+// "label:" or "if (x)" it is a syntax error, which stops the parse), and a
+// "break" at the top level is an error esbuild reports after the parse,
+// when it visits the statements, past every error of the parse itself. So
+// the sentinel's "break" is the one error of a Transform only when the
+// source parsed whole and left off at the top level, with no error of its
+// own: an unclosed string, template, comment or JSX element swallows the
+// sentinel into an error at the end of the file, and an error of the
+// source is an error of its own beside the sentinel's.
+const sentinel = "\nexport {}\nbreak\n"
+
+// sentinelError is esbuild's text for the sentinel's error.
+const sentinelError = `Cannot use "break" here:`
+
+// esbuildParses reports whether src parses, by a Transform of src and the
+// sentinel: true when the sentinel's error, on its own line after src, is
+// its only error. A source whose last word is a keyword is not tried: some
+// are an error at the end of the file and a name before a line break
+// ("declare"), which the sentinel would hide.
+func esbuildParses(src []byte, loader api.Loader) bool {
+	if endsInKeyword(src) {
+		return false
+	}
+	in := make([]byte, 0, len(src)+len(sentinel))
+	in = append(append(in, src...), sentinel...)
+	r := transform(in, loader)
+	if len(r.Errors) != 1 {
+		return false
+	}
+	e := r.Errors[0]
+	return e.Text == sentinelError && e.Location != nil && e.Location.Column == 0 &&
+		e.Location.LineText == "break" && e.Location.Line == esbuildLines(in[:len(in)-len("break\n")])+1
+}
+
+// endsInKeyword reports whether the last word of src, its trailing white
+// space aside, is a JavaScript or TypeScript keyword, or a word with other
+// than ASCII letters, digits, "_" and "$" (which is not looked into).
+func endsInKeyword(src []byte) bool {
+	t := bytes.TrimRightFunc(src, func(r rune) bool { return unicode.IsSpace(r) || r == '\uFEFF' })
+	end, ascii := len(t), true
+	for len(t) > 0 {
+		r, n := utf8.DecodeLastRune(t)
+		if r < utf8.RuneSelf && !wordByte(byte(r)) || r >= utf8.RuneSelf && !unicode.In(r, unicode.L, unicode.N, unicode.M, unicode.Pc) {
+			break
+		}
+		ascii = ascii && r < utf8.RuneSelf
+		t = t[:len(t)-n]
+	}
+	w := src[len(t):end]
+	if len(w) == 0 {
+		return false
+	}
+	if !ascii {
+		return true
+	}
+	_, ok := jsKeywords()[string(w)]
+	return ok
+}
+
+func wordByte(c byte) bool {
+	return c == '_' || c == '$' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}
+
+// jsKeywords are JavaScript's reserved words and TypeScript's contextual
+// keywords: the words a parser may read differently at the end of the
+// file than before a line break.
+var jsKeywords = sync.OnceValue(func() map[string]struct{} {
+	m := map[string]struct{}{}
+	for _, w := range strings.Fields(`abstract accessor any as assert asserts async await bigint boolean break case
+		catch class const constructor continue debugger declare default delete do else enum export extends
+		false finally for from function get global if implements import in infer instanceof interface is
+		keyof let module namespace never new null number object of out override package private protected
+		public readonly require return satisfies set static string super switch symbol this throw true try
+		type typeof undefined unique unknown using var void while with yield`) {
+		m[w] = struct{}{}
+	}
+	return m
+})
+
+// esbuildLines is the number of line breaks in src as esbuild counts them
+// for a message's line: "\r\n", "\r", "\n", U+2028 and U+2029.
+func esbuildLines(src []byte) int {
+	n := 0
+	for i := 0; i < len(src); i++ {
+		switch c := src[i]; {
+		case c == '\n':
+			n++
+		case c == '\r':
+			n++
+			if i+1 < len(src) && src[i+1] == '\n' {
+				i++
+			}
+		case c == 0xE2 && i+2 < len(src) && src[i+1] == 0x80 && (src[i+2] == 0xA8 || src[i+2] == 0xA9):
+			n++
+			i += 2
+		}
+	}
+	return n
+}
+
+// transform runs esbuild's Transform on src. Whitespace minified prints
+// least, when a source that parses is printed. The input is not kept past
+// the call, so it is not copied.
+func transform(src []byte, loader api.Loader) api.TransformResult {
+	return api.Transform(unsafe.String(unsafe.SliceData(src), len(src)), api.TransformOptions{
+		Loader:           loader,
+		MinifyWhitespace: true,
+		LogLevel:         api.LogLevelSilent,
+	})
+}
+
+func esbuildErrors(r api.TransformResult) []Diagnostic {
+	if len(r.Errors) == 0 {
+		return nil
+	}
+	out := make([]Diagnostic, 0, len(r.Errors))
+	for _, m := range r.Errors {
+		d := Diagnostic{Line: 1, Message: m.Text, Checker: CheckerESBuild}
+		if m.Location != nil {
+			d.Line, d.Column = m.Location.Line, m.Location.Column+1
+		}
+		out = append(out, d)
+	}
+	return out
 }
 
 func parseJSON(src []byte) []Diagnostic {

@@ -88,6 +88,11 @@ type Options struct {
 	// turns that off.
 	ChunkBytes int
 
+	// Cache, when set, keeps the whole-file parses of the content after an
+	// edit for the check of the next edit of the same file, whose content
+	// before it is most often that content.
+	Cache *Cache
+
 	// parser, when set, replaces the language's parser (tests only).
 	parser parseFunc
 }
@@ -122,12 +127,18 @@ func Check(path string, before, after []byte, opts Options) Report {
 	if !isText(after) {
 		return notChecked(rep, "the file is not UTF-8 text")
 	}
-	if !isText(before) {
-		// Nothing to compare with: every error would look new.
-		before = nil
-	}
 	if bytes.Equal(before, after) {
 		return rep
+	}
+	var h hunk
+	if len(before) > 0 {
+		// Before and after differ only in the hunk, whose ends are line
+		// starts: with after text, before is text if its hunk is.
+		h = hunkOf(before, after)
+		if !isText(before[h.start:h.bEnd]) {
+			// Nothing to compare with: every error would look new.
+			before, h = nil, hunk{}
+		}
 	}
 	var (
 		diags []Diagnostic
@@ -136,7 +147,7 @@ func Check(path string, before, after []byte, opts Options) Report {
 	if lang == LangOther {
 		diags, err = guard(opts.Timeout, func() []Diagnostic { return balance(path, before, after) })
 	} else {
-		diags, err = compare(lang, before, after, opts)
+		diags, err = compare(path, lang, before, after, h, opts)
 	}
 	if err != nil {
 		return notChecked(rep, err.Error())
