@@ -47,7 +47,7 @@ type editSchemaArgs struct {
 	// Strict is the API's EditRequest.strict.
 	Strict bool `json:"strict,omitempty" jsonschema:"Write texts exactly as sent, no repairs"`
 	// StrictSyntax is the API's strict_syntax.
-	StrictSyntax bool `json:"strict_syntax,omitempty" jsonschema:"Refuse if it adds syntax errors"`
+	StrictSyntax bool `json:"strict_syntax,omitempty" jsonschema:"Refuse new syntax errors"`
 	// DryRun is the API's dry_run.
 	DryRun bool `json:"dry_run,omitempty" jsonschema:"Write nothing"`
 }

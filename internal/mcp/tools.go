@@ -37,8 +37,9 @@ func (t *tools) read(ctx context.Context, req *sdk.CallToolRequest, a readArgs) 
 type writeArgs struct {
 	Path    string `json:"path" jsonschema:"Relative to the workspace root"`
 	Content string `json:"content" jsonschema:"The whole file"`
-	// StrictSyntax is the API's WriteRequest.strict_syntax.
-	StrictSyntax bool `json:"strict_syntax,omitempty" jsonschema:"Refuse if it adds syntax errors"`
+	// StrictSyntax is the API's WriteRequest.strict_syntax (edit_file's
+	// schema describes it: tools/list stays below the peer's).
+	StrictSyntax bool `json:"strict_syntax,omitempty"`
 }
 
 func (t *tools) write(ctx context.Context, req *sdk.CallToolRequest, a writeArgs) (*sdk.CallToolResult, any, error) {

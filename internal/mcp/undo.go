@@ -13,7 +13,7 @@ import (
 // undoDescription teaches undo in as few bytes as it takes: tools/list is
 // paid for in every session, and the whole list stays below the peer's
 // (TestToolListIsSmallerThanThePeers).
-const undoDescription = `Undo your last change (any tool's), keeping others' later changes; call again for the one before. change_id: undo that change (a reply names its own undo's id: pass it to redo). A later change to the same lines or file refuses it, showing them with fresh refs.`
+const undoDescription = `Undo your last change (any tool's), keeping others' later changes; call again for the one before. change_id: undo that one (each reply names its undo's id: pass it to redo). A later change to the same lines or file refuses it, with fresh refs.`
 
 // undoArgs are undo's arguments.
 type undoArgs struct {
