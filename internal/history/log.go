@@ -656,7 +656,9 @@ var ErrClosed = errors.New("history: the log is closed")
 var ErrTooLarge = errors.New("history: the change is too large for a segment")
 
 // Append records c, giving it the next id and the time now, and returns
-// it as recorded. The log fills in each file's line counts. A change too
+// it as recorded, also with the error of a write of its record that
+// failed (the record is written again with the next). The log fills in
+// each file's line counts. A change too
 // large for a segment with its lines is recorded without them, and if
 // need be with each file's hunks merged into one (see Change).
 func (l *Log) Append(c Change) (Change, error) {
@@ -779,7 +781,8 @@ func (l *Log) add(c Change, pending, write, at bool) (Change, error) {
 		_ = d.release()
 	}
 	if err != nil {
-		return Change{}, fmt.Errorf("history: %s is recorded but not on disk yet (tried again at the next write): %w", c.ID, err)
+		// Recorded all the same: the caller may still resolve it.
+		return c, fmt.Errorf("history: %s is recorded but not on disk yet (tried again at the next write): %w", c.ID, err)
 	}
 	return c, nil
 }

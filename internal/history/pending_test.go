@@ -374,3 +374,29 @@ func TestValidPathBytesAgreesWithValidPath(t *testing.T) {
 		t.Error("the length bound differs")
 	}
 }
+
+// A prepared change whose write fails is returned with its id and the
+// error: it is in the log, pending, and its caller can still resolve it.
+func TestAPreparedChangeWhoseWriteFailsCanStillBeResolved(t *testing.T) {
+	t.Parallel()
+	l := openLog(t, t.TempDir(), Options{})
+	s := l.segs[len(l.segs)-1]
+	s.f.Close() // every write fails
+	c, err := l.Prepare(smallChange(), true)
+	if err == nil || c.ID.IsZero() {
+		t.Fatalf("Prepare with its write failing: %v, %v; want the change and an error", c.ID, err)
+	}
+	if err := l.Resolve(c.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := l.Get(c.ID.String()); err != nil || got.ID != c.ID {
+		t.Fatalf("Get after Resolve: %v, %v", got.ID, err)
+	}
+	// The file is open again for Close.
+	l.mu.Lock()
+	s.f, err = os.OpenFile(s.path, os.O_RDWR, 0)
+	l.mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
