@@ -25,11 +25,17 @@ type direct struct {
 }
 
 func startDirect(root string, opts ...client.Option) (*direct, error) {
-	ws, err := workspace.Open(root)
+	return startDirectWith(root, nil, nil, opts...)
+}
+
+// startDirectWith is startDirect with options of the workspace and the
+// engine (a change history, say).
+func startDirectWith(root string, wsOpts []workspace.Option, engineOpts []engine.Option, opts ...client.Option) (*direct, error) {
+	ws, err := workspace.Open(root, wsOpts...)
 	if err != nil {
 		return nil, err
 	}
-	conn := &directConn{svc: hlserver.New(ws, engine.WithRequireRead(false)), methods: map[string]grpc.MethodHandler{}}
+	conn := &directConn{svc: hlserver.New(ws, append([]engine.Option{engine.WithRequireRead(false)}, engineOpts...)...), methods: map[string]grpc.MethodHandler{}}
 	desc := hashlinev1.FileService_ServiceDesc
 	for _, m := range desc.Methods {
 		conn.methods["/"+desc.ServiceName+"/"+m.MethodName] = m.Handler

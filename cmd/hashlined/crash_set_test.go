@@ -26,7 +26,9 @@ import (
 // the first line of each of its files; after each restart (which finishes
 // committed sets from the intent log before it serves) the files of a set
 // must all carry the same marker, and that marker must be the last
-// acknowledged set's or the one in flight: never a mix.
+// acknowledged set's or the one in flight: never a mix. The change history
+// holds one entry of each set made (acknowledged, or landed) with its four
+// files, and none of a set that did not land.
 func TestKillNineNeverTearsAChangeSet(t *testing.T) {
 	// Most of its time is spent waiting on its own server: it overlaps with
 	// the other tests that do.
@@ -41,10 +43,12 @@ func TestKillNineNeverTearsAChangeSet(t *testing.T) {
 	const workers, filesPerSet = 3, 4
 	type group struct {
 		files          []string
-		acked, pending string // markers
+		acked, pending string // markers, and request ids
 		landedUnacked  int
 		rng            *rand.Rand
 		gen            int
+		made           []string // the sets made
+		notMade        []string // the sets that did not land
 	}
 	groups := make([]*group, workers)
 	for w := range groups {
@@ -69,8 +73,12 @@ func TestKillNineNeverTearsAChangeSet(t *testing.T) {
 			case len(markers) != 1:
 				t.Errorf("kill %d: a torn set: the files of %v carry markers %v (acknowledged %s, pending %q)", k, g.files, markers, g.acked, g.pending)
 			case markers[g.acked]:
+				if g.pending != "" {
+					g.notMade = append(g.notMade, g.pending)
+				}
 			case g.pending != "" && markers[g.pending]:
 				g.acked = g.pending
+				g.made = append(g.made, g.pending)
 				g.landedUnacked++
 			default:
 				t.Errorf("kill %d: %v carry %v, neither the acknowledged %s nor the pending %q", k, g.files, markers, g.acked, g.pending)
@@ -78,10 +86,42 @@ func TestKillNineNeverTearsAChangeSet(t *testing.T) {
 			g.pending = ""
 		}
 	}
+	// checkHistory: the history holds one entry of each set made, with
+	// its four files, and nothing else of the agent.
+	checkHistory := func(k int, addr string) {
+		c, err := client.Dial(addr, client.WithAgentID("crash"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		got := crashHistory(t, c)
+		n := 0
+		for _, es := range got {
+			n += len(es)
+		}
+		made := 0
+		for _, g := range groups {
+			made += len(g.made)
+			for _, rid := range g.made {
+				if es := got[rid]; len(es) != 1 || len(es[0].GetFiles()) != filesPerSet {
+					t.Errorf("restart %d: the set %s, made, is in the history as %v", k, rid, es)
+				}
+			}
+			for _, rid := range g.notMade {
+				if es := got[rid]; len(es) != 0 {
+					t.Errorf("restart %d: the set %s did not land, and the history holds %v", k, rid, es)
+				}
+			}
+		}
+		if n != made {
+			t.Errorf("restart %d: the history holds %d entries of the agent, %d sets were made", k, n, made)
+		}
+	}
 	var acks int
 	for k := range kills {
 		cmd, addr, _ := startBinary(t, bin, nil, "--root", root, "--listen", "127.0.0.1:0", "--log-level", "error")
 		check(k)
+		checkHistory(k, addr)
 		if t.Failed() {
 			break
 		}
@@ -98,7 +138,7 @@ func TestKillNineNeverTearsAChangeSet(t *testing.T) {
 				for ctx.Err() == nil {
 					g.gen++
 					m := fmt.Sprintf("w%d-k%d-g%d", w, k, g.gen)
-					req := &hashlinev1.ApplyRequest{}
+					req := &hashlinev1.ApplyRequest{RequestId: m}
 					for i, f := range g.files {
 						req.Changes = append(req.Changes, &hashlinev1.Change{Change: &hashlinev1.Change_Write{Write: &hashlinev1.WriteRequest{Path: f, Content: string(setContent(g.rng, m, i))}}})
 					}
@@ -114,6 +154,7 @@ func TestKillNineNeverTearsAChangeSet(t *testing.T) {
 						t.Errorf("%s: response %v", m, resp)
 					}
 					g.acked, g.pending = m, ""
+					g.made = append(g.made, m)
 					mu.Lock()
 					acks++
 					mu.Unlock()
@@ -130,8 +171,9 @@ func TestKillNineNeverTearsAChangeSet(t *testing.T) {
 		c.Close()
 	}
 	// The last kill's sets are finished by one more start.
-	cmd, _, _ := startBinary(t, bin, nil, "--root", root, "--listen", "127.0.0.1:0", "--log-level", "error")
+	cmd, addr, _ := startBinary(t, bin, nil, "--root", root, "--listen", "127.0.0.1:0", "--log-level", "error")
 	check(kills)
+	checkHistory(kills, addr)
 	_ = cmd.Process.Signal(syscall.SIGTERM)
 	_ = cmd.Wait()
 	unacked := 0

@@ -54,11 +54,16 @@ func buildPlain(t *testing.T) string {
 
 // fileModel is what one client knows about one file: the last content the
 // server acknowledged and, while a request is unanswered, the content that
-// request would leave.
+// request would leave and its request id; made lists the request ids of
+// the changes made (acknowledged, or found landed after a kill) with the
+// version each left, and notMade those found not landed.
 type fileModel struct {
-	name    string
-	acked   []byte
-	pending []byte
+	name       string
+	acked      []byte
+	pending    []byte
+	pendingRID string
+	made       map[string]string
+	notMade    []string
 }
 
 // TestKillNineNeverTearsAFile drives writes and edits to a few files while
@@ -68,6 +73,12 @@ type fileModel struct {
 // died: never a mix, never empty. Temporary files a kill leaves behind must
 // never be visible through Grep or Read, and the restarted server sweeps
 // them away.
+//
+// The change history agrees with the files after every restart: every
+// change made (acknowledged, or landed unacknowledged) is one entry, with
+// its request id and the version it left; a change that did not land has
+// none; and every Watch event delivered before a kill names, by its
+// change id, an entry of that file and version (checkHistory).
 //
 // kill -9 tests atomicity (rename over a complete, closed temp file), not
 // durability across power loss, which needs the fsyncs this cannot observe.
@@ -84,7 +95,7 @@ func TestKillNineNeverTearsAFile(t *testing.T) {
 	root := t.TempDir()
 	files := make([]*fileModel, 4)
 	for i := range files {
-		f := &fileModel{name: fmt.Sprintf("f%d.txt", i), acked: content(rng, i, 0)}
+		f := &fileModel{name: fmt.Sprintf("f%d.txt", i), acked: content(rng, i, 0), made: map[string]string{}}
 		if err := os.WriteFile(filepath.Join(root, f.name), f.acked, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -92,6 +103,8 @@ func TestKillNineNeverTearsAFile(t *testing.T) {
 	}
 
 	var acks, landedUnacked, torn, leftovers int
+	var events []*hashlinev1.WatchResponse
+	watched := 0
 	for k := range kills {
 		cmd, addr, _ := startBinary(t, bin, nil, "--root", root, "--listen", "127.0.0.1:0", "--log-level", "error")
 		c, err := client.Dial(addr, client.WithAgentID("crash"))
@@ -99,10 +112,32 @@ func TestKillNineNeverTearsAFile(t *testing.T) {
 			t.Fatal(err)
 		}
 		checkTempInvisible(t, c, root)
+		checkHistory(t, k, c, files, events)
+		watched += len(events)
+		events = nil
 
 		ctx, cancel := context.WithCancel(context.Background())
 		var wg sync.WaitGroup
-		var mu sync.Mutex // guards acks
+		var mu sync.Mutex // guards acks and events
+		// The Watch events delivered before the kill, for checkHistory.
+		st, err := c.RPC().Watch(ctx, &hashlinev1.WatchRequest{})
+		if err == nil {
+			_, err = st.Header() // the subscription is live
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Go(func() {
+			for {
+				ev, err := st.Recv()
+				if err != nil {
+					return
+				}
+				mu.Lock()
+				events = append(events, ev)
+				mu.Unlock()
+			}
+		})
 		for i, f := range files {
 			wg.Add(1)
 			frng := rand.New(rand.NewPCG(seed+uint64(k), uint64(i)))
@@ -138,6 +173,8 @@ func TestKillNineNeverTearsAFile(t *testing.T) {
 			case bytes.Equal(disk, f.acked):
 			case f.pending != nil && bytes.Equal(disk, f.pending):
 				f.acked = f.pending // the write landed; its answer was lost
+				f.made[f.pendingRID] = workspace.Version(f.pending)
+				f.pendingRID = ""
 				landedUnacked++
 			default:
 				torn++
@@ -146,6 +183,10 @@ func TestKillNineNeverTearsAFile(t *testing.T) {
 				f.acked = disk
 			}
 			f.pending = nil
+			if f.pendingRID != "" {
+				f.notMade = append(f.notMade, f.pendingRID)
+				f.pendingRID = ""
+			}
 		}
 		names, err := filepath.Glob(filepath.Join(root, "*"))
 		if err != nil {
@@ -165,8 +206,8 @@ func TestKillNineNeverTearsAFile(t *testing.T) {
 			break
 		}
 	}
-	t.Logf("%d kills, %d acknowledged changes, %d landed but unacknowledged, %d torn, %d temp files left by kills",
-		kills, acks, landedUnacked, torn, leftovers)
+	t.Logf("%d kills, %d acknowledged changes, %d landed but unacknowledged, %d torn, %d temp files left by kills, %d Watch events checked against the history",
+		kills, acks, landedUnacked, torn, leftovers, watched+len(events))
 
 	// A final start sweeps the leftovers away.
 	restarted := time.Now()
@@ -177,6 +218,7 @@ func TestKillNineNeverTearsAFile(t *testing.T) {
 	}
 	defer c.Close()
 	checkTempInvisible(t, c, root)
+	checkHistory(t, kills, c, files, events)
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		left := staleTemps(t, root, restarted)
@@ -193,12 +235,14 @@ func TestKillNineNeverTearsAFile(t *testing.T) {
 }
 
 // step makes one change to f: a whole-file Write or a Read then an Edit of
-// one line. f.pending holds the expected result while the call is out.
+// one line. f.pending holds the expected result while the call is out, and
+// f.pendingRID its request id.
 func step(ctx context.Context, c *client.Client, f *fileModel, rng *rand.Rand, id, gen int) error {
+	rid := fmt.Sprintf("f%d-g%d", id, gen)
 	if rng.IntN(2) == 0 {
 		next := content(rng, id, gen)
-		f.pending = next
-		resp, err := c.Write(ctx, &hashlinev1.WriteRequest{Path: f.name, Content: string(next)})
+		f.pending, f.pendingRID = next, rid
+		resp, err := c.Write(ctx, &hashlinev1.WriteRequest{Path: f.name, Content: string(next), RequestId: rid})
 		if err != nil {
 			return err
 		}
@@ -216,8 +260,8 @@ func step(ctx context.Context, c *client.Client, f *fileModel, rng *rand.Rand, i
 	lines := strings.SplitAfter(string(f.acked), "\n")
 	lines[line.GetNumber()-1] = text + "\n"
 	next := []byte(strings.Join(lines, ""))
-	f.pending = next
-	resp, err := c.Edit(ctx, &hashlinev1.EditRequest{Path: f.name, Edits: []*hashlinev1.FileEdit{client.Replace(client.Ref(line), "", text)}, Context: new(int32)})
+	f.pending, f.pendingRID = next, rid
+	resp, err := c.Edit(ctx, &hashlinev1.EditRequest{Path: f.name, Edits: []*hashlinev1.FileEdit{client.Replace(client.Ref(line), "", text)}, Context: new(int32), RequestId: rid})
 	if err != nil {
 		return err
 	}
@@ -228,8 +272,72 @@ func ack(f *fileModel, next []byte, version string) error {
 	if version != workspace.Version(next) {
 		return fmt.Errorf("acknowledged version %s is not that of the content sent (%s)", version, workspace.Version(next))
 	}
-	f.acked, f.pending = next, nil
+	f.made[f.pendingRID] = version
+	f.acked, f.pending, f.pendingRID = next, nil, ""
 	return nil
+}
+
+// crashHistory returns the entries of the agent "crash" in the server's
+// history, by request id.
+func crashHistory(t *testing.T, c *client.Client) map[string][]*hashlinev1.HistoryEntry {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	out := map[string][]*hashlinev1.HistoryEntry{}
+	for tok := ""; ; {
+		resp, err := c.History(ctx, &hashlinev1.HistoryRequest{Agent: "crash", MaxEntries: 1000, PageToken: tok})
+		if err != nil {
+			t.Fatalf("History: %v", err)
+		}
+		for _, e := range resp.GetEntries() {
+			out[e.GetRequestId()] = append(out[e.GetRequestId()], e)
+		}
+		if tok = resp.GetNextPageToken(); tok == "" {
+			return out
+		}
+	}
+}
+
+// checkHistory checks, after restart k, that the history holds exactly one
+// entry of every change made to files, leaving the version it left, none
+// of the changes that did not land and nothing else of the agent "crash";
+// and that every Watch event of events (delivered before the kill) names
+// an entry of its file and version.
+func checkHistory(t *testing.T, k int, c *client.Client, files []*fileModel, events []*hashlinev1.WatchResponse) {
+	t.Helper()
+	got := crashHistory(t, c)
+	byID := map[string]*hashlinev1.HistoryEntry{}
+	made := 0
+	for _, f := range files {
+		for rid, v := range f.made {
+			made++
+			es := got[rid]
+			if len(es) != 1 || len(es[0].GetFiles()) != 1 || es[0].GetFiles()[0].GetPath() != f.name || es[0].GetFiles()[0].GetNewVersion() != v {
+				t.Errorf("restart %d: the change %s of %s, made (version %s), is in the history as %v", k, rid, f.name, v, es)
+			}
+		}
+		for _, rid := range f.notMade {
+			if es := got[rid]; len(es) != 0 {
+				t.Errorf("restart %d: the change %s of %s did not land, and the history holds %v", k, rid, f.name, es)
+			}
+		}
+	}
+	n := 0
+	for _, es := range got {
+		n += len(es)
+		for _, e := range es {
+			byID[e.GetChangeId()] = e
+		}
+	}
+	if n != made {
+		t.Errorf("restart %d: the history holds %d entries of the agent, %d changes were made", k, n, made)
+	}
+	for _, ev := range events {
+		e := byID[ev.GetChangeId()]
+		if e == nil || len(e.GetFiles()) != 1 || e.GetFiles()[0].GetPath() != ev.GetPath() || e.GetFiles()[0].GetNewVersion() != ev.GetNewVersion() {
+			t.Errorf("restart %d: the Watch event of %s (version %s) named change %q, which the history holds as %v", k, ev.GetPath(), ev.GetNewVersion(), ev.GetChangeId(), e)
+		}
+	}
 }
 
 // content returns a new whole-file content: 1 KiB to 1 MiB of numbered

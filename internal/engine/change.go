@@ -107,8 +107,10 @@ type plan interface {
 	// result is the change's result before it is committed (a dry run's).
 	result(c *change, dryRun bool) ChangeResult
 	// commit commits a set of this one change by its own atomic write,
-	// removal or rename: it needs no intent record.
-	commit(s *Engine, c *change) error
+	// removal or rename: it needs no intent record. It calls committing
+	// right before that write, removal or rename, once it knows what it
+	// will make (a write's version).
+	commit(s *Engine, c *change, committing func()) error
 	// step is the change's step in a set of several, done after every new
 	// content was staged (contentPlan).
 	step(s *Engine, c *change) (workspace.Step, error)
@@ -117,7 +119,8 @@ type plan interface {
 	committed(ctx context.Context, s *Engine, c *change, set string) ChangeResult
 	// recorded is the change's file in the change history and the kind
 	// of a set of it alone; false for what the history does not record
-	// (record.go).
+	// (record.go). It is called before the change is committed, once its
+	// new content's version is known (a content plan's newVersion).
 	recorded(s *Engine, c *change) (history.File, history.Kind, bool)
 }
 
@@ -131,13 +134,26 @@ type contentPlan interface {
 }
 
 // written is what a content change wrote: by its own write (a set of one
-// change) or staged beside its file (a set of several).
+// change) or staged beside its file (a set of several); version is the
+// new content's version, known before its write replaces the file.
 type written struct {
-	wr     *workspace.WriteResult
-	staged *workspace.Staged
+	wr      *workspace.WriteResult
+	staged  *workspace.Staged
+	version string
 }
 
 func (w *written) writing() *written { return w }
+
+// newVersion is the version of the new content.
+func (w *written) newVersion() string {
+	switch {
+	case w.wr != nil:
+		return w.wr.Version
+	case w.staged != nil:
+		return w.staged.Version
+	}
+	return w.version
+}
 
 // wrote is what the change wrote.
 func (w *written) wrote() *workspace.WriteResult {
@@ -149,9 +165,13 @@ func (w *written) wrote() *workspace.WriteResult {
 }
 
 // commitContent writes a content change's new content as the set's one
-// change.
-func (s *Engine) commitContent(c *change, p contentPlan) error {
+// change, calling committing before the write replaces the file.
+func (s *Engine) commitContent(c *change, p contentPlan, committing func()) error {
 	text, opts := p.content()
+	opts.Committing = func(version string) {
+		p.writing().version = version
+		committing()
+	}
 	wr, err := s.ws.WriteFile(c.rel, text, opts)
 	p.writing().wr = wr
 	return err
@@ -353,11 +373,12 @@ func (s *Engine) apply(ctx context.Context, reqs []Change, dryRun, single, stric
 	waitChecks := s.runChecksBeside(ctx, changes)
 	commitCtx, commitSpan := s.startCommit(ctx, changes)
 	set := ""
+	var id history.ID
 	if len(changes) == 1 {
-		err = changes[0].plan.commit(s, changes[0])
+		id, err = s.commitOne(commitCtx, changes[0])
 	} else {
 		set = newChangeSetID()
-		err = s.commitSet(commitCtx, set, changes)
+		id, err = s.commitSet(commitCtx, set, changes)
 	}
 	wait()
 	waitChecks()
@@ -366,7 +387,8 @@ func (s *Engine) apply(ctx context.Context, reqs []Change, dryRun, single, stric
 		return nil, err
 	}
 	res.ChangeSet = set
-	ctx = s.recordSet(ctx, changes)
+	ctx = withChangeID(ctx, id)
+	revertRecorded(ctx, id)
 	endCommit(ctx, commitSpan, changes, set, nil)
 	for i, c := range changes {
 		res.Results[i] = s.withChecks(c, s.withSyntax(c, c.plan.committed(ctx, s, c, set)))
@@ -600,6 +622,31 @@ func (c *change) newBytes() int64 {
 	return 0
 }
 
+// commitOne commits a set of its one change c by the change's own atomic
+// write, rename or removal, its history entry prepared and written right
+// before (record.go), and returns the entry's id.
+func (s *Engine) commitOne(ctx context.Context, c *change) (history.ID, error) {
+	var p *pending
+	err := c.plan.commit(s, c, func() {
+		s.point("committing")
+		p = s.prepareSet(ctx, []*change{c}, true)
+		s.point("prepared")
+	})
+	if p == nil {
+		return history.ID{}, err
+	}
+	s.point("committed")
+	// A commit that failed may have made its change still (the sync of
+	// the directory failed after the rename): the disk says.
+	applied := err == nil || diskShows(s.ws, p.c)
+	s.resolveEntry(ctx, p, applied)
+	s.point("resolved")
+	if !applied {
+		return history.ID{}, err
+	}
+	return p.c.ID, err
+}
+
 // maxParallelStages bounds the files one set writes and syncs at once.
 const maxParallelStages = 16
 
@@ -610,8 +657,10 @@ const maxParallelStages = 16
 // commit point); the steps are done and their directories synced once
 // each; the record is removed. Until the record is written an error
 // removes the staged files and nothing has changed; after it, a crash is
-// finished by Recover at the next start.
-func (s *Engine) commitSet(ctx context.Context, set string, changes []*change) error {
+// finished by Recover at the next start. The set's history entry is
+// prepared before the record, which carries it, and written to the
+// history while the steps are done (record.go); commitSet returns its id.
+func (s *Engine) commitSet(ctx context.Context, set string, changes []*change) (history.ID, error) {
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, maxParallelStages)
 	errs := make([]error, len(changes))
@@ -640,7 +689,7 @@ func (s *Engine) commitSet(ctx context.Context, set string, changes []*change) e
 	}
 	if err := errors.Join(errs...); err != nil {
 		discard()
-		return err
+		return history.ID{}, err
 	}
 	var dirs []string
 	// steps[i] is the step of changes[i]: each change has exactly one.
@@ -652,47 +701,87 @@ func (s *Engine) commitSet(ctx context.Context, set string, changes []*change) e
 		st, err := c.plan.step(s, c)
 		if err != nil {
 			discard()
-			return err
+			return history.ID{}, err
 		}
 		steps = append(steps, st)
 	}
 	if err := s.ws.SyncDirs(dirs); err != nil {
 		discard()
-		return err
+		return history.ID{}, err
 	}
 	if err := ctx.Err(); err != nil {
 		discard()
-		return err
+		return history.ID{}, err
 	}
+	s.point("committing")
+	p := s.prepareSet(ctx, changes, false)
+	in := state.Intent{ID: set, Steps: intentSteps(steps)}
+	if p != nil {
+		in.History = history.Encode(p.c)
+	}
+	s.point("prepared")
 	done := func() error { return nil }
 	if s.opts.intents != nil {
 		var err error
-		if done, err = s.opts.intents.Record(state.Intent{ID: set, Steps: intentSteps(steps)}); err != nil {
+		if done, err = s.opts.intents.Record(in); err != nil {
 			discard()
-			return fmt.Errorf("%w: %v; nothing was written", workspace.ErrIO, err)
+			s.resolveEntry(ctx, p, false)
+			return history.ID{}, fmt.Errorf("%w: %v; nothing was written", workspace.ErrIO, err)
 		}
 	}
 	if s.opts.recorded != nil {
 		s.opts.recorded(set)
 	}
-	if err := s.ws.Commit(steps); err != nil {
-		return s.finishSet(ctx, set, changes, steps, done, err)
+	s.point("recorded")
+	written := s.writeHistory(ctx, p)
+	err := s.ws.Commit(steps)
+	written()
+	if err != nil {
+		return s.finishSet(ctx, set, changes, steps, done, err, p)
 	}
+	s.point("committed")
+	s.resolveEntry(ctx, p, true)
+	s.point("resolved")
 	if err := done(); err != nil {
-		s.keepRecord(ctx, set, changes, steps, true, done, err)
+		s.keepRecord(ctx, set, changes, steps, true, done, err, nil)
 	}
-	return nil
+	return p.id(), nil
+}
+
+// writeHistory puts the prepared entry p of a set in the history's file
+// (synced where the workspace syncs its writes, on another goroutine, so
+// that the sync overlaps the set's steps) and returns the wait for it:
+// the entry must be on file before the set's intent record, which carries
+// it, is removed.
+func (s *Engine) writeHistory(ctx context.Context, p *pending) func() {
+	if p == nil {
+		return func() {}
+	}
+	logged := func(err error) {
+		if err != nil {
+			s.opts.logger.WarnContext(ctx, "history: a change set's entry could not be written", "change", p.c.ID.String(), "err", err)
+		}
+	}
+	if !s.ws.Fsync() {
+		logged(s.opts.history.Write())
+		return func() {}
+	}
+	synced := make(chan error, 1)
+	go func() { synced <- s.opts.history.Sync() }()
+	return func() { logged(<-synced) }
 }
 
 // finishSet is a set whose Commit failed past the commit point (err). Its
 // locks are still held, so every step is tried again now (Redo: done
 // steps are found done, and nothing is renamed over a change made by
 // another process meanwhile). The record is removed once no step is left
-// to do; one whose step still fails is kept, for the next start. The error
-// names the changes that were applied and those that were not.
-func (s *Engine) finishSet(ctx context.Context, set string, changes []*change, steps []workspace.Step, done func() error, commitErr error) error {
+// to do; one whose step still fails is kept, for the next start, with
+// its history entry pending. The error names the changes that were
+// applied and those that were not; the history records those alone.
+func (s *Engine) finishSet(ctx context.Context, set string, changes []*change, steps []workspace.Step, done func() error, commitErr error, p *pending) (history.ID, error) {
 	var applied, missed []string
 	left := false
+	did := make([]bool, len(steps))
 	for i, st := range steps {
 		c := changes[i]
 		name := fmt.Sprintf("%d (%s %s)", c.index, c.plan.kind(), c.path)
@@ -703,6 +792,7 @@ func (s *Engine) finishSet(ctx context.Context, set string, changes []*change, s
 			missed = append(missed, fmt.Sprintf("%s: %v", name, err))
 		case out == workspace.RedoDone || out == workspace.RedoDid:
 			applied = append(applied, name)
+			did[i] = true
 		default:
 			missed = append(missed, fmt.Sprintf("%s: %s", name, why))
 			s.opts.logger.ErrorContext(ctx, "apply: a change of a committed set could not be applied", "changeSet", set, "path", c.path, "why", why)
@@ -713,25 +803,29 @@ func (s *Engine) finishSet(ctx context.Context, set string, changes []*change, s
 	}
 	if len(missed) == 0 {
 		s.opts.logger.WarnContext(ctx, "apply: a change set was finished on a second try", "changeSet", set, "err", commitErr)
+		s.resolveEntry(ctx, p, true)
 		if err := done(); err != nil {
-			s.keepRecord(ctx, set, changes, steps, true, done, err)
+			s.keepRecord(ctx, set, changes, steps, true, done, err, nil)
 		}
-		return nil
+		return p.id(), nil
 	}
 	next := "the other changes will not be applied: Read their files and send them again"
 	if left {
-		// Kept, with its steps, until the next change to one of its paths
-		// or the next start finishes it.
+		// Kept, with its steps and its history entry, until the next
+		// change to one of its paths or the next start finishes it.
 		next = "the server tries the changes not applied again before it next changes one of the set's files, or when it next starts, unless their files change before"
-		s.keepRecord(ctx, set, changes, steps, false, done, nil)
-	} else if err := done(); err != nil {
-		s.keepRecord(ctx, set, changes, steps, true, done, err)
+		s.keepRecord(ctx, set, changes, steps, false, done, nil, p)
+	} else {
+		s.recordSteps(ctx, p, steps, did)
+		if err := done(); err != nil {
+			s.keepRecord(ctx, set, changes, steps, true, done, err, nil)
+		}
 	}
 	appliedList := "none"
 	if len(applied) > 0 {
 		appliedList = strings.Join(applied, ", ")
 	}
-	return fmt.Errorf("%w: change set %s was applied only in part (%v). Applied: %s. Not applied: %s. %s",
+	return history.ID{}, fmt.Errorf("%w: change set %s was applied only in part (%v). Applied: %s. Not applied: %s. %s",
 		workspace.ErrIO, set, commitErr, appliedList, strings.Join(missed, "; "), next)
 }
 
@@ -772,7 +866,9 @@ func (p *editPlan) content() ([]byte, workspace.WriteOptions) {
 	return p.out, workspace.WriteOptions{Mode: workspace.ReplaceOnly, Encoding: p.f.Encoding}
 }
 
-func (p *editPlan) commit(s *Engine, c *change) error { return s.commitContent(c, p) }
+func (p *editPlan) commit(s *Engine, c *change, committing func()) error {
+	return s.commitContent(c, p, committing)
+}
 
 func (p *editPlan) step(_ *Engine, _ *change) (workspace.Step, error) {
 	replaces := p.f.Version
@@ -810,7 +906,9 @@ func (p *writePlan) result(c *change, _ bool) ChangeResult {
 
 func (p *writePlan) content() ([]byte, workspace.WriteOptions) { return p.text, p.opts }
 
-func (p *writePlan) commit(s *Engine, c *change) error { return s.commitContent(c, p) }
+func (p *writePlan) commit(s *Engine, c *change, committing func()) error {
+	return s.commitContent(c, p, committing)
+}
 
 func (p *writePlan) step(s *Engine, c *change) (workspace.Step, error) {
 	switch {
@@ -915,7 +1013,10 @@ func (d *deletePlan) result(*change, bool) ChangeResult {
 	return &DeleteResult{Path: d.rel, Version: d.version, Directory: d.dir}
 }
 
-func (d *deletePlan) commit(s *Engine, _ *change) error { return s.ws.Remove(d.rel, d.target) }
+func (d *deletePlan) commit(s *Engine, _ *change, committing func()) error {
+	committing()
+	return s.ws.Remove(d.rel, d.target)
+}
 
 func (d *deletePlan) step(*Engine, *change) (workspace.Step, error) {
 	return workspace.Step{Kind: workspace.StepRemove, Path: d.rel, To: d.target, Version: d.version}, nil
@@ -1066,7 +1167,8 @@ func (m *movePlan) result(*change, bool) ChangeResult {
 	return &MoveResult{From: m.fromRel, To: m.toRel, Version: m.version, ReplacedVersion: m.replacedVersion}
 }
 
-func (m *movePlan) commit(s *Engine, _ *change) error {
+func (m *movePlan) commit(s *Engine, _ *change, committing func()) error {
+	committing()
 	return s.ws.Rename(m.fromRel, m.from, m.to, m.req.Overwrite)
 }
 

@@ -340,9 +340,8 @@ func (s *Engine) record(ctx context.Context, c history.Change) (history.ID, erro
 	got, err := s.opts.history.Append(c)
 	if err != nil {
 		s.opts.logger.WarnContext(ctx, "history: a change was made but could not be recorded", "kind", c.Kind, "agent", c.Agent, "err", err)
-		return history.ID{}, err
 	}
-	return got.ID, nil
+	return got.ID, err // zero unless the change is recorded, its write failed
 }
 
 // noticeRead records the change a Read found made outside the server:

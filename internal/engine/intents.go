@@ -72,13 +72,17 @@ type openRecord struct {
 	// removal is.
 	finished bool
 	done     func() error
+	// entry is the set's history entry, pending until the steps left are
+	// redone; nil for a finished set's (resolved), or none.
+	entry *pending
 }
 
 // keepRecord keeps the record of set, whose removal failed (err) or which
-// still has steps to redo (finished false), until a later change to one of
-// its paths settles it. It runs while the set still holds its locks, so
-// that no change to its paths can come before it.
-func (s *Engine) keepRecord(ctx context.Context, set string, changes []*change, steps []workspace.Step, finished bool, done func() error, err error) {
+// still has steps to redo (finished false, with its pending history entry
+// p), until a later change to one of its paths settles it. It runs while
+// the set still holds its locks, so that no change to its paths can come
+// before it.
+func (s *Engine) keepRecord(ctx context.Context, set string, changes []*change, steps []workspace.Step, finished bool, done func() error, err error, p *pending) {
 	if err != nil {
 		s.records.removeFailures.Add(1)
 		s.opts.logger.ErrorContext(ctx, "intent log: a change set's record could not be removed; its paths cannot be changed until it is (each change to them tries again), since a restart would redo the set over their changes",
@@ -95,7 +99,7 @@ func (s *Engine) keepRecord(ctx context.Context, set string, changes []*change, 
 		}
 	}
 	slices.Sort(keys)
-	r := &openRecord{id: set, keys: slices.Compact(keys), steps: steps, finished: finished, done: done}
+	r := &openRecord{id: set, keys: slices.Compact(keys), steps: steps, finished: finished, done: done, entry: p}
 	s.records.mu.Lock()
 	defer s.records.mu.Unlock()
 	s.records.open = append(s.records.open, r)
@@ -147,14 +151,16 @@ func (r *openRecord) touches(keys []string) bool {
 	return false
 }
 
-// settle redoes the steps left of r, if any, and removes r's record. No
-// other change of the server has touched r's paths since its set (each
-// would have settled r first), so a step found undone is one the set did
-// not finish.
+// settle redoes the steps left of r, if any, records in the history the
+// files the set changed, and removes r's record. No other change of the
+// server has touched r's paths since its set (each would have settled r
+// first), so a step found undone is one the set did not finish.
 func (s *Engine) settle(ctx context.Context, r *openRecord) error {
 	if !r.finished {
-		for _, st := range r.steps {
+		did := make([]bool, len(r.steps))
+		for i, st := range r.steps {
 			out, why, err := s.ws.Redo(st)
+			did[i] = err == nil && (out == workspace.RedoDone || out == workspace.RedoDid)
 			switch {
 			case err != nil:
 				s.opts.logger.ErrorContext(ctx, "apply: a change of a committed set still cannot be applied", "changeSet", r.id, "path", st.Path, "err", err)
@@ -166,7 +172,8 @@ func (s *Engine) settle(ctx context.Context, r *openRecord) error {
 				s.opts.logger.ErrorContext(ctx, "apply: a change of a committed set could not be applied", "changeSet", r.id, "path", st.Path, "why", why)
 			}
 		}
-		r.finished = true
+		s.recordSteps(ctx, r.entry, r.steps, did)
+		r.finished, r.entry = true, nil
 	}
 	if err := r.done(); err != nil {
 		s.records.removeFailures.Add(1)

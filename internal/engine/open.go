@@ -246,11 +246,12 @@ type opened struct {
 
 // Open starts an engine as c says: it opens the workspace, claims it
 // (c.Hold), opens the state directory and takes its intent log's lock (one
-// engine at a time replays and commits through a log), finishes the change
-// sets a crash left committed (Recover), opens the snapshot store and the change
-// history (its "history" subdirectory), and
-// starts removing, in the background, the temporary files interrupted
-// writes left. Recovery runs before the sweep, which would remove a
+// engine at a time replays and commits through a log), opens the change
+// history (its "history" subdirectory), finishes the change sets a crash
+// left committed (Recover, recording each in the history) and resolves the
+// history's entries a crash left pending (record.go), opens the snapshot
+// store, and starts removing, in the background, the temporary files
+// interrupted writes left. Recovery runs before the sweep, which would remove a
 // committed set's staged files, and both before Open returns, so nothing
 // is served over a half-finished set. On failure everything started is
 // let go again. Close stops what Open started.
@@ -336,7 +337,22 @@ func Open(c Config) (*Engine, error) {
 	if o.releaseLog, err = intents.Lock(); err != nil {
 		return nil, stateErr(err)
 	}
-	r, err := Recover(ws, intents, logger)
+	// The history is opened first: replay records the sets it finishes.
+	// It is written without a sync per change (history.Options.Fsync):
+	// its entries are prepared before the changes they record are made
+	// (record.go).
+	histDir, err := sd.Sub("history")
+	if err != nil {
+		return nil, stateErr(err)
+	}
+	if o.history, err = history.Open(histDir, history.Options{MaxBytes: c.HistoryBytes, MaxAge: c.HistoryAge}); err != nil {
+		undo()
+		return nil, &SettingError{Setting: "HistoryBytes", Err: err}
+	}
+	r, err := recoverSets(ws, intents, o.history, logger)
+	if err == nil {
+		err = recoverHistory(ws, o.history, logger, &r)
+	}
 	if err != nil {
 		return nil, stateErr(err)
 	}
@@ -348,16 +364,6 @@ func Open(c Config) (*Engine, error) {
 		if o.disk, err = sd.Snapshots(c.StateBytes); err != nil {
 			return nil, stateErr(err)
 		}
-	}
-	// The history is written without a sync per change: a crash loses at
-	// most the last few milliseconds of it (history.Options.Fsync).
-	histDir, err := sd.Sub("history")
-	if err != nil {
-		return nil, stateErr(err)
-	}
-	if o.history, err = history.Open(histDir, history.Options{MaxBytes: c.HistoryBytes, MaxAge: c.HistoryAge}); err != nil {
-		undo()
-		return nil, &SettingError{Setting: "HistoryBytes", Err: err}
 	}
 	opts := []Option{
 		WithHasher(hasher),

@@ -68,6 +68,12 @@ type options struct {
 	grepSearchBytes int64
 	// grepSearched, for tests, is called when a Grep's search has ended.
 	grepSearched func(grep.Summary, error)
+	// point, for tests, is called at named moments of a commit: before
+	// its history entry is prepared ("committing"), after ("prepared"),
+	// after a set's intent record is written ("recorded"), after the
+	// change is made ("committed") and after its entry is resolved
+	// ("resolved").
+	point func(name string)
 	// recorded, for tests, runs right after a change set's intent record
 	// is written, before its commit.
 	recorded func(set string)

@@ -158,8 +158,9 @@ func writeConflictLines(b *strings.Builder, ce *versions.ConflictError) {
 	}
 }
 
-// reverting is the revert a change set is, for its history entry
-// (recordSet): the change it undoes, and once recorded its own id.
+// reverting is the revert a change set is (its history entry's kind and
+// reverted change are recordAs's): the change it undoes, and once
+// recorded its own id.
 type reverting struct{ of, id history.ID }
 
 type revertKey struct{}
@@ -168,17 +169,8 @@ func withRevert(ctx context.Context, r *reverting) context.Context {
 	return context.WithValue(ctx, revertKey{}, r)
 }
 
-// asRevert is c, the history entry of a committed set, as the revert the
-// set is, if it is one (recordSet).
-func asRevert(ctx context.Context, c history.Change) history.Change {
-	if r, ok := ctx.Value(revertKey{}).(*reverting); ok {
-		c.Kind, c.Reverts = history.KindRevert, r.of
-	}
-	return c
-}
-
 // revertRecorded notes id, the history id the set was recorded under, for
-// the revert the set is, if it is one (recordSet).
+// the revert the set is, if it is one (apply).
 func revertRecorded(ctx context.Context, id history.ID) {
 	if r, ok := ctx.Value(revertKey{}).(*reverting); ok {
 		r.id = id
@@ -227,7 +219,7 @@ func (s *Engine) Revert(ctx context.Context, req RevertRequest) (*RevertResult, 
 		undos[i], changes[i] = u, u.change
 	}
 	r := &reverting{of: c.ID}
-	res, err := s.apply(withRevert(ctx, r), changes, req.DryRun, len(changes) == 1, false)
+	res, err := s.apply(withRevert(recordAs(ctx, history.KindRevert, c.ID), r), changes, req.DryRun, len(changes) == 1, false)
 	if err != nil {
 		return nil, s.revertRefused(c, undos, err)
 	}

@@ -11,3 +11,9 @@ func withRecorded(f func(set string)) Option {
 func withTreeWait(f func()) Option {
 	return func(o *options) { o.treeWait = f }
 }
+
+// withPoint makes the service call f at the named moments of a commit
+// (options.point).
+func withPoint(f func(name string)) Option {
+	return func(o *options) { o.point = f }
+}

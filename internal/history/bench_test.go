@@ -113,6 +113,23 @@ func BenchmarkAppend(b *testing.B) {
 	}
 }
 
+// BenchmarkPrepare: one small change prepared, written to the file and
+// resolved, as the engine records a change of its own.
+func BenchmarkPrepare(b *testing.B) {
+	l := openLog(b, b.TempDir(), Options{})
+	c := smallChange()
+	b.ReportAllocs()
+	for b.Loop() {
+		p, err := l.Prepare(c, true)
+		if err == nil {
+			err = l.Resolve(p.ID, true)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkOpen: reopening a log of 100,000 small changes (reading every
 // record back and building the index).
 func BenchmarkOpen(b *testing.B) {

@@ -31,15 +31,18 @@ func (l *Log) liveLocked() uint64 {
 }
 
 // locLocked returns where change seq is, acquiring its segment; false for
-// a change the log does not hold.
+// a change the log does not show (not held, or pending, or not made).
 func (l *Log) locLocked(seq uint64) (loc, bool) {
-	if seq < l.base || seq >= l.next {
+	if seq < l.base || seq >= l.next || !l.entries[seq-l.base].shown() {
 		return loc{}, false
 	}
+	return l.anyLocLocked(seq), true
+}
+
+// anyLocLocked returns where change seq, which the log holds, is,
+// acquiring its segment, whatever the change's state.
+func (l *Log) anyLocLocked(seq uint64) loc {
 	e := l.entries[seq-l.base]
-	if e.head == 0 {
-		return loc{}, false
-	}
 	i := sort.Search(len(l.segs), func(i int) bool { return l.segs[i].first > seq }) - 1
 	s := l.segs[i]
 	s.acquire()
@@ -48,7 +51,7 @@ func (l *Log) locLocked(seq uint64) (loc, bool) {
 		from := int64(e.off) - s.written
 		lc.data = slices.Clone(l.wbuf[from : from+frameLen+int64(e.body)])
 	}
-	return lc, true
+	return lc
 }
 
 // read reads the change at lc (with its lines when lines) and releases
@@ -181,6 +184,9 @@ func (l *Log) Get(id string) (Change, error) {
 		err = fmt.Errorf("%w: %s is not a change of this history", ErrUnknown, id)
 	case x.seq < l.liveLocked():
 		err = fmt.Errorf("%w: %s is older than the history kept", ErrExpired, id)
+	case l.entries[x.seq-l.base].state() != stateShown:
+		// Prepared and not made, or not made yet.
+		err = fmt.Errorf("%w: %s is not a change of this history", ErrUnknown, id)
 	default:
 		if lc, ok = l.locLocked(x.seq); !ok {
 			err = fmt.Errorf("%w: %s was lost to a damaged history file", ErrExpired, id)
@@ -328,7 +334,7 @@ func (l *Log) takeLocked(w *walk, seq uint64) bool {
 	if !w.q.Since.IsZero() && e.time < w.q.Since.UnixNano() {
 		return false
 	}
-	if e.head == 0 || w.agent >= 0 && int64(e.agent) != w.agent || !w.q.Until.IsZero() && e.time >= w.q.Until.UnixNano() {
+	if !e.shown() || w.agent >= 0 && int64(e.agent()) != w.agent || !w.q.Until.IsZero() && e.time >= w.q.Until.UnixNano() {
 		return true
 	}
 	lc, _ := l.locLocked(seq)
@@ -383,6 +389,9 @@ func (l *Log) walkFileLocked(w *walk) {
 // movedFromLocked returns the path change seq moved the file at path
 // from, "" if it did not move it there.
 func (l *Log) movedFromLocked(seq uint64, path string) string {
+	if !l.entries[seq-l.base].shown() {
+		return ""
+	}
 	for _, m := range l.moves[seq] {
 		if m.to == path {
 			return m.from

@@ -19,6 +19,11 @@ func LockFile(path string) (release func() error, err error) {
 	if err != nil {
 		return nil, err
 	}
+	return lockOpen(path, f)
+}
+
+// lockOpen is LockFile of the file f opened at path, which release closes.
+func lockOpen(path string, f *os.File) (release func() error, err error) {
 	if err := lockFile(f); err != nil {
 		f.Close()
 		if errors.Is(err, errLocked) {
@@ -26,8 +31,15 @@ func LockFile(path string) (release func() error, err error) {
 		}
 		return nil, fmt.Errorf("locking %s: %w", path, err)
 	}
-	// Closing the file drops the lock.
-	return f.Close, nil
+	return func() error {
+		// Dropped before the file is closed: a descriptor a child process
+		// inherited for a moment would keep it past the close.
+		err := unlockFile(f)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		return err
+	}, nil
 }
 
 // CheckPrivate refuses the directory p unless it is a directory of this

@@ -48,6 +48,12 @@ type Intent struct {
 	// ID names the change set (ApplyResponse.change_set).
 	ID    string       `json:"id"`
 	Steps []IntentStep `json:"steps"`
+	// History is the set's entry in the change history
+	// (internal/history.Encode), which the history may not have written
+	// yet: replay records it, so that a set is in the history once its
+	// steps are done, with the id it was given. Records of formats 1 and 2
+	// have none.
+	History []byte `json:"history,omitempty"`
 }
 
 // Intents is the intent log of a workspace: one file per change set being
@@ -73,10 +79,11 @@ func (l *Intents) Dir() string { return l.dir }
 const (
 	intentSuffix = ".intent"
 	// intentMagic heads a record; the number is its format. Format 2 adds
-	// new and replaces to rename steps. Records of format 1, left by an
-	// older build's crash, are still read (and replayed as that build
-	// would have).
-	intentMagic   = "hashline-intent 2\n"
+	// new and replaces to rename steps, format 3 the set's history entry.
+	// Records of formats 1 and 2, left by an older build's crash, are
+	// still read (and replayed as that build would have).
+	intentMagic   = "hashline-intent 3\n"
+	intentMagicV2 = "hashline-intent 2\n"
 	intentMagicV1 = "hashline-intent 1\n"
 	// maxIntentBytes bounds a record that is read back: a change set has at
 	// most a few thousand steps of a few paths each.
@@ -247,9 +254,13 @@ func EncodeIntent(in Intent) ([]byte, error) {
 // partial set of steps.
 func DecodeIntent(data []byte) (Intent, error) {
 	rest, ok := bytes.CutPrefix(data, []byte(intentMagic))
-	v1 := false
+	v1, v2 := false, false
 	if !ok {
-		if rest, v1 = bytes.CutPrefix(data, []byte(intentMagicV1)); !v1 {
+		rest, v2 = bytes.CutPrefix(data, []byte(intentMagicV2))
+		if !v2 {
+			rest, v1 = bytes.CutPrefix(data, []byte(intentMagicV1))
+		}
+		if !v1 && !v2 {
 			if bytes.HasPrefix(data, []byte("hashline-intent ")) {
 				return Intent{}, errors.New("a record of an unknown format (written by a newer hashline?); finish it with that build, or by hand")
 			}
@@ -275,6 +286,9 @@ func DecodeIntent(data []byte) (Intent, error) {
 	}
 	if v1 && slices.ContainsFunc(in.Steps, func(s IntentStep) bool { return s.New != "" || s.Replaces != "" }) {
 		return Intent{}, errors.New("a format 1 record with fields of format 2")
+	}
+	if (v1 || v2) && in.History != nil {
+		return Intent{}, errors.New("a record of an older format with a field of format 3")
 	}
 	if err := checkIntent(in); err != nil {
 		return Intent{}, err

@@ -18,7 +18,7 @@ func sampleIntent() Intent {
 		{Op: "rename", Path: "a.go", From: "src/.hashline-AAAAAAAAAAAAAAAAAAAAAAAAAA.tmp", To: "src/a.go", New: "v2-89ab", Replaces: "v2-cdef"},
 		{Op: "rename", Path: "old.go", From: "old.go", To: "new/old.go", Version: "v2-0123", New: "v2-0123"},
 		{Op: "remove", Path: "gone.go", To: "gone.go", Version: "v2-4567"},
-	}}
+	}, History: []byte("a history entry\x00\xff")}
 }
 
 func TestIntentRecordsRoundTripAndRefuseDamage(t *testing.T) {
@@ -77,8 +77,20 @@ func TestIntentRecordsOfAnOlderFormatAreReadAndUnknownOnesRefused(t *testing.T) 
 	if _, err := DecodeIntent(frame("hashline-intent 1\n", withNew)); err == nil {
 		t.Error("a format 1 record with format 2 fields was read")
 	}
-	if _, err := DecodeIntent(frame("hashline-intent 3\n", v1)); err == nil || !strings.Contains(err.Error(), "unknown format") {
-		t.Errorf("a record of format 3: %v, want an unknown format error", err)
+	// Format 2: new and replaces, no history entry.
+	v2 := []byte(`{"id":"OLD2","steps":[{"op":"rename","path":"a","from":"t","to":"a","new":"v2-1","replaces":"v2-2"}]}`)
+	if in, err := DecodeIntent(frame("hashline-intent 2\n", v2)); err != nil || in.ID != "OLD2" || in.Steps[0].Replaces != "v2-2" || in.History != nil {
+		t.Errorf("a format 2 record: %+v, %v", in, err)
+	}
+	withHistory := []byte(`{"id":"OLD2","steps":[{"op":"remove","path":"b","to":"b","version":"v2-1"}],"history":"AQID"}`)
+	if _, err := DecodeIntent(frame("hashline-intent 2\n", withHistory)); err == nil {
+		t.Error("a format 2 record with a history entry was read")
+	}
+	if in, err := DecodeIntent(frame(intentMagic, withHistory)); err != nil || string(in.History) != "\x01\x02\x03" {
+		t.Errorf("a format 3 record: %+v, %v", in, err)
+	}
+	if _, err := DecodeIntent(frame("hashline-intent 4\n", v1)); err == nil || !strings.Contains(err.Error(), "unknown format") {
+		t.Errorf("a record of format 4: %v, want an unknown format error", err)
 	}
 }
 

@@ -17,3 +17,11 @@ func lockFile(f *os.File) error {
 	}
 	return err
 }
+
+// unlockFile drops the lock on f. Closing f would drop it too, but only
+// once every descriptor of the open file is closed: a child process
+// started meanwhile holds a copy until it runs its program, and would keep
+// the lock that long.
+func unlockFile(f *os.File) error {
+	return syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+}

@@ -18,3 +18,8 @@ func lockFile(f *os.File) error {
 	}
 	return err
 }
+
+// unlockFile drops the lock on f, before it is closed.
+func unlockFile(f *os.File) error {
+	return windows.UnlockFileEx(windows.Handle(f.Fd()), 0, 1, 0, new(windows.Overlapped))
+}

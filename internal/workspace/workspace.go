@@ -125,6 +125,9 @@ func (w *Workspace) Dir() string { return w.dir }
 // files and do their own filtering. It stays owned by the Workspace.
 func (w *Workspace) Root() *os.Root { return w.root }
 
+// Fsync reports whether the workspace syncs what it writes (WithFsync).
+func (w *Workspace) Fsync() bool { return w.opts.fsync }
+
 // MaxFileBytes returns the size limit in force.
 func (w *Workspace) MaxFileBytes() int64 { return w.opts.maxFileBytes }
 

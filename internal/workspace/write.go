@@ -42,6 +42,11 @@ type WriteOptions struct {
 	// Encoding is how the UTF-8 text is stored: "" or UTF8 writes it as is;
 	// UTF16LE and UTF16BE re-encode it and write the byte-order mark.
 	Encoding Encoding
+	// Committing, when set, is called with the new content's version once
+	// the content is written (and synced) beside the file, right before it
+	// takes the file's place: the caller records the change it is about to
+	// make while the write can still end either way (WriteFile only).
+	Committing func(version string)
 }
 
 // WriteResult describes a completed write.
@@ -119,15 +124,25 @@ func (w *Workspace) WriteFile(p string, text []byte, opts WriteOptions) (*WriteR
 	if w.opts.fsync && len(raw) >= overlapHashBytes {
 		hashed = hashApart(raw)
 	}
-	if err := w.writeRenamed(op, rel, target, raw, keep, opts); err != nil {
+	var version string
+	hashedNow := func() {
+		if hashed != nil {
+			version, hashed = <-hashed, nil
+		} else if version == "" {
+			version = Version(raw)
+		}
+	}
+	var committing func()
+	if opts.Committing != nil {
+		committing = func() {
+			hashedNow()
+			opts.Committing(version)
+		}
+	}
+	if err := w.writeRenamed(op, rel, target, raw, keep, opts, committing); err != nil {
 		return nil, err
 	}
-	var version string
-	if hashed != nil {
-		version = <-hashed
-	} else {
-		version = Version(raw)
-	}
+	hashedNow()
 	return &WriteResult{Path: rel, Raw: raw, Version: version, Created: old == nil}, nil
 }
 
@@ -176,8 +191,9 @@ func (w *Workspace) prepare(op, p string, text []byte, opts WriteOptions) (rel, 
 // writeRenamed is WriteFile's write through a new temp file renamed over
 // the target (or linked, for CreateOnly), with the target's directory
 // synced after, and any directories it had to create. keep is what it keeps
-// of the file it replaces, nil for a new file.
-func (w *Workspace) writeRenamed(op, rel, target string, raw []byte, keep *kept, opts WriteOptions) error {
+// of the file it replaces, nil for a new file; committing, if not nil, is
+// called between the temp file and the rename.
+func (w *Workspace) writeRenamed(op, rel, target string, raw []byte, keep *kept, opts WriteOptions, committing func()) error {
 	dir := path.Dir(target)
 	created, err := w.mkdirs(op, rel, dir)
 	if err != nil {
@@ -185,6 +201,9 @@ func (w *Workspace) writeRenamed(op, rel, target string, raw []byte, keep *kept,
 	}
 	tmp, err := w.writeTemp(op, rel, dir, raw, keep)
 	if err == nil {
+		if committing != nil {
+			committing()
+		}
 		if err = w.commit(op, rel, tmp, target, opts.Mode == CreateOnly); err != nil {
 			_ = w.root.Remove(tmp)
 		}
