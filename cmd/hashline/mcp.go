@@ -58,8 +58,8 @@ HASHLINE_TLS_CERT, HASHLINE_TLS_KEY, HASHLINE_TLS_SERVER_NAME).
 that a router in front of many hashlined (deploy/nginx) finds its server,
 and a server serving another workspace refuses the call (WRONG_WORKSPACE)
 rather than read or change the wrong tree. --workspace-domain DOMAIN, with
---server, sends the host NAME.DOMAIN instead, for a router that routes by
-host but is reached at --server's address (env HASHLINE_WORKSPACE,
+--server, also sends the host NAME.DOMAIN, for a router that routes by host
+but is reached at --server's address (env HASHLINE_WORKSPACE,
 HASHLINE_WORKSPACE_DOMAIN).
 
 flags:
