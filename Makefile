@@ -53,10 +53,13 @@ bench-check: ## Build, vet and unit-test the bench module (bench/); runs no benc
 # stay out of the product's go.mod): its tests render the Kubernetes
 # manifests, run three hashlined behind nginx with deploy/nginx's router
 # configuration (nginx from Debian, which .ci/run installs; outside CI a
-# missing nginx skips those tests), and build and run the image.
+# missing nginx skips those tests) and drive them with the Go, CLI, Python
+# and TypeScript clients (the TypeScript one built here, and named to the
+# test by HASHLINE_TS_CLIENT), and build and run the image.
 .PHONY: deploy-check
-deploy-check: ## Vet and test the deploy module (deploy/): manifests rendered and checked, the nginx router for real, the image built, unpacked and run
-	cd deploy && go vet ./... && go test -race -count=1 ./...
+deploy-check: client/ts/node_modules ## Vet and test the deploy module (deploy/): manifests rendered and checked, the nginx router for real with every client, the image built, unpacked and run
+	cd client/ts && npm run --silent build
+	cd deploy && go vet ./... && HASHLINE_TS_CLIENT=$(CURDIR)/client/ts/dist/index.js go test -race -count=1 ./...
 
 # An OCI image from scratch with the static hashlined, built by a Go
 # program (deploy/image): no Docker engine needed.

@@ -17,6 +17,7 @@ import (
 	"github.com/hashline/hashline/internal/daemon"
 	"github.com/hashline/hashline/internal/mcp"
 	"github.com/hashline/hashline/internal/versions"
+	"github.com/hashline/hashline/internal/wire"
 )
 
 func init() {
@@ -27,7 +28,7 @@ func init() {
 	})
 }
 
-const mcpUsage = `usage: hashline mcp [--root DIR | --server ADDR [--token TOKEN] [--tls...]] [--agent NAME]
+const mcpUsage = `usage: hashline mcp [--root DIR | --server ADDR [--token TOKEN] [--tls...]] [--workspace NAME] [--agent NAME]
 
 Serves the hashline tools (read_file, edit_file, write_file, grep,
 delete_file, move_file) to an MCP client (Claude Desktop, Cursor, ...) over
@@ -53,6 +54,14 @@ started with --tokens needs --token (or HASHLINE_TOKEN); one started with
 --tls-client-ca also --tls-cert and --tls-key (env HASHLINE_TLS_CA,
 HASHLINE_TLS_CERT, HASHLINE_TLS_KEY, HASHLINE_TLS_SERVER_NAME).
 
+--workspace NAME: every call names the workspace (x-hashline-workspace), so
+that a router in front of many hashlined (deploy/nginx) finds its server,
+and a server serving another workspace refuses the call (WRONG_WORKSPACE)
+rather than read or change the wrong tree. --workspace-domain DOMAIN, with
+--server, also sends the host NAME.DOMAIN, for a router that routes by host
+but is reached at --server's address (env HASHLINE_WORKSPACE,
+HASHLINE_WORKSPACE_DOMAIN).
+
 flags:
 `
 
@@ -63,6 +72,8 @@ func runMCP(ctx context.Context, io stdio, args []string) int {
 	addr := fs.String("server", "", "address of a running hashlined to forward to, instead of the engine of --root: host:port, http://host:port, https://host:port (TLS) or unix:///path.sock")
 	agent := fs.String("agent", "", `agent name sent with every call; give each session its own (default: "mcp/", the MCP client's name and a random tag, one per process)`)
 	token := fs.String("token", io.getenv("HASHLINE_TOKEN"), "bearer token for a hashlined started with --tokens, at --server or serving --root (env HASHLINE_TOKEN)")
+	workspace := fs.String("workspace", io.getenv("HASHLINE_WORKSPACE"), "the workspace every call is meant for, sent as x-hashline-workspace: a router finds its server by it, and a server serving another workspace refuses the call (env HASHLINE_WORKSPACE)")
+	domain := fs.String("workspace-domain", io.getenv("HASHLINE_WORKSPACE_DOMAIN"), "with --server and --workspace: send the host NAME.DOMAIN, for a router that routes by host but is reached at --server's address (env HASHLINE_WORKSPACE_DOMAIN)")
 	var tlsf tlsFlags
 	tlsf.register(fs, io)
 	fsync := fs.Bool("fsync", true, "an engine this session starts: fsync files and directories on write; false is UNSAFE (a crash can lose acknowledged edits, or leave a file just written holding zeros) and meant for benchmarks")
@@ -107,6 +118,32 @@ func runMCP(ctx context.Context, io stdio, args []string) int {
 			return exitUsage
 		}
 	}
+	// The workspace options apply to both ways of reaching an engine: the
+	// hashlined serving --root may have been started with --workspace too.
+	var wsOpts []client.Option
+	if *workspace != "" {
+		if err := wire.CheckWorkspaceName(*workspace); err != nil {
+			fmt.Fprintf(io.stderr, "hashline mcp: --workspace: %v\n", err)
+			return exitUsage
+		}
+		wsOpts = append(wsOpts, client.WithWorkspace(*workspace))
+	}
+	if *addr == "" {
+		// HASHLINE_WORKSPACE_DOMAIN, set for the router, must not stop
+		// a session on this machine's engine; the flag given is a mistake.
+		given := false
+		fs.Visit(func(f *flag.Flag) { given = given || f.Name == "workspace-domain" })
+		if given {
+			fmt.Fprintln(io.stderr, "hashline mcp: --workspace-domain needs --server: the workspace's engine on this machine is reached by no router")
+			return exitUsage
+		}
+	} else if *domain != "" {
+		if *workspace == "" {
+			fmt.Fprintln(io.stderr, "hashline mcp: --workspace-domain names the domain of a workspace's host: give --workspace NAME too (env HASHLINE_WORKSPACE)")
+			return exitUsage
+		}
+		wsOpts = append(wsOpts, client.WithWorkspaceDomain(*domain))
+	}
 	logger := slog.New(slog.NewTextHandler(io.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	var c *client.Client
 	if *addr != "" {
@@ -123,7 +160,8 @@ func runMCP(ctx context.Context, io stdio, args []string) int {
 			fmt.Fprintf(io.stderr, "hashline mcp: %v\n", err)
 			return exitError
 		}
-		if c, err = client.Dial(*addr, append(opts, tlsOpts...)...); err != nil {
+		opts = append(append(opts, wsOpts...), tlsOpts...)
+		if c, err = client.Dial(*addr, opts...); err != nil {
 			fmt.Fprintf(io.stderr, "hashline mcp: %v\n", err)
 			return exitError
 		}
@@ -169,7 +207,7 @@ func runMCP(ctx context.Context, io stdio, args []string) int {
 		// The session is one client of the root's one engine, which
 		// remembers what each agent was shown: an edit of a file the
 		// session never read is NOT_READ, as with hashlined.
-		var opts []client.Option
+		opts := wsOpts
 		if *token != "" {
 			opts = append(opts, client.WithToken(*token))
 		}

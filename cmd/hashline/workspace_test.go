@@ -1,10 +1,16 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // --workspace names the workspace: before the command or after it, from
@@ -39,6 +45,105 @@ func TestWorkspaceFlag(t *testing.T) {
 	} {
 		_, errOut, code := run(tt.args, "")
 		if code != exitError || !strings.Contains(errOut, tt.want) {
+			t.Errorf("hashline %v: exit %d, want %q in\n%s", tt.args, code, tt.want, errOut)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "f.txt")); err != nil || string(b) != "one\n" {
+		t.Errorf("f.txt = %q, %v", b, err)
+	}
+}
+
+// mcpWith runs hashline mcp with args and env (over the cleaned
+// environment), as an MCP client would.
+func mcpWith(t *testing.T, env []string, args ...string) *sdk.ClientSession {
+	t.Helper()
+	var stderr bytes.Buffer
+	cmd := exec.Command(hashlineBin, append([]string{"mcp"}, args...)...)
+	cmd.Env = append(cleanEnv(), env...)
+	cmd.Stderr = &stderr
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "workspace-test"}, nil).Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connecting to hashline mcp %v: %v\nstderr: %s", args, err, &stderr)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// hashline mcp names the workspace in every call it forwards: a server
+// serving another workspace refuses its reads and writes (WRONG_WORKSPACE)
+// and nothing is written; the right name, from the flag or the
+// environment, is served. The engine serving --root checks it too.
+func TestMCPWorkspaceFlag(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"f.txt": "one\n"})
+	addr := startServer(t, dir, "--workspace", "alpha")
+
+	for _, tt := range []struct {
+		name string
+		env  []string
+		args []string
+		ok   bool
+	}{
+		{"--workspace alpha", nil, []string{"--server", addr, "--workspace", "alpha"}, true},
+		{"HASHLINE_WORKSPACE=alpha", []string{"HASHLINE_WORKSPACE=alpha"}, []string{"--server", addr}, true},
+		{"--workspace alpha --workspace-domain", nil, []string{"--server", addr, "--workspace", "alpha", "--workspace-domain", "hashline.test"}, true},
+		{"--workspace beta", nil, []string{"--server", addr, "--workspace", "beta"}, false},
+		{"HASHLINE_WORKSPACE=beta", []string{"HASHLINE_WORKSPACE=beta"}, []string{"--server", addr}, false},
+		{"--workspace beta over HASHLINE_WORKSPACE=alpha", []string{"HASHLINE_WORKSPACE=alpha"}, []string{"--server", addr, "--workspace", "beta"}, false},
+		// The session attaches to the hashlined serving the root, which
+		// checks the name as it does for calls from the network; the
+		// router's domain in the environment does not stop the session.
+		{"--root with --workspace alpha", []string{"HASHLINE_WORKSPACE_DOMAIN=hashline.test"}, []string{"--root", dir, "--workspace", "alpha"}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cs := mcpWith(t, tt.env, tt.args...)
+			file := strings.NewReplacer(" ", "-", "=", "-").Replace(tt.name) + ".txt"
+			for _, call := range []struct {
+				tool string
+				args map[string]any
+				ok   string
+			}{
+				{"read_file", map[string]any{"path": "f.txt"}, "|one"},
+				{"write_file", map[string]any{"path": file, "content": "x\n"}, file},
+			} {
+				text, isErr, err := toolCall(cs, call.tool, call.args)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if tt.ok && (isErr || !strings.Contains(text, call.ok)) {
+					t.Errorf("%s: error %v: %s", call.tool, isErr, text)
+				}
+				if !tt.ok && (!isErr || !strings.Contains(text, "WRONG_WORKSPACE") || !strings.Contains(text, `serves workspace "alpha", not "beta"`)) {
+					t.Errorf("%s meant for beta: error %v: %s", call.tool, isErr, text)
+				}
+			}
+			_, err := os.Stat(filepath.Join(dir, file))
+			if tt.ok != (err == nil) {
+				t.Errorf("after write_file, %s: %v", file, err)
+			}
+		})
+	}
+
+	run := binary(t, t.TempDir(), nil, nil)
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		// The engine serving the root refuses the session's first call,
+		// and the session says so rather than that it did not answer.
+		{[]string{"mcp", "--root", dir, "--workspace", "beta"}, `which refused the session: hashline: WRONG_WORKSPACE (FailedPrecondition): this server serves workspace "alpha", not "beta"`},
+		{[]string{"mcp", "--server", addr, "--workspace", "../alpha"}, `--workspace: workspace name "../alpha" has path syntax`},
+		{[]string{"mcp", "--server", addr, "--workspace-domain", "hashline.test"}, "give --workspace NAME too"},
+		{[]string{"mcp", "--workspace", "alpha", "--workspace-domain", "hashline.test"}, "--workspace-domain needs --server"},
+	} {
+		_, errOut, code := run(tt.args, "")
+		want := exitUsage
+		if tt.args[1] == "--root" {
+			want = exitError
+		}
+		if code != want || !strings.Contains(errOut, tt.want) {
 			t.Errorf("hashline %v: exit %d, want %q in\n%s", tt.args, code, tt.want, errOut)
 		}
 	}

@@ -1,11 +1,12 @@
 // Package router tests the repository's nginx router configuration
 // (deploy/nginx) for real: three hashlined, each serving its own named
-// workspace on loopback, behind nginx, reached by the Go client and the
-// CLI by host and by header.
+// workspace on loopback, behind nginx, reached by the Go client, the CLI,
+// the Python client and the TypeScript client by host and by header.
 package router
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -196,6 +197,160 @@ for kw in ({"workspace": name}, {"workspace": name, "workspace_domain": "hashlin
 		out, err := cmd.CombinedOutput()
 		if want := strings.Repeat(n+" "+n+"\n", 2); err != nil || string(out) != want {
 			t.Errorf("the Python client for %s: %v\n%s", n, err, out)
+		}
+	}
+}
+
+// tsClient is the built TypeScript client's ES module entry
+// (client/ts/dist/index.js), which make deploy-check builds and names in
+// HASHLINE_TS_CLIENT, or "".
+func tsClient(t *testing.T) string {
+	t.Helper()
+	mod := os.Getenv("HASHLINE_TS_CLIENT")
+	if mod == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("CI must run the TypeScript client through the router: HASHLINE_TS_CLIENT is not set (make deploy-check builds client/ts and sets it)")
+		}
+		t.Skip("HASHLINE_TS_CLIENT is not set: run make deploy-check, which builds client/ts")
+	}
+	if _, err := os.Stat(mod); err != nil {
+		t.Fatalf("HASHLINE_TS_CLIENT: %v", err)
+	}
+	return mod
+}
+
+// tsCase is one client the node script makes: ClientOptions (without
+// baseUrl), or with host a client that sends the host
+// <host>.hashline.test alone, with no workspace option, while dialling the
+// router's address.
+type tsCase struct {
+	Label string         `json:"label"`
+	Opts  map[string]any `json:"opts"`
+	Host  string         `json:"host,omitempty"`
+}
+
+// tsResult is what a tsCase's read of which.txt and Status gave: the
+// content and workspace, or the error's gRPC code and message.
+type tsResult struct {
+	Label     string     `json:"label"`
+	Content   string     `json:"content"`
+	Workspace string     `json:"workspace"`
+	Code      codes.Code `json:"code"`
+	Message   string     `json:"message"`
+}
+
+// tsScript runs each case with the TypeScript client against the router
+// and prints a tsResult per line.
+const tsScript = `
+import { connect } from "node:net";
+import { pathToFileURL } from "node:url";
+const [mod, addr, cases] = process.argv.slice(1);
+const { createClient, errorCode, errorMessage } = await import(pathToFileURL(mod).href);
+const [host, port] = [addr.slice(0, addr.lastIndexOf(":")), Number(addr.slice(addr.lastIndexOf(":") + 1))];
+for (const c of JSON.parse(cases)) {
+  const opts = { baseUrl: "http://" + addr, agentId: "ts", timeoutMs: 10000, ...c.opts };
+  if (c.host) {
+    opts.baseUrl = "http://" + c.host + ".hashline.test:" + port;
+    opts.nodeOptions = { createConnection: () => connect(port, host) };
+  }
+  const client = createClient(opts);
+  const out = { label: c.label };
+  try {
+    out.content = (await client.read("which.txt")).lines[0].content;
+    out.workspace = (await client.status()).workspace;
+  } catch (err) {
+    out.code = errorCode(err) ?? -1;
+    out.message = errorMessage(err);
+  } finally {
+    client.close();
+  }
+  console.log(JSON.stringify(out));
+}
+`
+
+// runTS runs cases through the router with the TypeScript client at mod.
+func runTS(t *testing.T, mod string, s *stack.Stack, cases []tsCase) map[string]tsResult {
+	t.Helper()
+	in, err := json.Marshal(cases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("node", "--input-type=module", "-e", tsScript, mod, s.Router.Addr, string(in)).CombinedOutput()
+	if err != nil {
+		t.Fatalf("node: %v\n%s", err, out)
+	}
+	res := map[string]tsResult{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		var r tsResult
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("node printed %q: %v\n%s", line, err, out)
+		}
+		res[r.Label] = r
+	}
+	if len(res) != len(cases) {
+		t.Fatalf("node answered %d of %d cases:\n%s", len(res), len(cases), out)
+	}
+	return res
+}
+
+// The TypeScript client reaches each workspace by header, by host and by
+// both through the router, gets the router's clear status for a workspace
+// it does not serve, and UNAVAILABLE naming the workspace whose backend is
+// stopped while the others go on.
+func TestTypeScriptClientReachesItsWorkspace(t *testing.T) {
+	mod := tsClient(t)
+	s := start(t, nil)
+	var cases []tsCase
+	for _, n := range names {
+		tok := s.Backends[n].Token
+		cases = append(cases,
+			tsCase{Label: n + " by header", Opts: map[string]any{"token": tok, "workspace": n}},
+			tsCase{Label: n + " by host", Opts: map[string]any{"token": tok}, Host: n},
+			tsCase{Label: n + " by host and header", Opts: map[string]any{"token": tok, "workspace": n, "workspaceDomain": stack.Domain}},
+		)
+	}
+	alpha := s.Backends["alpha"].Token
+	cases = append(cases,
+		tsCase{Label: "zeta by header", Opts: map[string]any{"token": alpha, "workspace": "zeta", "retry": false}},
+		tsCase{Label: "zeta by host", Opts: map[string]any{"token": alpha, "retry": false}, Host: "zeta"},
+		tsCase{Label: "no workspace", Opts: map[string]any{"token": alpha, "retry": false}},
+	)
+	res := runTS(t, mod, s, cases)
+	for _, n := range names {
+		for _, way := range []string{"header", "host", "host and header"} {
+			r := res[n+" by "+way]
+			if r.Content != n || r.Workspace != n || r.Message != "" {
+				t.Errorf("the TypeScript client for %s by %s: %+v", n, way, r)
+			}
+		}
+	}
+	wantTS := func(r tsResult, code codes.Code, parts ...string) {
+		t.Helper()
+		if r.Code != code || r.Content != "" {
+			t.Errorf("%s: %+v, want %v", r.Label, r, code)
+		}
+		for _, p := range parts {
+			if !strings.Contains(r.Message, p) {
+				t.Errorf("%s: message %q does not say %q", r.Label, r.Message, p)
+			}
+		}
+	}
+	wantTS(res["zeta by header"], codes.NotFound, `no workspace "zeta" is served here`, "nothing was done")
+	wantTS(res["zeta by host"], codes.NotFound, `no workspace "zeta" is served here`)
+	wantTS(res["no workspace"], codes.InvalidArgument, "names no workspace", "x-hashline-workspace")
+
+	if err := s.Backends["beta"].Stop(15 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	cases = nil
+	for _, n := range names {
+		cases = append(cases, tsCase{Label: n, Opts: map[string]any{"token": s.Backends[n].Token, "workspace": n, "retry": false}})
+	}
+	res = runTS(t, mod, s, cases)
+	wantTS(res["beta"], codes.Unavailable, `workspace "beta" is unavailable`, "Retry in a few seconds")
+	for _, n := range []string{"alpha", "gamma"} {
+		if r := res[n]; r.Content != n || r.Workspace != n {
+			t.Errorf("workspace %s while beta is stopped: %+v", n, r)
 		}
 	}
 }

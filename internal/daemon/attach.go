@@ -91,6 +91,11 @@ func Attach(ctx context.Context, root string, start Start, opts ...client.Option
 		if errors.As(err, &ce) && ce.Code == codes.Unauthenticated {
 			return nil, fmt.Errorf("the engine of %s is %s, which asks for a token: pass --token or set HASHLINE_TOKEN (%w)", abs, readHolder(pl.record).describe(), err)
 		}
+		if errors.As(err, &ce) && ce.Reason != "" {
+			// It answered, and refused: WRONG_WORKSPACE from a hashlined
+			// started with another --workspace, say. Its message says why.
+			return nil, fmt.Errorf("the engine of %s is %s, which refused the session: %w", abs, readHolder(pl.record).describe(), err)
+		}
 		if err := a.lastErr(); err != nil {
 			return nil, err
 		}

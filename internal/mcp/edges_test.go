@@ -187,6 +187,69 @@ func TestChangeCutOffSaysToReadBeforeMakingItAgain(t *testing.T) {
 	}
 }
 
+// Behind the router (deploy/nginx), a stopped workspace server is the
+// router's UNAVAILABLE, whose message names the workspace and says what to
+// do: the tool error passes it on without advice to check a hashlined at
+// --server's address (the router's, which answered), and for a change
+// still says to look before making it again.
+func TestRouterUnavailableKeepsTheRoutersAdvice(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "a.txt"), []byte("one\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := workspace.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	const routerMsg = `hashline router: workspace "beta" is unavailable: its hashlined does not answer (stopped, restarting or overloaded). Retry in a few seconds; if it persists, ask the operator to start it.`
+	down := func(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+		return nil, status.Error(codes.Unavailable, routerMsg)
+	}
+	gs, _ := server.NewGRPCServer(server.New(ws), server.GRPCConfig{Logger: slog.New(slog.DiscardHandler), ServerOptions: []grpc.ServerOption{grpc.ChainUnaryInterceptor(down)}})
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go gs.Serve(lis)
+	t.Cleanup(gs.Stop)
+	c, err := client.Dial(lis.Addr().String(), client.WithWorkspace("beta"), client.WithRetry(client.RetryPolicy{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "m", Version: "1"}, nil).Connect(ctx, serve(t, ctx, c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	for _, call := range []struct {
+		tool   string
+		args   map[string]any
+		change bool
+	}{
+		{"read_file", map[string]any{"path": "a.txt"}, false},
+		{"write_file", map[string]any{"path": "a.txt", "content": "new\n"}, true},
+	} {
+		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: call.tool, Arguments: call.args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		msg := res.Content[0].(*sdk.TextContent).Text
+		if !res.IsError || !strings.Contains(msg, "(UNAVAILABLE): "+routerMsg) {
+			t.Errorf("%s: error %v, want the router's message:\n%s", call.tool, res.IsError, msg)
+		}
+		if strings.Contains(msg, "hashlined is running") {
+			t.Errorf("%s: the error sends the model to a hashlined at the router's address:\n%s", call.tool, msg)
+		}
+		if got := strings.Contains(msg, "may or may not have been applied") && strings.Contains(msg, "read_file a.txt"); got != call.change {
+			t.Errorf("%s: says to look before making the change again: %v, want %v:\n%s", call.tool, got, call.change, msg)
+		}
+	}
+}
+
 // The embedded engine takes a Grep answer as large as hashline mcp
 // --server takes from hashlined: a file with many matches is one message
 // of more than grpc's default 4 MiB.

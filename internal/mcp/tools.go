@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"google.golang.org/grpc/codes"
@@ -12,6 +13,7 @@ import (
 	"github.com/hashline/hashline/client"
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 	"github.com/hashline/hashline/internal/render"
+	"github.com/hashline/hashline/internal/wire"
 )
 
 // readArgs are read_file's arguments: the peer's path, offset, limit, plain.
@@ -142,6 +144,13 @@ func failure(doing, path string, err error) *sdk.CallToolResult {
 			if e.TLS != client.NoTLSProblem {
 				// Reached, but the TLS set-ups differ: nothing was applied.
 				hint = "; the TLS settings of hashline mcp --server do not match the server's, in the MCP client's configuration: " + e.TLS.FlagHint()
+			} else if e.Reason == "" && strings.HasPrefix(e.Message, wire.RouterMessagePrefix) {
+				// The router at --server answered for the workspace's
+				// server, and its message says what to do; a change may
+				// have reached that server before it went away.
+				if changes(doing) {
+					hint = "; the change may or may not have been applied: once the workspace answers, read_file " + path + " and look before making it again"
+				}
 			} else if e.Reason == "" && changes(doing) {
 				// The client retried the change under one request_id while
 				// its attempts lasted; the last may have been cut off after

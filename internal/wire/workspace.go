@@ -13,6 +13,13 @@ import (
 // wrong tree.
 const WorkspaceMetadataKey = "x-hashline-workspace"
 
+// RouterMessagePrefix starts the messages of the statuses the repository's
+// router configuration (deploy/nginx) answers itself: they say which
+// workspace's server is down or unknown and what to do, so a client adds
+// no advice of its own about a server at the address it dialled (the
+// router's, which answered).
+const RouterMessagePrefix = "hashline router: "
+
 // MaxWorkspaceName is the longest workspace name: a DNS label, so that the
 // name can also be the first label of a host name (<workspace>.<domain>).
 const MaxWorkspaceName = 63
