@@ -41,7 +41,9 @@ type Report struct {
 // and after an edit (before is nil for a new file) and returns the
 // findings the edit introduced. cache, when not nil, keeps what runs
 // found, so that the content after one edit, the content before the
-// next, is not checked twice.
+// next, is not checked twice. What a run finds is the file's: kept by its
+// path as well as by command and content, since a command is told the
+// file's name, and its output, the findings' messages included, names it.
 func (r Rule) Check(ctx context.Context, cache *Cache, rel string, before, after []byte, o Options) Report {
 	var (
 		wg     sync.WaitGroup
@@ -49,11 +51,11 @@ func (r Rule) Check(ctx context.Context, cache *Cache, rel string, before, after
 		bfDone bool
 	)
 	if before != nil {
-		if bf, bfDone = cache.get(r.Spec, before); !bfDone {
+		if bf, bfDone = cache.get(r.Spec, rel, before); !bfDone {
 			wg.Go(func() { bf = r.checkOnce(ctx, cache, rel, before, o) })
 		}
 	}
-	af, ok := cache.get(r.Spec, after)
+	af, ok := cache.get(r.Spec, rel, after)
 	if !ok {
 		af = r.checkOnce(ctx, cache, rel, after, o)
 	}
@@ -89,7 +91,7 @@ func (r Rule) checkOnce(ctx context.Context, cache *Cache, rel string, content [
 	res := r.judge(out, rel)
 	if out.failed == "" {
 		// A run that was cut short may end otherwise next time.
-		cache.put(r.Spec, content, res)
+		cache.put(r.Spec, rel, content, res)
 	}
 	return res
 }
@@ -223,7 +225,7 @@ func splitLines(s []byte) [][]byte {
 }
 
 // Cache keeps the findings of the latest runs of check commands, by
-// command and content. Bounded: cacheEntries runs, each of at most
+// command, file and content. Bounded: cacheEntries runs, each of at most
 // cacheEntryBytes of findings (a larger one is not kept).
 type Cache struct {
 	mu      sync.Mutex
@@ -237,8 +239,8 @@ const (
 )
 
 type cacheKey struct {
-	spec string
-	sum  [sha256.Size]byte
+	spec, rel string
+	sum       [sha256.Size]byte
 }
 
 type cacheEntry struct {
@@ -249,11 +251,11 @@ type cacheEntry struct {
 // NewCache returns an empty cache.
 func NewCache() *Cache { return &Cache{entries: map[cacheKey]*list.Element{}} }
 
-func (c *Cache) get(spec string, content []byte) (result, bool) {
+func (c *Cache) get(spec, rel string, content []byte) (result, bool) {
 	if c == nil {
 		return result{}, false
 	}
-	k := cacheKey{spec, sha256.Sum256(content)}
+	k := cacheKey{spec, rel, sha256.Sum256(content)}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.entries[k]
@@ -264,7 +266,7 @@ func (c *Cache) get(spec string, content []byte) (result, bool) {
 	return e.Value.(*cacheEntry).res, true
 }
 
-func (c *Cache) put(spec string, content []byte, res result) {
+func (c *Cache) put(spec, rel string, content []byte, res result) {
 	if c == nil {
 		return
 	}
@@ -275,7 +277,7 @@ func (c *Cache) put(spec string, content []byte, res result) {
 	if n > cacheEntryBytes {
 		return
 	}
-	k := cacheKey{spec, sha256.Sum256(content)}
+	k := cacheKey{spec, rel, sha256.Sum256(content)}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e, ok := c.entries[k]; ok {

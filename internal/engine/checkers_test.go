@@ -549,3 +549,23 @@ func TestFormattedChangesAreRecordedAsWritten(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckCacheIsPerFile: two files of the same content checked by one
+// command are checked each as itself: what the command says of one (here
+// its name, in output that names no line) is never the other's.
+func TestCheckCacheIsPerFile(t *testing.T) {
+	t.Parallel()
+	e, _ := changeEngine(t, map[string]string{"a.txt": "x\n", "b.txt": "x\n"},
+		commands(t, []string{`*.txt=sh -c 'echo "$1 is bad"; exit 1' sh {}`}, nil, checkers.Options{TempDir: runDir(t)}))
+	for _, name := range []string{"a.txt", "b.txt"} {
+		r, err := e.Write(t.Context(), &engine.WriteRequest{Path: name, Content: "y\n"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "not checked by the check command sh: it exited with status 1: " + name + " is bad (as it did on the file before this change)"
+		if len(r.Warnings) != 1 || r.Warnings[0] != want {
+			t.Errorf("%s: warnings %q, want %q", name, r.Warnings, want)
+		}
+	}
+}
+
