@@ -568,4 +568,3 @@ func TestCheckCacheIsPerFile(t *testing.T) {
 		}
 	}
 }
-
