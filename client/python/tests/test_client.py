@@ -13,6 +13,7 @@ import unittest
 
 import grpc
 
+from tests.common import CALLS_FILES, FAST_RETRY, LosePlan, new_file, new_named_file
 from tests.server import Server
 
 from hashline_client import (
@@ -32,7 +33,6 @@ from hashline_client import (
     stale_ref_reason,
 )
 
-FAST_RETRY = RetryPolicy(max_attempts=4, initial_backoff=0.01, max_backoff=0.05, multiplier=2)
 
 
 class CallsTest(unittest.TestCase):
@@ -40,9 +40,7 @@ class CallsTest(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.server = Server({"main.go": 'package main\n\nfunc main() {\n\tprintln("hi")\n}\n',
-                             "notes/todo.txt": "TODO: one\nfine\nTODO: two\n",
-                             "a.py": "x = 1\n# TODO later\n"})
+        cls.server = Server(CALLS_FILES)
 
     @classmethod
     def tearDownClass(cls):
@@ -54,10 +52,7 @@ class CallsTest(unittest.TestCase):
         self.n = getattr(self, "n", 0)
 
     def new_file(self, content: str) -> str:
-        fd, p = tempfile.mkstemp(prefix="f", suffix=".txt", dir=self.server.root)
-        with os.fdopen(fd, "w") as f:
-            f.write(content)
-        return os.path.basename(p)
+        return new_file(self.server, content)
 
     def test_read_returns_version_and_tagged_lines(self):
         r = self.c.read("main.go")
@@ -299,6 +294,23 @@ class CallsTest(unittest.TestCase):
         self.assertTrue(any(f.endswith("|5") for s in e.stale for f in s.fresh))
         self.assertEqual(self.server.read_file(p), "one\ntwo\nthree\nfour\n5\n")
 
+    def test_blame_names_the_change_and_agent_of_each_line(self):
+        p = self.new_file("one\ntwo\nthree\n")
+        other = Client(self.server.addr, agent="py-other")
+        self.addCleanup(other.close)
+        r = other.read(p)
+        other.edit(p, [edits.replace(r.lines[1], "TWO")])
+        theirs = self.c.history(p, max_entries=1).entries[0].change_id
+        b = self.c.blame(p, offset=2, limit=1)
+        self.assertEqual(b.total_lines, 3)
+        self.assertTrue(b.truncated)
+        self.assertEqual([(l.line.number, l.line.content, l.change_id, l.agent) for l in b.lines],
+                         [(2, "TWO", theirs, "py-other")])
+        self.assertEqual(b.lines[0].line.hash, other.read(p).lines[1].hash)
+        first = self.c.blame(p).lines[0]
+        self.assertTrue(first.before_history, first)
+        self.assertEqual(first.change_id, "")
+
     def test_status(self):
         s = self.c.status()
         self.assertEqual(os.path.realpath(s.root), os.path.realpath(self.server.root))
@@ -388,23 +400,12 @@ class _Lost(grpc.RpcError, grpc.Call, grpc.Future):
         return False
 
 
-class _Lossy(grpc.UnaryUnaryClientInterceptor):
-    """Loses the answers of the calls that change files as plan says: each
-    entry is the code the next attempt's answer is replaced with after the
-    server applied it, or None to keep it. ids holds each attempt's
-    request id."""
-
-    def __init__(self, plan):
-        self.plan = list(plan)
-        self.ids = []
+class _Lossy(LosePlan, grpc.UnaryUnaryClientInterceptor):
+    """Loses the answers of the calls that change files as the plan says."""
 
     def intercept_unary_unary(self, continuation, details, request):
-        method = details.method.rsplit("/", 1)[-1]
-        if method not in ("Edit", "Write", "Delete", "Move", "Apply"):
-            return continuation(details, request)
-        self.ids.append(request.request_id)
+        code = self.take(details, request)
         outcome = continuation(details, request)
-        code = self.plan.pop(0) if self.plan else None
         return _Lost(code) if code is not None else outcome
 
 
@@ -426,10 +427,7 @@ class RetryTest(unittest.TestCase):
         return c, lose.ids
 
     def file(self, content: str) -> str:
-        name = f"r{new_request_id()[:10]}.txt"
-        with open(self.server.path(name), "w") as f:
-            f.write(content)
-        return name
+        return new_named_file(self.server, content)
 
     def test_a_lost_answer_is_retried_under_one_request_id_and_applied_once(self):
         for what, plan in [("UNAVAILABLE", [grpc.StatusCode.UNAVAILABLE]),

@@ -19,7 +19,8 @@ every field of the API is there.
 """
 
 from . import edits
-from ._client import (
+from ._client import Client, GrepStream, WatchStream
+from ._common import (
     AGENT_METADATA_KEY,
     DEFAULT_RETRY,
     DEFAULT_TARGET,
@@ -28,11 +29,8 @@ from ._client import (
     NO_RETRY,
     TLS,
     ChangeInit,
-    Client,
-    GrepStream,
     RetryPolicy,
     WORKSPACE_METADATA_KEY,
-    WatchStream,
     new_request_id,
     workspace_name_error,
 )
@@ -49,6 +47,7 @@ from ._errors import (
 )
 from ._gen.hashline.v1 import errors_pb2 as errors_pb
 from ._gen.hashline.v1 import hashline_pb2 as pb
+from .aio import AsyncClient, AsyncGrepStream, AsyncWatchStream
 from .edits import ref
 
 WriteMode = pb.WriteMode
@@ -59,6 +58,9 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AGENT_METADATA_KEY",
+    "AsyncClient",
+    "AsyncGrepStream",
+    "AsyncWatchStream",
     "WORKSPACE_METADATA_KEY",
     "workspace_name_error",
     "DEFAULT_RETRY",

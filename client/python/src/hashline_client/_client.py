@@ -1,186 +1,34 @@
-"""The client: a channel to one hashlined, with deadlines, retries and
-request ids, over the generated stub."""
+"""The sync client: a channel to one hashlined, with deadlines, retries
+and request ids, over the generated stub. Its calls are defined once, here:
+aio.AsyncClient runs the same ones through coroutines."""
 
 from __future__ import annotations
 
-import os
-import random
-import re
-import secrets
-import threading
 import time
-from dataclasses import dataclass
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
+from typing import Any, Callable, Iterable, Iterator, List, Optional, Sequence, Tuple, TypeVar, Union
 
 import grpc
 
+from ._common import (
+    ChangeInit,
+    _Attempts,
+    _Base,
+    _globs,
+    _GrepStreamBase,
+    _list_all_options,
+    _next_page,
+    _NO_SUMMARY,
+    _to_change,
+    _WatchStreamBase,
+    _WRITE_MODES,
+)
 from ._errors import HashlineError, from_rpc_error
-from ._gen.hashline.v1 import hashline_pb2, hashline_pb2_grpc
-
-DEFAULT_TARGET = "127.0.0.1:7420"
-"""Where hashlined listens unless told otherwise."""
-
-DEFAULT_TIMEOUT = 30.0
-"""The deadline, in seconds, of a call that sets none."""
-
-LIST_ALL_PAGE = 100000
-"""The page size list_all asks for when none is given: the most entries
-the server gives in one page."""
-
-AGENT_METADATA_KEY = "x-agent-id"
-"""The request metadata that names the calling agent."""
-
-WORKSPACE_METADATA_KEY = "x-hashline-workspace"
-"""The request metadata that names the workspace a call is meant for."""
-
-MAX_WORKSPACE_NAME = 63
-"""The longest workspace name: a DNS label."""
-
-
-def workspace_name_error(name: str) -> Optional[str]:
-    """Why name is not a workspace name (a DNS label, as hashlined
-    --workspace takes: 1 to 63 lowercase letters, digits and '-', starting
-    and ending with a letter or digit), or None when it is one."""
-    q = '"' + name[:MAX_WORKSPACE_NAME] + '"' + ("..." if len(name) > MAX_WORKSPACE_NAME else "")
-    if not name:
-        return "the workspace name is empty: name one, e.g. \"alpha\" (lowercase letters, digits and '-', at most 63)"
-    if len(name) > MAX_WORKSPACE_NAME:
-        return f"workspace name {q} is {len(name)} characters: at most 63 (a DNS label)"
-    if "/" in name or "\\" in name or ".." in name:
-        return f"workspace name {q} has path syntax: a workspace is named, not a directory; use its name alone, e.g. \"alpha\""
-    if any(c in name for c in ".:@[]"):
-        return f"workspace name {q} has host syntax: use the workspace's name alone (\"alpha\"), not a host, domain or port"
-    if re.fullmatch(r"[A-Za-z0-9-]+", name) and name != name.lower():
-        return f"workspace name {q} has upper case: workspace names are lowercase (\"{name.lower()}\")"
-    if not re.fullmatch(r"[a-z0-9]([a-z0-9-]*[a-z0-9])?", name):
-        return f"workspace name {q}: use only lowercase letters, digits and '-', starting and ending with a letter or digit"
-    return None
+from ._gen.hashline.v1 import hashline_pb2
 
 T = TypeVar("T")
 
 
-@dataclass(frozen=True)
-class RetryPolicy:
-    """How calls are retried when the server is UNAVAILABLE (not listening
-    yet, restarting, or the connection broke). No other code is retried,
-    except DEADLINE_EXCEEDED from the server for the calls that change
-    files (edit, write, delete, move, apply) while the call's deadline
-    still has time: every other error is an answer.
-
-    read, list, status and grep (until its first file) are retried freely
-    because they change nothing. A change cut off after it was sent may
-    have been applied, so sending it again must not apply it twice: with
-    retries on, every change carries a request_id (the caller's, or a
-    random one, see new_request_id), the same in every attempt, and the
-    server answers a retry with the first attempt's outcome instead of
-    applying it again."""
-
-    max_attempts: int = 4
-    """Attempts, the first included; 0 or 1 means no retries."""
-    initial_backoff: float = 0.1
-    """Seconds before the first retry; later waits grow by multiplier up to
-    max_backoff, each with up to 20% random jitter."""
-    max_backoff: float = 2.0
-    multiplier: float = 3.0
-
-    def backoff(self, n: int) -> float:
-        """The wait before retry n (1-based)."""
-        d = self.initial_backoff * max(self.multiplier, 1.0) ** (n - 1)
-        if self.max_backoff > 0:
-            d = min(d, self.max_backoff)
-        return d * (1 + 0.2 * random.random())
-
-
-DEFAULT_RETRY = RetryPolicy()
-"""Up to 4 attempts over about 1.5 s: rides out a server restart without
-hiding a server that is down (the Go and TypeScript clients' policy)."""
-
-NO_RETRY = RetryPolicy(max_attempts=1)
-"""No retries, and so no request ids added to changes."""
-
-
-@dataclass(frozen=True)
-class TLS:
-    """TLS for a server started with --tls-cert, as the hashline CLI's
-    --tls-* flags: a private CA to trust (ca, PEM bytes, or ca_file), a
-    client certificate and its key for mutual TLS (--tls-client-ca), and the
-    name the server's certificate must hold when it is not the target's
-    host. TLS() trusts the roots gRPC ships."""
-
-    ca: Optional[bytes] = None
-    ca_file: Optional[str] = None
-    cert: Optional[bytes] = None
-    cert_file: Optional[str] = None
-    key: Optional[bytes] = None
-    key_file: Optional[str] = None
-    server_name: Optional[str] = None
-
-    def credentials(self) -> grpc.ChannelCredentials:
-        def pem(what: str, value: Optional[bytes], file: Optional[str]) -> Optional[bytes]:
-            if value is not None and file is not None:
-                raise ValueError(f"hashline: TLS {what} and {what}_file both given: give one")
-            if file is None:
-                return value.encode() if isinstance(value, str) else value
-            try:
-                with open(file, "rb") as f:
-                    return f.read()
-            except OSError as e:
-                raise ValueError(f"hashline: TLS {what}_file {file}: {e.strerror}") from e
-
-        ca = pem("ca", self.ca, self.ca_file)
-        cert = pem("cert", self.cert, self.cert_file)
-        key = pem("key", self.key, self.key_file)
-        if (cert is None) != (key is None):
-            raise ValueError("hashline: TLS cert and key go together (the client certificate and its private key): give both, or neither")
-        return grpc.ssl_channel_credentials(root_certificates=ca, private_key=key, certificate_chain=cert)
-
-
-def new_request_id() -> str:
-    """A random request id, 32 hex digits. Pass it as request_id to a change
-    you may send again yourself (after DEADLINE_EXCEEDED, say), the same in
-    each: hashlined applies it once and answers every retry with the first
-    outcome. The client makes one itself when retries are on and none is
-    given."""
-    return secrets.token_hex(16)
-
-
-# A TLS handshake that failed on a named mismatch fails the same way every
-# time, so it is not retried (as the Go client's DiagnoseTLS classes).
-_TLS_MISMATCH = ("CERTIFICATE_VERIFY_FAILED", "is not in peer certificate", "certificate verify failed")
-
-
-def _unavailable(err: grpc.RpcError) -> bool:
-    if err.code() != grpc.StatusCode.UNAVAILABLE:
-        return False
-    details = err.details() or ""
-    return not any(s in details for s in _TLS_MISMATCH)
-
-
-def _keyed(err: grpc.RpcError) -> bool:
-    return _unavailable(err) or err.code() == grpc.StatusCode.DEADLINE_EXCEEDED
-
-
-def _split_target(target: str, tls: Optional[TLS]) -> Tuple[str, bool]:
-    """The gRPC target of an address, and whether it uses TLS."""
-    orig = target
-    scheme = ""
-    for s in ("https://", "http://"):
-        if target.lower().startswith(s):
-            scheme, target = s, target[len(s):]
-    if scheme:
-        if not target or any(c in target for c in "/?#"):
-            raise ValueError(f"hashline: target {orig}: want {scheme}host:port")
-        if scheme == "http://" and tls is not None:
-            raise ValueError(f"hashline: target {orig}: http:// is plaintext but TLS was asked for: use https://")
-        return target, scheme == "https://" or tls is not None
-    if target.startswith("unix:"):
-        if tls is not None:
-            raise ValueError("hashline: TLS over a unix socket is not supported; a socket's file permissions guard it")
-        return target, False
-    return target, tls is not None
-
-
-class GrepStream(Iterator[hashline_pb2.GrepFile]):
+class GrepStream(_GrepStreamBase, Iterator[hashline_pb2.GrepFile]):
     """The matches of a grep, one GrepFile per file in path order. Once the
     loop has ended, summary holds the GrepSummary (files scanned, matches,
     whether the search stopped at max_matches)::
@@ -195,47 +43,29 @@ class GrepStream(Iterator[hashline_pb2.GrepFile]):
     would repeat files. Leaving the loop early: call cancel() (or use the
     stream as a context manager)."""
 
-    summary: Optional[hashline_pb2.GrepSummary]
-
     def __init__(self, client: "Client", req: hashline_pb2.GrepRequest, timeout: Optional[float]):
-        self.summary = None
-        self._it = self._run(client, req, timeout)
-        self._call = None
-        self._lock = threading.Lock()
-        self._cancelled = False
+        super().__init__(client, req, timeout)
+        self._it = self._run()
 
-    def _open(self, client: "Client", req, deadline, md):
-        with self._lock:
-            if self._cancelled:
-                raise HashlineError(grpc.StatusCode.CANCELLED, "the grep was cancelled")
-            self._call = client.rpc.Grep(req, timeout=_remaining(deadline), metadata=md)
-            call = self._call
-        return call, next(call)
+    def _open(self, attempts: _Attempts) -> hashline_pb2.GrepResponse:
+        return next(self._start(attempts))
 
-    def _run(self, client: "Client", req, timeout):
-        deadline = _deadline(client._timeout if timeout is None else timeout)
-        md = client._call_metadata()
+    def _run(self) -> Iterator[hashline_pb2.GrepFile]:
         try:
-            call, first = client._retrying(lambda: self._open(client, req, deadline, md), _unavailable, deadline)
-        except StopIteration:
-            raise HashlineError(grpc.StatusCode.INTERNAL, "hashline: grep stream ended without a summary") from None
-        msg = first
-        try:
+            msg = self._client._retrying(self._open, self._attempts)
             while True:
-                which = msg.WhichOneof("result")
-                if which == "file":
-                    yield msg.file
-                elif which == "summary":
-                    self.summary = msg.summary
+                f = self._take(msg)
+                if self.summary is not None:
                     return
-                msg = next(call)
+                if f is not None:
+                    yield f
+                msg = next(self._call)
         except StopIteration:
-            raise HashlineError(grpc.StatusCode.INTERNAL, "hashline: grep stream ended without a summary") from None
+            raise HashlineError(grpc.StatusCode.INTERNAL, _NO_SUMMARY) from None
         except grpc.RpcError as e:
             raise from_rpc_error(e) from e
         finally:
-            if self.summary is None:
-                call.cancel()
+            self._unfinished()
 
     def __iter__(self) -> "GrepStream":
         return self
@@ -248,13 +78,6 @@ class GrepStream(Iterator[hashline_pb2.GrepFile]):
         files = list(self)
         return files, self.summary  # type: ignore[return-value]
 
-    def cancel(self) -> None:
-        """Ends the search; the loop then stops with an error."""
-        with self._lock:
-            self._cancelled = True
-            if self._call is not None:
-                self._call.cancel()
-
     def __enter__(self) -> "GrepStream":
         return self
 
@@ -262,7 +85,7 @@ class GrepStream(Iterator[hashline_pb2.GrepFile]):
         self.cancel()
 
 
-class WatchStream(Iterator[hashline_pb2.WatchResponse]):
+class WatchStream(_WatchStreamBase, Iterator[hashline_pb2.WatchResponse]):
     """The changes of the files under a path, one WatchResponse per event,
     until cancel() (the loop then ends quietly), the server ends it (an
     error: a server shutting down ends the stream with UNAVAILABLE, reason
@@ -271,10 +94,6 @@ class WatchStream(Iterator[hashline_pb2.WatchResponse]):
     means changes were missed, so read the files you care about again
     before watching again. wait_ready() returns once the subscription is
     live."""
-
-    def __init__(self, call):
-        self._call = call
-        self._cancelled = False
 
     def wait_ready(self) -> None:
         """Blocks until the server has subscribed (it sends the stream's
@@ -291,18 +110,9 @@ class WatchStream(Iterator[hashline_pb2.WatchResponse]):
         try:
             return next(self._call)
         except StopIteration:
-            if self._cancelled:
-                raise
-            raise HashlineError(grpc.StatusCode.UNAVAILABLE, "the server ended the watch stream without an error; watch again") from None
+            raise self._ended(StopIteration()) from None
         except grpc.RpcError as e:
-            if self._cancelled and e.code() == grpc.StatusCode.CANCELLED:
-                raise StopIteration from None
-            raise from_rpc_error(e) from e
-
-    def cancel(self) -> None:
-        """Ends the subscription; a loop over the stream then ends."""
-        self._cancelled = True
-        self._call.cancel()
+            raise self._failed(e, StopIteration()) from e
 
     def __enter__(self) -> "WatchStream":
         return self
@@ -311,71 +121,7 @@ class WatchStream(Iterator[hashline_pb2.WatchResponse]):
         self.cancel()
 
 
-def _deadline(timeout: Optional[float]) -> Optional[float]:
-    return None if timeout is None or timeout <= 0 else time.monotonic() + timeout
-
-
-def _remaining(deadline: Optional[float]) -> Optional[float]:
-    if deadline is None:
-        return None
-    # A deadline already passed still goes out (gRPC then fails the call
-    # with DEADLINE_EXCEEDED at once), never as "no deadline".
-    return max(deadline - time.monotonic(), 0.001)
-
-
-_WRITE_MODES = {
-    "upsert": hashline_pb2.WRITE_MODE_UPSERT,
-    "create": hashline_pb2.WRITE_MODE_CREATE,
-    "replace": hashline_pb2.WRITE_MODE_REPLACE,
-}
-
-_CHANGE_TYPES = {
-    "edit": hashline_pb2.EditRequest,
-    "write": hashline_pb2.WriteRequest,
-    "delete": hashline_pb2.DeleteRequest,
-    "move": hashline_pb2.MoveRequest,
-}
-
-ChangeInit = Union[hashline_pb2.Change, Mapping[str, Any]]
-
-
-def _to_change(c: ChangeInit, index: int) -> hashline_pb2.Change:
-    """A Change from a Change or a dict in the shape of the API's JSON:
-    {"edit": {"path": ..., "edits": [...]}}, {"write": {...}},
-    {"delete": {...}}, {"move": {"from": ..., "to": ...}}."""
-    if isinstance(c, hashline_pb2.Change):
-        return c
-    kinds = [k for k, v in c.items() if v is not None]
-    if len(kinds) != 1:
-        raise ValueError(f"hashline: change {index} holds exactly one of edit, write, delete or move, got {' and '.join(kinds) or 'none'}")
-    kind = kinds[0]
-    cls = _CHANGE_TYPES.get(kind)
-    if cls is None:
-        raise ValueError(f"hashline: change {index}: unknown change {kind}: a change is one of edit, write, delete or move")
-    value = c[kind]
-    if not isinstance(value, cls):
-        if not isinstance(value, Mapping):
-            raise ValueError(f"hashline: change {index} ({kind}) must be a dict of its fields, not {type(value).__name__}")
-        names = set(cls.DESCRIPTOR.fields_by_name)
-        for key in value:
-            if key not in names:
-                raise ValueError(f"hashline: change {index} ({kind}): unknown field {key}; a {kind} has {', '.join(sorted(names - {'request_id'}))}")
-        if kind == "write" and "content" not in value:
-            raise ValueError(f"hashline: change {index} (write): the write has no content (give \"\" for an empty file)")
-        value = dict(value)
-        if kind == "write" and isinstance(value.get("mode"), str):
-            value["mode"] = _WRITE_MODES[value["mode"]]
-        value = cls(**value)
-    return hashline_pb2.Change(**{kind: value})
-
-
-def _globs(v: Union[str, Sequence[str], None]) -> List[str]:
-    if v is None:
-        return []
-    return [v] if isinstance(v, str) else list(v)
-
-
-class Client:
+class Client(_Base):
     """A client of one hashlined server; safe for use from several threads.
     Close it when done (or use it as a context manager)::
 
@@ -408,61 +154,22 @@ class Client:
     traces (--otlp-endpoint): see "Tracing" in the package's README for
     OpenTelemetry."""
 
-    def __init__(self, target: str = DEFAULT_TARGET, *, agent: str = "", token: str = "",
-                 workspace: str = "", workspace_domain: str = "",
-                 timeout: Optional[float] = DEFAULT_TIMEOUT, retry: RetryPolicy = DEFAULT_RETRY,
-                 tls: Optional[TLS] = None, interceptors: Sequence[Any] = (),
-                 options: Sequence[Tuple[str, Any]] = (),
-                 trace_context: Optional[Callable[[], Optional[Mapping[str, str]]]] = None):
-        target = target or DEFAULT_TARGET
-        addr, secure = _split_target(target, tls)
-        opts: List[Tuple[str, Any]] = [
-            # Reconnect soon after a refused connection (gRPC's default
-            # waits 1 s, then longer), so the retries meet a restarted
-            # server, as the Go client's connect parameters do.
-            ("grpc.initial_reconnect_backoff_ms", 100),
-            ("grpc.min_reconnect_backoff_ms", 100),
-            ("grpc.max_reconnect_backoff_ms", 5000),
-        ]
-        if workspace:
-            why = workspace_name_error(workspace)
-            if why:
-                raise ValueError("hashline: workspace: " + why)
-        if workspace_domain:
-            if not workspace:
-                raise ValueError(f"hashline: workspace_domain {workspace_domain!r} needs workspace to name the workspace")
-            if re.search(r"[/?#@\s]", workspace_domain) or workspace_domain.startswith("."):
-                raise ValueError(f"hashline: workspace_domain {workspace_domain!r}: want a domain such as "
-                                 "\"hashline.example.com\" (a port may follow)")
-            authority = workspace + "." + workspace_domain
-            opts.append(("grpc.default_authority", authority))
-            if secure and not (tls is not None and tls.server_name):
-                opts.append(("grpc.ssl_target_name_override", authority.rsplit(":", 1)[0] if re.search(r":\d+$", authority) else authority))
-        if tls is not None and tls.server_name:
-            opts.append(("grpc.ssl_target_name_override", tls.server_name))
-        opts.extend(options)
-        if secure:
-            self._channel = grpc.secure_channel(addr, (tls or TLS()).credentials(), options=opts)
-        else:
-            self._channel = grpc.insecure_channel(addr, options=opts)
-        channel = grpc.intercept_channel(self._channel, *interceptors) if interceptors else self._channel
-        self._stub = hashline_pb2_grpc.FileServiceStub(channel)
-        md: List[Tuple[str, str]] = []
-        if agent:
-            md.append((AGENT_METADATA_KEY, agent))
-        if token:
-            md.append(("authorization", "Bearer " + token))
-        if workspace:
-            md.append((WORKSPACE_METADATA_KEY, workspace))
-        self._metadata = tuple(md)
-        self._trace_context = trace_context
-        self._timeout = timeout
-        self._retry = retry
+    _GrepStream = GrepStream
+    _WatchStream = WatchStream
 
-    @property
-    def rpc(self) -> hashline_pb2_grpc.FileServiceStub:
-        """The generated stub, for calls this class does not wrap."""
-        return self._stub
+    def _open_channel(self, addr, creds, options, interceptors):
+        if creds is not None:
+            channel = grpc.secure_channel(addr, creds, options=options)
+        else:
+            channel = grpc.insecure_channel(addr, options=options)
+        return channel, grpc.intercept_channel(channel, *interceptors) if interceptors else channel
+
+    def _retrying(self, attempt: Callable[[_Attempts], T], attempts: _Attempts) -> T:
+        while True:
+            try:
+                return attempt(attempts)
+            except grpc.RpcError as e:
+                time.sleep(attempts.after(e))
 
     def close(self) -> None:
         """Closes the channel; calls in flight fail."""
@@ -473,49 +180,6 @@ class Client:
 
     def __exit__(self, *exc) -> None:
         self.close()
-
-    # Retries.
-
-    def _retrying(self, call: Callable[[], T], may_retry: Callable[[grpc.RpcError], bool], deadline: Optional[float]) -> T:
-        attempt = 1
-        while True:
-            try:
-                return call()
-            except grpc.RpcError as e:
-                if attempt >= self._retry.max_attempts or not may_retry(e):
-                    raise from_rpc_error(e) from e
-                wait = self._retry.backoff(attempt)
-                if deadline is not None and deadline - time.monotonic() < wait:
-                    raise from_rpc_error(e) from e
-                time.sleep(wait)
-                attempt += 1
-
-    def _call_metadata(self) -> Tuple[Tuple[str, str], ...]:
-        """The metadata of one call (every attempt of it): the client's,
-        and the caller's trace context when trace_context gives one."""
-        if self._trace_context is None:
-            return self._metadata
-        extra = self._trace_context()
-        if not extra:
-            return self._metadata
-        # gRPC metadata keys are lower case.
-        return self._metadata + tuple((k.lower(), v) for k, v in extra.items())
-
-    def _unary(self, method, req, timeout: Optional[float], may_retry=_unavailable):
-        deadline = _deadline(self._timeout if timeout is None else timeout)
-        md = self._call_metadata()
-        return self._retrying(lambda: method(req, timeout=_remaining(deadline), metadata=md), may_retry, deadline)
-
-    def _request_id(self, given: Optional[str], dry_run: bool = False) -> str:
-        if given is not None:
-            return given
-        return new_request_id() if self._retry.max_attempts > 1 and not dry_run else ""
-
-    def _change(self, method, req, timeout: Optional[float]):
-        """A call that changes files: retried only under a request id."""
-        if not req.request_id:
-            return self._unary(method, req, timeout, lambda e: False)
-        return self._unary(method, req, timeout, _keyed)
 
     # Calls.
 
@@ -620,6 +284,16 @@ class Client:
                                           include_diff=include_diff)
         return self._unary(self._stub.History, req, timeout)
 
+    def blame(self, path: str, *, offset: int = 0, limit: int = 0,
+              timeout: Optional[float] = None) -> hashline_pb2.BlameResponse:
+        """Says, for each line of a page of a file as it is now, which
+        change last wrote it: lines, each with line (tagged as read shows
+        it), change_id (what revert takes), agent and time, or
+        before_history for a line older than the history the server holds.
+        Paged as read. Retried like read."""
+        req = hashline_pb2.BlameRequest(path=path, offset=offset, limit=limit)
+        return self._unary(self._stub.Blame, req, timeout)
+
     def grep(self, pattern: str, *, path: str = "", glob: Union[str, Sequence[str], None] = None,
              exclude_glob: Union[str, Sequence[str], None] = None, type: Union[str, Sequence[str], None] = None,  # noqa: A002
              case_insensitive: bool = False, literal: bool = False, before: Optional[int] = None,
@@ -633,7 +307,7 @@ class Client:
             case_insensitive=case_insensitive, literal=literal,
             before=context if before is None else before, after=context if after is None else after,
             max_matches=max_matches, hidden=hidden, no_ignore=no_ignore)
-        return GrepStream(self, req, timeout)
+        return self._GrepStream(self, req, timeout)
 
     def list(self, path: str = "", *, recursive: bool = False, glob: Union[str, Sequence[str], None] = None,
              max_entries: int = 0, hidden: bool = False, no_ignore: bool = False, include_versions: bool = False,
@@ -651,20 +325,18 @@ class Client:
         """Yields every entry under a directory, calling list page after
         page (each its own call, with its own deadline); opts are list's.
         Pages are of max_entries, or LIST_ALL_PAGE without it."""
-        opts = dict(opts)
-        opts["max_entries"] = opts.get("max_entries") or LIST_ALL_PAGE
+        opts = _list_all_options(opts)
         while True:
             page = self.list(path, **opts)
             yield from page.entries
-            if not page.truncated or not page.next_page_token:
+            if not _next_page(page, opts):
                 return
-            opts["page_token"] = page.next_page_token
 
     def watch(self, path: str = "") -> WatchStream:
         """Subscribes to the changes of the files under path ("" for the
         whole workspace); iterate the WatchStream for the events. No
         deadline, no retries (see WatchStream)."""
-        return WatchStream(self._stub.Watch(hashline_pb2.WatchRequest(path=path), metadata=self._call_metadata()))
+        return self._WatchStream(self._stub.Watch(hashline_pb2.WatchRequest(path=path), metadata=self._call_metadata()))
 
     def status(self, *, timeout: Optional[float] = None) -> hashline_pb2.StatusResponse:
         """Describes the server: the absolute workspace root it serves
