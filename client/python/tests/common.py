@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import os
 import tempfile
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import grpc
 
 from tests.server import Server
 
-from hashline_client import RetryPolicy, new_request_id
+from hashline_client import RetryPolicy, edits, new_request_id
 
 FAST_RETRY = RetryPolicy(max_attempts=4, initial_backoff=0.01, max_backoff=0.05, multiplier=2)
 
@@ -20,6 +20,41 @@ CALLS_FILES = {"main.go": 'package main\n\nfunc main() {\n\tprintln("hi")\n}\n',
                "notes/todo.txt": "TODO: one\nfine\nTODO: two\n",
                "a.py": "x = 1\n# TODO later\n"}
 """The files of the calls' tests: grep finds "TODO" in a.py and notes/todo.txt."""
+
+
+BUILDERS_BEFORE = "a\nb\nc\nd\n"
+BUILDERS_AFTER = "start\na\nB\nb2\nc\nc2\nend\n"
+
+
+def every_builder(lines) -> list:
+    """A batch of every edits builder for BUILDERS_BEFORE, read as lines:
+    the file is BUILDERS_AFTER once it is applied."""
+    _, b, c, d = lines
+    return [
+        edits.replace(b, "B"),
+        edits.insert_after(c, "c2"),
+        edits.insert_before(c, "b2"),
+        edits.delete(d),
+        edits.append("end"),
+        edits.prepend("start"),
+    ]
+
+
+class WithServer:
+    """A hashlined for the whole test class, serving files."""
+
+    files: Dict[str, str] = {}
+    server: Server
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()  # type: ignore[misc]
+        cls.server = Server(cls.files)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.stop()
+        super().tearDownClass()  # type: ignore[misc]
 
 
 def new_file(server: Server, content: str) -> str:

@@ -16,7 +16,7 @@ import unittest
 import grpc
 import grpc.aio
 
-from tests.common import CALLS_FILES, FAST_RETRY, LosePlan, new_file, new_named_file
+from tests import common
 from tests.server import Server
 
 from hashline_client import (
@@ -57,23 +57,15 @@ class ShapeTest(unittest.TestCase):
         self.assertIs(aio.AsyncClient, AsyncClient)
 
 
-class AsyncCallsTest(unittest.IsolatedAsyncioTestCase):
-    server: Server
-
-    @classmethod
-    def setUpClass(cls):
-        cls.server = Server(CALLS_FILES)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.server.stop()
+class AsyncCallsTest(common.WithServer, unittest.IsolatedAsyncioTestCase):
+    files = common.CALLS_FILES
 
     async def asyncSetUp(self):
         self.c = AsyncClient(self.server.addr, agent="py-aio")
         self.addAsyncCleanup(self.c.close)
 
     def new_file(self, content: str) -> str:
-        return new_file(self.server, content)
+        return common.new_file(self.server, content)
 
     async def test_read_returns_version_and_tagged_lines(self):
         r = await self.c.read("main.go")
@@ -91,18 +83,10 @@ class AsyncCallsTest(unittest.IsolatedAsyncioTestCase):
         self.assertNotIsInstance(cm.exception, StaleRefError)
 
     async def test_edit_with_every_builder(self):
-        name = self.new_file("a\nb\nc\nd\n")
+        name = self.new_file(common.BUILDERS_BEFORE)
         r = await self.c.read(name)
-        a, b, c, d = r.lines
-        resp = await self.c.edit(name, [
-            edits.replace(b, "B"),
-            edits.insert_after(c, "c2"),
-            edits.insert_before(c, "b2"),
-            edits.delete(d),
-            edits.append("end"),
-            edits.prepend("start"),
-        ], base_version=r.version)
-        self.assertEqual(self.server.read_file(name), "start\na\nB\nb2\nc\nc2\nend\n")
+        resp = await self.c.edit(name, common.every_builder(r.lines), base_version=r.version)
+        self.assertEqual(self.server.read_file(name), common.BUILDERS_AFTER)
         self.assertEqual(resp.total_lines, 7)
         await self.c.edit(name, [edits.replace_text("c2", "C2")])
         self.assertEqual(self.server.read_file(name), "start\na\nB\nb2\nc\nC2\nend\n")
@@ -252,7 +236,7 @@ def _lost(code: grpc.StatusCode) -> grpc.aio.AioRpcError:
     return grpc.aio.AioRpcError(code, grpc.aio.Metadata(), grpc.aio.Metadata(), details="the answer was lost")
 
 
-class _Lossy(LosePlan, grpc.aio.UnaryUnaryClientInterceptor):
+class _Lossy(common.LosePlan, grpc.aio.UnaryUnaryClientInterceptor):
     """Loses the answers of the calls that change files as the plan says."""
 
     async def intercept_unary_unary(self, continuation, details, request):
@@ -264,25 +248,16 @@ class _Lossy(LosePlan, grpc.aio.UnaryUnaryClientInterceptor):
         raise _lost(code)
 
 
-class AsyncRetryTest(unittest.IsolatedAsyncioTestCase):
-    server: Server
+class AsyncRetryTest(common.WithServer, unittest.IsolatedAsyncioTestCase):
 
-    @classmethod
-    def setUpClass(cls):
-        cls.server = Server({})
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.server.stop()
-
-    async def lossy(self, plan, retry=FAST_RETRY, **kw):
+    async def lossy(self, plan, retry=common.FAST_RETRY, **kw):
         lose = _Lossy(plan)
         c = AsyncClient(self.server.addr, agent="lossy", interceptors=[lose], retry=retry, **kw)
         self.addAsyncCleanup(c.close)
         return c, lose
 
     def file(self, content: str) -> str:
-        return new_named_file(self.server, content)
+        return common.new_named_file(self.server, content)
 
     async def test_a_lost_answer_is_retried_under_one_request_id_and_metadata_and_applied_once(self):
         traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
@@ -354,7 +329,7 @@ class AsyncRetryTest(unittest.IsolatedAsyncioTestCase):
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             port = s.getsockname()[1]
-        async with AsyncClient(f"127.0.0.1:{port}", retry=FAST_RETRY) as c:
+        async with AsyncClient(f"127.0.0.1:{port}", retry=common.FAST_RETRY) as c:
             with self.assertRaises(HashlineError) as cm:
                 await c.status()
             self.assertEqual((cm.exception.code, cm.exception.reason), (grpc.StatusCode.UNAVAILABLE, ""))

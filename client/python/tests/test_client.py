@@ -13,7 +13,7 @@ import unittest
 
 import grpc
 
-from tests.common import CALLS_FILES, FAST_RETRY, LosePlan, new_file, new_named_file
+from tests import common
 from tests.server import Server
 
 from hashline_client import (
@@ -34,17 +34,8 @@ from hashline_client import (
 )
 
 
-
-class CallsTest(unittest.TestCase):
-    server: Server
-
-    @classmethod
-    def setUpClass(cls):
-        cls.server = Server(CALLS_FILES)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.server.stop()
+class CallsTest(common.WithServer, unittest.TestCase):
+    files = common.CALLS_FILES
 
     def setUp(self):
         self.c = Client(self.server.addr, agent="py-test")
@@ -52,7 +43,7 @@ class CallsTest(unittest.TestCase):
         self.n = getattr(self, "n", 0)
 
     def new_file(self, content: str) -> str:
-        return new_file(self.server, content)
+        return common.new_file(self.server, content)
 
     def test_read_returns_version_and_tagged_lines(self):
         r = self.c.read("main.go")
@@ -80,18 +71,10 @@ class CallsTest(unittest.TestCase):
         self.assertIn("NOT_FOUND (NOT_FOUND)", str(e))
 
     def test_edit_with_every_builder(self):
-        name = self.new_file("a\nb\nc\nd\n")
+        name = self.new_file(common.BUILDERS_BEFORE)
         r = self.c.read(name)
-        a, b, c, d = r.lines
-        resp = self.c.edit(name, [
-            edits.replace(b, "B"),
-            edits.insert_after(c, "c2"),
-            edits.insert_before(c, "b2"),
-            edits.delete(d),
-            edits.append("end"),
-            edits.prepend("start"),
-        ])
-        self.assertEqual(self.server.read_file(name), "start\na\nB\nb2\nc\nc2\nend\n")
+        resp = self.c.edit(name, common.every_builder(r.lines))
+        self.assertEqual(self.server.read_file(name), common.BUILDERS_AFTER)
         self.assertEqual(resp.total_lines, 7)
         self.assertNotEqual(resp.version, r.version)
         resp = self.c.edit(name, [edits.replace_text("c2", "C2")])
@@ -400,7 +383,7 @@ class _Lost(grpc.RpcError, grpc.Call, grpc.Future):
         return False
 
 
-class _Lossy(LosePlan, grpc.UnaryUnaryClientInterceptor):
+class _Lossy(common.LosePlan, grpc.UnaryUnaryClientInterceptor):
     """Loses the answers of the calls that change files as the plan says."""
 
     def intercept_unary_unary(self, continuation, details, request):
@@ -409,25 +392,16 @@ class _Lossy(LosePlan, grpc.UnaryUnaryClientInterceptor):
         return _Lost(code) if code is not None else outcome
 
 
-class RetryTest(unittest.TestCase):
-    server: Server
+class RetryTest(common.WithServer, unittest.TestCase):
 
-    @classmethod
-    def setUpClass(cls):
-        cls.server = Server({})
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.server.stop()
-
-    def lossy(self, plan, retry=FAST_RETRY):
+    def lossy(self, plan, retry=common.FAST_RETRY):
         lose = _Lossy(plan)
         c = Client(self.server.addr, agent="lossy", interceptors=[lose], retry=retry)
         self.addCleanup(c.close)
         return c, lose.ids
 
     def file(self, content: str) -> str:
-        return new_named_file(self.server, content)
+        return common.new_named_file(self.server, content)
 
     def test_a_lost_answer_is_retried_under_one_request_id_and_applied_once(self):
         for what, plan in [("UNAVAILABLE", [grpc.StatusCode.UNAVAILABLE]),
@@ -539,7 +513,7 @@ class ConnectTest(unittest.TestCase):
         self.assertGreater(len(attempts), 3)
 
     def test_a_server_that_is_down_is_unavailable_after_the_retries(self):
-        c = Client(f"127.0.0.1:{_free_port()}", retry=FAST_RETRY)
+        c = Client(f"127.0.0.1:{_free_port()}", retry=common.FAST_RETRY)
         self.addCleanup(c.close)
         t0 = time.monotonic()
         with self.assertRaises(HashlineError) as cm:
