@@ -1,4 +1,5 @@
-"""The README's Python quickstart, run as written, and the examples."""
+"""The README's Python quickstart, run as written, the package README's
+asyncio example, and the examples."""
 
 from __future__ import annotations
 
@@ -82,6 +83,40 @@ class ReadmeTest(unittest.TestCase):
         for line in blocks[0][1].splitlines():
             if line.strip():
                 self.assertIn(line, example)
+
+
+def _package_readme_section(title: str) -> str:
+    with open(os.path.join(PACKAGE_ROOT, "README.md"), encoding="utf-8") as f:
+        text = f.read()
+    m = re.search(r"^## " + re.escape(title) + r"\n.*?(?=^## )", text, re.S | re.M)
+    assert m, f"client/python/README.md has no section '## {title}'"
+    return m.group(0)
+
+
+class AsyncQuickstartTest(unittest.TestCase):
+    def setUp(self):
+        self.server = Server({})
+        self.addCleanup(self.server.stop)
+
+    def test_it_prints_what_the_readme_shows(self):
+        section = _package_readme_section("asyncio")
+        texts = _blocks(section, "text")
+        self.assertEqual(len(texts), 1, "one text block in the asyncio section")
+        env = dict(os.environ, HASHLINE_TARGET=self.server.addr, PYTHONPATH=os.path.join(PACKAGE_ROOT, "src"))
+        res = subprocess.run([sys.executable, os.path.join(EXAMPLES, "quickstart_async.py")], env=env,
+                             capture_output=True, text=True, timeout=60)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertEqual(res.stdout, texts[0][1])
+        self.assertEqual(self.server.read_file("async-demo/two.txt"), "two, by bob\n")
+
+    def test_the_readme_block_is_the_example_in_order(self):
+        blocks = _blocks(_package_readme_section("asyncio"), "python")
+        self.assertEqual(len(blocks), 1)
+        with open(os.path.join(EXAMPLES, "quickstart_async.py"), encoding="utf-8") as f:
+            example = iter(f.read().splitlines())
+        for line in blocks[0][1].splitlines():
+            if line.strip() and line.strip() != "...":
+                self.assertIn(line, example, "missing, or out of the example's order")
 
 
 def _load_tool_loop():
