@@ -367,5 +367,18 @@ class AsyncWorkspaceTest(unittest.IsolatedAsyncioTestCase):
             AsyncClient(server.addr, workspace="Alpha")
 
 
+class AsyncUnixSocketTest(unittest.IsolatedAsyncioTestCase):
+    def setUp(self):
+        d = tempfile.mkdtemp(prefix="hl-sock-")
+        self.addCleanup(shutil.rmtree, d, True)
+        self.sock = os.path.join(d, "h.sock")
+        server = Server({"f.txt": "sock\n"}, "--listen", f"unix://{self.sock}")
+        self.addCleanup(server.stop)
+
+    async def test_unix_socket(self):
+        async with AsyncClient(f"unix://{self.sock}", agent="u") as c:
+            self.assertEqual((await c.read("f.txt")).lines[0].content, "sock")
+
+
 if __name__ == "__main__":
     unittest.main()

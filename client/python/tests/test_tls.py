@@ -3,6 +3,7 @@ the repository's internal/testpki for this run."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
@@ -15,7 +16,7 @@ import grpc
 
 from tests.server import REPO_ROOT, Server
 
-from hashline_client import DEFAULT_RETRY, NO_RETRY, TLS, Client, HashlineError
+from hashline_client import DEFAULT_RETRY, NO_RETRY, TLS, AsyncClient, Client, HashlineError
 
 
 class TLSTest(unittest.TestCase):
@@ -72,6 +73,23 @@ class TLSTest(unittest.TestCase):
         with self.assertRaises(HashlineError) as cm:
             self.read_once(f"https://{self.mtls.addr}", TLS(ca_file=self.pki["CA"]))
         self.assertEqual(cm.exception.code, grpc.StatusCode.UNAVAILABLE)
+
+    def test_the_async_client_over_tls_and_mutual_tls(self):
+        p = self.pki
+
+        async def read_once(target, tls):
+            async with AsyncClient(target, tls=tls, timeout=10, retry=NO_RETRY) as c:
+                return (await c.read("f.txt")).lines[0].content
+
+        mutual = TLS(ca_file=p["CA"], cert_file=p["ClientCert"], key_file=p["ClientKey"])
+        self.assertEqual(asyncio.run(read_once(f"https://{self.mtls.addr}", mutual)), "secure")
+        self.assertEqual(asyncio.run(read_once(self.tls.addr, TLS(ca_file=p["CA"], server_name="localhost"))), "secure")
+        for name, target, tls in [("the wrong CA", f"https://{self.tls.addr}", TLS(ca_file=p["OtherCA"])),
+                                  ("no client certificate", f"https://{self.mtls.addr}", TLS(ca_file=p["CA"]))]:
+            with self.subTest(name):
+                with self.assertRaises(HashlineError) as cm:
+                    asyncio.run(read_once(target, tls))
+                self.assertEqual(cm.exception.code, grpc.StatusCode.UNAVAILABLE)
 
     def test_settings_that_cannot_work_are_refused_when_the_client_is_made(self):
         p = self.pki
