@@ -1,8 +1,9 @@
 """What the sync Client and the asyncio AsyncClient share: the options, the
 channel's settings and metadata, request ids, each call's deadline and
-retry decisions, the building of requests, and the reading of the grep and
-watch streams' messages. Neither waits nor does I/O here: each client runs
-these pieces with its own channel (grpc or grpc.aio) and its own sleep."""
+retry decisions, the parts of requests (changes, globs, write modes), and
+the reading of the grep and watch streams' messages. Nothing here calls
+the server or waits: each client runs these pieces over its own channel
+(grpc or grpc.aio) with its own sleep."""
 
 from __future__ import annotations
 
@@ -278,13 +279,13 @@ class _Attempts:
 
 
 class _Base:
-    """The state of a client and all of it that does no I/O: the channel's
-    settings, the metadata of every call, request ids, and the request
-    building of every call, which the sync Client defines and
-    aio.AsyncClient runs through coroutines (see aio.py). A subclass gives
-    _open_channel (its channel and the one calls go through), _retrying
-    (the attempts of one call, with its own sleep), and the stream classes
-    _GrepStream and _WatchStream."""
+    """The state of a client and what both faces do alike: the channel's
+    settings, the metadata of every call, request ids, and a call's
+    attempts. The calls themselves are Client's (each builds its request
+    and hands it to _unary); aio.AsyncClient runs the same functions
+    through coroutines. A subclass gives _open_channel (its channel, and
+    the one calls go through), _retrying (the attempts of one call, with
+    its own sleep), and the stream classes _GrepStream and _WatchStream."""
 
     _GrepStream: Callable[..., Any]
     _WatchStream: Callable[..., Any]

@@ -1,7 +1,7 @@
 """The asyncio client, over grpc.aio: Client's calls as coroutines, grep and
 watch as async iterators::
 
-    from hashline_client import StaleRefError, edits
+    from hashline_client import edits
     from hashline_client.aio import AsyncClient
 
     async with AsyncClient("127.0.0.1:7420", agent="agent-1") as c:
