@@ -232,7 +232,7 @@ class GrepStream(Iterator[hashline_pb2.GrepFile]):
         except StopIteration:
             raise HashlineError(grpc.StatusCode.INTERNAL, "hashline: grep stream ended without a summary") from None
         except grpc.RpcError as e:
-            raise from_rpc_error(e) from e
+            raise from_rpc_error(e, client._workspace) from e
         finally:
             if self.summary is None:
                 call.cancel()
@@ -272,8 +272,9 @@ class WatchStream(Iterator[hashline_pb2.WatchResponse]):
     before watching again. wait_ready() returns once the subscription is
     live."""
 
-    def __init__(self, call):
+    def __init__(self, call, workspace: str = ""):
         self._call = call
+        self._workspace = workspace
         self._cancelled = False
 
     def wait_ready(self) -> None:
@@ -282,7 +283,7 @@ class WatchStream(Iterator[hashline_pb2.WatchResponse]):
         try:
             self._call.initial_metadata()
         except grpc.RpcError as e:
-            raise from_rpc_error(e) from e
+            raise from_rpc_error(e, self._workspace) from e
 
     def __iter__(self) -> "WatchStream":
         return self
@@ -297,7 +298,7 @@ class WatchStream(Iterator[hashline_pb2.WatchResponse]):
         except grpc.RpcError as e:
             if self._cancelled and e.code() == grpc.StatusCode.CANCELLED:
                 raise StopIteration from None
-            raise from_rpc_error(e) from e
+            raise from_rpc_error(e, self._workspace) from e
 
     def cancel(self) -> None:
         """Ends the subscription; a loop over the stream then ends."""
@@ -455,6 +456,7 @@ class Client:
         if workspace:
             md.append((WORKSPACE_METADATA_KEY, workspace))
         self._metadata = tuple(md)
+        self._workspace = workspace
         self._trace_context = trace_context
         self._timeout = timeout
         self._retry = retry
@@ -483,10 +485,10 @@ class Client:
                 return call()
             except grpc.RpcError as e:
                 if attempt >= self._retry.max_attempts or not may_retry(e):
-                    raise from_rpc_error(e) from e
+                    raise from_rpc_error(e, self._workspace) from e
                 wait = self._retry.backoff(attempt)
                 if deadline is not None and deadline - time.monotonic() < wait:
-                    raise from_rpc_error(e) from e
+                    raise from_rpc_error(e, self._workspace) from e
                 time.sleep(wait)
                 attempt += 1
 
@@ -664,7 +666,7 @@ class Client:
         """Subscribes to the changes of the files under path ("" for the
         whole workspace); iterate the WatchStream for the events. No
         deadline, no retries (see WatchStream)."""
-        return WatchStream(self._stub.Watch(hashline_pb2.WatchRequest(path=path), metadata=self._call_metadata()))
+        return WatchStream(self._stub.Watch(hashline_pb2.WatchRequest(path=path), metadata=self._call_metadata()), self._workspace)
 
     def status(self, *, timeout: Optional[float] = None) -> hashline_pb2.StatusResponse:
         """Describes the server: the absolute workspace root it serves
