@@ -51,6 +51,15 @@ type Error struct {
 	// applied. It is set for the calls that change files, of a Dial-made
 	// Client; false means the call may have reached the server.
 	NotSent bool
+	// HTTPStatus is, for a call of a Client, the HTTP status of an answer
+	// that was not gRPC's: an error page from a proxy in front of
+	// hashlined (an Ingress controller's default backend, a load
+	// balancer), which hashlined never sends; 0 otherwise. For a Client
+	// given a workspace (WithWorkspace), a 404 is NOT_FOUND and a 502,
+	// 503 or 504 UNAVAILABLE, with a Message that names the workspace,
+	// says what to do and ends with the transport's words; without one,
+	// Code and Message are the transport's (404: UNIMPLEMENTED).
+	HTTPStatus int
 
 	st *status.Status
 }

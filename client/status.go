@@ -17,5 +17,5 @@ func (c *Client) Status(ctx context.Context) (*hashlinev1.StatusResponse, error)
 		resp, err = c.rpc.Status(ctx, &hashlinev1.StatusRequest{})
 		return err
 	})
-	return resp, FromStatus(err)
+	return resp, c.fromStatus(err)
 }

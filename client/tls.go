@@ -275,13 +275,21 @@ func probeTarget(target string) (network, addr, serverName string, ok bool) {
 	return "tcp", target, host, true
 }
 
-// fromStatus is FromStatus, and for a call that could not reach the
-// server (UNAVAILABLE without a reason) it says in Error.TLS whether the
-// client's TLS set-up does not match the server's.
+// fromStatus is FromStatus, the one place a Client's calls decode their
+// errors. A proxy's HTTP error page in place of the server's answer is
+// said in the words of the workspace (fromProxy). For a call that could
+// not reach the server (UNAVAILABLE without a reason) it says in
+// Error.TLS whether the client's TLS set-up does not match the server's;
+// an HTTP answer proves the connection's set-up right, so it is not
+// probed.
 func (c *Client) fromStatus(err error) error {
 	err = FromStatus(err)
 	var e *Error
-	if errors.As(err, &e) && e.Code == codes.Unavailable && e.Reason == "" {
+	if !errors.As(err, &e) {
+		return err
+	}
+	c.fromProxy(e)
+	if e.Code == codes.Unavailable && e.Reason == "" && e.HTTPStatus == 0 {
 		e.TLS = classifyTLS(e.Message)
 		if e.TLS == ServerSpeaksTLS {
 			// A closed connection is no proof (nor is it, for a client that

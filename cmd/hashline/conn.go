@@ -230,7 +230,7 @@ func fail(io stdio, cmd string, err error) int {
 			msg = strings.TrimSuffix(msg, "\n") + "\nNothing was sent: no hashlined answered there. Start one with \"hashlined serve\", pass --server ADDR, or use --local.\n"
 		} else if e.Reason == "" && e.NotSent {
 			msg = strings.TrimSuffix(msg, "\n") + "\nNothing was sent: the call ended before it reached the server. Retry (with a longer --timeout if it ran out).\n"
-		} else if e.Reason == "" && e.Code == codes.Unavailable && !strings.HasPrefix(e.Message, wire.RouterMessagePrefix) {
+		} else if e.Reason == "" && e.Code == codes.Unavailable && e.HTTPStatus == 0 && !strings.HasPrefix(e.Message, wire.RouterMessagePrefix) {
 			msg = strings.TrimSuffix(msg, "\n") + "\nIs hashlined running there? Start it with \"hashlined serve\", pass --server ADDR, or use --local.\n"
 		} else if e.Code == codes.Unauthenticated {
 			msg = strings.TrimSuffix(msg, "\n") + "\nThe server wants a token: pass --token TOKEN or set HASHLINE_TOKEN.\n"

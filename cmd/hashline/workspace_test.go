@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -149,5 +151,87 @@ func TestMCPWorkspaceFlag(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "f.txt")); err != nil || string(b) != "one\n" {
 		t.Errorf("f.txt = %q, %v", b, err)
+	}
+}
+
+// serveHTTPStatus starts a plaintext HTTP/2 server that answers every
+// request with an HTTP error page, not gRPC, as a stock proxy (an Ingress
+// controller's default backend) answers a host it routes nowhere (404) or
+// a backend that is down (503), and returns its address.
+func serveHTTPStatus(t *testing.T, code int) string {
+	t.Helper()
+	var protocols http.Protocols
+	protocols.SetUnencryptedHTTP2(true)
+	srv := &http.Server{
+		Protocols: &protocols,
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/plain")
+			w.WriteHeader(code)
+			w.Write([]byte("default backend - " + http.StatusText(code)))
+		}),
+	}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(lis)
+	t.Cleanup(func() { srv.Close() })
+	return lis.Addr().String()
+}
+
+// Behind a stock proxy, the CLI and hashline mcp given --workspace say
+// what the proxy's HTTP error means for the workspace (an unknown one is
+// NOT_FOUND, one whose hashlined is down UNAVAILABLE), with no advice to
+// start a hashlined at the proxy's address.
+func TestAProxysHTTPErrorNamesTheWorkspace(t *testing.T) {
+	for _, tt := range []struct {
+		http int
+		code string
+		says string
+	}{
+		{http.StatusNotFound, "NOT_FOUND", `no workspace "zeta" behind this router (the proxy answered HTTP 404 Not Found, not a hashlined); nothing was done. Check the workspace name`},
+		{http.StatusServiceUnavailable, "UNAVAILABLE", `workspace "zeta"'s hashlined is down, restarting or not answering (the proxy answered HTTP 503 Service Unavailable, not a hashlined). Retry in a few seconds`},
+	} {
+		t.Run(tt.code, func(t *testing.T) {
+			addr := serveHTTPStatus(t, tt.http)
+			run := binary(t, t.TempDir(), nil, nil)
+			for _, args := range [][]string{
+				{"read", "--server", addr, "--workspace", "zeta", "f.txt"},
+				{"write", "--server", addr, "--workspace", "zeta", "f.txt"},
+			} {
+				_, errOut, code := run(args, "x\n")
+				if code != exitError || !strings.Contains(errOut, tt.code) || !strings.Contains(errOut, tt.says) || !strings.Contains(errOut, "default backend - ") {
+					t.Errorf("hashline %v: exit %d, want %s saying %q:\n%s", args, code, tt.code, tt.says, errOut)
+				}
+				if strings.Contains(errOut, "hashlined serve") {
+					t.Errorf("hashline %v: advises starting a hashlined at the proxy's address:\n%s", args, errOut)
+				}
+			}
+
+			cs := mcpWith(t, nil, "--server", addr, "--workspace", "zeta")
+			for _, call := range []struct {
+				tool   string
+				args   map[string]any
+				change bool
+			}{
+				{"read_file", map[string]any{"path": "f.txt"}, false},
+				{"write_file", map[string]any{"path": "f.txt", "content": "x\n"}, true},
+			} {
+				text, isErr, err := toolCall(cs, call.tool, call.args)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !isErr || !strings.Contains(text, tt.code) || !strings.Contains(text, tt.says) {
+					t.Errorf("%s: error %v, want %s saying %q:\n%s", call.tool, isErr, tt.code, tt.says, text)
+				}
+				if strings.Contains(text, "hashlined is running") || strings.Contains(text, "unreachable") {
+					t.Errorf("%s: sends the model to a hashlined at the proxy's address:\n%s", call.tool, text)
+				}
+				maybe := strings.Contains(text, "may or may not have been applied")
+				if want := call.change && tt.http != http.StatusNotFound; maybe != want {
+					t.Errorf("%s: says the change may have been applied: %v, want %v:\n%s", call.tool, maybe, want, text)
+				}
+			}
+		})
 	}
 }

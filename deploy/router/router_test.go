@@ -1,7 +1,9 @@
 // Package router tests the repository's nginx router configuration
 // (deploy/nginx) for real: three hashlined, each serving its own named
 // workspace on loopback, behind nginx, reached by the Go client, the CLI,
-// the Python client and the TypeScript client by host and by header.
+// the Python client and the TypeScript client by host and by header; and
+// behind nginx configured as a stock proxy routing by host, as an Ingress
+// is, whose HTTP error pages the clients report naming the workspace.
 package router
 
 import (
@@ -268,14 +270,15 @@ for (const c of JSON.parse(cases)) {
 }
 `
 
-// runTS runs cases through the router with the TypeScript client at mod.
-func runTS(t *testing.T, mod string, s *stack.Stack, cases []tsCase) map[string]tsResult {
+// runTS runs cases through the proxy at addr (the router's, or the stock
+// proxy's) with the TypeScript client at mod.
+func runTS(t *testing.T, mod, addr string, cases []tsCase) map[string]tsResult {
 	t.Helper()
 	in, err := json.Marshal(cases)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command("node", "--input-type=module", "-e", tsScript, mod, s.Router.Addr, string(in)).CombinedOutput()
+	out, err := exec.Command("node", "--input-type=module", "-e", tsScript, mod, addr, string(in)).CombinedOutput()
 	if err != nil {
 		t.Fatalf("node: %v\n%s", err, out)
 	}
@@ -315,7 +318,7 @@ func TestTypeScriptClientReachesItsWorkspace(t *testing.T) {
 		tsCase{Label: "zeta by host", Opts: map[string]any{"token": alpha, "retry": false}, Host: "zeta"},
 		tsCase{Label: "no workspace", Opts: map[string]any{"token": alpha, "retry": false}},
 	)
-	res := runTS(t, mod, s, cases)
+	res := runTS(t, mod, s.Router.Addr, cases)
 	for _, n := range names {
 		for _, way := range []string{"header", "host", "host and header"} {
 			r := res[n+" by "+way]
@@ -346,13 +349,128 @@ func TestTypeScriptClientReachesItsWorkspace(t *testing.T) {
 	for _, n := range names {
 		cases = append(cases, tsCase{Label: n, Opts: map[string]any{"token": s.Backends[n].Token, "workspace": n, "retry": false}})
 	}
-	res = runTS(t, mod, s, cases)
+	res = runTS(t, mod, s.Router.Addr, cases)
 	wantTS(res["beta"], codes.Unavailable, `workspace "beta" is unavailable`, "Retry in a few seconds")
 	for _, n := range []string{"alpha", "gamma"} {
 		if r := res[n]; r.Content != n || r.Workspace != n {
 			t.Errorf("workspace %s while beta is stopped: %+v", n, r)
 		}
 	}
+}
+
+// Behind a stock proxy routing by host, as an Ingress does, an unknown
+// workspace's host gets the default backend's HTTP 404 and a stopped
+// backend nginx's own 502 page, not gRPC statuses; every client given the
+// workspace says what they mean, naming it (NOT_FOUND, UNAVAILABLE), as
+// the router's own statuses do. A client given no workspace keeps the
+// transport's words.
+func TestAStockProxysErrorPagesNameTheWorkspace(t *testing.T) {
+	s := start(t, nil)
+	stock := s.Stock.Addr
+	if err := s.Backends["beta"].Stop(15 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	dialStock := func(token string, opts ...client.Option) *client.Client {
+		t.Helper()
+		c, err := client.Dial(stock, append([]client.Option{client.WithToken(token), client.WithRetry(client.RetryPolicy{}), client.WithTimeout(10 * time.Second)}, opts...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+	byName := func(name string) []client.Option {
+		return []client.Option{client.WithWorkspace(name), client.WithWorkspaceDomain(stack.Domain)}
+	}
+	alpha := s.Backends["alpha"].Token
+	if got := readWhich(t, dialStock(alpha, byName("alpha")...)); got != "alpha" {
+		t.Fatalf("alpha through the stock proxy: %q", got)
+	}
+	_, err := dialStock(alpha, byName("zeta")...).Read(ctx, &hashlinev1.ReadRequest{Path: "which.txt"})
+	wantStatus(t, "an unknown workspace", err, codes.NotFound, `no workspace "zeta" behind this router`, "HTTP 404 Not Found", "default backend - 404")
+	_, err = dialStock(s.Backends["beta"].Token, byName("beta")...).Read(ctx, &hashlinev1.ReadRequest{Path: "which.txt"})
+	wantStatus(t, "a stopped workspace", err, codes.Unavailable, `workspace "beta"'s hashlined is down, restarting or not answering`, "HTTP 502 Bad Gateway")
+	_, err = dialStock(alpha, byHost("zeta")).Read(ctx, &hashlinev1.ReadRequest{Path: "which.txt"})
+	var e *client.Error
+	if !errors.As(err, &e) || e.Code != codes.Unimplemented || e.HTTPStatus != 404 || strings.Contains(e.Message, "zeta") {
+		t.Errorf("a client naming no workspace: %v, want the transport's UNIMPLEMENTED with HTTPStatus 404", err)
+	}
+
+	hashline, err := binarytest.Build(binarytest.Hashline)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ name, want string }{
+		{"zeta", `NOT_FOUND: no workspace "zeta" behind this router`},
+		{"beta", `UNAVAILABLE: workspace "beta"'s hashlined is down`},
+	} {
+		out, err := exec.Command(hashline, "read", "--server", stock, "--workspace", tt.name, "--workspace-domain", stack.Domain, "--token", alpha, "which.txt").CombinedOutput()
+		if err == nil || !strings.Contains(string(out), tt.want) || strings.Contains(string(out), "hashlined serve") {
+			t.Errorf("hashline read of workspace %s through the stock proxy: %v\n%s", tt.name, err, out)
+		}
+	}
+
+	t.Run("Python", func(t *testing.T) {
+		py := python()
+		if py == "" {
+			if os.Getenv("CI") != "" {
+				t.Fatal("CI must run the Python client through the stock proxy: no python3 imports grpc")
+			}
+			t.Skip("no python3 imports grpc and google.protobuf")
+		}
+		const script = `
+import sys
+from hashline_client import NO_RETRY, Client, HashlineError
+addr, token = sys.argv[1:3]
+for name in sys.argv[3:]:
+    with Client(addr, token=token, workspace=name, workspace_domain="hashline.test", retry=NO_RETRY) as c:
+        try:
+            print(name, c.read("which.txt").lines[0].content)
+        except HashlineError as e:
+            print(name, e.code.name, e.http_status, e.message.splitlines()[0])
+`
+		src, err := filepath.Abs(filepath.Join("..", "..", "client", "python", "src"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(py, "-c", script, stock, alpha, "alpha", "zeta", "beta")
+		cmd.Env = append(os.Environ(), "PYTHONPATH="+src, "PYTHONDONTWRITEBYTECODE=1")
+		out, err := cmd.Output()
+		got := strings.Split(strings.TrimSpace(string(out)), "\n")
+		want := []string{"alpha alpha", `zeta NOT_FOUND 404 no workspace "zeta" behind this router`, `beta UNAVAILABLE 502 workspace "beta"'s hashlined is down`}
+		if err != nil || len(got) != len(want) {
+			t.Fatalf("the Python client through the stock proxy: %v\n%s", err, out)
+		}
+		for i := range want {
+			if !strings.HasPrefix(got[i], want[i]) {
+				t.Errorf("the Python client through the stock proxy: %q, want it to start %q", got[i], want[i])
+			}
+		}
+	})
+
+	t.Run("TypeScript", func(t *testing.T) {
+		mod := tsClient(t)
+		opts := func(name string) map[string]any {
+			return map[string]any{"token": alpha, "workspace": name, "workspaceDomain": stack.Domain, "retry": false}
+		}
+		res := runTS(t, mod, stock, []tsCase{{Label: "alpha", Opts: opts("alpha")}, {Label: "zeta", Opts: opts("zeta")}, {Label: "beta", Opts: opts("beta")}})
+		if r := res["alpha"]; r.Content != "alpha" || r.Workspace != "alpha" {
+			t.Errorf("alpha through the stock proxy: %+v", r)
+		}
+		for _, tt := range []struct {
+			name string
+			code codes.Code
+			want string
+		}{
+			{"zeta", codes.NotFound, `no workspace "zeta" behind this router (the proxy answered HTTP 404 Not Found`},
+			{"beta", codes.Unavailable, `workspace "beta"'s hashlined is down, restarting or not answering (the proxy answered HTTP 502 Bad Gateway`},
+		} {
+			if r := res[tt.name]; r.Code != tt.code || !strings.HasPrefix(r.Message, tt.want) {
+				t.Errorf("%s through the stock proxy: %+v, want %v starting %q", tt.name, r, tt.code, tt.want)
+			}
+		}
+	})
 }
 
 // wantStatus checks the code of err and that its message holds each of

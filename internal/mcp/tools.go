@@ -144,10 +144,11 @@ func failure(doing, path string, err error) *sdk.CallToolResult {
 			if e.TLS != client.NoTLSProblem {
 				// Reached, but the TLS set-ups differ: nothing was applied.
 				hint = "; the TLS settings of hashline mcp --server do not match the server's, in the MCP client's configuration: " + e.TLS.FlagHint()
-			} else if e.Reason == "" && strings.HasPrefix(e.Message, wire.RouterMessagePrefix) {
-				// The router at --server answered for the workspace's
-				// server, and its message says what to do; a change may
-				// have reached that server before it went away.
+			} else if e.Reason == "" && (e.HTTPStatus != 0 || strings.HasPrefix(e.Message, wire.RouterMessagePrefix)) {
+				// The router or proxy at --server answered for the
+				// workspace's server, and its message (or the client's,
+				// for a proxy's HTTP error page) says what to do; a change
+				// may have reached that server before it went away.
 				if changes(doing) {
 					hint = "; the change may or may not have been applied: once the workspace answers, read_file " + path + " and look before making it again"
 				}

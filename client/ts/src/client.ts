@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { STATUS_CODES } from "node:http";
 import { connect as netConnect, isIP } from "node:net";
 import { connect as tlsConnect } from "node:tls";
 import type * as http2 from "node:http2";
@@ -63,7 +64,10 @@ export interface ClientOptions {
    * metadata: a router that routes by header finds the workspace's server
    * by it, and a server started with another --workspace refuses the call
    * (WRONG_WORKSPACE) rather than read or change the wrong tree. A DNS
-   * label: lowercase letters, digits and "-", at most 63.
+   * label: lowercase letters, digits and "-", at most 63. A proxy's HTTP
+   * error page in place of hashlined's answer (an Ingress controller's
+   * default backend) then rejects naming the workspace: a 404 with
+   * NotFound, a 502, 503 or 504 with Unavailable.
    */
   workspace?: string;
   /**
@@ -190,6 +194,63 @@ const TLS_HINTS: [RegExp, string][] = [
   [/ALERT_UNKNOWN_CA|ALERT_BAD_CERTIFICATE|ALERT_CERTIFICATE_EXPIRED|ALERT_UNSUPPORTED_CERTIFICATE|ALERT_DECRYPT_ERROR/, "the server refused the client certificate: tls.cert must be signed by a CA in hashlined's --tls-client-ca, valid now, and made for client authentication"],
 ];
 
+/**
+ * The HTTP status of a call answered by something that does not speak
+ * gRPC, from the message Connect gives it ("HTTP 404"), or undefined. Only
+ * something in front of hashlined sends such a page (a proxy, an Ingress
+ * controller's default backend): hashlined answers every call, an unknown
+ * RPC included, with a gRPC status. Connect gives it the code of the HTTP
+ * status (404 Unimplemented, 502, 503 and 504 Unavailable), so the
+ * message, not the code, tells a proxy's 404 from an older hashlined's
+ * Unimplemented.
+ */
+function httpStatus(err: ConnectError): number | undefined {
+  const m = /^HTTP (\d{3})$/.exec(err.rawMessage);
+  return m ? Number(m[1]) : undefined;
+}
+
+/**
+ * Says what a proxy's HTTP error page means for the client's workspace,
+ * as the repository's router (deploy/nginx) answers it itself: a 404 is a
+ * workspace the proxy routes nowhere (NotFound), a 502, 503 or 504 one
+ * whose hashlined is down, restarting or not answering (Unavailable, and
+ * retried as such). The message ends with Connect's words; any other
+ * status is left as it is.
+ */
+function proxyAnswers(workspace: string): Interceptor {
+  return (next) => async (req) => {
+    try {
+      return await next(req);
+    } catch (err) {
+      const status = err instanceof ConnectError ? httpStatus(err) : undefined;
+      if (!(err instanceof ConnectError) || status === undefined) {
+        throw err;
+      }
+      const q = JSON.stringify(workspace);
+      const answered = `the proxy answered HTTP ${status} ${STATUS_CODES[status] ?? ""}, not a hashlined`;
+      if (status === 404) {
+        throw new ConnectError(
+          `no workspace ${q} behind this router (${answered}); nothing was done. Check the workspace name, and that its hashlined is deployed and routed. The proxy's answer: ${err.rawMessage}`,
+          Code.NotFound,
+          err.metadata,
+          undefined,
+          err,
+        );
+      }
+      if (status === 502 || status === 503 || status === 504) {
+        throw new ConnectError(
+          `workspace ${q}'s hashlined is down, restarting or not answering (${answered}). Retry in a few seconds; if it persists, check that it is deployed and running. The proxy's answer: ${err.rawMessage}`,
+          Code.Unavailable,
+          err.metadata,
+          undefined,
+          err,
+        );
+      }
+      throw err;
+    }
+  };
+}
+
 /** Errors of a failed TLS handshake: the same every time, so not retried. */
 const tlsFailures = new WeakSet<object>();
 
@@ -205,7 +266,9 @@ function tlsHints(baseUrl: string, usesTls: boolean): Interceptor {
     try {
       return await next(req);
     } catch (err) {
-      if (!(err instanceof ConnectError) || req.signal.aborted) {
+      // An HTTP answer, even a proxy's error page, proves the
+      // connection's set-up right.
+      if (!(err instanceof ConnectError) || req.signal.aborted || httpStatus(err) !== undefined) {
         throw err;
       }
       const codes = causes(err).map((c) => String(c.code ?? ""));
@@ -671,6 +734,9 @@ export class HashlineClient {
       return next(req);
     };
     const interceptors = [headers, traceContext, ...(opts.interceptors ?? [])];
+    if (opts.workspace) {
+      interceptors.push(proxyAnswers(opts.workspace));
+    }
     if (opts.socketPath === undefined) {
       interceptors.push(tlsHints(baseUrl, usesTls));
     }

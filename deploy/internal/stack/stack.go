@@ -1,8 +1,9 @@
 // Package stack runs what the router tests and measurements need on
-// loopback: hashlined backends, each serving one named workspace, and
-// nginx with the repository's own router configuration
+// loopback: hashlined backends, each serving one named workspace, nginx
+// with the repository's own router configuration
 // (deploy/nginx/hashline-router.conf), changed only in its listen port and
-// the path of the workspaces file it includes.
+// the path of the workspaces file it includes, and nginx as a stock proxy
+// routing by host, as an Ingress controller does.
 package stack
 
 import (
@@ -167,7 +168,8 @@ func (b *Backend) Stderr() string {
 	return b.proc.Stderr()
 }
 
-// Router is nginx running the repository's router configuration.
+// Router is nginx running the repository's router configuration, or
+// the stock proxy of StartStockProxy.
 type Router struct {
 	Addr string
 	dir  string
@@ -214,10 +216,6 @@ func WorkspacesConfig(routes map[string]string) string {
 // StartRouter starts nginx in dir with the router configuration and
 // routes, and returns once it accepts connections.
 func StartRouter(dir string, routes map[string]string) (*Router, error) {
-	bin, err := Nginx()
-	if err != nil {
-		return nil, err
-	}
 	addr, err := FreePort()
 	if err != nil {
 		return nil, err
@@ -233,7 +231,52 @@ func StartRouter(dir string, routes map[string]string) (*Router, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "hashline-router.conf"), []byte(router), 0o644); err != nil {
+	return startNginx(dir, addr, router)
+}
+
+// StockProxyConfig is nginx configured as a stock gRPC proxy that routes
+// by host, as an Ingress controller does (ingress-nginx writes such a
+// server per Ingress host): <workspace>.Domain goes to the workspace's
+// address in routes, any other host to a default server answering HTTP
+// 404, as the controller's default backend does, and a backend that does
+// not answer gets nginx's own 502 page. None of it is the repository's
+// router: what it cannot route it answers with HTTP error pages, not
+// gRPC statuses.
+func StockProxyConfig(addr string, routes map[string]string) string {
+	names := make([]string, 0, len(routes))
+	for n := range routes {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	fmt.Fprintf(&b, "server {\n    listen %s http2 default_server;\n    server_name _;\n    location / {\n        return 404 \"default backend - 404\";\n    }\n}\n", addr)
+	for _, n := range names {
+		fmt.Fprintf(&b, "server {\n    listen %s http2;\n    server_name %s.%s;\n    grpc_connect_timeout 2s;\n    location / {\n        grpc_pass grpc://%s;\n    }\n}\n", addr, n, Domain, routes[n])
+	}
+	return b.String()
+}
+
+// StartStockProxy starts nginx in dir as the stock proxy of
+// StockProxyConfig, and returns once it accepts connections.
+func StartStockProxy(dir string, routes map[string]string) (*Router, error) {
+	addr, err := FreePort()
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	return startNginx(dir, addr, StockProxyConfig(addr, routes))
+}
+
+// startNginx runs nginx in dir with conf in its http block, listening on
+// addr, and returns once it accepts connections there.
+func startNginx(dir, addr, conf string) (*Router, error) {
+	bin, err := Nginx()
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "hashline-router.conf"), []byte(conf), 0o644); err != nil {
 		return nil, err
 	}
 	// Everything nginx writes stays in dir; root runs its worker as root
@@ -258,11 +301,11 @@ http {
     include ` + filepath.Join(dir, "hashline-router.conf") + `;
 }
 `
-	conf := filepath.Join(dir, "nginx.conf")
-	if err := os.WriteFile(conf, []byte(main), 0o644); err != nil {
+	mainConf := filepath.Join(dir, "nginx.conf")
+	if err := os.WriteFile(mainConf, []byte(main), 0o644); err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(bin, "-p", dir, "-c", conf)
+	cmd := exec.Command(bin, "-p", dir, "-c", mainConf)
 	out, err := os.Create(filepath.Join(dir, "nginx.out"))
 	if err != nil {
 		return nil, err
@@ -316,9 +359,12 @@ func (r *Router) Stop() {
 	}
 }
 
-// Stack is three or more backends behind one router.
+// Stack is three or more backends behind one router, and behind a stock
+// proxy (StockProxyConfig) too.
 type Stack struct {
-	Router   *Router
+	Router *Router
+	// Stock routes to the same backends by host, as an Ingress does.
+	Stock    *Router
 	Backends map[string]*Backend
 }
 
@@ -354,13 +400,20 @@ func Start(dir string, names []string, routes map[string]string, extra ...string
 		return nil, err
 	}
 	s.Router = r
+	if s.Stock, err = StartStockProxy(filepath.Join(dir, "nginx-stock"), table); err != nil {
+		s.Stop()
+		return nil, err
+	}
 	return s, nil
 }
 
-// Stop stops the router and every backend.
+// Stop stops the router, the stock proxy and every backend.
 func (s *Stack) Stop() {
 	if s.Router != nil {
 		s.Router.Stop()
+	}
+	if s.Stock != nil {
+		s.Stock.Stop()
 	}
 	for _, b := range s.Backends {
 		b.Stop(15 * time.Second)

@@ -63,7 +63,7 @@ class GrepStream(_GrepStreamBase, Iterator[hashline_pb2.GrepFile]):
         except StopIteration:
             raise HashlineError(grpc.StatusCode.INTERNAL, _NO_SUMMARY) from None
         except grpc.RpcError as e:
-            raise from_rpc_error(e) from e
+            raise from_rpc_error(e, self._client._workspace) from e
         finally:
             self._unfinished()
 
@@ -101,7 +101,7 @@ class WatchStream(_WatchStreamBase, Iterator[hashline_pb2.WatchResponse]):
         try:
             self._call.initial_metadata()
         except grpc.RpcError as e:
-            raise from_rpc_error(e) from e
+            raise from_rpc_error(e, self._workspace) from e
 
     def __iter__(self) -> "WatchStream":
         return self
@@ -336,7 +336,7 @@ class Client(_Base):
         """Subscribes to the changes of the files under path ("" for the
         whole workspace); iterate the WatchStream for the events. No
         deadline, no retries (see WatchStream)."""
-        return self._WatchStream(self._stub.Watch(hashline_pb2.WatchRequest(path=path), metadata=self._call_metadata()))
+        return self._WatchStream(self._stub.Watch(hashline_pb2.WatchRequest(path=path), metadata=self._call_metadata()), self._workspace)
 
     def status(self, *, timeout: Optional[float] = None) -> hashline_pb2.StatusResponse:
         """Describes the server: the absolute workspace root it serves

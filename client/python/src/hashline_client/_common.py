@@ -255,8 +255,9 @@ class _Attempts:
     attempt of it; after(err) decides whether there is another."""
 
     def __init__(self, policy: RetryPolicy, may_retry: Callable[[grpc.RpcError], bool], timeout: Optional[float],
-                 metadata: Tuple[Tuple[str, str], ...]):
+                 metadata: Tuple[Tuple[str, str], ...], workspace: str = ""):
         self._policy = policy
+        self._workspace = workspace
         self._may_retry = may_retry
         self._deadline = _deadline(timeout)
         self._n = 1
@@ -270,10 +271,10 @@ class _Attempts:
         """The seconds to wait before the next attempt, after err; raises
         err as a HashlineError when there is no next attempt."""
         if self._n >= self._policy.max_attempts or not self._may_retry(err):
-            raise from_rpc_error(err) from err
+            raise from_rpc_error(err, self._workspace) from err
         wait = self._policy.backoff(self._n)
         if self._deadline is not None and self._deadline - time.monotonic() < wait:
-            raise from_rpc_error(err) from err
+            raise from_rpc_error(err, self._workspace) from err
         self._n += 1
         return wait
 
@@ -334,6 +335,7 @@ class _Base:
         if workspace:
             md.append((WORKSPACE_METADATA_KEY, workspace))
         self._metadata = tuple(md)
+        self._workspace = workspace
         self._trace_context = trace_context
         self._timeout = timeout
         self._retry = retry
@@ -365,7 +367,8 @@ class _Base:
         return self._metadata + tuple((k.lower(), v) for k, v in extra.items())
 
     def _attempts(self, timeout: Optional[float], may_retry: Callable[[grpc.RpcError], bool]) -> _Attempts:
-        return _Attempts(self._retry, may_retry, self._timeout if timeout is None else timeout, self._call_metadata())
+        return _Attempts(self._retry, may_retry, self._timeout if timeout is None else timeout, self._call_metadata(),
+                         self._workspace)
 
     def _unary(self, method, req, timeout: Optional[float], may_retry=_unavailable):
         return self._retrying(lambda a: method(req, timeout=a.timeout(), metadata=a.metadata),
@@ -453,15 +456,16 @@ class _WatchStreamBase:
     """A watch's call and how its end reads, for WatchStream and
     aio.AsyncWatchStream: quietly after cancel(), else as an error."""
 
-    def __init__(self, call: Any):
+    def __init__(self, call: Any, workspace: str = ""):
         self._call = call
+        self._workspace = workspace
         self._cancelled = False
 
     def _failed(self, err: grpc.RpcError, stop: Exception) -> Exception:
         """What the loop raises for err: stop when it is the cancel's."""
         if self._cancelled and err.code() == grpc.StatusCode.CANCELLED:
             return stop
-        return from_rpc_error(err)
+        return from_rpc_error(err, self._workspace)
 
     def _ended(self, stop: Exception) -> Exception:
         """What the loop raises when the stream ended without an error."""

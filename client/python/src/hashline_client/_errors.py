@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import re
+from http import HTTPStatus
 from typing import Dict, List, Optional, Tuple, Union
 
 import grpc
@@ -94,9 +97,17 @@ class HashlineError(Exception):
     retry_delay: float
     """Seconds to wait before trying again, when the server said
     (RATE_LIMITED); 0 otherwise."""
+    http_status: int
+    """The HTTP status of an answer that was not gRPC's: an error page from
+    a proxy in front of hashlined (an Ingress controller's default backend,
+    a load balancer), which hashlined never sends; 0 otherwise. For a
+    Client given a workspace, a 404 is NOT_FOUND and a 502, 503 or 504
+    UNAVAILABLE, with a message that names the workspace, says what to do
+    and ends with gRPC's words; without one, code and message are gRPC's
+    (404: UNIMPLEMENTED)."""
 
     def __init__(self, code: grpc.StatusCode, message: str, reason: str = "", metadata: Optional[Dict[str, str]] = None,
-                 edits=(), stale=(), changes=(), retry_delay: float = 0.0, later=()):
+                 edits=(), stale=(), changes=(), retry_delay: float = 0.0, later=(), http_status: int = 0):
         self.code = code
         self.message = message
         self.reason = reason
@@ -106,6 +117,7 @@ class HashlineError(Exception):
         self.changes = list(changes)
         self.later = list(later)
         self.retry_delay = retry_delay
+        self.http_status = http_status
         super().__init__(str(self))
 
     def __str__(self) -> str:
@@ -219,9 +231,47 @@ _DETAIL_TYPES = {
 }
 
 
-def from_rpc_error(err: grpc.RpcError) -> HashlineError:
+# How gRPC's C core reports an answer that was not gRPC's: an HTTP error
+# page, which only something in front of hashlined sends (a proxy, an
+# Ingress controller's default backend), since hashlined answers every
+# call, an unknown RPC included, with a gRPC status. The core gives it the
+# code of the HTTP status (404 UNIMPLEMENTED, 502, 503 and 504
+# UNAVAILABLE), so the message, not the code, tells a proxy's 404 from an
+# older hashlined's UNIMPLEMENTED.
+_HTTP_STATUS = re.compile(r"^Received http2 header with status: (\d{3})\b")
+
+
+def _proxy_answer(workspace: str, status: int, message: str) -> Optional[Tuple[grpc.StatusCode, str]]:
+    """What a proxy's HTTP error page means for the client's workspace, as
+    the repository's router (deploy/nginx) answers it itself: a 404 is a
+    workspace the proxy routes nowhere, a 502, 503 or 504 one whose
+    hashlined is down, restarting or not answering. The message ends with
+    gRPC's words; None for any other status."""
+    q = json.dumps(workspace)
+    answered = f"the proxy answered HTTP {status} {_http_phrase(status)}, not a hashlined"
+    if status == 404:
+        return grpc.StatusCode.NOT_FOUND, (
+            f"no workspace {q} behind this router ({answered}); nothing was done. Check the workspace name, "
+            f"and that its hashlined is deployed and routed. The proxy's answer: {message}")
+    if status in (502, 503, 504):
+        return grpc.StatusCode.UNAVAILABLE, (
+            f"workspace {q}'s hashlined is down, restarting or not answering ({answered}). Retry in a few seconds; "
+            f"if it persists, check that it is deployed and running. The proxy's answer: {message}")
+    return None
+
+
+def _http_phrase(status: int) -> str:
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return ""
+
+
+def from_rpc_error(err: grpc.RpcError, workspace: str = "") -> HashlineError:
     """Decodes a grpc.RpcError (as the generated stubs raise it) into a
-    HashlineError, or a StaleRefError for STALE_REF."""
+    HashlineError, or a StaleRefError for STALE_REF. With workspace, the
+    one the call was meant for, a proxy's HTTP 404, 502, 503 or 504 in
+    place of hashlined's answer is said in its words (see http_status)."""
     code = err.code() if hasattr(err, "code") else grpc.StatusCode.UNKNOWN
     message = (err.details() if hasattr(err, "details") else str(err)) or ""
     trailing = err.trailing_metadata() if hasattr(err, "trailing_metadata") else None
@@ -246,5 +296,12 @@ def from_rpc_error(err: grpc.RpcError) -> HashlineError:
             later.append(d)
         else:
             delay = d.retry_delay.seconds + d.retry_delay.nanos / 1e9
+    http_status = 0
+    m = _HTTP_STATUS.match(message) if not reason else None
+    if m:
+        http_status = int(m.group(1))
+        translated = _proxy_answer(workspace, http_status, message) if workspace else None
+        if translated:
+            code, message = translated
     cls = StaleRefError if reason == "STALE_REF" else HashlineError
-    return cls(code or grpc.StatusCode.UNKNOWN, message, reason, metadata, edits, stale, changes, delay, later)
+    return cls(code or grpc.StatusCode.UNKNOWN, message, reason, metadata, edits, stale, changes, delay, later, http_status)

@@ -79,7 +79,7 @@ class AsyncGrepStream(_GrepStreamBase, AsyncIterator[hashline_pb2.GrepFile]):
                 msg = await self._call.read()
             raise HashlineError(grpc.StatusCode.INTERNAL, _NO_SUMMARY)
         except grpc.RpcError as e:
-            raise from_rpc_error(e) from e
+            raise from_rpc_error(e, self._client._workspace) from e
         except asyncio.CancelledError:
             if self._cancelled and not _task_cancelling():
                 raise HashlineError(grpc.StatusCode.CANCELLED, "the grep was cancelled") from None
@@ -119,7 +119,7 @@ class AsyncWatchStream(_WatchStreamBase, AsyncIterator[hashline_pb2.WatchRespons
         try:
             await self._call.initial_metadata()
         except grpc.RpcError as e:
-            raise from_rpc_error(e) from e
+            raise from_rpc_error(e, self._workspace) from e
 
     def __aiter__(self) -> "AsyncWatchStream":
         return self
