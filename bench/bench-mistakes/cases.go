@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/hashline/hashline/internal/hashline"
+	"github.com/hashline/hashline/internal/syntax"
 )
 
 // A mcase is one mistake on one real change: the calls to make on a fresh
@@ -528,7 +529,7 @@ func generate(paths map[string][]entry, perClass int, seed uint64) ([]*mcase, er
 				}
 				for _, c := range cs {
 					b := &builder{src: src, c: c, n: n, rng: rng, refs: map[int]string{}}
-					if cl.fits != nil && !cl.fits(b) {
+					if cl.fits != nil && !cl.fits(b) || !intendedParses(e, src, c) {
 						continue
 					}
 					mc = build(cl, n, e, b)
@@ -540,6 +541,16 @@ func generate(paths map[string][]entry, perClass int, seed uint64) ([]*mcase, er
 		}
 	}
 	return out, nil
+}
+
+// intendedParses reports whether c, applied to src, introduces no syntax
+// error: the intended change is one a model could mean, and the same
+// edit sent with strict_syntax must be written. The shapes the changes
+// look for do not see every enclosing block, such as a Go var group or
+// interface, whose lines end in ")" as statements do.
+func intendedParses(e entry, src *source, c change) bool {
+	rep := syntax.Check(e.rel, []byte(src.text), join(c.apply(src.lines)), syntax.Options{})
+	return len(rep.Diagnostics) == 0
 }
 
 // build derives the case of class cl from b's change.
