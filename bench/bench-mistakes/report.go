@@ -358,7 +358,7 @@ func (r *report) tables() string {
 	if refusals := r.refusals(); refusals != "" {
 		b.WriteString("\n### Our refusals where applying was right\n\n" +
 			"Every case we refused where the intended edit was to be applied (the malformed classes aside): where the change is, the peer's outcome, " +
-			"the call, and the first line of our refusal; above a class's cases, why refusing is right there.\n\n" + refusals)
+			"the call, and the first line of our refusal; above a class's cases, why refusing is right there.\n\n" + strings.TrimSuffix(refusals, "\n"))
 	}
 	return b.String()
 }
