@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/hashline/hashline/internal/hashline"
+	"github.com/hashline/hashline/internal/syntax"
 )
 
 // A mcase is one mistake on one real change: the calls to make on a fresh
@@ -64,6 +65,11 @@ type class struct {
 	changes func(src *source, rng *rand.Rand) []change
 	fits    func(b *builder) bool
 	derive  func(b *builder)
+	// refusals says why the edits of this class that hashline refuses,
+	// where applying was right, are still refused: what the file leaves
+	// ambiguous, with a reading that a guess would write wrong. The report
+	// prints it above the class's refused cases.
+	refusals string
 }
 
 // A builder derives one case from a change: edits to send, the file before
@@ -177,10 +183,10 @@ var classes = []*class{
 	}},
 	{key: "echo-before", name: "boundary echo: the line before the range first", fits: func(b *builder) bool {
 		return b.c.start > 1 && !blank(b.src.lines[b.c.start-2]) && squeeze(b.c.text[0]) != squeeze(b.src.lines[b.c.start-2])
-	}, derive: func(b *builder) { b.send(append([]string{b.src.lines[b.c.start-2]}, b.c.text...)) }},
+	}, derive: func(b *builder) { b.send(append([]string{b.src.lines[b.c.start-2]}, b.c.text...)) }, refusals: echoRefusals},
 	{key: "echo-after", name: "boundary echo: the line after the range last", fits: func(b *builder) bool {
 		return b.c.end < len(b.src.lines) && !blank(b.src.lines[b.c.end]) && squeeze(b.c.text[len(b.c.text)-1]) != squeeze(b.src.lines[b.c.end])
-	}, derive: func(b *builder) { b.send(append(b.c.text, b.src.lines[b.c.end])) }},
+	}, derive: func(b *builder) { b.send(append(b.c.text, b.src.lines[b.c.end])) }, refusals: echoRefusals},
 	{key: "echo-insert", name: "boundary echo: insert_after repeating its anchor line", insert: true, fits: func(b *builder) bool {
 		return squeeze(b.c.text[0]) != squeeze(b.src.lines[b.c.start-1])
 	}, derive: func(b *builder) { b.send(append([]string{b.src.lines[b.c.start-1]}, b.c.text...)) }},
@@ -225,7 +231,10 @@ var classes = []*class{
 		moved.end += len(ins.text)
 		b.want = moved.apply(b.pre)
 		b.send(b.c.text)
-	}},
+	}, refusals: "A tag read before the insert is taken when it names one line of what the model was shown, its own insert counted or not. " +
+		"It is refused when its number and hash name one line of the version read and another of the version the insert made " +
+		"(the file repeats the line as many lines apart as were inserted above it): the model may have counted its insert or not, " +
+		"and the edit goes to a different place either way."},
 	{key: "wrong-hash", name: "wrong hash: a random one (refusing is right)", expect: expectRefuse, derive: func(b *builder) {
 		it := b.item(b.c.text)
 		_, o := op(it)
@@ -299,7 +308,7 @@ var classes = []*class{
 	// depend on its place in this list (its seed), so new ones go last.
 	{key: "diff-plus-one", name: "diff markers: `+` on a one-line replacement at column 0", fits: func(b *builder) bool {
 		return b.c.start == b.c.end && len(b.c.text) == 1 && indentOf(b.c.text[0]) == "" && indentOf(b.src.lines[b.c.start-1]) == ""
-	}, derive: func(b *builder) { b.send(prefixed("+", b.c.text)) }},
+	}, derive: func(b *builder) { b.send(prefixed("+", b.c.text)) }, refusals: plusRefusals},
 	{key: "echo-comment", name: "boundary echo: a doc comment's `*/` before the range, or `/**` after it", tsOnly: true, fits: func(b *builder) bool {
 		return commentBefore(b) || commentAfter(b)
 	}, derive: func(b *builder) {
@@ -439,6 +448,26 @@ func closingLines(src *source, rng *rand.Rand) []change {
 	return out
 }
 
+// echoRefusals is why the echo classes' refusals are right (see
+// hashline's echoes).
+const echoRefusals = "A first line that repeats the line before the range (a last line, the line after it) is dropped when the brackets say it is an echo, " +
+	"or, for a line with a word, when the text is longer than its range. Two shapes are refused, each with two readings a model could mean. " +
+	"Every line of the text repeats a line beside a one-line range: `'1': true,` then `'3': true,` sent for the `'2': true,` between those two lines, changed to `'3'`; " +
+	"dropping the first line writes `'1' '3' '3'`, dropping the last `'1' '1' '3'`, and only brackets could tell which. " +
+	"Or the repeated line is also the range's own line at that end: the text may echo the line beside the range, or keep the range's line and add lines next to it."
+
+// plusRefusals is why diff-plus-one's refusals are right (see hashline's
+// diffMarkers).
+const plusRefusals = "A lone `+` line is stripped as a diff's marker only on the file's evidence: indentation like the file's after the `+` (`+\\treturn 2`), " +
+	"or, at column 0, the replaced line's first name, keyword or closing bracket with the rest changed (`+const n = 33` for `const n = 32`), " +
+	"and in both cases no line of the file starting with `+`. Anything else may be meant as sent. " +
+	"A `+` before a digit, a space or an opening bracket begins content as often as a marker: " +
+	"a phone number made international as it is changed, `+44 20 7946 0001` for `44 20 7946 0000`, has the very shape of `+251 SMTPUTF8` for `250 SMTPUTF8`; " +
+	"`+172` is a signed number, and `+` is a base64 digit. " +
+	"Where the file has lines that start with `+` (net/smtp/smtp_test.go's test key has a base64 line that does; a changelog has `+Added ...` entries), they are its content, " +
+	"whatever the word after the `+`. Stripping every lone `+`, as the peer does, writes each of those wrong; " +
+	"the refusal shows both readings, and the text resent without the `+` applies."
+
 // topAnchor is where stale-numbers inserts: the last non-blank line among
 // the file's first ten, at least three lines above the change; 0 if none.
 func topAnchor(b *builder) int {
@@ -500,7 +529,7 @@ func generate(paths map[string][]entry, perClass int, seed uint64) ([]*mcase, er
 				}
 				for _, c := range cs {
 					b := &builder{src: src, c: c, n: n, rng: rng, refs: map[int]string{}}
-					if cl.fits != nil && !cl.fits(b) {
+					if cl.fits != nil && !cl.fits(b) || !intendedParses(e, src, c) {
 						continue
 					}
 					mc = build(cl, n, e, b)
@@ -512,6 +541,16 @@ func generate(paths map[string][]entry, perClass int, seed uint64) ([]*mcase, er
 		}
 	}
 	return out, nil
+}
+
+// intendedParses reports whether c, applied to src, introduces no syntax
+// error: the intended change is one a model could mean, and the same
+// edit sent with strict_syntax must be written. The shapes the changes
+// look for do not see every enclosing block, such as a Go var group or
+// interface, whose lines end in ")" as statements do.
+func intendedParses(e entry, src *source, c change) bool {
+	rep := syntax.Check(e.rel, []byte(src.text), join(c.apply(src.lines)), syntax.Options{})
+	return len(rep.Diagnostics) == 0
 }
 
 // build derives the case of class cl from b's change.

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/hashline/hashline/internal/hashline"
+	"github.com/hashline/hashline/internal/syntax"
 )
 
 // writeTree writes nGo Go files (tab-indented) and nTS TypeScript files
@@ -451,4 +452,47 @@ func TestLoadSourceSkipsFilesTheServersWouldShowDifferently(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestEveryIntendedChangeParses(t *testing.T) {
+	goSrc, tsRoot := writeTree(t, 6, 4)
+	for _, c := range mustGenerate(t, goSrc, tsRoot, 4, 3) {
+		name := strings.TrimPrefix(c.src[:strings.LastIndex(c.src, ":")], "go:")
+		name = strings.TrimPrefix(strings.TrimPrefix(name, "ts:"), "json:")
+		if c.class.expect == expectRefuse {
+			continue
+		}
+		if rep := syntax.Check(name, c.pre, c.want, syntax.Options{}); len(rep.Diagnostics) > 0 {
+			t.Errorf("%s: the intended change breaks the syntax: %v", c.name, rep.Diagnostics)
+		}
+	}
+	t.Run("a log line is not taken inside a Go var group or a TypeScript class body", func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(1, 1))
+		src := func(lang string, lines ...string) *source {
+			s := loadSourceLines(lang, lines)
+			s.text = string(join(lines))
+			return s
+		}
+		for _, tc := range []struct {
+			e    entry
+			src  *source
+			want bool
+		}{
+			{entry{"go", "v.go", "v.go"}, src("go", "package p", "", "var (", "\ta = f(1)", "\tb = f(2)", ")"), false},
+			{entry{"go", "i.go", "i.go"}, src("go", "package p", "", "type I interface {", "\tRead(p []byte) (int, error)", "\tClose() error", "}"), false},
+			{entry{"go", "f.go", "f.go"}, src("go", "package p", "", "func f() {", "\ta(1)", "\tb(2)", "}"), true},
+			{entry{"ts", "c.ts", "c.ts"}, src("ts", "class C {", "  a = f(1);", "  b = f(2);", "}"), false},
+			{entry{"ts", "g.ts", "g.ts"}, src("ts", "function g() {", "  f(1);", "  f(2);", "}"), true},
+		} {
+			var got bool
+			for i := range tc.src.lines {
+				if c, ok := logAfter(tc.src, i, rng); ok && intendedParses(tc.e, tc.src, c) {
+					got = true
+				}
+			}
+			if got != tc.want {
+				t.Errorf("%s: a log line taken %v, want %v", tc.e.rel, got, tc.want)
+			}
+		}
+	})
 }

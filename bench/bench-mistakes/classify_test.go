@@ -126,7 +126,7 @@ func TestWriteSectionReplacesOnlyItsOwnSection(t *testing.T) {
 func TestReportCountsAPeerGuessWeRefusedForUs(t *testing.T) {
 	r := newReport()
 	cl := classes[0]
-	mc := &mcase{class: cl, name: "c.go", calls: []any{[]any{}}}
+	mc := &mcase{class: cl, name: "c.go", src: "go:c.go:3 (literal)", calls: []any{[]any{map[string]any{"set_line": map[string]any{}}}}}
 	res := func(o outcome, text string, bytes int) *result {
 		return &result{outcome: o, read: reply{bytes: 100}, replies: []reply{{refused: o == refused, text: text, bytes: bytes}}}
 	}
@@ -140,7 +140,7 @@ func TestReportCountsAPeerGuessWeRefusedForUs(t *testing.T) {
 	for _, want := range []string{
 		"| control: right tags, right text | 2 | 1 | 1 | 0 | 2 | 0 | 0 | 1 |",
 		"| `hashline mcp` right >= the peer's in every class",
-		"- control (1): 1 line(s) changed since last read\n",
+		"**control** (1 of 2; the peer right in 1).\n\n- go:c.go:3 (literal), peer right: `[{\"set_line\":{}}]`: 1 line(s) changed since last read\n",
 		"| edit_file, applied, control class | 1 / 2 | 30 | 40 |",
 	} {
 		if !strings.Contains(md, want) {
@@ -261,6 +261,62 @@ func TestAHashlineSyntaxLineIsDiagnostics(t *testing.T) {
 	} {
 		if got := syntaxLine.MatchString(tc.text); got != tc.want {
 			t.Errorf("%q: %v, want %v", tc.text, got, tc.want)
+		}
+	}
+}
+
+func TestReportListsOurRefusalsWhereApplyingWasRightUnderTheClassNote(t *testing.T) {
+	byKey := map[string]*class{}
+	for _, cl := range classes {
+		byKey[cl.key] = cl
+	}
+	res := func(o outcome, text string) *result {
+		return &result{outcome: o, replies: []reply{{refused: o == refused, text: text}}}
+	}
+	call := []any{[]any{map[string]any{"set_line": map[string]any{"anchor": "4:2a", "new_text": "+251 `x`"}}}}
+	r := newReport()
+	for _, c := range []struct {
+		class      string
+		src        string
+		ours, peer outcome
+	}{
+		{"diff-plus-one", "go:a.go:4 (literal)", refused, right},
+		{"diff-plus-one", "go:b.go:9 (literal)", refused, corrupt},
+		{"diff-plus-one", "go:c.go:1 (literal)", right, right},
+		{"malformed-op", "go:d.go:2 (rename)", refused, refused},
+		{"wrong-hash", "go:e.go:2 (rename)", right, corrupt},
+	} {
+		mc := &mcase{class: byKey[c.class], name: c.src, src: c.src, calls: call}
+		r.add(mc, map[string]*result{ours: res(c.ours, "Error editing (INVALID_EDIT): ambiguous\nthe readings"), peerName: res(c.peer, "Updated")})
+	}
+	md := r.markdown()
+	for _, want := range []string{
+		"### Our refusals where applying was right",
+		"**diff-plus-one** (2 of 3; the peer right in 1). " + plusRefusals + "\n\n",
+		"- go:a.go:4 (literal), peer right: ``[{\"set_line\":{\"anchor\":\"4:2a\",\"new_text\":\"+251 `x`\"}}]``: Error editing (INVALID_EDIT): ambiguous\n",
+		"- go:b.go:9 (literal), peer corrupt: ",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the report lacks %q:\n%s", want, md)
+		}
+	}
+	for _, not := range []string{"c.go", "d.go", "e.go", "**malformed-op**", "the readings"} {
+		if strings.Contains(md, not) {
+			t.Errorf("the report lists %q, no refusal where applying was right or past its first line:\n%s", not, md)
+		}
+	}
+}
+
+func TestCodeSpanFencesPastTheBackticksOfItsText(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"a.b", "`a.b`"},
+		{"x `y` z", "``x `y` z``"},
+		{"``", "``` `` ```"},
+		{"a ``b`` `c`", "``` a ``b`` `c` ```"},
+		{"`a", "`` `a ``"},
+	} {
+		if got := codeSpan(tc.in); got != tc.want {
+			t.Errorf("codeSpan(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }

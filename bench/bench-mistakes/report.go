@@ -29,7 +29,17 @@ type classRow struct {
 	strictT   tally
 	setup     map[string]int // cases whose correct setup call was refused
 	ceded     int            // ours refused where the peer wrote the intended file
-	ceding    []string       // those cases' first lines of our refusal
+	// refusals: the cases ours refused where applying was right, in a
+	// class where a refusal is a loss.
+	refusals []refusal
+}
+
+// refusal is one case we refused where applying was right.
+type refusal struct {
+	src  string  // where the change is
+	peer outcome // the peer's outcome
+	call string  // the last mistaken call's edits, as JSON
+	why  string  // the first line of our refusal
 }
 
 type report struct {
@@ -120,8 +130,14 @@ func (r *report) add(mc *mcase, rs map[string]*result) {
 	}
 	if o.outcome == refused && p.outcome == right {
 		row.ceded++
+	}
+	if o.outcome == refused && !mc.class.refusalOK {
 		why, _, _ := strings.Cut(lastText(o), "\n")
-		row.ceding = append(row.ceding, why)
+		var call string
+		if len(mc.calls) > 0 {
+			call = jsonText(mc.calls[len(mc.calls)-1])
+		}
+		row.refusals = append(row.refusals, refusal{src: mc.src, peer: p.outcome, call: call, why: why})
 	}
 	if o.outcome != right || p.outcome != o.outcome {
 		fmt.Fprintf(&r.details, "== %s %s, from %s: %s %s, %s %s\n", mc.class.key, mc.name, mc.src, ours, o.outcome, peerName, p.outcome)
@@ -339,8 +355,10 @@ func (r *report) tables() string {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s |\n", t.what, t.measured, met)
 	}
-	if ceding := r.ceding(); ceding != "" {
-		b.WriteString("\nWhere we refused and the peer's guess was right, our refusal began:\n\n" + ceding)
+	if refusals := r.refusals(); refusals != "" {
+		b.WriteString("\n### Our refusals where applying was right\n\n" +
+			"Every case we refused where the intended edit was to be applied (the malformed classes aside): where the change is, the peer's outcome, " +
+			"the call, and the first line of our refusal; above a class's cases, why refusing is right there.\n\n" + strings.TrimSuffix(refusals, "\n"))
 	}
 	return b.String()
 }
@@ -355,24 +373,44 @@ func bold(n int) string {
 	return "0"
 }
 
-// ceding lists, per class, the distinct first lines of our refusals in
-// the cases the peer got right.
-func (r *report) ceding() string {
+// refusals lists, per class, the cases we refused where applying was
+// right, under the class's note on them.
+func (r *report) refusals() string {
 	var b strings.Builder
 	for _, row := range r.rows {
-		seen := map[string]int{}
-		var order []string
-		for _, w := range row.ceding {
-			if seen[w] == 0 {
-				order = append(order, w)
-			}
-			seen[w]++
+		if len(row.refusals) == 0 {
+			continue
 		}
-		for _, w := range order {
-			fmt.Fprintf(&b, "- %s (%d): %s\n", row.class.key, seen[w], cell(clip(w, 200)))
+		fmt.Fprintf(&b, "**%s** (%d of %d; the peer right in %d).", row.class.key, len(row.refusals), row.cases, row.ceded)
+		if row.class.refusals != "" {
+			b.WriteString(" " + row.class.refusals)
 		}
+		b.WriteString("\n\n")
+		for _, f := range row.refusals {
+			fmt.Fprintf(&b, "- %s, peer %s: %s: %s\n", f.src, f.peer, codeSpan(clip(f.call, 300)), clip(f.why, 240))
+		}
+		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+// codeSpan is s as a Markdown code span, fenced by more backticks than any
+// run of them in s.
+func codeSpan(s string) string {
+	run, longest := 0, 0
+	for _, c := range s {
+		if c == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", longest+1)
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		return fence + " " + s + " " + fence
+	}
+	return fence + s + fence
 }
 
 // text is what the run prints.

@@ -241,6 +241,21 @@ func TestRepairDiffMarkers(t *testing.T) {
 			edits:  []Edit{{Op: OpReplace, Start: "@3", Text: "+1 555 0100"}},
 			refuse: []string{`the text is one line starting with "+"`, "    ++1 555 0100", "    +1 555 0100"},
 			asSent: "# Phones\n\n+1 555 0100\n"},
+		// The shape of a number changed with a "+" before it is that of a
+		// phone number made international as it changes (the case above):
+		// no rule on the file's evidence tells a marker from content.
+		{name: "a plus line whose rest is the replaced line with its number changed is a guess", in: "250-SIZE 35651584\n250 SMTPUTF8\n250 Sender OK\n",
+			edits:  []Edit{{Op: OpReplace, Start: "@2", Text: "+251 SMTPUTF8"}},
+			refuse: []string{`the text is one line starting with "+"`, "    ++251 SMTPUTF8", "    +251 SMTPUTF8"},
+			asSent: "250-SIZE 35651584\n+251 SMTPUTF8\n250 Sender OK\n"},
+		{name: "a plus line shaped as the replaced line in a file with a base64 line starting with plus is a guess", in: pemKey,
+			edits:  []Edit{{Op: OpReplace, Start: "@2", Text: "+DEK-Info: AES-129-CBC,D4492E"}},
+			refuse: []string{`this file has lines that start with "+"`, "    ++DEK-Info: AES-129-CBC,D4492E", "    +DEK-Info: AES-129-CBC,D4492E"},
+			asSent: strings.Replace(pemKey, "DEK-Info: AES-128-CBC", "+DEK-Info: AES-129-CBC", 1)},
+		{name: "the same plus line where no line of the file starts with plus is stripped", in: strings.Replace(pemKey, "+NeMN", "NeMN", 1),
+			edits: []Edit{{Op: OpReplace, Start: "@2", Text: "+DEK-Info: AES-129-CBC,D4492E"}},
+			want:  strings.Replace(strings.Replace(pemKey, "+NeMN", "NeMN", 1), "AES-128", "AES-129", 1), kinds: []RepairKind{RepairDiffMarkersStripped},
+			asSent: strings.Replace(strings.Replace(pemKey, "+NeMN", "NeMN", 1), "DEK-Info: AES-128-CBC", "+DEK-Info: AES-129-CBC", 1)},
 		{name: "a plus line with a space after it is a guess", in: "# List\n\nitem one\n",
 			edits:  []Edit{{Op: OpReplace, Start: "@3", Text: "+ item two"}},
 			refuse: []string{`the text is one line starting with "+"`},
@@ -268,6 +283,10 @@ func TestRepairDiffMarkers(t *testing.T) {
 //	4
 //	5 func f() {}
 const goConst = "package main\n\nconst n = 32\n\nfunc f() {}\n"
+
+// pemKey is an encrypted PEM key whose base64 has a line that starts with
+// "+", as one of them does in one of Go's tests (net/smtp).
+const pemKey = "-----BEGIN RSA PRIVATE KEY-----\nDEK-Info: AES-128-CBC,D4492E\n\nMIIEowIBAAKCAQEA\n+NeMNAdZn3grwXTdcD3VBVHs\n-----END RSA PRIVATE KEY-----\n"
 
 func TestRepairTabEscapes(t *testing.T) {
 	runRepairCases(t, []repairCase{
