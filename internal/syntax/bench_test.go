@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evanw/esbuild/pkg/api"
+
 	"github.com/hashline/hashline/internal/syntax"
 )
 
@@ -82,14 +84,31 @@ func reportCPU(b *testing.B, start time.Duration) {
 }
 
 // BenchmarkESBuildFloor: esbuild's Transform of one seven-line function,
-// the least a JavaScript or TypeScript check costs (esbuild builds its
-// runtime's source and links on every call, whatever the input's size).
+// the least a JavaScript or TypeScript check of a piece costs.
 func BenchmarkESBuildFloor(b *testing.B) {
 	src := []byte("export function f500(x: number): number {\n  if (x > 500) {\n    return x * 2;\n  }\n  const s: string[] = [\"a\", \"b(\"];\n  return x + s.length;\n}\n")
 	after := []byte(strings.Replace(string(src), "x * 2", "x * 3", 1))
 	cpu := cpuTime()
 	for b.Loop() {
 		syntax.Check("f.ts", src, after, syntax.Options{})
+	}
+	reportCPU(b, cpu)
+}
+
+// BenchmarkESBuildFixed: esbuild's Transform of a lone top-level "break",
+// which it reports as an error once the source is parsed and visited, so
+// it stops there as it does for a piece with the sentinel after it: the
+// part of every JavaScript and TypeScript check that no piece, however
+// small, avoids (its build's setup, the source of its runtime built anew
+// and the runtime's parse looked up in its cache, the goroutines it parses
+// on, and the garbage all that leaves).
+func BenchmarkESBuildFixed(b *testing.B) {
+	cpu := cpuTime()
+	for b.Loop() {
+		r := api.Transform("break\n", api.TransformOptions{Loader: api.LoaderTS, LogLevel: api.LogLevelSilent})
+		if len(r.Errors) != 1 {
+			b.Fatalf("%+v", r.Errors)
+		}
 	}
 	reportCPU(b, cpu)
 }
