@@ -3,8 +3,10 @@ package checkers
 import (
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/hashline/hashline/internal/grep"
@@ -54,11 +56,17 @@ func Parse(spec string) (Rule, error) {
 	return Rule{Spec: spec, Glob: glob, Args: args, globs: g}, nil
 }
 
-// Resolve finds the rule's program: on the server's PATH for a bare name,
-// else the path given (relative to the server's working directory).
+// Resolve finds the rule's program: on the server's PATH for a bare name
+// (SearchPath: a PATH with a relative entry is refused), else the path
+// given (relative to the server's working directory).
 func (r *Rule) Resolve() error {
+	if _, err := SearchPath(); err != nil {
+		return fmt.Errorf("%q: %w", r.Spec, err)
+	}
 	p, err := exec.LookPath(r.Args[0])
-	if err != nil && !errors.Is(err, exec.ErrDot) {
+	if err != nil {
+		// exec.ErrDot too: a program found by a relative PATH entry,
+		// which SearchPath refused already.
 		return fmt.Errorf("%q: %w", r.Spec, err)
 	}
 	if p, err = filepath.Abs(p); err != nil {
@@ -69,6 +77,44 @@ func (r *Rule) Resolve() error {
 	}
 	r.Path = p
 	return nil
+}
+
+// SearchPath is the directories of the server's PATH, where a rule's
+// program is found and the programs a command runs by name are. An entry
+// that is empty, "." or otherwise not absolute is refused: it names the
+// current directory, or one below it, which is the server's when rules
+// are resolved (a workspace, often) and the run's private directory, where
+// the content is, when a command runs.
+func SearchPath() ([]string, error) {
+	var dirs []string
+	for _, d := range filepath.SplitList(os.Getenv("PATH")) {
+		if d == "" || !filepath.IsAbs(d) {
+			shown := d
+			if d == "" {
+				shown = "an empty entry, which stands for the current directory"
+			} else {
+				shown = strconv.Quote(d)
+			}
+			return nil, fmt.Errorf("the server's PATH holds %s, which is not an absolute directory: commands would be looked up relative to the current directory (the server's, then the run's, where the content checked is); remove it from PATH, or make it absolute", shown)
+		}
+		dirs = append(dirs, d)
+	}
+	return dirs, nil
+}
+
+// absolutePath is the PATH commands are given: the server's absolute
+// entries, or the system's usual directories when it has none.
+func absolutePath() string {
+	var dirs []string
+	for _, d := range filepath.SplitList(os.Getenv("PATH")) {
+		if d != "" && filepath.IsAbs(d) {
+			dirs = append(dirs, d)
+		}
+	}
+	if len(dirs) == 0 {
+		return defaultPath
+	}
+	return strings.Join(dirs, string(os.PathListSeparator))
 }
 
 // Match reports whether the rule is for the file rel (relative to the

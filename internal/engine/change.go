@@ -86,7 +86,11 @@ type change struct {
 	path string
 	// rel and key are the cleaned path and its lock key (a move's from).
 	rel, key string
-	plan     plan
+	// target is, for an edit or a write, the file it writes: rel with
+	// the links on its way followed (Engine.target), set under the
+	// set's locks before anything reads it.
+	target string
+	plan   plan
 }
 
 // plan is the part of a change that depends on what it does: *editPlan,
@@ -252,9 +256,6 @@ func (s *Engine) apply(ctx context.Context, reqs []Change, dryRun, single, stric
 	for i, r := range reqs {
 		c, err := s.resolveChange(i, r)
 		changes[i] = c
-		if err == nil {
-			s.syntaxMode(c, strictSyntax || askedStrictSyntax(r))
-		}
 		if err != nil {
 			fail(c, err)
 		} else if e, ok := r.(*EditRequest); ok && e.DryRun && !dryRun {
@@ -321,12 +322,26 @@ func (s *Engine) apply(ctx context.Context, reqs []Change, dryRun, single, stric
 		unlock()
 		failures, exclusive = nil, true
 	}
-	defer unlock()
+	// The locks are let go of once the set is written and recorded, before
+	// the advisory checks are waited for (below); until then, on every
+	// return.
+	locked := true
+	defer func() {
+		if locked {
+			unlock()
+		}
+	}()
 	endPlan(planSpan, failures, nil)
 	if len(failures) > 0 {
 		return nil, refused()
 	}
-	// The operator's formatters make the contents to check and write.
+	// How each content is checked, and the operator's commands for it,
+	// are decided by the file it writes (links followed), under the locks.
+	for _, c := range changes {
+		s.syntaxMode(c, strictSyntax || askedStrictSyntax(reqs[c.index]))
+	}
+	// The operator's formatters make the contents to check and write:
+	// under the locks, each run bounded by the commands' time limit.
 	s.formatChanges(ctx, changes, fail)
 	if len(failures) > 0 {
 		return nil, refused()
@@ -368,9 +383,14 @@ func (s *Engine) apply(ctx context.Context, reqs []Change, dryRun, single, stric
 		return res, nil
 	}
 	// The advisory checks run while the set is written, mostly a wait
-	// for the disk; the reply waits for both.
+	// for the disk, and after: the reply waits for them, the locks do
+	// not, so that a slow check command holds up no other change. They
+	// check the contents written, and their findings carry the tags of
+	// the versions the reply names.
 	wait := s.checkSyntaxBeside(changes)
-	waitChecks := s.runChecksBeside(ctx, changes)
+	checkCtx, stopChecks := context.WithCancel(ctx)
+	defer stopChecks()
+	waitChecks := s.runChecksBeside(checkCtx, changes)
 	commitCtx, commitSpan := s.startCommit(ctx, changes)
 	set := ""
 	var id history.ID
@@ -380,9 +400,10 @@ func (s *Engine) apply(ctx context.Context, reqs []Change, dryRun, single, stric
 		set = newChangeSetID()
 		id, err = s.commitSet(commitCtx, set, changes)
 	}
-	wait()
-	waitChecks()
 	if err != nil {
+		stopChecks()
+		wait()
+		waitChecks()
 		endCommit(ctx, commitSpan, changes, set, err)
 		return nil, err
 	}
@@ -391,7 +412,14 @@ func (s *Engine) apply(ctx context.Context, reqs []Change, dryRun, single, stric
 	revertRecorded(ctx, id)
 	endCommit(ctx, commitSpan, changes, set, nil)
 	for i, c := range changes {
-		res.Results[i] = s.withChecks(c, s.withSyntax(c, c.plan.committed(ctx, s, c, set)))
+		res.Results[i] = c.plan.committed(ctx, s, c, set)
+	}
+	locked = false
+	unlock()
+	wait()
+	waitChecks()
+	for i, c := range changes {
+		res.Results[i] = s.withChecks(c, s.withSyntax(c, res.Results[i]))
 	}
 	s.fitDiagnostics(res, single)
 	if !single {

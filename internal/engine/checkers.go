@@ -69,10 +69,39 @@ func ParseCommands(specs []string) ([]checkers.Rule, error) {
 	return rules, nil
 }
 
-// checkTempDir refuses a directory for the commands' private directories
-// that lies inside the workspace root (nothing of theirs may land there),
-// or that the user they run as cannot enter.
-func checkTempDir(dir, root string) error {
+// checkCommandPlaces refuses, for the operator's rules, what would let an
+// agent, which writes the workspace, choose what runs or where: the
+// directory of the commands' private directories (dir; "" is the
+// system's) inside the workspace root (nothing of theirs may land there)
+// or one the user they run as cannot enter (checkers.CheckDir); a rule's
+// program inside the workspace; a PATH directory inside it, where the
+// programs a command runs by name would be found.
+func checkCommandPlaces(dir, root string, rules []checkers.Rule) error {
+	r, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return err
+	}
+	inside := func(p string) bool {
+		if q, err := filepath.EvalSymlinks(p); err == nil {
+			p = q
+		}
+		rel, err := filepath.Rel(r, p)
+		return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+	}
+	for _, rule := range rules {
+		if inside(rule.Path) {
+			return fmt.Errorf("%q: its program %s is inside the workspace %s, which agents write; install it elsewhere", rule.Spec, rule.Path, root)
+		}
+	}
+	path, err := checkers.SearchPath()
+	if err != nil {
+		return err
+	}
+	for _, p := range path {
+		if inside(p) {
+			return fmt.Errorf("the server's PATH holds %s, which is inside the workspace %s: agents could put there the programs check and format commands run by name; remove it from PATH", p, root)
+		}
+	}
 	if dir == "" {
 		dir = os.TempDir()
 	}
@@ -80,11 +109,7 @@ func checkTempDir(dir, root string) error {
 	if err != nil {
 		return fmt.Errorf("the temporary directory %s: %w", dir, err)
 	}
-	r, err := filepath.EvalSymlinks(root)
-	if err != nil {
-		return err
-	}
-	if rel, err := filepath.Rel(r, d); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	if inside(d) {
 		return fmt.Errorf("the temporary directory %s, where check and format commands run, is inside the workspace %s; set TMPDIR to a directory outside it", dir, root)
 	}
 	return checkers.CheckDir(d)
@@ -123,12 +148,15 @@ func commandsOf(c *change) *commandState {
 	return nil
 }
 
-// matchCommands finds the commands for the file rel, once.
-func (s *Engine) matchCommands(rel string, cs *commandState) {
+// matchCommands finds the commands for the file change c writes (its
+// target: links followed, so that a link named otherwise neither dodges
+// nor picks a rule), once.
+func (s *Engine) matchCommands(c *change, cs *commandState) {
 	if cs.matched {
 		return
 	}
 	cs.matched = true
+	rel := s.target(c)
 	for _, r := range s.opts.checks {
 		if r.Match(rel) {
 			cs.checks = append(cs.checks, r)
@@ -159,7 +187,7 @@ func (s *Engine) formatChanges(ctx context.Context, changes []*change, fail func
 			continue
 		}
 		cs := p.commandsOf()
-		s.matchCommands(c.rel, cs)
+		s.matchCommands(c, cs)
 		if len(cs.formats) == 0 {
 			continue
 		}
@@ -171,7 +199,7 @@ func (s *Engine) formatChanges(ctx context.Context, changes []*change, fail func
 		cur, failed := body, ""
 		var names []string
 		for _, r := range cs.formats {
-			out, why := r.Format(ctx, c.rel, cur, int(s.ws.MaxFileBytes()), s.opts.commandOptions)
+			out, why := r.Format(ctx, c.target, cur, int(s.ws.MaxFileBytes()), s.opts.commandOptions)
 			if why != "" {
 				failed = fmt.Sprintf("not formatted: the format command %s %s; the content is as it was sent", r.Name(), why)
 				break
@@ -182,6 +210,13 @@ func (s *Engine) formatChanges(ctx context.Context, changes []*change, fail func
 		if failed != "" {
 			cs.warnings = append(cs.warnings, failed)
 			continue
+		}
+		if bom {
+			// The file's BOM is put back: one the formatter printed of
+			// its own (the body it was given had none) would be a second.
+			if !bytes.HasPrefix(body, []byte(utf8BOM)) {
+				cur = bytes.TrimPrefix(cur, []byte(utf8BOM))
+			}
 		}
 		if bytes.Equal(cur, body) {
 			continue
@@ -329,7 +364,7 @@ func (s *Engine) runChecks(ctx context.Context, c *change) {
 	}
 	doc := p.newDoc()
 	for _, r := range cs.checks {
-		rep := r.Check(ctx, s.opts.commandCache, c.rel, before, after, s.opts.commandOptions)
+		rep := r.Check(ctx, s.opts.commandCache, c.target, before, after, s.opts.commandOptions)
 		if rep.NotChecked != "" {
 			cs.warnings = append(cs.warnings, fmt.Sprintf("not checked by the check command %s: it %s", r.Name(), rep.NotChecked))
 			continue

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -285,7 +286,7 @@ func Open(c Config) (*Engine, error) {
 		return nil, &SettingError{Setting: "Root", Err: err}
 	}
 	if len(checks)+len(formats) > 0 {
-		if err := checkTempDir("", ws.Dir()); err != nil {
+		if err := checkCommandPlaces("", ws.Dir(), slices.Concat(checks, formats)); err != nil {
 			ws.Close()
 			return nil, &SettingError{Setting: "Checks", Err: err}
 		}

@@ -197,15 +197,34 @@ type syntaxPlan interface {
 }
 
 // syntaxMode decides how change c is checked; strict is the request's own
-// asking (a field of the change or of its set).
+// asking (a field of the change or of its set). The operator's globs are
+// matched against the file the change writes (target), so that a link
+// named otherwise neither dodges nor picks them.
 func (s *Engine) syntaxMode(c *change, strict bool) {
 	p, ok := c.plan.(syntaxPlan)
 	if !ok {
 		return
 	}
 	st := p.syntaxOf()
-	st.strict = strict || s.opts.syntaxMode == SyntaxStrict || s.strictGlob(c.rel)
+	target := s.target(c)
+	st.strict = strict || s.opts.syntaxMode == SyntaxStrict || s.strictGlob(target)
 	st.check = st.strict || s.opts.syntaxMode != SyntaxOff
+}
+
+// target is the file change c writes, relative to the root: its path
+// with the links on the way followed, as the write will follow them
+// (workspace.Resolve), or the path as given when it cannot be resolved
+// (the write then fails). The operator's rules are matched against it,
+// and its name is the one checkers and commands are given. It is worked
+// out once, under the set's locks.
+func (s *Engine) target(c *change) string {
+	if c.target == "" {
+		c.target = c.rel
+		if t, _, err := s.ws.Resolve(c.rel); err == nil && t != "." {
+			c.target = t
+		}
+	}
+	return c.target
 }
 
 // strictGlob reports whether the operator's globs make rel strict.
@@ -239,7 +258,7 @@ func (s *Engine) checkSyntax(c *change) {
 	}
 	st.done = true
 	after, _ := p.content()
-	st.report = syntax.Check(c.rel, p.before(), after, s.opts.syntaxOptions)
+	st.report = syntax.Check(c.target, p.before(), after, s.opts.syntaxOptions)
 	ds := st.report.Diagnostics
 	if len(ds) == 0 {
 		return
