@@ -139,23 +139,7 @@ func writeConflictLines(b *strings.Builder, ce *versions.ConflictError) {
 			marked[n] = true
 		}
 	}
-	nums := make([]int, 0, len(lines))
-	for n := range lines {
-		nums = append(nums, n)
-	}
-	slices.Sort(nums)
-	for i, n := range nums {
-		if i > 0 && n != nums[i-1]+1 {
-			b.WriteString("...\n")
-		}
-		if marked[n] {
-			b.WriteString(">>> ")
-		} else {
-			b.WriteString("    ")
-		}
-		b.WriteString(lines[n].String())
-		b.WriteByte('\n')
-	}
+	hashline.WriteMarkedLines(b, lines, marked)
 }
 
 // reverting is the revert a change set is (its history entry's kind and

@@ -124,7 +124,7 @@ func (e *BatchError) Error() string {
 		if p.Reason == ReasonNoChange && len(p.Fresh) > 0 {
 			// The lines a no-op targeted, to edit from.
 			var lines strings.Builder
-			writeMarkedLines(&lines, taggedByNumber(p.Fresh), nil)
+			WriteMarkedLines(&lines, taggedByNumber(p.Fresh), nil)
 			b.WriteByte('\n')
 			b.WriteString(strings.TrimSuffix(lines.String(), "\n"))
 		}
@@ -212,7 +212,7 @@ func writeStaleView(b *strings.Builder, stale []Problem) {
 	} else {
 		fmt.Fprintf(b, "%d line(s) changed since last read, and %s (a wrong hash: the file did not change there); use the updated refs below (>>> marks changed and referenced lines)\n", changed, list)
 	}
-	writeMarkedLines(b, lines, refs)
+	WriteMarkedLines(b, lines, refs)
 }
 
 // staleLines gathers the fresh lines of stale problems by number, and the
@@ -236,7 +236,7 @@ func staleLines(stale []Problem) (lines map[int]TaggedLine, refs map[int]bool) {
 func (e *BatchError) StaleLines() string {
 	var b strings.Builder
 	lines, refs := staleLines(e.Stale())
-	writeMarkedLines(&b, lines, refs)
+	WriteMarkedLines(&b, lines, refs)
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
@@ -256,13 +256,14 @@ func taggedByNumber(lines []TaggedLine) map[int]TaggedLine {
 func WriteStaleView(b *strings.Builder, n int, lines map[int]TaggedLine, marked map[int]bool) {
 	b.WriteString(strconv.Itoa(n))
 	b.WriteString(" line(s) changed since last read; use the updated refs below (>>> marks changed lines)\n")
-	writeMarkedLines(b, lines, marked)
+	WriteMarkedLines(b, lines, marked)
 }
 
-// writeMarkedLines writes lines in ascending order, one a line, the marked
+// WriteMarkedLines writes lines in ascending order, one a line, the marked
 // ones prefixed ">>> " and the others four spaces, with "..." between
-// lines that are not adjacent: the body of a stale view.
-func writeMarkedLines(b *strings.Builder, lines map[int]TaggedLine, marked map[int]bool) {
+// lines that are not adjacent: the body of a stale view, and of a revert's
+// conflict.
+func WriteMarkedLines(b *strings.Builder, lines map[int]TaggedLine, marked map[int]bool) {
 	numbers := make([]int, 0, len(lines))
 	for n := range lines {
 		numbers = append(numbers, n)
