@@ -122,10 +122,20 @@ func (r Rule) judge(out outcome, rel string) result {
 // findingRE is a line "FILE:LINE: MESSAGE" or "FILE:LINE:COLUMN: MESSAGE",
 // the form compilers and most linters print (gcc, go vet, gofmt -e, ruff's
 // concise output, mypy, shellcheck -f gcc, eslint -f unix).
-var findingRE = regexp.MustCompile(`^(.+?):(\d+):(?:(\d+):)?\s*(.*\S)\s*$`)
+// Compiled on first use: most servers run no checker.
+var findingRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(.+?):(\d+):(?:(\d+):)?\s*(.*\S)\s*$`)
+})
 
-// stdinNames are what commands call a file they read from stdin.
-var stdinNames = map[string]bool{"-": true, "<stdin>": true, "<standard input>": true, "stdin": true, "standard input": true}
+// isStdinName says whether name is what commands call a file they read
+// from stdin.
+func isStdinName(name string) bool {
+	switch name {
+	case "-", "<stdin>", "<standard input>", "stdin", "standard input":
+		return true
+	}
+	return false
+}
 
 // parseFindings returns the lines of text that name a place in the file
 // rel: by its path (the copy's path reads as rel already), its name, or
@@ -134,12 +144,12 @@ func parseFindings(text, rel string) []Finding {
 	var out []Finding
 	base := path.Base(rel)
 	for line := range strings.Lines(text) {
-		m := findingRE.FindStringSubmatch(strings.TrimRight(line, "\r\n"))
+		m := findingRE().FindStringSubmatch(strings.TrimRight(line, "\r\n"))
 		if m == nil {
 			continue
 		}
 		file := strings.TrimPrefix(strings.TrimSpace(m[1]), "./")
-		if file != rel && file != base && !stdinNames[file] {
+		if file != rel && file != base && !isStdinName(file) {
 			continue
 		}
 		n, err := strconv.Atoi(m[2])

@@ -143,6 +143,7 @@ type Log struct {
 	// written bytes (see flushDelay).
 	wbuf       []byte
 	flushTimer *time.Timer
+	flushAfter time.Duration // flushDelay; a test holds a write back with it
 	flushArmed bool
 	stats      Stats
 }
@@ -259,7 +260,7 @@ func Open(dir string, opts Options) (*Log, error) {
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return nil, fmt.Errorf("history: %w", err)
 	}
-	l := &Log{dir: dir, opts: opts, paths: make(map[string][]uint64), moves: make(map[uint64][]move), agentOf: make(map[string]uint32)}
+	l := &Log{dir: dir, opts: opts, paths: make(map[string][]uint64), moves: make(map[uint64][]move), agentOf: make(map[string]uint32), flushAfter: flushDelay}
 	des, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("history: %w", err)
@@ -794,9 +795,9 @@ func (l *Log) armLocked() {
 	}
 	l.flushArmed = true
 	if l.flushTimer == nil {
-		l.flushTimer = time.AfterFunc(flushDelay, l.flushLater)
+		l.flushTimer = time.AfterFunc(l.flushAfter, l.flushLater)
 	} else {
-		l.flushTimer.Reset(flushDelay)
+		l.flushTimer.Reset(l.flushAfter)
 	}
 }
 

@@ -151,6 +151,10 @@ func TestAPreparedChangeSurvivesACrashAndIsResolvedByTheNextRecord(t *testing.T)
 		t.Fatalf("after the recovery's Resolve: %v", got)
 	}
 
+	// The outcome waits in memory until a record or a note carries it;
+	// hold the note back so that a slow machine cannot write it before
+	// the crash copy is taken.
+	holdNotes(l, time.Hour)
 	if err := l.Resolve(first.ID, true); err != nil {
 		t.Fatal(err)
 	}
@@ -163,6 +167,7 @@ func TestAPreparedChangeSurvivesACrashAndIsResolvedByTheNextRecord(t *testing.T)
 	if got := shownIDs(t, l3); !reflect.DeepEqual(got, []uint64{first.ID.seq}) {
 		t.Fatalf("the first change's outcome went with the second's record: History shows %v", got)
 	}
+	holdNotes(l, flushDelay)
 	if err := l.Resolve(second.ID, false); err != nil {
 		t.Fatal(err)
 	}
@@ -205,6 +210,7 @@ func TestRestoreRecordsALostChangeWithItsIDOnce(t *testing.T) {
 	if err := l.Sync(); err != nil {
 		t.Fatal(err)
 	}
+	holdNotes(l, time.Hour) // what follows waits in memory until l.Write, however slow the machine
 	lostSingle, err := l.Prepare(smallChange(), false) // a single change that never got to its write
 	if err != nil {
 		t.Fatal(err)
@@ -398,5 +404,16 @@ func TestAPreparedChangeWhoseWriteFailsCanStillBeResolved(t *testing.T) {
 	l.mu.Unlock()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// holdNotes sets how long l keeps what waits in memory before writing it,
+// and re-arms a write already waiting.
+func holdNotes(l *Log, d time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.flushAfter = d
+	if l.flushArmed {
+		l.flushTimer.Reset(d)
 	}
 }
