@@ -125,8 +125,9 @@ func mib(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
 
 func rss(dir string, agents, files, lines int) error {
 	// The binary the image ships (Dockerfile, deploy/image): static (main
-	// sets CGO_ENABLED=0; no libc mapped) and without symbol tables.
-	bin, err := binarytest.Build(binarytest.Hashlined, "-trimpath", "-ldflags=-s -w")
+	// sets CGO_ENABLED=0; no libc mapped), without gRPC's tracing and
+	// without symbol tables.
+	bin, err := binarytest.Build(binarytest.Hashlined, "-tags=grpcnotrace", "-trimpath", "-ldflags=-s -w")
 	if err != nil {
 		return err
 	}
