@@ -147,6 +147,18 @@ func rss(dir string, agents, files, lines int) error {
 			return err
 		}
 	}
+	// One token per agent: with tokens, the token names the agent (the
+	// x-agent-id of the call is ignored), and the server remembers what
+	// each agent was shown of each file.
+	var toks strings.Builder
+	toks.WriteString("tokens:\n")
+	token := func(a int) string { return fmt.Sprintf("agent-%d-token-0123456789abcdef", a) }
+	for a := range agents {
+		fmt.Fprintf(&toks, "  - token: %s\n    agent: agent-%d\n    permission: write\n", token(a), a)
+	}
+	if err := os.WriteFile(b.Tokens, []byte(toks.String()), 0o600); err != nil {
+		return err
+	}
 	if err := b.Start(); err != nil {
 		return err
 	}
@@ -161,7 +173,7 @@ func rss(dir string, agents, files, lines int) error {
 	errs := make(chan error, agents)
 	for a := range agents {
 		wg.Go(func() {
-			c, err := client.Dial(b.Addr, client.WithToken(b.Token), client.WithAgentID(fmt.Sprintf("agent-%d", a)))
+			c, err := client.Dial(b.Addr, client.WithToken(token(a)))
 			if err != nil {
 				errs <- err
 				return
