@@ -27,7 +27,7 @@ LDFLAGS = -X github.com/hashline/hashline/internal/buildinfo.version=$(VERSION) 
 
 .PHONY: build
 build: ## Build bin/hashlined and bin/hashline, stamped with git describe
-	go build -ldflags '$(LDFLAGS)' -o bin/ ./cmd/hashlined ./cmd/hashline
+	go build -tags grpcnotrace -ldflags '$(LDFLAGS)' -o bin/ ./cmd/hashlined ./cmd/hashline
 
 # Archives for every platform the README names, with the version stamped,
 # written by a Go program (no tar or zip binary needed).

@@ -105,7 +105,7 @@ func TestMemoryBudgetBoundsTheServer(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	hwm := vmHWM(t, cmd.Process.Pid)
+	hwm := procStatus(t, cmd.Process.Pid, "VmHWM")
 	t.Logf("peak resident memory %d MiB, cap %d MiB", hwm>>20, memCap>>20)
 	if hwm > memCap {
 		t.Errorf("the server peaked at %d MiB resident, over the %d MiB it was given (--memory-budget %d MiB)", hwm>>20, memCap>>20, memBudget>>20)
@@ -121,15 +121,17 @@ func TestMemoryBudgetBoundsTheServer(t *testing.T) {
 	}
 }
 
-// vmHWM is the peak resident set size of process pid, in bytes.
-func vmHWM(t *testing.T, pid int) int64 {
+// procStatus is the field key of /proc/PID/status of process pid, a size
+// in kB (VmHWM, the peak resident set size; RssAnon, the resident
+// anonymous memory), in bytes.
+func procStatus(t *testing.T, pid int, key string) int64 {
 	t.Helper()
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for l := range strings.Lines(string(b)) {
-		if rest, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+		if rest, ok := strings.CutPrefix(l, key+":"); ok {
 			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
 			if err != nil {
 				t.Fatal(err)
@@ -137,6 +139,62 @@ func vmHWM(t *testing.T, pid int) int64 {
 			return kb << 10
 		}
 	}
-	t.Fatal("no VmHWM in /proc/" + strconv.Itoa(pid) + "/status")
+	t.Fatalf("no %s in /proc/%d/status", key, pid)
 	return 0
+}
+
+// TestIdleServerReturnsMemory runs the real hashlined (without the race
+// detector, as TestMemoryBudgetBoundsTheServer) with its default runtime
+// tuning, has 5 agents read 100 files of 64 KB, and waits for the server
+// to go quiet: the heap its collector let grow during the reads must come
+// back to the operating system without any call to prompt it, its
+// anonymous resident memory falling at least half way back to what it
+// was before the reads.
+func TestIdleServerReturnsMemory(t *testing.T) {
+	t.Parallel()
+	bin, err := binarytest.Build(binarytest.Hashlined)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const files, agents = 100, 5
+	root := t.TempDir()
+	line := strings.Repeat("q", 63) + "\n"
+	for i := range files {
+		if err := os.WriteFile(filepath.Join(root, fmt.Sprintf("f%03d.txt", i)), []byte(strings.Repeat(line, 1024)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd, addr, _ := startBinary(t, bin, nil, "--root", root, "--listen", "127.0.0.1:0")
+	pid := cmd.Process.Pid
+	before := procStatus(t, pid, "RssAnon")
+	var wg sync.WaitGroup
+	for a := range agents {
+		c, ctx := dial(t, addr, client.WithAgentID(fmt.Sprint("agent-", a)))
+		wg.Go(func() {
+			for i := range files {
+				if _, err := c.Read(ctx, &hashlinev1.ReadRequest{Path: fmt.Sprintf("f%03d.txt", i)}); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	busy := procStatus(t, pid, "RssAnon")
+	want := before + (busy-before)/2
+	t.Logf("anonymous resident memory: %d MiB before the reads, %d MiB after", before>>20, busy>>20)
+	// However loaded the machine, the server goes quiet once the reads
+	// are over; the deadline is only there to end a test that fails.
+	deadline := time.Now().Add(time.Minute)
+	for {
+		now := procStatus(t, pid, "RssAnon")
+		if now <= want {
+			t.Logf("%d MiB once quiet", now>>20)
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("anonymous resident memory still %d MiB a minute after the reads, want at most %d MiB (%d MiB before them, %d MiB after)", now>>20, want>>20, before>>20, busy>>20)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }

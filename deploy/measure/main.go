@@ -1,8 +1,9 @@
 // Command measure measures what the deployment's figures rest on, and
 // prints them as the Markdown of BENCHMARKS.md's "Deployment" section:
 //
-//   - the resident memory of one hashlined idle, and after 20 agents have
-//     each read 300 files (the Kubernetes manifests' requests);
+//   - the resident memory of one hashlined idle, right after 20 agents
+//     have each read 300 files, and once it has gone quiet after them
+//     (the Kubernetes manifests' requests), of the binary the image ships;
 //
 //   - what the router (nginx with deploy/nginx's configuration) adds to a
 //     Read's p50 on loopback: the same Read, direct and through the
@@ -40,6 +41,9 @@ func main() {
 	calls := flag.Int("calls", 3000, "Reads direct and through the router, each")
 	only := flag.String("only", "", "rss or router: measure only that")
 	flag.Parse()
+	// The image's hashlined is static (Dockerfile, deploy/image): so are
+	// the ones measured here, built by the go command this process runs.
+	os.Setenv("CGO_ENABLED", "0")
 	defer binarytest.Cleanup()
 	dir, err := os.MkdirTemp("", "hashline-measure-")
 	if err != nil {
@@ -68,30 +72,35 @@ func source(i, n int) string {
 	return b.String()
 }
 
-// status reads VmRSS and VmHWM of pid, in bytes.
-func status(pid int) (rss, hwm int64, err error) {
+// mem is a process's resident memory, from /proc/PID/status, in bytes.
+type mem struct {
+	rss, hwm   int64 // VmRSS, VmHWM
+	anon, file int64 // RssAnon, RssFile: the heap and stacks; the binary's pages
+}
+
+// status reads the resident memory of pid.
+func status(pid int) (mem, error) {
 	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
-		return 0, 0, err
+		return mem{}, err
 	}
 	defer f.Close()
+	var m mem
+	fields := map[string]*int64{"VmRSS": &m.rss, "VmHWM": &m.hwm, "RssAnon": &m.anon, "RssFile": &m.file}
 	s := bufio.NewScanner(f)
 	for s.Scan() {
 		k, v, ok := strings.Cut(s.Text(), ":")
-		if !ok || (k != "VmRSS" && k != "VmHWM") {
+		p := fields[k]
+		if !ok || p == nil {
 			continue
 		}
 		kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
 		if err != nil {
-			return 0, 0, err
+			return mem{}, err
 		}
-		if k == "VmRSS" {
-			rss = kb << 10
-		} else {
-			hwm = kb << 10
-		}
+		*p = kb << 10
 	}
-	return rss, hwm, s.Err()
+	return m, s.Err()
 }
 
 // metrics returns the values of names on the Prometheus page at url.
@@ -115,7 +124,10 @@ func metrics(url string, names ...string) (map[string]string, error) {
 func mib(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
 
 func rss(dir string, agents, files, lines int) error {
-	bin, err := binarytest.Build(binarytest.Hashlined)
+	// The binary the image ships (Dockerfile, deploy/image): static (main
+	// sets CGO_ENABLED=0; no libc mapped), without gRPC's tracing and
+	// without symbol tables.
+	bin, err := binarytest.Build(binarytest.Hashlined, "-tags=grpcnotrace", "-trimpath", "-ldflags=-s -w")
 	if err != nil {
 		return err
 	}
@@ -135,23 +147,33 @@ func rss(dir string, agents, files, lines int) error {
 			return err
 		}
 	}
+	// One token per agent: with tokens, the token names the agent (the
+	// x-agent-id of the call is ignored), and the server remembers what
+	// each agent was shown of each file.
+	var toks strings.Builder
+	toks.WriteString("tokens:\n")
+	token := func(a int) string { return fmt.Sprintf("agent-%d-token-0123456789abcdef", a) }
+	for a := range agents {
+		fmt.Fprintf(&toks, "  - token: %s\n    agent: agent-%d\n    permission: write\n", token(a), a)
+	}
+	if err := os.WriteFile(b.Tokens, []byte(toks.String()), 0o600); err != nil {
+		return err
+	}
 	if err := b.Start(); err != nil {
 		return err
 	}
 	defer b.Stop(30 * time.Second)
 	pid := b.Pid()
 	time.Sleep(2 * time.Second)
-	idle, _, err := status(pid)
+	idle, err := status(pid)
 	if err != nil {
 		return err
 	}
 	var wg sync.WaitGroup
 	errs := make(chan error, agents)
 	for a := range agents {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			c, err := client.Dial(b.Addr, client.WithToken(b.Token), client.WithAgentID(fmt.Sprintf("agent-%d", a)))
+		wg.Go(func() {
+			c, err := client.Dial(b.Addr, client.WithToken(token(a)))
 			if err != nil {
 				errs <- err
 				return
@@ -164,32 +186,39 @@ func rss(dir string, agents, files, lines int) error {
 					return
 				}
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	close(errs)
 	for err := range errs {
 		return err
 	}
-	after, hwm, err := status(pid)
+	after, err := status(pid)
 	if err != nil {
 		return err
 	}
-	time.Sleep(5 * time.Second)
-	settled, _, err := status(pid)
+	// hashlined returns what the reads freed once it has been quiet for a
+	// couple of seconds (daemon.TuneRuntime): this waits well past that.
+	time.Sleep(6 * time.Second)
+	quiet, err := status(pid)
 	if err != nil {
 		return err
 	}
-	heap, err := metrics(b.MetricsURL(), "go_memstats_heap_inuse_bytes", "go_memstats_heap_idle_bytes", "go_memstats_heap_released_bytes", "go_memstats_stack_inuse_bytes", "go_memstats_sys_bytes", "hashline_cache_bytes", "go_gc_gogc_percent", "go_gc_gomemlimit_bytes")
+	heap, err := metrics(b.MetricsURL(), "go_memstats_heap_inuse_bytes", "go_memstats_heap_alloc_bytes", "go_memstats_heap_idle_bytes", "go_memstats_heap_released_bytes", "go_memstats_stack_inuse_bytes", "go_memstats_sys_bytes", "hashline_cache_bytes", "go_gc_gogc_percent", "go_gc_gomemlimit_bytes")
 	if err != nil {
 		return err
 	}
-	log.Printf("after: %v", heap)
+	log.Printf("after quiet: %v", heap)
+	inuse, _ := strconv.ParseFloat(heap["go_memstats_heap_inuse_bytes"], 64)
+	gogc := heap["go_gc_gogc_percent"]
+	if os.Getenv("GOGC") == "" {
+		gogc += " (default)"
+	}
 	fmt.Printf("### Resident memory of one hashlined\n\n")
-	fmt.Printf("hashlined with its default flags, a workspace of %d Go-like files of %d lines (%s); %d agents, each with its own connection, read every file once, all at once. VmRSS and VmHWM from /proc; %s/%s, %d cores.\n\n",
+	fmt.Printf("hashlined with its default flags, a workspace of %d Go-like files of %d lines (%s); %d agents, each with its own connection, read every file once, all at once. VmRSS, VmHWM, RssAnon and RssFile from /proc, the heap in use from hashlined's metrics; %s/%s, %d cores.\n\n",
 		files, lines, mib(size), agents, runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
-	fmt.Printf("| idle (2 s after start) | after %d agents read %d files | 5 s later | peak (VmHWM) | target |\n|---|---|---|---|---|\n", agents, files)
-	fmt.Printf("| %s | %s | %s | %s | < 32 MB |\n\n", mib(idle), mib(after), mib(settled), mib(hwm))
+	fmt.Printf("| GOGC | idle (2 s after start) | after %d agents read %d files | quiet (6 s later) | of which anon / file | heap in use | peak (VmHWM) | target |\n|---|---|---|---|---|---|---|---|\n", agents, files)
+	fmt.Printf("| %s | %s | %s | %s | %s / %s | %s | %s | < 32 MB |\n\n", gogc, mib(idle.rss), mib(after.rss), mib(quiet.rss), mib(quiet.anon), mib(quiet.file), mib(int64(inuse)), mib(quiet.hwm))
 	return nil
 }
 

@@ -290,10 +290,11 @@ type Extras struct {
 	// Nil: --otlp-endpoint is refused (the OTEL_* environment is ignored).
 	Tracing func(TracingConfig) (*Tracing, error)
 	// TuneRuntime, when set, is given the bytes the engine may hold live
-	// and tunes the Go runtime for them (TuneRuntime). Only a program's
-	// main may change process-wide settings, so an engine embedded in
-	// another program's process (Embed) leaves them alone.
-	TuneRuntime func(liveBytes int64)
+	// and tunes the Go runtime for them (TuneRuntime) while ctx lasts,
+	// which ends when the engine stops. Only a program's main may change
+	// process-wide settings, so an engine embedded in another program's
+	// process (Embed) leaves them alone.
+	TuneRuntime func(ctx context.Context, liveBytes int64)
 }
 
 // TuneRuntime is the runtime tuning of a process whose main job is the
@@ -307,14 +308,17 @@ type Extras struct {
 // allowance for the runtime and everything small; without it the heap
 // would grow to several times the live bytes before a collection, past
 // the budget the operator chose. GOGC and GOMEMLIMIT in the environment
-// win, as for any Go program.
-func TuneRuntime(liveBytes int64) {
+// win, as for any Go program. Until ctx ends, the memory a burst of calls
+// leaves freed is returned to the operating system once the process goes
+// quiet (releaseWhenQuiet), whatever GOGC.
+func TuneRuntime(ctx context.Context, liveBytes int64) {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(liveBytes)
 	}
+	go releaseWhenQuiet(ctx)
 }
 
 // Run runs the hashlined command line args ("serve [flags]", "help",
@@ -457,7 +461,9 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 		cfg.Options = append(cfg.Options, engine.WithTracerProvider(tracing.Provider))
 	}
 	if c.extras.TuneRuntime != nil {
-		c.extras.TuneRuntime(cfg.LiveBytes() + runtimeAllowance)
+		tuned, stopTuning := context.WithCancel(ctx)
+		defer stopTuning()
+		c.extras.TuneRuntime(tuned, cfg.LiveBytes()+runtimeAllowance)
 	}
 	// One engine per workspace: the place's lock is held from before the
 	// engine touches the root until it has stopped (Close releases it

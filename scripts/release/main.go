@@ -80,7 +80,9 @@ func release(version, commit, out string, mtime time.Time) error {
 		name := fmt.Sprintf("hashline_%s_%s_%s", strings.TrimPrefix(version, "v"), t.goos, t.goarch)
 		bin := filepath.Join(tmp, name)
 		fmt.Fprintf(os.Stderr, "building %s/%s\n", t.goos, t.goarch)
-		cmd := exec.Command("go", "build", "-trimpath", "-ldflags", ldflags, "-o", bin+string(filepath.Separator), "./cmd/hashlined", "./cmd/hashline")
+		// grpcnotrace: as the Dockerfile, without gRPC's tracing, which
+		// hashline never turns on.
+		cmd := exec.Command("go", "build", "-tags", "grpcnotrace", "-trimpath", "-ldflags", ldflags, "-o", bin+string(filepath.Separator), "./cmd/hashlined", "./cmd/hashline")
 		cmd.Env = append(os.Environ(), "GOOS="+t.goos, "GOARCH="+t.goarch, "CGO_ENABLED=0")
 		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 		if err := cmd.Run(); err != nil {

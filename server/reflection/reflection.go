@@ -26,7 +26,7 @@ import (
 // fallback), on gs, as grpc's reflection.Register does but answering from
 // the documented descriptors.
 func Register(gs *grpc.Server) {
-	opts := grpcreflection.ServerOptions{Services: gs, DescriptorResolver: resolver()}
+	opts := grpcreflection.ServerOptions{Services: gs, DescriptorResolver: documentedResolver{}}
 	reflectionv1.RegisterServerReflectionServer(gs, grpcreflection.NewServerV1(opts))
 	reflectionv1alpha.RegisterServerReflectionServer(gs, grpcreflection.NewServer(opts))
 }
@@ -40,8 +40,11 @@ func Register(gs *grpc.Server) {
 //go:embed descriptors.binpb
 var descriptorsWithDocs []byte
 
-// reflectionFiles decodes descriptorsWithDocs once, when the first server
-// registers reflection, rather than at package init.
+// reflectionFiles decodes descriptorsWithDocs once, when the first
+// reflection call asks for a descriptor, rather than at package init or
+// when a server registers reflection: the decoded set, comments and all,
+// is a large part of an idle server's heap, and most servers are never
+// asked.
 var reflectionFiles = sync.OnceValues(func() (*protoregistry.Files, error) {
 	var set descriptorpb.FileDescriptorSet
 	if err := proto.Unmarshal(descriptorsWithDocs, &set); err != nil {
@@ -90,28 +93,22 @@ func (c chainResolver) FindDescriptorByName(name protoreflect.FullName) (protore
 // first and from the compiled-in registry for everything else (health,
 // reflection itself). A file of the set that failed to load falls back to
 // the compiled-in registry too: reflection without comments beats none.
-type documentedResolver struct{ docs *protoregistry.Files }
+type documentedResolver struct{}
 
-func (r documentedResolver) FindFileByPath(path string) (protoreflect.FileDescriptor, error) {
-	if r.docs != nil {
-		if fd, err := r.docs.FindFileByPath(path); err == nil {
+func (documentedResolver) FindFileByPath(path string) (protoreflect.FileDescriptor, error) {
+	if docs, _ := reflectionFiles(); docs != nil {
+		if fd, err := docs.FindFileByPath(path); err == nil {
 			return fd, nil
 		}
 	}
 	return protoregistry.GlobalFiles.FindFileByPath(path)
 }
 
-func (r documentedResolver) FindDescriptorByName(name protoreflect.FullName) (protoreflect.Descriptor, error) {
-	if r.docs != nil {
-		if d, err := r.docs.FindDescriptorByName(name); err == nil {
+func (documentedResolver) FindDescriptorByName(name protoreflect.FullName) (protoreflect.Descriptor, error) {
+	if docs, _ := reflectionFiles(); docs != nil {
+		if d, err := docs.FindDescriptorByName(name); err == nil {
 			return d, nil
 		}
 	}
 	return protoregistry.GlobalFiles.FindDescriptorByName(name)
-}
-
-// resolver is the DescriptorResolver of the reflection service.
-func resolver() documentedResolver {
-	files, _ := reflectionFiles()
-	return documentedResolver{docs: files}
 }
