@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math/rand/v2"
+	"syscall"
 	"time"
 )
 
@@ -98,4 +99,59 @@ func ratio(a, b time.Duration) string {
 		return "—"
 	}
 	return fmt.Sprintf("%.2fx", float64(a)/float64(b))
+}
+
+// processCPU is the CPU time this process has used, all its threads,
+// user and system.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// rotate times the contenders in rounds of one call each, the order
+// rotating (round r starts with contender r mod n), so that every
+// contender follows every other as often; each call is followed by a
+// pause of settle, untimed, for what it left running in the background
+// to finish (a contender's prep runs before its call, untimed and
+// uncounted). It returns each call's wall time and the CPU time the
+// process used from the call's start to the end of its pause: the
+// call's own and what it left to do in the background. A round's
+// calls are paired: compare them round by round (stats.Ratios). It
+// runs at least minRounds, then stops at maxRounds or once the timed
+// calls have taken budget.
+func rotate(cs []contender, budget time.Duration, minRounds, maxRounds int, settle time.Duration) (wall, cpu samples, err error) {
+	for _, c := range cs { // warm up
+		for range 3 {
+			if _, err := c.call(); err != nil {
+				return nil, nil, err
+			}
+			time.Sleep(settle)
+		}
+	}
+	wall, cpu = make(samples, len(cs)), make(samples, len(cs))
+	var spent time.Duration
+	for r := 0; r < maxRounds && (r < minRounds || spent < budget); r++ {
+		for k := range cs {
+			c := cs[(r+k)%len(cs)]
+			i := (r + k) % len(cs)
+			if c.prep != nil {
+				if err := c.prep(); err != nil {
+					return nil, nil, fmt.Errorf("%s: preparing: %w", c.name, err)
+				}
+			}
+			c0, t0 := processCPU(), time.Now()
+			if err := c.op(); err != nil {
+				return nil, nil, fmt.Errorf("%s: %w", c.name, err)
+			}
+			d := time.Since(t0)
+			time.Sleep(settle)
+			wall[i] = append(wall[i], d)
+			cpu[i] = append(cpu[i], processCPU()-c0)
+			spent += d
+		}
+	}
+	return wall, cpu, nil
 }

@@ -169,12 +169,18 @@ func (w *written) wrote() *workspace.WriteResult {
 }
 
 // commitContent writes a content change's new content as the set's one
-// change, calling committing before the write replaces the file.
+// change, calling committing before the write replaces the file. Only an
+// engine that records its changes (or a test that watches the moments of
+// a commit) asks the workspace for the moment: with fsync on, the
+// workspace runs it beside the write on a goroutine, which would be a
+// cost for nothing to one that records nothing.
 func (s *Engine) commitContent(c *change, p contentPlan, committing func()) error {
 	text, opts := p.content()
-	opts.Committing = func(version string) {
-		p.writing().version = version
-		committing()
+	if s.opts.history != nil || s.opts.point != nil {
+		opts.Committing = func(version string) {
+			p.writing().version = version
+			committing()
+		}
 	}
 	wr, err := s.ws.WriteFile(c.rel, text, opts)
 	p.writing().wr = wr
@@ -651,8 +657,9 @@ func (c *change) newBytes() int64 {
 }
 
 // commitOne commits a set of its one change c by the change's own atomic
-// write, rename or removal, its history entry prepared and written right
-// before (record.go), and returns the entry's id.
+// write, rename or removal, its history entry prepared and written before
+// (for a write, beside its content's sync: record.go), and returns the
+// entry's id.
 func (s *Engine) commitOne(ctx context.Context, c *change) (history.ID, error) {
 	var p *pending
 	err := c.plan.commit(s, c, func() {

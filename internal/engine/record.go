@@ -19,12 +19,17 @@ import (
 //
 //   - A set of one change: its entry is written to the history's file (a
 //     write, no sync) before the change's own atomic write, rename or
-//     removal, and resolved once that is done. A crash between the two
-//     leaves the entry pending; at the next start (recoverHistory) it is
-//     resolved from the disk: made if every file is as the change left
-//     it. The entry is the last of its files' (a later change of them is
-//     appended after the outcome, which the history writes first), so
-//     what the disk shows is this change's doing.
+//     removal, and resolved once that is done. A write's entry is prepared
+//     and written while its content is written and synced beside the file
+//     (workspace.WriteOptions.Committing, on a goroutine of the
+//     workspace's), so that building it waits for the disk alongside the
+//     sync rather than after it; the rename waits for it. A crash between
+//     the two leaves the entry pending; at the next start
+//     (recoverHistory) it is resolved from the disk: made if every file
+//     is as the change left it. The entry is the last of its files' (a
+//     later change of them is appended after the outcome, which the
+//     history writes first), so what the disk shows is this change's
+//     doing.
 //   - A set of several: its entry is prepared in memory and carried in
 //     the set's intent record (the commit point); it goes to the history's
 //     file while the steps are done (and is synced, where the workspace

@@ -675,7 +675,9 @@ func (l *Log) Append(c Change) (Change, error) {
 // A change is prepared before the step that makes it (its commit point),
 // so that a change made is in the log however the process ends: a crash
 // between the two leaves a pending change that was not made, which
-// recovery resolves from the disk (Unresolved).
+// recovery resolves from the disk (Unresolved). Prepare arms the timer
+// that writes the outcome Resolve will give (see Resolve), so that
+// Resolve, called on the way to the caller's reply, need not.
 func (l *Log) Prepare(c Change, write bool) (Change, error) {
 	return l.add(c, true, write, false)
 }
@@ -767,6 +769,13 @@ func (l *Log) add(c Change, pending, write, at bool) (Change, error) {
 	} else {
 		l.armLocked()
 	}
+	if pending {
+		// Its outcome follows in moments, to be written within flushDelay:
+		// the timer is armed now rather than by Resolve, since arming one
+		// wakes the runtime's poller, which Resolve, on the path of the
+		// caller's reply, should not pay for.
+		l.armAlwaysLocked()
+	}
 	syncing := write && l.opts.Fsync && err == nil
 	if syncing {
 		s.acquire()
@@ -790,7 +799,16 @@ func (l *Log) add(c Change, pending, write, at bool) (Change, error) {
 
 // armLocked makes sure what waits in memory is written within flushDelay.
 func (l *Log) armLocked() {
-	if l.flushArmed || len(l.wbuf) == 0 && len(l.outs) == 0 {
+	if len(l.wbuf) == 0 && len(l.outs) == 0 {
+		return
+	}
+	l.armAlwaysLocked()
+}
+
+// armAlwaysLocked makes sure the log writes what waits in memory within
+// flushDelay from now, whether anything does yet or not.
+func (l *Log) armAlwaysLocked() {
+	if l.flushArmed {
 		return
 	}
 	l.flushArmed = true

@@ -210,7 +210,8 @@ func TestRestoreRecordsALostChangeWithItsIDOnce(t *testing.T) {
 	if err := l.Sync(); err != nil {
 		t.Fatal(err)
 	}
-	holdNotes(l, time.Hour) // what follows waits in memory until l.Write, however slow the machine
+	// What follows waits in memory until l.Write, however slow the machine.
+	holdNotes(l, time.Hour)
 	lostSingle, err := l.Prepare(smallChange(), false) // a single change that never got to its write
 	if err != nil {
 		t.Fatal(err)
@@ -415,5 +416,95 @@ func holdNotes(l *Log, d time.Duration) {
 	l.flushAfter = d
 	if l.flushArmed {
 		l.flushTimer.Reset(d)
+	}
+}
+
+// waitWritten waits until nothing of l waits in memory: every record and
+// outcome is in the file.
+func waitWritten(t *testing.T, l *Log) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		l.mu.Lock()
+		waiting := len(l.outs) + len(l.wbuf)
+		l.mu.Unlock()
+		if waiting == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the outcome is not in the file after 10s")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// waitDisarmed waits until l's timer that writes what waits in memory has
+// fired.
+func waitDisarmed(t *testing.T, l *Log) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		l.mu.Lock()
+		armed := l.flushArmed
+		l.mu.Unlock()
+		if !armed {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the log's timer has not fired after 10s")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// Prepare arms the timer that writes the outcome, so that Resolve need
+// not: an outcome resolved while that timer is armed is written when it
+// fires, and one resolved after it fired (a change slower to make than
+// the delay) arms it again. Either way a crash after finds the change
+// resolved, with no record after it.
+func TestAnOutcomeIsWrittenWhetherPreparesTimerFiredOrNot(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name      string
+		fired     bool // Resolve once Prepare's timer has fired
+		applied   bool
+		wantShown []uint64
+	}{
+		{name: "resolved before the timer fires, made", applied: true, wantShown: []uint64{1}},
+		{name: "resolved before the timer fires, not made", wantShown: []uint64{}},
+		{name: "resolved after the timer fired, made", fired: true, applied: true, wantShown: []uint64{1}},
+		{name: "resolved after the timer fired, not made", fired: true, wantShown: []uint64{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			l := openLog(t, dir, Options{})
+			p, err := l.Prepare(smallChange(), true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Its record written, only its outcome's timer can have made
+			// one (armed, or fired since).
+			l.mu.Lock()
+			timer := l.flushTimer
+			l.mu.Unlock()
+			if timer == nil {
+				t.Fatal("Prepare armed no timer to write its outcome")
+			}
+			if tc.fired {
+				waitDisarmed(t, l)
+			}
+			if err := l.Resolve(p.ID, tc.applied); err != nil {
+				t.Fatal(err)
+			}
+			waitWritten(t, l)
+			l2 := openLog(t, crashCopy(t, dir), Options{})
+			if cs, err := l2.Unresolved(); err != nil || len(cs) != 0 {
+				t.Fatalf("unresolved after a crash: %v, %v; want none", seqs(cs), err)
+			}
+			if got := shownIDs(t, l2); !reflect.DeepEqual(got, tc.wantShown) {
+				t.Fatalf("after a crash History shows %v, want %v", got, tc.wantShown)
+			}
+		})
 	}
 }

@@ -42,10 +42,15 @@ type WriteOptions struct {
 	// Encoding is how the UTF-8 text is stored: "" or UTF8 writes it as is;
 	// UTF16LE and UTF16BE re-encode it and write the byte-order mark.
 	Encoding Encoding
-	// Committing, when set, is called with the new content's version once
-	// the content is written (and synced) beside the file, right before it
-	// takes the file's place: the caller records the change it is about to
-	// make while the write can still end either way (WriteFile only).
+	// Committing, when set, is called with the new content's version
+	// before the content takes the file's place, which it does only once
+	// Committing has returned: the caller records the change it is about
+	// to make while the write can still end either way (WriteFile only).
+	// With fsync on, it runs on a goroutine of its own while the content
+	// is written and synced beside the file, so that its work waits for
+	// the disk alongside the write's instead of after it; it is then
+	// called even for a write that goes on to fail (WriteFile's error says
+	// so), as it is already when the rename itself fails.
 	Committing func(version string)
 }
 
@@ -192,18 +197,31 @@ func (w *Workspace) prepare(op, p string, text []byte, opts WriteOptions) (rel, 
 // the target (or linked, for CreateOnly), with the target's directory
 // synced after, and any directories it had to create. keep is what it keeps
 // of the file it replaces, nil for a new file; committing, if not nil, is
-// called between the temp file and the rename.
+// called before the rename (see WriteOptions.Committing).
 func (w *Workspace) writeRenamed(op, rel, target string, raw []byte, keep *kept, opts WriteOptions, committing func()) error {
 	dir := path.Dir(target)
 	created, err := w.mkdirs(op, rel, dir)
 	if err != nil {
 		return err
 	}
-	tmp, err := w.writeTemp(op, rel, dir, raw, keep)
-	if err == nil {
-		if committing != nil {
+	// With fsync on, committing is done while the temp file is written
+	// and synced: the sync is a wait for the disk, and what committing
+	// does (the change's record in the history) need not add to it.
+	var committed chan struct{}
+	if committing != nil && w.opts.fsync {
+		committed = make(chan struct{})
+		go func() {
+			defer close(committed)
 			committing()
-		}
+		}()
+	}
+	tmp, err := w.writeTemp(op, rel, dir, raw, keep)
+	if committed != nil {
+		<-committed
+	} else if err == nil && committing != nil {
+		committing()
+	}
+	if err == nil {
 		if err = w.commit(op, rel, tmp, target, opts.Mode == CreateOnly); err != nil {
 			_ = w.root.Remove(tmp)
 		}

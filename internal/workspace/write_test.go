@@ -443,3 +443,76 @@ func TestWriteFileChecksAndEncodesText(t *testing.T) {
 		})
 	}
 }
+
+// TestWriteFileCommittingComesBeforeTheRename: Committing is called with
+// the version of the bytes written while the file still holds what it
+// held, and has returned before the rename; with fsync on it runs beside
+// the temp file's write and sync, off it inline, and either way a write
+// that fails after it (here at the rename) returns the error.
+func TestWriteFileCommittingComesBeforeTheRename(t *testing.T) {
+	t.Parallel()
+	large := strings.Repeat("a line of a large file\n", 2*overlapHashBytes/23)
+	for _, fsync := range []bool{true, false} {
+		for _, tc := range []struct {
+			name, old, text string // old "": no file before
+			failRename      bool
+		}{
+			{name: "created", text: "new\n"},
+			{name: "replaced", old: "old\n", text: "new\n"},
+			{name: "replaced by a large file", old: "old\n", text: large},
+			{name: "failing at the rename", old: "old\n", text: "new\n", failRename: true},
+		} {
+			t.Run(fmt.Sprintf("fsync=%v/%s", fsync, tc.name), func(t *testing.T) {
+				t.Parallel()
+				var (
+					mu       sync.Mutex
+					called   int
+					returned bool
+					version  string
+					saw      string
+				)
+				renameErr := errors.New("the rename fails")
+				var root string
+				w, root, _ := newWS(t, WithFsync(fsync), withBeforeRename(func(string) error {
+					mu.Lock()
+					defer mu.Unlock()
+					if !returned {
+						t.Error("the rename came before Committing returned")
+					}
+					if tc.failRename {
+						return renameErr
+					}
+					return nil
+				}))
+				p := filepath.Join(root, "f.txt")
+				if tc.old != "" {
+					mustWrite(t, p, tc.old, 0o644)
+				}
+				res, err := w.WriteFile("f.txt", []byte(tc.text), WriteOptions{Committing: func(v string) {
+					b, _ := os.ReadFile(p)
+					mu.Lock()
+					defer mu.Unlock()
+					called++
+					version, saw, returned = v, string(b), true
+				}})
+				if called != 1 || version != Version([]byte(tc.text)) || saw != tc.old {
+					t.Fatalf("Committing called %d times, with %s while the file held %q; want once, with %s, the file holding %q",
+						called, version, saw, Version([]byte(tc.text)), tc.old)
+				}
+				want := tc.text
+				if tc.failRename {
+					if !errors.Is(err, renameErr) {
+						t.Fatalf("WriteFile: %v, want the rename's error", err)
+					}
+					want = tc.old
+				} else if err != nil || res.Version != version {
+					t.Fatalf("WriteFile: %+v, %v; want version %s", res, err, version)
+				}
+				if b, _ := os.ReadFile(p); string(b) != want {
+					t.Errorf("the file holds %d bytes, want %d", len(b), len(want))
+				}
+				assertNoTemp(t, root)
+			})
+		}
+	}
+}
