@@ -19,16 +19,7 @@ import (
 // sharedMarks is a directory every user may write in: commands leave
 // marks there (they run as nobody when the tests run as root).
 func sharedMarks(t *testing.T) string {
-	t.Helper()
-	dir, err := os.MkdirTemp("", "hashline-marks-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o777); err != nil {
-		t.Fatal(err)
-	}
-	return dir
+	return tempDirFor(t, "hashline-marks-", 0o777)
 }
 
 // TestCommandRulesMatchTheResolvedPath: the operator's rules (check and

@@ -36,13 +36,21 @@ func commands(t *testing.T, checks, formats []string, o checkers.Options) engine
 // user they run as (nobody, when the tests run as root) can enter, and
 // that the test checks is left empty.
 func runDir(t *testing.T) string {
+	return tempDirFor(t, "hashline-runs-", 0o755)
+}
+
+// tempDirFor is a new directory under the system's temporary directory
+// with mode perm, removed after the test: the test's own temporary
+// directories are private to its user, and the commands may run as
+// another.
+func tempDirFor(t *testing.T, pattern string, perm os.FileMode) string {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "hashline-runs-")
+	dir, err := os.MkdirTemp("", pattern)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o755); err != nil {
+	if err := os.Chmod(dir, perm); err != nil {
 		t.Fatal(err)
 	}
 	return dir

@@ -172,19 +172,7 @@ func TestAPreparedChangeSurvivesACrashAndIsResolvedByTheNextRecord(t *testing.T)
 		t.Fatal(err)
 	}
 	// No record follows: a note carries the outcome within flushDelay.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		l.mu.Lock()
-		waiting := len(l.outs) + len(l.wbuf)
-		l.mu.Unlock()
-		if waiting == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the outcome is not in the file after 10s")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	waitWritten(t, l)
 	l4 := unresolved("resolved, a note written")
 	if got := shownIDs(t, l4); !reflect.DeepEqual(got, []uint64{first.ID.seq}) {
 		t.Fatalf("after the note: History shows %v", got)
@@ -423,35 +411,29 @@ func holdNotes(l *Log, d time.Duration) {
 // outcome is in the file.
 func waitWritten(t *testing.T, l *Log) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		l.mu.Lock()
-		waiting := len(l.outs) + len(l.wbuf)
-		l.mu.Unlock()
-		if waiting == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the outcome is not in the file after 10s")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	waitLog(t, l, "the outcome is not in the file", func() bool { return len(l.outs)+len(l.wbuf) == 0 })
 }
 
 // waitDisarmed waits until l's timer that writes what waits in memory has
 // fired.
 func waitDisarmed(t *testing.T, l *Log) {
 	t.Helper()
+	waitLog(t, l, "the log's timer has not fired", func() bool { return !l.flushArmed })
+}
+
+// waitLog waits up to 10s until done, called with l's lock held, is true.
+func waitLog(t *testing.T, l *Log, failure string, done func() bool) {
+	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		l.mu.Lock()
-		armed := l.flushArmed
+		ok := done()
 		l.mu.Unlock()
-		if !armed {
+		if ok {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("the log's timer has not fired after 10s")
+			t.Fatal(failure + " after 10s")
 		}
 		time.Sleep(time.Millisecond)
 	}
