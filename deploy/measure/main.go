@@ -212,7 +212,7 @@ func rss(dir string, agents, files, lines int) error {
 	inuse, _ := strconv.ParseFloat(heap["go_memstats_heap_inuse_bytes"], 64)
 	gogc := heap["go_gc_gogc_percent"]
 	if os.Getenv("GOGC") == "" {
-		gogc += " (default)"
+		gogc += " (default; 400 while calls on large files run)"
 	}
 	fmt.Printf("### Resident memory of one hashlined\n\n")
 	fmt.Printf("hashlined with its default flags, a workspace of %d Go-like files of %d lines (%s); %d agents, each with its own connection, read every file once, all at once. VmRSS, VmHWM, RssAnon and RssFile from /proc, the heap in use from hashlined's metrics; %s/%s, %d cores.\n\n",

@@ -126,3 +126,48 @@ func TestReleaserStopsWithItsContext(t *testing.T) {
 	cancel()
 	<-done
 }
+
+// gogc is the collector's GOGC now.
+func gogc() uint64 {
+	s := [1]metrics.Sample{{Name: "/gc/gogc:percent"}}
+	metrics.Read(s[:])
+	return s[0].Value.Uint64()
+}
+
+// TuneRuntime leaves Go's default GOGC for calls on small files and raises
+// it while calls on large files run; a GOGC in the environment is the
+// operator's, and then nothing is returned to change it. Not parallel: it
+// sets the process's GOGC and memory limit, and puts them back.
+func TestTuneRuntimeRaisesGOGCOnlyWhileLargeCallsRun(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	t.Setenv("GOMEMLIMIT", "")
+
+	t.Setenv("GOGC", "")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	large := TuneRuntime(ctx, 1<<30)
+	if large == nil {
+		t.Fatal("no function to tell of large calls without GOGC in the environment")
+	}
+	if got := gogc(); got != 100 {
+		t.Fatalf("GOGC %d before any large call, want 100", got)
+	}
+	large(true)
+	if got := gogc(); got != largeCallsGOGC {
+		t.Fatalf("GOGC %d while large calls run, want %d", got, largeCallsGOGC)
+	}
+	large(false)
+	if got := gogc(); got != 100 {
+		t.Fatalf("GOGC %d once they are over, want 100", got)
+	}
+
+	t.Setenv("GOGC", "250")
+	debug.SetGCPercent(250) // as the runtime read it at start
+	if f := TuneRuntime(ctx, 1<<30); f != nil {
+		t.Fatal("GOGC in the environment, and still a function to change it")
+	}
+	if got := gogc(); got != 250 {
+		t.Fatalf("GOGC %d with GOGC=250 in the environment, want 250", got)
+	}
+}

@@ -291,35 +291,55 @@ type Extras struct {
 	Tracing func(TracingConfig) (*Tracing, error)
 	// TuneRuntime, when set, is given the bytes the engine may hold live
 	// and tunes the Go runtime for them (TuneRuntime) while ctx lasts,
-	// which ends when the engine stops. Only a program's main may change
-	// process-wide settings, so an engine embedded in another program's
-	// process (Embed) leaves them alone.
-	TuneRuntime func(ctx context.Context, liveBytes int64)
+	// which ends when the engine stops; what it returns, if not nil, the
+	// engine tells when calls on large files run (engine.WithLargeCalls).
+	// Only a program's main may change process-wide settings, so an
+	// engine embedded in another program's process (Embed) leaves them
+	// alone.
+	TuneRuntime func(ctx context.Context, liveBytes int64) (largeCalls func(inFlight bool))
 }
 
 // TuneRuntime is the runtime tuning of a process whose main job is the
-// engine (hashlined, hashline engine), for Extras.TuneRuntime. Every call
-// on a large file allocates file-sized buffers while the live heap (mostly
-// the snapshot cache) stays put: at Go's default GOGC=100 the collector
-// runs every few such calls and its work lands in theirs (BENCHMARKS.md,
-// Edit of 100k lines). A larger GOGC under a soft limit keeps it off the
-// edit path. The limit, liveBytes, is what the server may hold live: the
+// engine (hashlined, hashline engine), for Extras.TuneRuntime.
+//
+// A call on a large file allocates file-sized buffers while the live heap
+// (mostly the snapshot cache) stays put: at Go's default GOGC=100 the
+// collector runs every few such calls and its work lands in theirs
+// (BENCHMARKS.md, Edit of 100k lines). So while such calls run (the
+// returned function is told, engine.WithLargeCalls) GOGC is largeCallsGOGC,
+// which keeps the collector off their path; otherwise it is Go's default,
+// under which a burst of calls on small files (many agents reading a
+// repository) grows the heap to twice what is live, not five times
+// (BENCHMARKS.md, "Resident memory of one hashlined").
+//
+// The soft memory limit, liveBytes, is what the server may hold live: the
 // memory budget of its calls and the bounds of its caches, plus an
 // allowance for the runtime and everything small; without it the heap
 // would grow to several times the live bytes before a collection, past
 // the budget the operator chose. GOGC and GOMEMLIMIT in the environment
-// win, as for any Go program. Until ctx ends, the memory a burst of calls
-// leaves freed is returned to the operating system once the process goes
-// quiet (releaseWhenQuiet), whatever GOGC.
-func TuneRuntime(ctx context.Context, liveBytes int64) {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(400)
-	}
+// win, as for any Go program (GOGC set, nothing is returned). Until ctx
+// ends, the memory a burst of calls leaves freed is returned to the
+// operating system once the process goes quiet (releaseWhenQuiet),
+// whatever GOGC.
+func TuneRuntime(ctx context.Context, liveBytes int64) func(inFlight bool) {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(liveBytes)
 	}
 	go releaseWhenQuiet(ctx)
+	if os.Getenv("GOGC") != "" {
+		return nil
+	}
+	return func(inFlight bool) {
+		if inFlight {
+			debug.SetGCPercent(largeCallsGOGC)
+		} else {
+			debug.SetGCPercent(100)
+		}
+	}
 }
+
+// largeCallsGOGC is GOGC while calls on large files run (TuneRuntime).
+const largeCallsGOGC = 400
 
 // Run runs the hashlined command line args ("serve [flags]", "help",
 // "--version") as the process kind ("hashlined", or "hashline engine" for
@@ -463,7 +483,7 @@ func serve(ctx context.Context, stopSignals func(), c *config, stdout, stderr io
 	if c.extras.TuneRuntime != nil {
 		tuned, stopTuning := context.WithCancel(ctx)
 		defer stopTuning()
-		c.extras.TuneRuntime(tuned, cfg.LiveBytes()+runtimeAllowance)
+		cfg.LargeCalls = c.extras.TuneRuntime(tuned, cfg.LiveBytes()+runtimeAllowance)
 	}
 	// One engine per workspace: the place's lock is held from before the
 	// engine touches the root until it has stopped (Close releases it

@@ -55,7 +55,7 @@ func New(ws *workspace.Workspace, opts ...Option) *Engine {
 	}
 	s := &Engine{ws: ws, opts: o, views: versions.NewViews(o.viewEntries, o.viewBytes),
 		latest: versions.NewLatest(o.viewEntries, o.viewBytes), grepBudget: grep.NewBudget(o.grepBytes),
-		memory: newMemoryBudget(o.memoryBudget)}
+		memory: newMemoryBudget(o.memoryBudget, o.largeCalls)}
 	s.tree.waiting = o.treeWait
 	// Only a version some agent was shown can be an edit's remembered
 	// base; the others a client may still name as baseVersion are refused

@@ -125,6 +125,9 @@ func (s *Engine) Grep(ctx context.Context, fsys fs.FS, req GrepRequest, send fun
 	if err := grep.CheckTypes(req.Types); err != nil {
 		return nil, BadRequest("type", "%v; or select files by name with glob", err)
 	}
+	// A search reads file after file, as a call on a large file reads
+	// one: it is one for WithLargeCalls.
+	defer s.memory.largeCall()()
 	path := req.Path
 	if path == "" {
 		path = "." // the whole workspace

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"sync"
 
 	"golang.org/x/sync/semaphore"
 
@@ -46,11 +47,44 @@ const (
 type memoryBudget struct {
 	size int64
 	sem  *semaphore.Weighted
+
+	// largeCalls is told when calls charged LargeCallBytes or more are in
+	// flight (WithLargeCalls); mu orders what it is told.
+	largeCalls func(inFlight bool)
+	mu         sync.Mutex
+	large      int // such calls in flight
 }
 
-func newMemoryBudget(size int64) *memoryBudget {
+// LargeCallBytes is the charge from which a call is on a large file for
+// WithLargeCalls: a Read of a file of about 350 KB (5,000 lines of 70
+// bytes), an Edit of one of about 200 KB. A Grep is one whatever it
+// searches.
+const LargeCallBytes = 1 << 20
+
+func newMemoryBudget(size int64, largeCalls func(bool)) *memoryBudget {
 	size = max(size, 1)
-	return &memoryBudget{size: size, sem: semaphore.NewWeighted(size)}
+	return &memoryBudget{size: size, sem: semaphore.NewWeighted(size), largeCalls: largeCalls}
+}
+
+// largeCall counts a large call from now until the function it returns
+// is called.
+func (b *memoryBudget) largeCall() func() {
+	if b.largeCalls == nil {
+		return func() {}
+	}
+	b.inFlight(1)
+	return func() { b.inFlight(-1) }
+}
+
+// inFlight counts a large call starting (+1) or ending (-1), and tells
+// largeCalls when the first starts and the last ends.
+func (b *memoryBudget) inFlight(d int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.large += d
+	if b.large == 1 && d > 0 || b.large == 0 {
+		b.largeCalls(b.large > 0)
+	}
 }
 
 // acquire charges n bytes for what (a call, named for the error), waiting
@@ -68,7 +102,14 @@ func (b *memoryBudget) acquire(ctx context.Context, what string, n int64) (func(
 	if err := b.sem.Acquire(ctx, n); err != nil {
 		return nil, &MemoryWaitError{what: what, n: n, size: b.size, err: err}
 	}
-	return func() { b.sem.Release(n) }, nil
+	if n < LargeCallBytes {
+		return func() { b.sem.Release(n) }, nil
+	}
+	done := b.largeCall()
+	return func() {
+		b.sem.Release(n)
+		done()
+	}, nil
 }
 
 // MemoryWaitError is a call whose context ended while it waited for its

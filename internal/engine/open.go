@@ -89,6 +89,9 @@ type Config struct {
 	// MemoryBudget is what Read, Edit, Write and Apply calls hold at once
 	// (DefaultMemoryBudget).
 	MemoryBudget int64
+	// LargeCalls, when set, is told when calls on large files are in
+	// flight (WithLargeCalls).
+	LargeCalls func(inFlight bool)
 
 	// Syntax is what an edit or write that would introduce syntax errors
 	// does (SyntaxAdvisory, the zero value and default: written, and
@@ -385,6 +388,7 @@ func Open(c Config) (*Engine, error) {
 		WithRequestIDBytes(c.RequestIDBytes),
 		WithIntentLog(intents),
 		WithMemoryBudget(c.MemoryBudget),
+		WithLargeCalls(c.LargeCalls),
 		WithHistory(o.history),
 		WithSyntax(c.Syntax, c.SyntaxStrict...),
 		WithCommands(checks, formats, checkers.Options{Timeout: c.CheckTimeout, OutputBytes: c.CheckOutputBytes}),

@@ -62,6 +62,7 @@ type options struct {
 	maxChanges       int
 	maxSetBytes      int64
 	memoryBudget     int64
+	largeCalls       func(inFlight bool)
 	history          *history.Log
 	// grepSearchBytes, for tests, replaces the bound of each Grep's own
 	// (grep.DefaultMaxHeldBytes).
@@ -167,6 +168,15 @@ func WithMemoryBudget(n int64) Option {
 			o.memoryBudget = n
 		}
 	}
+}
+
+// WithLargeCalls has f told, one call at a time, when the first call
+// charged LargeCallBytes or more of the memory budget, or the first Grep,
+// starts (true) and when the last such call ends (false). A program that tunes its runtime
+// for calls on large files while they run, and for small ones otherwise,
+// uses it; the engine itself tunes nothing.
+func WithLargeCalls(f func(inFlight bool)) Option {
+	return func(o *options) { o.largeCalls = f }
 }
 
 // WithMaxSetBytes bounds the new contents one Apply writes.
