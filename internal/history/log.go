@@ -977,15 +977,15 @@ func (l *Log) flushLocked() error {
 		s.size += int64(len(l.wbuf) - n)
 		l.bytes += int64(len(l.wbuf) - n)
 		l.outs = l.outs[:0]
-		// The oldest segments go before the note is written, not after,
-		// so that the files are never past MaxBytes, even for a moment
-		// (the newest segment, s, always stays).
-		for _, d := range l.trimOverLocked() {
-			_ = d.release()
-		}
 	}
 	if len(l.wbuf) == 0 {
 		return nil
+	}
+	// The oldest segments go before the records and the note are written,
+	// not after, so that the files are never past MaxBytes, even for a
+	// moment (the newest segment, s, always stays).
+	for _, d := range l.trimOverLocked() {
+		_ = d.release()
 	}
 	if _, err := s.f.WriteAt(l.wbuf, s.written); err != nil {
 		// Leave no partial record for a reopen to take as torn: it would
