@@ -3,6 +3,7 @@ package client_test
 import (
 	"context"
 	"errors"
+	"github.com/hashline/hashline/internal/proxytest"
 	"net"
 	"net/http"
 	"strings"
@@ -24,26 +25,7 @@ import (
 // an HTTP error page, not gRPC. It returns the address and the count of
 // requests it answered.
 func serveHTTPStatus(t *testing.T, code int) (string, *atomic.Int32) {
-	t.Helper()
-	var hits atomic.Int32
-	var protocols http.Protocols
-	protocols.SetUnencryptedHTTP2(true)
-	srv := &http.Server{
-		Protocols: &protocols,
-		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			hits.Add(1)
-			w.Header().Set("Content-Type", "text/plain")
-			w.WriteHeader(code)
-			w.Write([]byte("default backend - " + http.StatusText(code)))
-		}),
-	}
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(lis)
-	t.Cleanup(func() { srv.Close() })
-	return lis.Addr().String(), &hits
+	return proxytest.ServeHTTPStatus(t, code)
 }
 
 // Every call of a Client given a workspace that meets a proxy's HTTP 404,

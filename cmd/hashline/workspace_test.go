@@ -3,7 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
-	"net"
+	"github.com/hashline/hashline/internal/proxytest"
 	"net/http"
 	"os"
 	"os/exec"
@@ -159,24 +159,8 @@ func TestMCPWorkspaceFlag(t *testing.T) {
 // controller's default backend) answers a host it routes nowhere (404) or
 // a backend that is down (503), and returns its address.
 func serveHTTPStatus(t *testing.T, code int) string {
-	t.Helper()
-	var protocols http.Protocols
-	protocols.SetUnencryptedHTTP2(true)
-	srv := &http.Server{
-		Protocols: &protocols,
-		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "text/plain")
-			w.WriteHeader(code)
-			w.Write([]byte("default backend - " + http.StatusText(code)))
-		}),
-	}
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(lis)
-	t.Cleanup(func() { srv.Close() })
-	return lis.Addr().String()
+	addr, _ := proxytest.ServeHTTPStatus(t, code)
+	return addr
 }
 
 // Behind a stock proxy, the CLI and hashline mcp given --workspace say
