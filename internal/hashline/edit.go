@@ -180,7 +180,7 @@ type resolver struct {
 	strict   bool        // no repairs
 	// What the repairs learn of the whole document, on first need:
 	// 0 not yet known, 1 yes, 2 no.
-	tabbed, plusLines int
+	tabbed int
 	// touched lists, per edit, the lines its references name (a range's
 	// start to end, an insert's anchor): a line another edit of the batch
 	// touches is not an unchanged neighbour a text can echo.

@@ -158,12 +158,14 @@ func lead(l string) string {
 // every line, so a text where some line is unmarked is taken as content.
 // A "+" at the start of a line is content where the file has such lines:
 // next to the edit (a diff, a "+" list) the text is applied as sent;
-// elsewhere in the file the edit is refused with both readings. A marked
-// text whose "-" lines are not replaced lines is refused, and so is a lone
-// "+" line without a "-" line unless indentation like the file's follows
-// its "+" (see markedIndent) or its rest is the replaced line changed (see
-// markedShape): one line is too little to tell a diff from content such as
-// "+1 555 0100".
+// within plusReach lines of it the edit is refused with both readings.
+// Farther away they are another part of the file (a base64 block, a diff
+// in another section) and say nothing of the lines the edit replaces. A
+// marked text whose "-" lines are not replaced lines is refused, and so is
+// a lone "+" line without a "-" line unless indentation like the file's
+// follows its "+" (see markedIndent) or its rest is the replaced line
+// changed (see markedShape and markedSibling): one line is too little to
+// tell a diff from content such as "+1 555 0100".
 func (r *resolver) diffMarkers(i int, lines []string, s span) ([]string, bool) {
 	if rest, ok := r.leadingMinus(i, lines, s); ok {
 		return rest, false
@@ -214,12 +216,12 @@ func (r *resolver) diffMarkers(i int, lines []string, s span) ([]string, bool) {
 			reading{"as sent", lines}, reading{`with "+" stripped and "-" lines left out`, stripped})
 		return nil, true
 	}
-	if r.docHasPlusLines() {
-		r.refuse(i, s, `every line of the text starts with "+" as in a diff, but this file has lines that start with "+", so they may be content; resend the text without the markers, or with strict to write it as sent`,
+	if r.plusLinesNear(s) {
+		r.refuse(i, s, `every line of the text starts with "+" as in a diff, but this file has lines that start with "+" near it, so they may be content; resend the text without the markers, or with strict to write it as sent`,
 			reading{"as sent", lines}, reading{"with the markers stripped", stripped})
 		return nil, true
 	}
-	if plus == 1 && minus == 0 && !r.markedIndent(lines, s) && !r.markedShape(lines, s) {
+	if plus == 1 && minus == 0 && !r.markedIndent(lines, s) && !r.markedShape(lines, s) && !r.markedSibling(lines, s) {
 		r.refuse(i, s, `the text is one line starting with "+", which may be a diff's marker or content (a phone number, a "+" bullet); resend it without the "+", or with strict to write it as sent`,
 			reading{"as sent", lines}, reading{"with the marker stripped", stripped})
 		return nil, true
@@ -358,6 +360,74 @@ func firstToken(s string) string {
 	return s[:n]
 }
 
+// markedSibling reports whether the one "+" line of lines, replacing one
+// line, is that line changed within its shape and marked as a diff marks
+// a new line: after the "+" comes the line's indentation, then text whose
+// runs of digits, letters and spaces and whose other characters are the
+// line's own ("+251 SMTPUTF8" for "250 SMTPUTF8"), and a line beside it
+// starts as it does, at its indentation and with the same kind of
+// character, and not with "+". A "+" there would make the one line unlike
+// the lines it stands among; a lone line ("+1 555 0100" for "1 555 0199"
+// under a heading) has no such neighbours and stays a guess, and so does a
+// line of one word or number ("+173" for "172" among numbers), whose shape
+// says nothing.
+func (r *resolver) markedSibling(lines []string, s span) bool {
+	if s.op != OpReplace || s.end != s.at+1 {
+		return false
+	}
+	old := r.d.Line(s.end)
+	var rest string
+	for _, l := range lines {
+		if !blank(l) {
+			rest = l[1:]
+			break
+		}
+	}
+	if blank(old) || lead(rest) != lead(old) || strings.TrimSpace(rest) == strings.TrimSpace(old) || shape(rest) != shape(old) || len(shape(strings.TrimSpace(old))) < 3 {
+		return false
+	}
+	first := charClass(old[len(lead(old))])
+	for _, n := range []int{s.at, s.end + 1} {
+		if n < 1 || n > r.d.Len() {
+			continue
+		}
+		l := r.d.Line(n)
+		if !blank(l) && lead(l) == lead(old) && charClass(l[len(lead(l))]) == first {
+			return true
+		}
+	}
+	return false
+}
+
+// shape is s with each run of digits written "0", each run of letters "a"
+// and each run of spaces and tabs " ", other characters kept.
+func shape(s string) string {
+	var b strings.Builder
+	last := byte(0)
+	for i := 0; i < len(s); i++ {
+		c := charClass(s[i])
+		if c != last || c != '0' && c != 'a' && c != ' ' {
+			b.WriteByte(c)
+		}
+		last = c
+	}
+	return b.String()
+}
+
+// charClass is '0' for a digit, 'a' for a letter or any byte of a
+// multi-byte character, ' ' for a space or tab, and c itself otherwise.
+func charClass(c byte) byte {
+	switch {
+	case '0' <= c && c <= '9':
+		return '0'
+	case 'a' <= c|0x20 && c|0x20 <= 'z' || c >= 0x80:
+		return 'a'
+	case c == ' ' || c == '\t':
+		return ' '
+	}
+	return c
+}
+
 // repeatsOld reports whether rest, a "-" line without its marker, is one
 // of the replaced lines (whitespace around it aside).
 func repeatsOld(rest string, old []string) bool {
@@ -370,15 +440,21 @@ func repeatsOld(rest string, old []string) bool {
 	return false
 }
 
-// docHasPlusLines reports whether a line of the document starts with "+".
-func (r *resolver) docHasPlusLines() bool {
-	if r.plusLines == 0 {
-		r.plusLines = 2
-		if strings.HasPrefix(r.d.text, "+") || strings.Contains(r.d.text, "\n+") {
-			r.plusLines = 1
+// plusReach is how many lines on each side of an edit a line that starts
+// with "+" makes a "+" of the text possible content: a list, a diff hunk
+// or a base64 block the edit is in or beside, but not one in another part
+// of a long file.
+const plusReach = 20
+
+// plusLinesNear reports whether a line within plusReach lines of s starts
+// with "+".
+func (r *resolver) plusLinesNear(s span) bool {
+	for n := max(s.at-plusReach+1, 1); n <= min(s.end+plusReach, r.d.Len()); n++ {
+		if strings.HasPrefix(r.d.Line(n), "+") {
+			return true
 		}
 	}
-	return r.plusLines == 1
+	return false
 }
 
 // --- Tab escapes ----------------------------------------------------------

@@ -241,16 +241,41 @@ func TestRepairDiffMarkers(t *testing.T) {
 			edits:  []Edit{{Op: OpReplace, Start: "@3", Text: "+1 555 0100"}},
 			refuse: []string{`the text is one line starting with "+"`, "    ++1 555 0100", "    +1 555 0100"},
 			asSent: "# Phones\n\n+1 555 0100\n"},
-		// The shape of a number changed with a "+" before it is that of a
-		// phone number made international as it changes (the case above):
-		// no rule on the file's evidence tells a marker from content.
-		{name: "a plus line whose rest is the replaced line with its number changed is a guess", in: "250-SIZE 35651584\n250 SMTPUTF8\n250 Sender OK\n",
+		{name: "a plus line of the replaced line's shape among lines that start as it does is stripped", in: smtpReply,
+			edits: []Edit{{Op: OpReplace, Start: "@2", Text: "+251 SMTPUTF8"}},
+			want:  strings.Replace(smtpReply, "250 SMTPUTF8", "251 SMTPUTF8", 1), kinds: []RepairKind{RepairDiffMarkersStripped}, lines: []int{2},
+			asSent: strings.Replace(smtpReply, "250 SMTPUTF8", "+251 SMTPUTF8", 1)},
+		{name: "the same plus line with a plus line farther than twenty lines away is stripped", in: smtpReply + strings.Repeat("\n", 19) + "+NeMNAdZn3grwXTdcD3VBVHs\n",
+			edits: []Edit{{Op: OpReplace, Start: "@2", Text: "+251 SMTPUTF8"}},
+			want:  strings.Replace(smtpReply, "250 SMTPUTF8", "251 SMTPUTF8", 1) + strings.Repeat("\n", 19) + "+NeMNAdZn3grwXTdcD3VBVHs\n", kinds: []RepairKind{RepairDiffMarkersStripped},
+			asSent: strings.Replace(smtpReply, "250 SMTPUTF8", "+251 SMTPUTF8", 1) + strings.Repeat("\n", 19) + "+NeMNAdZn3grwXTdcD3VBVHs\n"},
+		{name: "the same plus line with a plus line twenty lines away is a guess", in: smtpReply + strings.Repeat("\n", 18) + "+NeMNAdZn3grwXTdcD3VBVHs\n",
 			edits:  []Edit{{Op: OpReplace, Start: "@2", Text: "+251 SMTPUTF8"}},
-			refuse: []string{`the text is one line starting with "+"`, "    ++251 SMTPUTF8", "    +251 SMTPUTF8"},
-			asSent: "250-SIZE 35651584\n+251 SMTPUTF8\n250 Sender OK\n"},
+			refuse: []string{`this file has lines that start with "+" near it`},
+			asSent: strings.Replace(smtpReply, "250 SMTPUTF8", "+251 SMTPUTF8", 1) + strings.Repeat("\n", 18) + "+NeMNAdZn3grwXTdcD3VBVHs\n"},
+		{name: "a plus line of another shape than the replaced line is a guess", in: smtpReply,
+			edits:  []Edit{{Op: OpReplace, Start: "@2", Text: "+251-SMTPUTF8"}},
+			refuse: []string{`the text is one line starting with "+"`, "    ++251-SMTPUTF8", "    +251-SMTPUTF8"},
+			asSent: strings.Replace(smtpReply, "250 SMTPUTF8", "+251-SMTPUTF8", 1)},
+		{name: "a plus line of the replaced line's shape among lines that start otherwise is a guess", in: "From: a\n250 SMTPUTF8\nTo: b\n",
+			edits:  []Edit{{Op: OpReplace, Start: "@2", Text: "+251 SMTPUTF8"}},
+			refuse: []string{`the text is one line starting with "+"`},
+			asSent: "From: a\n+251 SMTPUTF8\nTo: b\n"},
+		{name: "a plus line of the replaced line's shape among lines at another indentation is a guess", in: "\t250-SIZE 35651584\n250 SMTPUTF8\n\t250 Sender OK\n",
+			edits:  []Edit{{Op: OpReplace, Start: "@2", Text: "+251 SMTPUTF8"}},
+			refuse: []string{`the text is one line starting with "+"`},
+			asSent: "\t250-SIZE 35651584\n+251 SMTPUTF8\n\t250 Sender OK\n"},
+		{name: "a plus line of one number among numbers is a guess", in: "171\n172\n174\n",
+			edits:  []Edit{{Op: OpReplace, Start: "@2", Text: "+173"}},
+			refuse: []string{`the text is one line starting with "+"`},
+			asSent: "171\n+173\n174\n"},
+		{name: "a plus line of the replaced line's shape replacing two lines is a guess", in: smtpReply,
+			edits:  []Edit{{Op: OpReplace, Start: "@2", End: "@3", Text: "+251 SMTPUTF8"}},
+			refuse: []string{`the text is one line starting with "+"`},
+			asSent: "250-SIZE 35651584\n+251 SMTPUTF8\n"},
 		{name: "a plus line shaped as the replaced line in a file with a base64 line starting with plus is a guess", in: pemKey,
 			edits:  []Edit{{Op: OpReplace, Start: "@2", Text: "+DEK-Info: AES-129-CBC,D4492E"}},
-			refuse: []string{`this file has lines that start with "+"`, "    ++DEK-Info: AES-129-CBC,D4492E", "    +DEK-Info: AES-129-CBC,D4492E"},
+			refuse: []string{`this file has lines that start with "+" near it`, "    ++DEK-Info: AES-129-CBC,D4492E", "    +DEK-Info: AES-129-CBC,D4492E"},
 			asSent: strings.Replace(pemKey, "DEK-Info: AES-128-CBC", "+DEK-Info: AES-129-CBC", 1)},
 		{name: "the same plus line where no line of the file starts with plus is stripped", in: strings.Replace(pemKey, "+NeMN", "NeMN", 1),
 			edits: []Edit{{Op: OpReplace, Start: "@2", Text: "+DEK-Info: AES-129-CBC,D4492E"}},
@@ -283,6 +308,10 @@ func TestRepairDiffMarkers(t *testing.T) {
 //	4
 //	5 func f() {}
 const goConst = "package main\n\nconst n = 32\n\nfunc f() {}\n"
+
+// smtpReply is an SMTP server's reply, as one of Go's tests (net/smtp)
+// has it in a string.
+const smtpReply = "250-SIZE 35651584\n250 SMTPUTF8\n250 Sender OK\n"
 
 // pemKey is an encrypted PEM key whose base64 has a line that starts with
 // "+", as one of them does in one of Go's tests (net/smtp).
