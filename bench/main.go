@@ -47,7 +47,7 @@ type config struct {
 }
 
 // stepKeys are the names -only accepts, in the order the steps run.
-var stepKeys = []string{"read", "mcp", "edit", "apply", "history", "load", "start"}
+var stepKeys = []string{"read", "mcp", "edit", "apply", "history", "syntax", "load", "start"}
 
 // soloSteps run only when named alone in -only, and write no report.
 var soloSteps = []string{"watchload"}
@@ -64,7 +64,7 @@ func main() {
 	flag.DurationVar(&c.duration, "duration", time.Minute, "-only watchload: length of each of its two runs")
 	flag.IntVar(&c.workers, "workers", 64, "-only watchload: workers doing Read+Edit")
 	flag.IntVar(&c.watchers, "watchers", 1000, "-only watchload: Watch streams that never read, in the second run")
-	only := flag.String("only", "", "comma-separated steps to run (read, mcp, edit, apply, history, load, start); empty runs them all. A partial run is for measuring: write it to another -out. "+
+	only := flag.String("only", "", "comma-separated steps to run (read, mcp, edit, apply, history, syntax, load, start); empty runs them all. A partial run is for measuring: write it to another -out. "+
 		"watchload runs alone and prints its results instead of writing a report: Edit latency with and without stalled Watch streams")
 	flag.Parse()
 	log.SetFlags(log.Ltime)
@@ -219,6 +219,7 @@ func run(c config) error {
 		{"edit", "edit", e.edits},
 		{"apply", "change set", func() error { return e.applySet(hashlined) }},
 		{"history", "change history", e.historyRows},
+		{"syntax", "syntax check", func() error { return e.syntaxRows(hashlined) }},
 		{"load", "load", e.load},
 		{"start", "process start-up", func() error { return e.startup(hashlineBin) }},
 	}

@@ -11,6 +11,7 @@ import (
 	hashlinev1 "github.com/hashline/hashline/gen/go/hashline/v1"
 	"github.com/hashline/hashline/internal/engine"
 	"github.com/hashline/hashline/internal/floor"
+	"github.com/hashline/hashline/internal/syntax/syntaxtest"
 )
 
 // file4K is a ~4 KiB, 100-line source file.
@@ -67,23 +68,6 @@ func BenchmarkReadSmallFile(b *testing.B) {
 	}
 }
 
-// syntaxSource is a gofmt'd Go file, or the same in TypeScript, of about
-// lines lines: functions of ten lines each.
-func syntaxSource(ts bool, lines int) string {
-	var b strings.Builder
-	if !ts {
-		b.WriteString("package bench\n\n")
-	}
-	for i := 0; b.Len() == 0 || strings.Count(b.String(), "\n") < lines-10; i++ {
-		if ts {
-			fmt.Fprintf(&b, "export function f%d(x: number): number {\n\tlet total = 0;\n\tfor (let i = 0; i < x; i++) {\n\t\ttotal += i * %d;\n\t}\n\tif (total > %d) {\n\t\treturn total - %d;\n\t}\n\treturn total;\n}\n", i, i, i, i)
-		} else {
-			fmt.Fprintf(&b, "func f%d(x int) int {\n\ttotal := 0\n\tfor i := 0; i < x; i++ {\n\t\ttotal += i * %d\n\t}\n\tif total > %d {\n\t\treturn total - %d\n\t}\n\treturn total\n}\n", i, i, i, i)
-		}
-	}
-	return b.String()
-}
-
 // BenchmarkEditSyntax measures what the syntax check adds to an Edit: one
 // line of a Go or TypeScript file of 100 or 10k lines replaced, through the
 // full gRPC stack, by three servers in turn in one loop (so that the load
@@ -96,7 +80,7 @@ func BenchmarkEditSyntax(b *testing.B) {
 	for _, lang := range []string{"go", "ts"} {
 		for _, lines := range []int{100, 10_000} {
 			b.Run(fmt.Sprintf("%s-%d", lang, lines), func(b *testing.B) {
-				content := syntaxSource(lang == "ts", lines)
+				content := syntaxtest.Source(lang == "ts", lines)
 				name := "f." + lang
 				// A line near the middle, within the first page the seed's
 				// Read shows.
