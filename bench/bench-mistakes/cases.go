@@ -461,7 +461,7 @@ const echoRefusals = "A first line that repeats the line before the range (a las
 const plusRefusals = "A lone `+` line is stripped as a diff's marker only on the file's evidence: indentation like the file's after the `+` (`+\\treturn 2`); " +
 	"or, at column 0, the replaced line's first name, keyword or closing bracket with the rest changed (`+const n = 33` for `const n = 32`); " +
 	"or the replaced line changed within its shape (`+251 SMTPUTF8` for `250 SMTPUTF8`) among lines that start as it does; " +
-	"and in each case no line within 20 lines of the edit starting with `+`. Anything else may be meant as sent. " +
+	"and in each case no line within 20 lines of the edit starting with `+`, nor one anywhere going on as the text does after its `+`, and no diff hunk around the edit. Anything else may be meant as sent. " +
 	"A `+` before a digit, a space or an opening bracket begins content as often as a marker where nothing beside the line says otherwise: " +
 	"`+1 555 0100` for a lone `1 555 0199` under a heading may be a phone number made international, `+172` a signed number, and `+` is a base64 digit. " +
 	"Where lines near the edit start with `+` (a base64 block, a changelog's `+Added ...` entries), they are its content, " +

@@ -2,6 +2,7 @@ package hashline
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -158,14 +159,13 @@ func lead(l string) string {
 // every line, so a text where some line is unmarked is taken as content.
 // A "+" at the start of a line is content where the file has such lines:
 // next to the edit (a diff, a "+" list) the text is applied as sent;
-// within plusReach lines of it the edit is refused with both readings.
-// Farther away they are another part of the file (a base64 block, a diff
-// in another section) and say nothing of the lines the edit replaces. A
-// marked text whose "-" lines are not replaced lines is refused, and so is
-// a lone "+" line without a "-" line unless indentation like the file's
-// follows its "+" (see markedIndent) or its rest is the replaced line
-// changed (see markedShape and markedSibling): one line is too little to
-// tell a diff from content such as "+1 555 0100".
+// within plusReach lines of it, or anywhere when they go on as the text's
+// lines do, and in a diff's hunk, the edit is refused with both readings
+// (see plusContent). A marked text whose "-" lines are not replaced lines
+// is refused, and so is a lone "+" line without a "-" line unless
+// indentation like the file's follows its "+" (see markedIndent) or its
+// rest is the replaced line changed (see markedShape and markedSibling):
+// one line is too little to tell a diff from content such as "+1 555 0100".
 func (r *resolver) diffMarkers(i int, lines []string, s span) ([]string, bool) {
 	if rest, ok := r.leadingMinus(i, lines, s); ok {
 		return rest, false
@@ -216,8 +216,8 @@ func (r *resolver) diffMarkers(i int, lines []string, s span) ([]string, bool) {
 			reading{"as sent", lines}, reading{`with "+" stripped and "-" lines left out`, stripped})
 		return nil, true
 	}
-	if r.plusLinesNear(s) {
-		r.refuse(i, s, `every line of the text starts with "+" as in a diff, but this file has lines that start with "+" near it, so they may be content; resend the text without the markers, or with strict to write it as sent`,
+	if why := r.plusContent(lines, s); why != "" {
+		r.refuse(i, s, `every line of the text starts with "+" as in a diff, but `+why+`, so its "+" may be content; resend the text without the markers, or with strict to write it as sent`,
 			reading{"as sent", lines}, reading{"with the markers stripped", stripped})
 		return nil, true
 	}
@@ -435,6 +435,63 @@ func repeatsOld(rest string, old []string) bool {
 	for _, o := range old {
 		if strings.TrimSpace(o) == t {
 			return true
+		}
+	}
+	return false
+}
+
+// plusContent says why a "+" at the start of the text's lines may be
+// content, or returns "": a line within plusReach lines of s starts with
+// "+"; or s is in a diff's hunk; or a line anywhere in the file starts
+// with "+" and then the same kind of character (charClass, or nothing) as
+// one of the text's lines. Lines that start with "+" farther away are
+// another part of the file and say nothing of the lines s replaces when
+// they go on otherwise (a base64 line "+NeMN..." and "+251 SMTPUTF8"), but
+// when they go on as the text does they show how the file writes such
+// lines ("+44 20 7946 0958" and "+1 555 0199", "+ one" and "+ alpha"),
+// wherever they are. A diff's hunk may be far longer than plusReach
+// without a "+" line (one that removes a block).
+func (r *resolver) plusContent(lines []string, s span) string {
+	if r.plusLinesNear(s) {
+		return `this file has lines that start with "+" near it`
+	}
+	if r.inHunk(s) {
+		return `the edit is in a diff's hunk, where "+" begins an added line`
+	}
+	var kinds []byte
+	for _, l := range lines {
+		if strings.HasPrefix(l, "+") {
+			kinds = append(kinds, plusKind(l[1:]))
+		}
+	}
+	for n := 1; n <= r.d.Len(); n++ {
+		if l := r.d.Line(n); strings.HasPrefix(l, "+") && slices.Contains(kinds, plusKind(l[1:])) {
+			return `this file has lines that start with "+" and go on as the text's do`
+		}
+	}
+	return ""
+}
+
+// plusKind is the kind of character rest, a line after its "+", starts
+// with (charClass), or 0 if it is empty.
+func plusKind(rest string) byte {
+	if rest == "" {
+		return 0
+	}
+	return charClass(rest[0])
+}
+
+// inHunk reports whether s is in a diff's hunk: above it, past lines that
+// are empty or start as a hunk's lines do (" ", "-", "+" or "\"), is a
+// hunk's header ("@@ -1,24 +1,2 @@").
+func (r *resolver) inHunk(s span) bool {
+	for n := s.at; n >= 1; n-- {
+		l := r.d.Line(n)
+		if strings.HasPrefix(l, "@@ -") {
+			return true
+		}
+		if l != "" && strings.IndexByte(" -+\\", l[0]) < 0 {
+			return false
 		}
 	}
 	return false

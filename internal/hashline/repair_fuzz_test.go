@@ -30,6 +30,8 @@ func FuzzRepairs(f *testing.F) {
 	f.Add([]byte(goBlank), []byte{0, 2, 0, 0, 0, 0, 0, 0, 0, 2})
 	f.Add([]byte(pyBlank), []byte{0, 3, 0, 1, 0, 1, 0, 0, 0, 2})
 	f.Add([]byte(goSrc), []byte{0, 4, 2, 2, 0, 3, 0, 2, 0, 0, 0, 0, 5})
+	// A "+" line before a context line of a long hunk, far from its "+".
+	f.Add([]byte(longHunk), []byte{2, 26, 0, 0, 1, 4, 0, 0, 0, 0, 1, 0, 0})
 	f.Fuzz(func(t *testing.T, doc, sc []byte) {
 		if len(doc) > 2048 || len(sc) > 64 {
 			return

@@ -253,6 +253,22 @@ func TestRepairDiffMarkers(t *testing.T) {
 			edits:  []Edit{{Op: OpReplace, Start: "@2", Text: "+251 SMTPUTF8"}},
 			refuse: []string{`this file has lines that start with "+" near it`},
 			asSent: strings.Replace(smtpReply, "250 SMTPUTF8", "+251 SMTPUTF8", 1) + strings.Repeat("\n", 18) + "+NeMNAdZn3grwXTdcD3VBVHs\n"},
+		{name: "a plus line of a phone list with numbers written with plus farther than twenty lines away is a guess", in: "+44 20 7946 0958\n" + strings.Repeat("\n", 20) + "1 555 0100\n1 555 0101\n",
+			edits:  []Edit{{Op: OpReplace, Start: "@23", Text: "+1 555 0199"}},
+			refuse: []string{`this file has lines that start with "+" and go on as the text's do`, "    ++1 555 0199", "    +1 555 0199"},
+			asSent: "+44 20 7946 0958\n" + strings.Repeat("\n", 20) + "1 555 0100\n+1 555 0199\n"},
+		{name: "plus bullets in a file with plus bullets farther than twenty lines away are a guess", in: list + strings.Repeat("\n", 20) + "TODO\n",
+			edits:  []Edit{{Op: OpReplace, Start: "@27", Text: "+ alpha\n+ beta"}},
+			refuse: []string{`this file has lines that start with "+" and go on as the text's do`, "    ++ alpha", "    + alpha"},
+			asSent: list + strings.Repeat("\n", 20) + "+ alpha\n+ beta\n"},
+		{name: "a plus line before a context line of a diff's hunk far from its plus lines is a guess", in: longHunk,
+			edits:  []Edit{{Op: OpInsertBefore, Start: "@27", Text: "+    y = 2"}},
+			refuse: []string{`the edit is in a diff's hunk`, "    ++    y = 2", "    +    y = 2"},
+			asSent: strings.Replace(longHunk, "     return 0", "+    y = 2\n     return 0", 1)},
+		{name: "plus lines replacing a context line of a diff's hunk far from its plus lines are a guess", in: longHunk,
+			edits:  []Edit{{Op: OpReplace, Start: "@27", Text: "+    y = 2\n+    return y"}},
+			refuse: []string{`the edit is in a diff's hunk`},
+			asSent: strings.Replace(longHunk, "     return 0", "+    y = 2\n+    return y", 1)},
 		{name: "a plus line of another shape than the replaced line is a guess", in: smtpReply,
 			edits:  []Edit{{Op: OpReplace, Start: "@2", Text: "+251-SMTPUTF8"}},
 			refuse: []string{`the text is one line starting with "+"`, "    ++251-SMTPUTF8", "    +251-SMTPUTF8"},
@@ -312,6 +328,11 @@ const goConst = "package main\n\nconst n = 32\n\nfunc f() {}\n"
 // smtpReply is an SMTP server's reply, as one of Go's tests (net/smtp)
 // has it in a string.
 const smtpReply = "250-SIZE 35651584\n250 SMTPUTF8\n250 Sender OK\n"
+
+// longHunk is a patch of a Python file whose one hunk removes 22 lines:
+// its last context line, line 27, is more than twenty lines from its only
+// line that starts with "+", the "+++" header.
+var longHunk = "--- a/f.py\n+++ b/f.py\n@@ -1,24 +1,2 @@\n def f():\n" + strings.Repeat("-    x = 1\n", 22) + "     return 0\n"
 
 // pemKey is an encrypted PEM key whose base64 has a line that starts with
 // "+", as one of them does in one of Go's tests (net/smtp).
