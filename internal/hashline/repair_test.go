@@ -281,6 +281,13 @@ func TestRepairDiffMarkers(t *testing.T) {
 			edits:  []Edit{{Op: OpReplace, Start: "@2", Text: "+251 SMTPUTF8"}},
 			refuse: []string{`the text is one line starting with "+"`},
 			asSent: "\t250-SIZE 35651584\n+251 SMTPUTF8\n\t250 Sender OK\n"},
+		// The rule reads the lines, not the writer's mind: a number made
+		// international as it changes, among numbers without "+", has the
+		// shape of a marked line (README, DIFF_MARKERS_STRIPPED).
+		{name: "a plus line of a phone number's shape among numbers without plus is stripped", in: "44 20 7946 0000\n44 20 7946 0002\n",
+			edits: []Edit{{Op: OpReplace, Start: "@1", Text: "+44 20 7946 0001"}},
+			want:  "44 20 7946 0001\n44 20 7946 0002\n", kinds: []RepairKind{RepairDiffMarkersStripped},
+			asSent: "+44 20 7946 0001\n44 20 7946 0002\n"},
 		{name: "a plus line of one number among numbers is a guess", in: "171\n172\n174\n",
 			edits:  []Edit{{Op: OpReplace, Start: "@2", Text: "+173"}},
 			refuse: []string{`the text is one line starting with "+"`},
