@@ -3,6 +3,8 @@ package syntax
 import (
 	"bytes"
 	"fmt"
+	"go/scanner"
+	"go/token"
 	"time"
 	"unicode/utf8"
 )
@@ -140,6 +142,15 @@ func Check(path string, before, after []byte, opts Options) Report {
 			before, h = nil, hunk{}
 		}
 	}
+	if lang == LangGo && opts.parser == nil && !goPackageFirst(after) && len(before) > 0 && !goPackageFirst(before) {
+		// go/parser reports a missing package clause and gives up, after
+		// scanning on to the next statement's keyword, which in a file of
+		// declarations' bodies (a fragment, a template) may be its end: it
+		// says nothing of the edit, at the cost of a scan of the file. An
+		// edit that removed the clause, and a new file without one, are
+		// still parsed, and reported.
+		lang, rep.Checker = LangOther, CheckerBalance
+	}
 	var (
 		diags []Diagnostic
 		err   error
@@ -160,6 +171,15 @@ func notChecked(r Report, reason string) Report {
 	r.Status = NotChecked
 	r.Reason = reason
 	return r
+}
+
+// goPackageFirst reports whether src's first token, comments aside, is
+// the keyword package.
+func goPackageFirst(src []byte) bool {
+	var s scanner.Scanner
+	s.Init(token.NewFileSet().AddFile("", -1, len(src)), src, nil, 0)
+	_, tok, _ := s.Scan()
+	return tok == token.PACKAGE
 }
 
 // isText: valid UTF-8 with no NUL byte (UTF-16 and binary files fail it).
