@@ -251,10 +251,13 @@ type tally struct {
 
 func kind(c byte) int { return strings.IndexByte("([{", opener(c)) }
 
-func tallyOf(src []byte, p *profile, from, to int) tally {
+// tallyOf counts what lex finds in src, and with keep holds the events
+// within from..to (the hunk) for the positions of diagnostics: a file has
+// as many events as brackets, and only a check that reports needs them.
+func tallyOf(src []byte, p *profile, from, to int, keep bool) tally {
 	var t tally
 	lex(src, p, func(e event) {
-		if e.pos >= from && e.pos < to {
+		if keep && e.pos >= from && e.pos < to {
 			t.hunk = append(t.hunk, e)
 		}
 		if k := kind(e.c); k >= 0 {
@@ -284,8 +287,16 @@ func balance(name string, before, after []byte) []Diagnostic {
 	if !bytes.ContainsAny(before[h.start:h.bEnd], p.special()) && !bytes.ContainsAny(after[h.start:h.aEnd], p.special()) {
 		return nil // the edit added and removed no bracket, quote or comment
 	}
-	tb := tallyOf(before, p, h.start, h.bEnd)
-	ta := tallyOf(after, p, h.start, h.aEnd)
+	tb := tallyOf(before, p, 0, 0, false)
+	ta := tallyOf(after, p, 0, 0, false)
+	broke := tb.unclosed == 0 && ta.unclosed > 0
+	for k := range 3 {
+		broke = broke || tb.net[k] == 0 && ta.net[k] != 0
+	}
+	if !broke {
+		return nil
+	}
+	ta = tallyOf(after, p, h.start, h.aEnd, true)
 	var out []Diagnostic
 	diag := func(pos int, msg string) {
 		line, col := lineCol(after, pos)
