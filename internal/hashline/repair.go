@@ -221,10 +221,19 @@ func (r *resolver) diffMarkers(i int, lines []string, s span) ([]string, bool) {
 			reading{"as sent", lines}, reading{"with the markers stripped", stripped})
 		return nil, true
 	}
-	if plus == 1 && minus == 0 && !r.markedIndent(lines, s) && !r.markedShape(lines, s) && !r.markedSibling(lines, s) {
-		r.refuse(i, s, `the text is one line starting with "+", which may be a diff's marker or content (a phone number, a "+" bullet); resend it without the "+", or with strict to write it as sent`,
-			reading{"as sent", lines}, reading{"with the marker stripped", stripped})
-		return nil, true
+	if plus == 1 && minus == 0 {
+		var rest string // the one "+" line, after its "+"
+		for _, l := range lines {
+			if !blank(l) {
+				rest = l[1:]
+				break
+			}
+		}
+		if !r.markedIndent(rest, s) && !r.markedShape(rest, s) && !r.markedSibling(rest, s) {
+			r.refuse(i, s, `the text is one line starting with "+", which may be a diff's marker or content (a phone number, a "+" bullet); resend it without the "+", or with strict to write it as sent`,
+				reading{"as sent", lines}, reading{"with the marker stripped", stripped})
+			return nil, true
+		}
 	}
 	detail := fmt.Sprintf(`text was marked like a diff; removed the "+" of %s`, plural(plus, "line"))
 	if minus > 0 {
@@ -288,12 +297,12 @@ func removedLine(rest, old string) bool {
 	return t != "" && rest == t && lead(old) != ""
 }
 
-// markedIndent reports whether the one "+" line of lines goes on with
-// indentation like that of the line the text replaces or is anchored to
-// ("+\treturn 2" for "\treturn 1"): the evidence that a lone "+" is a
-// diff's marker, since indentation never follows a "+" that is content
-// at the start of a line.
-func (r *resolver) markedIndent(lines []string, s span) bool {
+// markedIndent reports whether rest, the one "+" line of a text after its
+// "+", goes on with indentation like that of the line the text replaces or
+// is anchored to ("+\treturn 2" for "\treturn 1"): the evidence that a
+// lone "+" is a diff's marker, since indentation never follows a "+" that
+// is content at the start of a line.
+func (r *resolver) markedIndent(rest string, s span) bool {
 	ref := 0
 	switch s.op {
 	case OpReplace, OpInsertAfter:
@@ -307,43 +316,30 @@ func (r *resolver) markedIndent(lines []string, s span) bool {
 	if ref < 1 || ref > r.d.Len() {
 		return false
 	}
-	want := lead(r.d.Line(ref))
-	for _, l := range lines {
-		if !blank(l) {
-			got := lead(l[1:])
-			return want != "" && got != "" && strings.Trim(got, want[:1]) == ""
-		}
-	}
-	return false
+	want, got := lead(r.d.Line(ref)), lead(rest)
+	return want != "" && got != "" && strings.Trim(got, want[:1]) == ""
 }
 
-// markedShape reports whether the one "+" line of lines, replacing lines,
-// is the first replaced line changed, marked as a diff marks a new line:
-// after the "+" comes that line's indentation exactly, then the same first
-// token (a name or keyword: "+const x = 2" for "const x = 1", or a closing
-// bracket: "+}[2]" for "}[1]"), and the rest is not the replaced line
-// itself (then adding the "+" is the change). A word or a closing bracket
-// right after a "+" at the indentation of code is no content of any
-// language, while a "+" before a number, a space or an opening bracket may
-// be (a phone number, a list item, "+(44) 20"), and so is one that makes
-// the only difference.
-func (r *resolver) markedShape(lines []string, s span) bool {
+// markedShape reports whether rest, the one "+" line of a text after its
+// "+", replacing lines, is the first replaced line changed, marked as a
+// diff marks a new line: after the "+" comes that line's indentation
+// exactly, then the same first token (a name or keyword: "+const x = 2"
+// for "const x = 1", or a closing bracket: "+}[2]" for "}[1]"), and the
+// rest is not the replaced line itself (then adding the "+" is the
+// change). A word or a closing bracket right after a "+" at the
+// indentation of code is no content of any language, while a "+" before a
+// number, a space or an opening bracket may be (a phone number, a list
+// item, "+(44) 20"), and so is one that makes the only difference.
+func (r *resolver) markedShape(rest string, s span) bool {
 	if s.op != OpReplace || s.end <= s.at {
 		return false
 	}
 	old := r.d.Line(s.at + 1)
-	for _, l := range lines {
-		if blank(l) {
-			continue
-		}
-		rest := l[1:]
-		if lead(rest) != lead(old) || strings.TrimSpace(rest) == strings.TrimSpace(old) {
-			return false
-		}
-		w := firstToken(rest[len(lead(rest)):])
-		return w != "" && w == firstToken(old[len(lead(old)):])
+	if lead(rest) != lead(old) || strings.TrimSpace(rest) == strings.TrimSpace(old) {
+		return false
 	}
-	return false
+	w := firstToken(rest[len(lead(rest)):])
+	return w != "" && w == firstToken(old[len(lead(old)):])
 }
 
 // firstToken is the name or keyword s starts with, or its first character
@@ -360,29 +356,22 @@ func firstToken(s string) string {
 	return s[:n]
 }
 
-// markedSibling reports whether the one "+" line of lines, replacing one
-// line, is that line changed within its shape and marked as a diff marks
-// a new line: after the "+" comes the line's indentation, then text whose
-// runs of digits, letters and spaces and whose other characters are the
-// line's own ("+251 SMTPUTF8" for "250 SMTPUTF8"), and a line beside it
-// starts as it does, at its indentation and with the same kind of
-// character, and not with "+". A "+" there would make the one line unlike
-// the lines it stands among; a lone line ("+1 555 0100" for "1 555 0199"
-// under a heading) has no such neighbours and stays a guess, and so does a
-// line of one word or number ("+173" for "172" among numbers), whose shape
-// says nothing.
-func (r *resolver) markedSibling(lines []string, s span) bool {
+// markedSibling reports whether rest, the one "+" line of a text after its
+// "+", replacing one line, is that line changed within its shape and
+// marked as a diff marks a new line: after the "+" comes the line's
+// indentation, then text whose runs of digits, letters and spaces and
+// whose other characters are the line's own ("+251 SMTPUTF8" for "250
+// SMTPUTF8"), and a line beside it starts as it does, at its indentation
+// and with the same kind of character, and not with "+". A "+" there would
+// make the one line unlike the lines it stands among; a lone line ("+1 555
+// 0100" for "1 555 0199" under a heading) has no such neighbours and stays
+// a guess, and so does a line of one word or number ("+173" for "172"
+// among numbers), whose shape says nothing.
+func (r *resolver) markedSibling(rest string, s span) bool {
 	if s.op != OpReplace || s.end != s.at+1 {
 		return false
 	}
 	old := r.d.Line(s.end)
-	var rest string
-	for _, l := range lines {
-		if !blank(l) {
-			rest = l[1:]
-			break
-		}
-	}
 	if blank(old) || lead(rest) != lead(old) || strings.TrimSpace(rest) == strings.TrimSpace(old) || shape(rest) != shape(old) || len(shape(strings.TrimSpace(old))) < 3 {
 		return false
 	}
