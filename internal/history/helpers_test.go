@@ -41,6 +41,17 @@ func openLog(t testing.TB, dir string, o Options) *Log {
 	return l
 }
 
+// logBytes is the size of l's files in dir, read under l's lock: the
+// timer's flush may otherwise drop the oldest segment and append to the
+// newest between two of dirBytes's stats, counting the one before and the
+// other after, more than was ever on disk at once.
+func logBytes(t testing.TB, l *Log, dir string) int64 {
+	t.Helper()
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return dirBytes(t, dir)
+}
+
 // dirBytes is the size of the files in dir.
 func dirBytes(t testing.TB, dir string) int64 {
 	t.Helper()

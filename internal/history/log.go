@@ -611,6 +611,13 @@ func (l *Log) index(c *Change, off int64, fr frame, pending bool) {
 
 // newSegment starts a segment for the changes from l.next on.
 func (l *Log) newSegment() error {
+	// Its header counts against MaxBytes before it is written, as a
+	// record does in flushLocked: the oldest segments go first.
+	l.bytes += int64(headerLen)
+	for _, d := range l.trimOverLocked() {
+		_ = d.release()
+	}
+	l.bytes -= int64(headerLen)
 	p := filepath.Join(l.dir, segName(l.next))
 	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {

@@ -282,7 +282,7 @@ func TestTheLogStaysWithinItsByteBound(t *testing.T) {
 			for i := range 3000 {
 				s.randomChange([]string{"a", "b"})
 				if i%50 == 0 {
-					if n := dirBytes(t, dir); n > tc.opts.MaxBytes {
+					if n := logBytes(t, l, dir); n > tc.opts.MaxBytes {
 						t.Fatalf("after %d changes the log is %d bytes, over %d", i+1, n, tc.opts.MaxBytes)
 					}
 				}
@@ -343,13 +343,13 @@ func TestAMillionSmallChangesStayWithinTheBound(t *testing.T) {
 			}
 		}
 		if i%100_000 == 0 {
-			if n := dirBytes(t, dir); n > bound {
+			if n := logBytes(t, l, dir); n > bound {
 				t.Fatalf("after %d changes the log is %d bytes", i+1, n)
 			}
 		}
 	}
 	st := l.Stats()
-	if n := dirBytes(t, dir); n > bound || st.Next != 1_000_001 || len(l.entries) != int(st.Next-st.First) {
+	if n := logBytes(t, l, dir); n > bound || st.Next != 1_000_001 || len(l.entries) != int(st.Next-st.First) {
 		t.Fatalf("%d bytes on disk, stats %+v, %d entries", n, st, len(l.entries))
 	}
 	if cap(l.entries) > 4*len(l.entries)+1024 {

@@ -287,7 +287,7 @@ func TestOutcomesSurviveSegmentsAndTheBound(t *testing.T) {
 		if err := l.Resolve(c.ID, i%3 != 0); err != nil {
 			t.Fatal(err)
 		}
-		if n := dirBytes(t, dir); n > bound {
+		if n := logBytes(t, l, dir); n > bound {
 			t.Fatalf("after %d changes the log is %d bytes", i+1, n)
 		}
 		last = c
