@@ -399,11 +399,21 @@ func TestAPreparedChangeWhoseWriteFailsCanStillBeResolved(t *testing.T) {
 // holdNotes sets how long l keeps what waits in memory before writing it,
 // and re-arms a write already waiting.
 func holdNotes(l *Log, d time.Duration) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.flushAfter = d
-	if l.flushArmed {
-		l.flushTimer.Reset(d)
+	for {
+		l.mu.Lock()
+		if l.flushArmed && !l.flushTimer.Stop() {
+			// The timer fired and its flush waits for the lock: it would
+			// write what is held after this returns. Let it run first.
+			l.mu.Unlock()
+			time.Sleep(time.Millisecond)
+			continue
+		}
+		l.flushAfter = d
+		if l.flushArmed {
+			l.flushTimer.Reset(d)
+		}
+		l.mu.Unlock()
+		return
 	}
 }
 
